@@ -1,0 +1,93 @@
+//! Bandwidth probe: device-to-device copy through `copy_buffer_to_buffer` and through the WGSL copy
+//! kernel, for several sizes, on the chosen adapter. One JSON object per line on stdout.
+//!
+//! ```text
+//! cargo bench --bench gpu_bandwidth -- [--sizes-mib 16,64,256,1024] [--reps 20]
+//! ```
+//! GB/s = 2 × bytes / time (each byte is read once and written once), 1 GB = 10^9 B. Kernel times come
+//! from GPU timestamps when available; wall times include submission and the wait.
+
+use std::time::Instant;
+
+use gpu_runtime::{GpuBuffer, GpuContext, GpuTimer, copy};
+
+fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok())
+}
+
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    let sizes: Vec<u64> = arg::<String>("--sizes-mib")
+        .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_else(|| vec![16, 64, 256, 1024]);
+    let reps: usize = arg("--reps").unwrap_or(20);
+    let ctx = match GpuContext::new() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("SKIP gpu_bandwidth: {e}");
+            return;
+        }
+    };
+    eprintln!("adapter: {}", ctx.describe());
+    println!(
+        "{{\"adapter\":\"{}\",\"backend\":\"{:?}\",\"driver\":\"{} {}\",\"max_storage_binding\":{},\"max_buffer\":{},\"features\":\"{}\"}}",
+        ctx.info.name,
+        ctx.info.backend,
+        ctx.info.driver,
+        ctx.info.driver_info,
+        ctx.limits.max_storage_buffer_binding_size,
+        ctx.limits.max_buffer_size,
+        ctx.features().names().join(",")
+    );
+    for mib in sizes {
+        let words = (mib << 20) as usize / 4;
+        if (words * 4) as u64 > ctx.limits.max_storage_buffer_binding_size {
+            eprintln!("skip {mib} MiB: above the storage binding limit");
+            continue;
+        }
+        let data: Vec<u32> = (0..words as u32).collect();
+        let src = GpuBuffer::from_slice(&ctx, "src", &data).unwrap();
+        let dst = GpuBuffer::<u32>::zeroed(&ctx, "dst", words).unwrap();
+        for method in ["copy_buffer_to_buffer", "wgsl_copy_kernel"] {
+            let mut wall = Vec::new();
+            let mut kernel = Vec::new();
+            for rep in 0..reps + 2 {
+                let mut timer = GpuTimer::new(&ctx, 1);
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                if method == "copy_buffer_to_buffer" {
+                    // Timestamps need a pass; an empty pass brackets nothing, so report wall time only.
+                    enc.copy_buffer_to_buffer(src.buffer(), 0, dst.buffer(), 0, (words * 4) as u64);
+                } else {
+                    copy::encode_copy(&ctx, &mut enc, &src, &dst, words, timer.next_pass()).unwrap();
+                    timer.resolve(&mut enc);
+                }
+                let t = Instant::now();
+                ctx.queue.submit([enc.finish()]);
+                ctx.wait().unwrap();
+                let w = t.elapsed().as_secs_f64();
+                if rep >= 2 {
+                    wall.push(w);
+                    if let Some(ns) = timer.read_ns(&ctx).unwrap().and_then(|v| v.first().copied()) {
+                        kernel.push(ns * 1e-9);
+                    }
+                }
+            }
+            assert_eq!(dst.read_range(&ctx, words - 1, 1).unwrap()[0], words as u32 - 1);
+            let bytes = 2.0 * (words * 4) as f64;
+            let wall_s = median(&mut wall);
+            let kernel_s = (!kernel.is_empty()).then(|| median(&mut kernel));
+            println!(
+                "{{\"method\":\"{method}\",\"mib\":{mib},\"reps\":{reps},\"wall_ms\":{:.4},\"wall_gbps\":{:.1},\"kernel_ms\":{},\"kernel_gbps\":{}}}",
+                wall_s * 1e3,
+                bytes / wall_s / 1e9,
+                kernel_s.map_or("null".into(), |k| format!("{:.4}", k * 1e3)),
+                kernel_s.map_or("null".into(), |k| format!("{:.1}", bytes / k / 1e9)),
+            );
+        }
+    }
+}

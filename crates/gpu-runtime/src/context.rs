@@ -1,0 +1,366 @@
+//! Choosing an adapter and creating the device every algorithm runs on.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::error::GpuError;
+use crate::pipeline::{PipelineCache, PipelineKey};
+
+/// Optional device features the algorithms use when the adapter has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OptionalFeatures {
+    /// Subgroup operations (`subgroupAdd`, ...).
+    pub subgroup: bool,
+    /// 64-bit integers in shaders.
+    pub int64: bool,
+    /// `atomicMin` / `atomicMax` on 64-bit integers (packed distance + predecessor).
+    pub int64_atomic_min_max: bool,
+    /// 64-bit floats in shaders.
+    pub f64: bool,
+    /// GPU timestamps on compute passes.
+    pub timestamps: bool,
+}
+
+impl OptionalFeatures {
+    /// Everything the algorithms can use.
+    pub const ALL: Self =
+        Self { subgroup: true, int64: true, int64_atomic_min_max: true, f64: true, timestamps: true };
+    /// Nothing optional: the portable WebGPU baseline.
+    pub const NONE: Self =
+        Self { subgroup: false, int64: false, int64_atomic_min_max: false, f64: false, timestamps: false };
+
+    fn to_wgpu(self) -> wgpu::Features {
+        let mut f = wgpu::Features::empty();
+        f.set(wgpu::Features::SUBGROUP, self.subgroup);
+        f.set(wgpu::Features::SHADER_INT64, self.int64 || self.int64_atomic_min_max);
+        f.set(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX, self.int64_atomic_min_max);
+        f.set(wgpu::Features::SHADER_F64, self.f64);
+        f.set(wgpu::Features::TIMESTAMP_QUERY, self.timestamps);
+        f
+    }
+
+    fn from_wgpu(f: wgpu::Features) -> Self {
+        Self {
+            subgroup: f.contains(wgpu::Features::SUBGROUP),
+            int64: f.contains(wgpu::Features::SHADER_INT64),
+            int64_atomic_min_max: f
+                .contains(wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX),
+            f64: f.contains(wgpu::Features::SHADER_F64),
+            timestamps: f.contains(wgpu::Features::TIMESTAMP_QUERY),
+        }
+    }
+
+    /// Features named `subgroup`, `int64`, `int64_atomic_min_max`, `f64`, `timestamps` that are on.
+    pub fn names(self) -> Vec<&'static str> {
+        let all = [
+            (self.subgroup, "subgroup"),
+            (self.int64, "int64"),
+            (self.int64_atomic_min_max, "int64_atomic_min_max"),
+            (self.f64, "f64"),
+            (self.timestamps, "timestamps"),
+        ];
+        all.into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect()
+    }
+}
+
+/// How to choose and set up the device.
+#[derive(Debug, Clone, Default)]
+pub struct GpuOptions {
+    /// Only adapters whose name contains this (case-insensitive); default: `$WGPU_ADAPTER_NAME`.
+    pub adapter_name: Option<String>,
+    /// Optional features to request (intersected with the adapter's); default: all, or none when
+    /// `URBANFLOW_GPU_FEATURES=baseline`.
+    pub features: Option<OptionalFeatures>,
+}
+
+/// A device and queue with what is known about them; pass it to every GPU algorithm.
+///
+/// ```no_run
+/// let ctx = gpu_runtime::GpuContext::new().expect("a GPU adapter");
+/// println!("{}", ctx.describe());
+/// ```
+pub struct GpuContext {
+    /// The wgpu device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Adapter name, backend, driver, subgroup sizes.
+    pub info: wgpu::AdapterInfo,
+    /// The limits the device was created with (the adapter's own, not the WebGPU defaults).
+    pub limits: wgpu::Limits,
+    features: OptionalFeatures,
+    lost: Arc<AtomicBool>,
+    lost_reason: Arc<Mutex<String>>,
+    pipelines: PipelineCache,
+    staging: Mutex<Vec<wgpu::Buffer>>,
+}
+
+impl fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("adapter", &self.info.name)
+            .field("backend", &self.info.backend)
+            .field("features", &self.features)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The instance, built once per process from the environment (`WGPU_BACKEND`).
+fn instance() -> &'static wgpu::Instance {
+    static INSTANCE: OnceLock<wgpu::Instance> = OnceLock::new();
+    INSTANCE
+        .get_or_init(|| wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env()))
+}
+
+fn env_features() -> Option<OptionalFeatures> {
+    match std::env::var("URBANFLOW_GPU_FEATURES").ok()?.trim() {
+        "baseline" | "none" => Some(OptionalFeatures::NONE),
+        _ => None,
+    }
+}
+
+fn name_filter(opts: &GpuOptions) -> Option<String> {
+    opts.adapter_name
+        .clone()
+        .or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_lowercase())
+}
+
+/// Every adapter the instance sees (all backends allowed by `WGPU_BACKEND`), best first: discrete GPUs,
+/// then integrated, virtual, other, and CPU (software) adapters last.
+pub fn adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
+    let mut all = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+    if let Some(name) = name_filter(opts) {
+        all.retain(|a| a.get_info().name.to_lowercase().contains(&name));
+    }
+    let rank = |a: &wgpu::Adapter| match a.get_info().device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    };
+    let low_power = matches!(wgpu::PowerPreference::from_env(), Some(wgpu::PowerPreference::LowPower));
+    all.sort_by_key(|a| if low_power { (rank(a) + 4) % 5 } else { rank(a) });
+    all
+}
+
+impl GpuContext {
+    /// The best adapter (high-performance first; see [`adapters`]) with default options.
+    pub fn new() -> Result<Self, GpuError> {
+        Self::with_options(&GpuOptions::default())
+    }
+
+    /// The best adapter matching `opts`.
+    pub fn with_options(opts: &GpuOptions) -> Result<Self, GpuError> {
+        let adapter = adapters(opts).into_iter().next().ok_or_else(|| {
+            GpuError::NoAdapter(match name_filter(opts) {
+                Some(n) => format!(" whose name contains `{n}`"),
+                None => " (is a Vulkan driver installed? on Linux: mesa-vulkan-drivers)".into(),
+            })
+        })?;
+        Self::from_adapter(adapter, opts)
+    }
+
+    /// A context on a given adapter: the adapter's own limits and the requested optional features it
+    /// has.
+    pub fn from_adapter(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Self, GpuError> {
+        let info = adapter.get_info();
+        let wanted = opts.features.or_else(env_features).unwrap_or(OptionalFeatures::ALL);
+        let features = wanted.to_wgpu() & adapter.features();
+        let a = adapter.limits();
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: a.max_storage_buffer_binding_size,
+            max_buffer_size: a.max_buffer_size,
+            max_storage_buffers_per_shader_stage: a.max_storage_buffers_per_shader_stage,
+            max_compute_workgroup_storage_size: a.max_compute_workgroup_storage_size,
+            max_compute_invocations_per_workgroup: a.max_compute_invocations_per_workgroup,
+            max_compute_workgroup_size_x: a.max_compute_workgroup_size_x,
+            max_compute_workgroup_size_y: a.max_compute_workgroup_size_y,
+            max_compute_workgroup_size_z: a.max_compute_workgroup_size_z,
+            max_compute_workgroups_per_dimension: a.max_compute_workgroups_per_dimension,
+            max_bind_groups: a.max_bind_groups,
+            max_bindings_per_bind_group: a.max_bindings_per_bind_group,
+            ..wgpu::Limits::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("urbanflow"),
+            required_features: features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::RequestDevice { adapter: info.name.clone(), message: e.to_string() })?;
+        let lost = Arc::new(AtomicBool::new(false));
+        let lost_reason = Arc::new(Mutex::new(String::new()));
+        {
+            let (lost, reason) = (lost.clone(), lost_reason.clone());
+            device.set_device_lost_callback(move |why, msg| {
+                *reason.lock().unwrap_or_else(|e| e.into_inner()) = format!("{why:?}: {msg}");
+                lost.store(true, Ordering::SeqCst);
+            });
+        }
+        // Errors outside an error scope would otherwise panic inside wgpu; every operation that can
+        // fail here runs in a scope, so anything reaching this handler is reported, not fatal.
+        device.on_uncaptured_error(Arc::new(|e| eprintln!("urbanflow: uncaptured wgpu error: {e}")));
+        Ok(Self {
+            device,
+            queue,
+            info,
+            limits,
+            features: OptionalFeatures::from_wgpu(features),
+            lost,
+            lost_reason,
+            pipelines: PipelineCache::default(),
+            staging: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A process-wide context on the best adapter, created on first use; `None` when there is no
+    /// adapter (used by [`crate::Backend::Auto`]).
+    pub fn shared() -> Option<&'static GpuContext> {
+        static SHARED: OnceLock<Option<GpuContext>> = OnceLock::new();
+        SHARED.get_or_init(|| GpuContext::new().ok()).as_ref()
+    }
+
+    /// The optional features that are on.
+    pub fn features(&self) -> OptionalFeatures {
+        self.features
+    }
+
+    /// Fails with [`GpuError::MissingFeature`] unless `on`.
+    pub fn require(&self, on: bool, feature: &'static str, needed_by: &str) -> Result<(), GpuError> {
+        if on { Ok(()) } else { Err(GpuError::MissingFeature { feature, needed_by: needed_by.into() }) }
+    }
+
+    /// True for software adapters such as lavapipe (timings mean nothing there).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// Fails with [`GpuError::DeviceLost`] once the device is gone.
+    pub fn check_alive(&self) -> Result<(), GpuError> {
+        if self.lost.load(Ordering::SeqCst) {
+            let why = self.lost_reason.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            return Err(GpuError::DeviceLost(why));
+        }
+        Ok(())
+    }
+
+    /// One line naming the adapter, backend, driver, subgroup sizes and features.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {:?}, driver {} {}), subgroup {}..{}, features [{}], max storage binding {} MiB",
+            self.info.name,
+            self.info.backend,
+            self.info.device_type,
+            self.info.driver,
+            self.info.driver_info,
+            self.info.subgroup_min_size,
+            self.info.subgroup_max_size,
+            self.features.names().join(", "),
+            self.limits.max_storage_buffer_binding_size >> 20,
+        )
+    }
+
+    /// Blocks until all submitted work is done.
+    pub fn wait(&self) -> Result<(), GpuError> {
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Validation {
+            context: "waiting for the GPU".into(),
+            message: e.to_string(),
+        })?;
+        self.check_alive()
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes, turning captured errors into
+    /// [`GpuError`]s.
+    pub fn scoped<T>(&self, context: &str, f: impl FnOnce() -> T) -> Result<T, GpuError> {
+        self.check_alive()?;
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let v = pollster::block_on(validation.pop());
+        let o = pollster::block_on(oom.pop());
+        if let Some(e) = o {
+            return Err(GpuError::OutOfMemory(format!("{context}: {e}")));
+        }
+        if let Some(e) = v {
+            return Err(GpuError::Validation { context: context.into(), message: e.to_string() });
+        }
+        Ok(out)
+    }
+
+    /// A compute pipeline from the cache, compiled on first use.
+    pub fn pipeline(&self, key: &PipelineKey) -> Result<Arc<wgpu::ComputePipeline>, GpuError> {
+        self.pipelines.get_or_create(self, key)
+    }
+
+    /// How many pipelines have been compiled so far (each key once per context).
+    pub fn pipelines_compiled(&self) -> usize {
+        self.pipelines.len()
+    }
+
+    /// Takes a mappable staging buffer of at least `size` bytes from the pool (or makes one).
+    pub(crate) fn take_staging(&self, size: u64) -> wgpu::Buffer {
+        let mut pool = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = pool.iter().position(|b| b.size() >= size && b.size() <= size.max(1 << 16) * 4) {
+            return pool.swap_remove(i);
+        }
+        drop(pool);
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("urbanflow staging"),
+            size: size.max(4).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Returns a staging buffer to the pool (a few are kept).
+    pub(crate) fn give_staging(&self, buffer: wgpu::Buffer) {
+        let mut pool = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < 8 {
+            pool.push(buffer);
+        }
+    }
+
+    /// Reads `len` values of type `T` starting at byte `offset` of `buffer` (which needs `COPY_SRC`)
+    /// with one copy and one map.
+    pub fn read_buffer<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        len: usize,
+    ) -> Result<Vec<T>, GpuError> {
+        let bytes = (len * std::mem::size_of::<T>()) as u64;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let copy_bytes = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let staging = self.take_staging(copy_bytes);
+        let label = String::from("readback");
+        self.scoped("copying for readback", || {
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(buffer, offset, &staging, 0, copy_bytes);
+            self.queue.submit([enc.finish()]);
+        })?;
+        let slice = staging.slice(..copy_bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?
+            .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?;
+        let out = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?;
+            bytemuck::pod_collect_to_vec::<u8, T>(&view[..bytes as usize])
+        };
+        staging.unmap();
+        self.give_staging(staging);
+        Ok(out)
+    }
+}

@@ -1,0 +1,50 @@
+//! # gpu-runtime
+//!
+//! The wgpu layer every urbanflow GPU algorithm stands on:
+//!
+//! - [`GpuContext`]: adapter choice (honours `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`),
+//!   the adapter's own limits, the optional features the algorithms use, and a pipeline cache;
+//! - [`GpuBuffer`]: typed storage buffers with upload and single-map readback;
+//! - [`Shader`] and the WGSL `//!include` mechanism, validated by naga ([`shader::validate`]);
+//! - [`dispatch`]: workgroup grids that split past the 65,535-per-dimension limit;
+//! - [`GpuTimer`]: GPU timestamps when the adapter has them;
+//! - [`Backend`]: the CPU / GPU / automatic choice every algorithm accepts;
+//! - [`testing`]: run a test on every adapter, fail loudly in CI when there is none.
+//!
+//! Errors are one typed enum, [`GpuError`]; nothing here panics on a missing adapter, feature or limit.
+
+pub mod backend;
+pub mod buffer;
+pub mod context;
+pub mod copy;
+pub mod dispatch;
+pub mod error;
+pub mod pipeline;
+pub mod shader;
+pub mod testing;
+pub mod timing;
+
+pub use backend::{Backend, BackendChoice, Resolved};
+pub use buffer::GpuBuffer;
+pub use context::{GpuContext, GpuOptions, OptionalFeatures};
+pub use error::GpuError;
+pub use pipeline::PipelineKey;
+pub use shader::Shader;
+pub use timing::GpuTimer;
+
+pub use wgpu;
+
+/// Declares a [`Shader`] from a file `shaders/<name>.wgsl` of the workspace, embedded at compile time.
+///
+/// ```ignore
+/// const COPY: gpu_runtime::Shader = gpu_runtime::shader!("copy");
+/// ```
+#[macro_export]
+macro_rules! shader {
+    ($name:literal) => {
+        $crate::Shader::new(
+            $name,
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shaders/", $name, ".wgsl")),
+        )
+    };
+}

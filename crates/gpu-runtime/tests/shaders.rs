@@ -1,0 +1,69 @@
+//! Every WGSL file under `shaders/` parses and validates with naga, with the capabilities it declares,
+//! so a broken shader fails `cargo test` even where no GPU adapter exists.
+
+use std::path::{Path, PathBuf};
+
+use gpu_runtime::shader::{LIBRARY, preprocess, requirements, validate};
+
+fn shader_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shaders")
+}
+
+fn wgsl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("shaders/ exists") {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            wgsl_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "wgsl") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_shader_validates() {
+    let dir = shader_dir();
+    let mut files = Vec::new();
+    wgsl_files(&dir, &mut files);
+    files.sort();
+    assert!(files.len() >= 3, "expected shaders under {}", dir.display());
+    let lib = dir.join("lib");
+    let lookup = |name: &str| std::fs::read_to_string(lib.join(format!("{name}.wgsl"))).ok();
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = path.strip_prefix(&dir).unwrap().display().to_string();
+        let source = std::fs::read_to_string(path).unwrap();
+        let result = requirements(&name, &source)
+            .and_then(|req| preprocess(&name, &source, &lookup).map(|s| (req, s)))
+            .and_then(|(req, resolved)| validate(&name, &resolved, req));
+        match result {
+            Ok(()) => eprintln!("validated {name}"),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    assert!(failures.is_empty(), "{} shader(s) failed:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn embedded_library_matches_the_files() {
+    let lib = shader_dir().join("lib");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&lib)
+        .unwrap()
+        .map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let mut embedded: Vec<String> = LIBRARY.iter().map(|(n, _)| n.to_string()).collect();
+    embedded.sort();
+    assert_eq!(on_disk, embedded, "gpu_runtime::shader::LIBRARY must list every shaders/lib file");
+}
+
+#[test]
+fn a_broken_shader_is_reported_with_its_name() {
+    let err = validate("broken", "fn main() { let x: u32 = 1.5; }", Default::default()).unwrap_err();
+    assert!(err.to_string().contains("broken"), "{err}");
+    // A subgroup builtin without the capability must fail validation.
+    let src = "@compute @workgroup_size(32) fn f(@builtin(subgroup_size) s: u32) {}";
+    assert!(validate("sg", src, Default::default()).is_err());
+    let sg = gpu_runtime::OptionalFeatures { subgroup: true, ..Default::default() };
+    validate("sg", src, sg).unwrap();
+}
