@@ -17,7 +17,7 @@
 //! ```
 //! use urbanflow::graph::generators;
 //! let net = generators::road_like(1_000, 7).unwrap();
-//! assert_eq!(net.graph.num_vertices(), 1_000);
+//! assert!(net.graph.num_vertices() >= 1_000);
 //! ```
 
 pub use algos_cycles as cycles;
