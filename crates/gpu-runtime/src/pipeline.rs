@@ -14,6 +14,8 @@ pub struct PipelineKey {
     pub shader: Shader,
     /// Its entry point.
     pub entry: &'static str,
+    /// Template parameters (`//!param`), by name.
+    pub params: Vec<(&'static str, &'static str)>,
     /// Override constants (`override WG: u32` ...), by name.
     pub constants: Vec<(&'static str, f64)>,
 }
@@ -21,7 +23,13 @@ pub struct PipelineKey {
 impl PipelineKey {
     /// A key with no override constants.
     pub fn new(shader: Shader, entry: &'static str) -> Self {
-        Self { shader, entry, constants: Vec::new() }
+        Self { shader, entry, params: Vec::new(), constants: Vec::new() }
+    }
+
+    /// Sets a template parameter.
+    pub fn param(mut self, name: &'static str, value: &'static str) -> Self {
+        self.params.push((name, value));
+        self
     }
 
     /// Adds an override constant.
@@ -30,10 +38,17 @@ impl PipelineKey {
         self
     }
 
-    fn hash_key(&self) -> (String, &'static str, Vec<(&'static str, u64)>) {
+    fn module_key(&self) -> String {
+        let mut p = self.params.clone();
+        p.sort_unstable();
+        let p: Vec<String> = p.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        format!("{}[{}]", self.shader.name, p.join(","))
+    }
+
+    fn hash_key(&self) -> Key {
         let mut c: Vec<_> = self.constants.iter().map(|&(n, v)| (n, v.to_bits())).collect();
         c.sort_unstable();
-        (self.shader.name.to_string(), self.entry, c)
+        (self.module_key(), self.entry, c)
     }
 }
 
@@ -61,7 +76,8 @@ impl PipelineCache {
             return Ok(p.clone());
         }
         let shader = key.shader;
-        let need = shader.requirements()?;
+        let source = shader.resolve(&key.params)?;
+        let need = crate::shader::requirements(shader.name, &source)?;
         let have = ctx.features();
         for (needed, on, name) in [
             (need.subgroup, have.subgroup, "SUBGROUP"),
@@ -73,7 +89,7 @@ impl PipelineCache {
                 ctx.require(on, name, &format!("shader `{}`", shader.name))?;
             }
         }
-        let module = self.module(ctx, shader)?;
+        let module = self.module(ctx, key, source)?;
         let pipeline = ctx
             .scoped(&format!("creating pipeline {}::{}", shader.name, key.entry), || {
                 ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -94,24 +110,27 @@ impl PipelineCache {
         Ok(pipeline)
     }
 
-    fn module(&self, ctx: &GpuContext, shader: Shader) -> Result<Arc<wgpu::ShaderModule>, GpuError> {
-        if let Some(m) = self.modules.lock().unwrap_or_else(|e| e.into_inner()).get(shader.name) {
+    fn module(
+        &self,
+        ctx: &GpuContext,
+        key: &PipelineKey,
+        source: String,
+    ) -> Result<Arc<wgpu::ShaderModule>, GpuError> {
+        let mk = key.module_key();
+        if let Some(m) = self.modules.lock().unwrap_or_else(|e| e.into_inner()).get(&mk) {
             return Ok(m.clone());
         }
-        let source = shader.resolve()?;
+        let name = key.shader.name;
         let module = ctx
-            .scoped(&format!("compiling shader {}", shader.name), || {
+            .scoped(&format!("compiling shader {mk}"), || {
                 ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(shader.name),
+                    label: Some(name),
                     source: wgpu::ShaderSource::Wgsl(source.into()),
                 })
             })
-            .map_err(|e| GpuError::Shader { shader: shader.name.into(), message: e.to_string() })?;
+            .map_err(|e| GpuError::Shader { shader: mk.clone(), message: e.to_string() })?;
         let module = Arc::new(module);
-        self.modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(shader.name.to_string(), module.clone());
+        self.modules.lock().unwrap_or_else(|e| e.into_inner()).insert(mk, module.clone());
         Ok(module)
     }
 }

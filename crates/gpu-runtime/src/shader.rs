@@ -18,8 +18,35 @@ pub struct Shader {
     pub source: &'static str,
 }
 
+macro_rules! library {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../../shaders/lib/", $name, ".wgsl")))),*]
+    };
+}
+
 /// The helper library, embedded: `(name, source)` of every `shaders/lib/*.wgsl`.
-pub const LIBRARY: &[(&str, &str)] = &[("grid", include_str!("../../../shaders/lib/grid.wgsl"))];
+pub const LIBRARY: &[(&str, &str)] = library![
+    "grid",
+    "elem_u32",
+    "elem_i32",
+    "elem_f32",
+    "predicate",
+    "op_sum",
+    "op_min",
+    "op_max",
+    "op_argmin",
+    "op_argmax",
+    "op_count",
+    "sgop_sum",
+    "sgop_count",
+    "sgop_min",
+    "sgop_max",
+    "sgop_argmin",
+    "sgop_argmax",
+    "wgred_tree",
+    "wgred_subgroup",
+    "reduce_common",
+];
 
 impl Shader {
     /// A shader from its name and source (see the [`crate::shader!`] macro).
@@ -27,17 +54,63 @@ impl Shader {
         Self { name, source }
     }
 
-    /// The optional features the shader declares with `//!requires`.
-    pub fn requirements(&self) -> Result<OptionalFeatures, GpuError> {
-        requirements(self.name, self.source)
-    }
-
-    /// The source with every `//!include` replaced by the library helper it names.
-    pub fn resolve(&self) -> Result<String, GpuError> {
-        preprocess(self.name, self.source, &|name| {
+    /// The source with every `//!include` replaced by the library helper it names, `$NAME` in include
+    /// names replaced by `params` (see [`preprocess`]).
+    pub fn resolve(&self, params: &[(&str, &str)]) -> Result<String, GpuError> {
+        check_params(self.name, self.source, params)?;
+        preprocess(self.name, self.source, params, &|name| {
             LIBRARY.iter().find(|(n, _)| *n == name).map(|(_, s)| s.to_string())
         })
     }
+}
+
+/// The template parameters a source declares with `//!param NAME value1 value2 ...`.
+pub fn declared_params(source: &str) -> Vec<(String, Vec<String>)> {
+    source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("//!param"))
+        .filter_map(|rest| {
+            let mut words = rest.split_whitespace();
+            let name = words.next()?.to_string();
+            Some((name, words.map(str::to_string).collect()))
+        })
+        .collect()
+}
+
+/// Fails unless `params` gives each declared parameter exactly one of its declared values.
+fn check_params(shader: &str, source: &str, params: &[(&str, &str)]) -> Result<(), GpuError> {
+    let declared = declared_params(source);
+    let err = |message: String| Err(GpuError::Shader { shader: shader.into(), message });
+    for (name, values) in &declared {
+        match params.iter().find(|(n, _)| n == name) {
+            None => return err(format!("parameter {name} not given (one of {})", values.join(", "))),
+            Some((_, v)) if !values.iter().any(|x| x == v) => {
+                return err(format!("parameter {name} = {v} is not one of {}", values.join(", ")));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some((n, _)) = params.iter().find(|(n, _)| !declared.iter().any(|(d, _)| d == n)) {
+        return err(format!("parameter {n} is not declared by a //!param line"));
+    }
+    Ok(())
+}
+
+/// Every combination of the declared parameter values (one empty combination when none are declared).
+pub fn param_combinations(source: &str) -> Vec<Vec<(String, String)>> {
+    let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for (name, values) in declared_params(source) {
+        let mut next = Vec::with_capacity(combos.len() * values.len());
+        for c in &combos {
+            for v in &values {
+                let mut c = c.clone();
+                c.push((name.clone(), v.clone()));
+                next.push(c);
+            }
+        }
+        combos = next;
+    }
+    combos
 }
 
 /// Parses the `//!requires` lines of a source.
@@ -64,15 +137,19 @@ pub fn requirements(shader: &str, source: &str) -> Result<OptionalFeatures, GpuE
     Ok(req)
 }
 
-/// Replaces each `//!include <name>` line by `lookup(name)` (recursively, each name once).
+/// Replaces each `//!include <name>` line by `lookup(name)` (recursively, each name once). In include
+/// names, `$P` is replaced by the value of parameter `P` from `params`, so one stage file serves several
+/// element types or operators (`//!include op_$OP`).
 pub fn preprocess(
     shader: &str,
     source: &str,
+    params: &[(&str, &str)],
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, GpuError> {
     fn go(
         shader: &str,
         source: &str,
+        params: &[(&str, &str)],
         lookup: &dyn Fn(&str) -> Option<String>,
         done: &mut Vec<String>,
         out: &mut String,
@@ -80,7 +157,17 @@ pub fn preprocess(
         for line in source.lines() {
             match line.trim().strip_prefix("//!include") {
                 Some(name) => {
-                    let name = name.trim();
+                    let mut name = name.trim().to_string();
+                    for (p, v) in params {
+                        name = name.replace(&format!("${p}"), v);
+                    }
+                    if name.contains('$') {
+                        return Err(GpuError::Shader {
+                            shader: shader.into(),
+                            message: format!("//!include {name}: a parameter is not given"),
+                        });
+                    }
+                    let name = name.as_str();
                     if done.iter().any(|d| d == name) {
                         continue;
                     }
@@ -89,7 +176,7 @@ pub fn preprocess(
                         message: format!("//!include {name}: no such helper in shaders/lib"),
                     })?;
                     done.push(name.to_string());
-                    go(shader, &text, lookup, done, out)?;
+                    go(shader, &text, params, lookup, done, out)?;
                 }
                 None => {
                     out.push_str(line);
@@ -100,7 +187,7 @@ pub fn preprocess(
         Ok(())
     }
     let mut out = String::with_capacity(source.len() + 1024);
-    go(shader, source, lookup, &mut Vec::new(), &mut out)?;
+    go(shader, source, params, lookup, &mut Vec::new(), &mut out)?;
     Ok(out)
 }
 
@@ -134,9 +221,22 @@ mod tests {
             "b" => Some("fn b() {}".to_string()),
             _ => None,
         };
-        let out = preprocess("t", "//!include a\n//!include b\nfn main() {}", &lookup).unwrap();
+        let out = preprocess("t", "//!include a\n//!include b\nfn main() {}", &[], &lookup).unwrap();
         assert_eq!(out, "fn b() {}\nfn a() {}\nfn main() {}\n");
-        assert!(preprocess("t", "//!include zzz", &lookup).is_err());
+        assert!(preprocess("t", "//!include zzz", &[], &lookup).is_err());
+        let out = preprocess("t", "//!include $X", &[("X", "b")], &lookup).unwrap();
+        assert_eq!(out, "fn b() {}\n");
+        assert!(preprocess("t", "//!include $Y", &[("X", "b")], &lookup).is_err());
+    }
+
+    #[test]
+    fn params_are_checked_and_enumerated() {
+        let src = "//!param E u32 f32\n//!param OP sum min\n";
+        assert_eq!(param_combinations(src).len(), 4);
+        assert!(check_params("t", src, &[("E", "u32"), ("OP", "sum")]).is_ok());
+        assert!(check_params("t", src, &[("E", "u64"), ("OP", "sum")]).is_err());
+        assert!(check_params("t", src, &[("E", "u32")]).is_err());
+        assert!(check_params("t", src, &[("E", "u32"), ("OP", "sum"), ("Z", "1")]).is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gpu_runtime::shader::{LIBRARY, preprocess, requirements, validate};
+use gpu_runtime::shader::{LIBRARY, param_combinations, preprocess, requirements, validate};
 
 fn shader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shaders")
@@ -30,17 +30,24 @@ fn every_shader_validates() {
     let lib = dir.join("lib");
     let lookup = |name: &str| std::fs::read_to_string(lib.join(format!("{name}.wgsl"))).ok();
     let mut failures = Vec::new();
-    for path in &files {
+    let mut variants = 0;
+    for path in files.iter().filter(|p| !p.starts_with(&lib)) {
         let name = path.strip_prefix(&dir).unwrap().display().to_string();
         let source = std::fs::read_to_string(path).unwrap();
-        let result = requirements(&name, &source)
-            .and_then(|req| preprocess(&name, &source, &lookup).map(|s| (req, s)))
-            .and_then(|(req, resolved)| validate(&name, &resolved, req));
-        match result {
-            Ok(()) => eprintln!("validated {name}"),
-            Err(e) => failures.push(e.to_string()),
+        // Every combination of the file's //!param values is a shipped variant: validate each.
+        for combo in param_combinations(&source) {
+            let params: Vec<(&str, &str)> = combo.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+            let label = format!("{name} {params:?}");
+            let result = preprocess(&label, &source, &params, &lookup)
+                .and_then(|resolved| requirements(&label, &resolved).map(|req| (req, resolved)))
+                .and_then(|(req, resolved)| validate(&label, &resolved, req));
+            variants += 1;
+            if let Err(e) = result {
+                failures.push(e.to_string());
+            }
         }
     }
+    eprintln!("validated {variants} shader variants");
     assert!(failures.is_empty(), "{} shader(s) failed:\n{}", failures.len(), failures.join("\n\n"));
 }
 

@@ -1,0 +1,1 @@
+fn subgroup_combine(x: T) -> T { return subgroupMin(x); }
