@@ -21,7 +21,7 @@ fn upload<E: Element>(ctx: &GpuContext, xs: &[E]) -> Result<GpuBuffer<E>, Reduce
 
 fn on_gpu<E: Element>(ctx: &GpuContext, xs: &[E], op: Operation<E>) -> Result<[u32; 2], ReduceError> {
     let input = upload(ctx, xs)?;
-    GpuReducer::new(ctx, ReduceConfig::default())?.reduce_words(&input, xs.len(), op)
+    GpuReducer::new(ctx, ReduceConfig::tuned(ctx))?.reduce_words(&input, xs.len(), op)
 }
 
 /// Sum of `xs` (wrapping for integers; `0` for an empty slice).

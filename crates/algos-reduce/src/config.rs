@@ -42,8 +42,9 @@ pub enum SubgroupMode {
     On,
 }
 
-/// Largest grid the automatic sizing picks.
-pub const DEFAULT_MAX_WORKGROUPS: u32 = 2048;
+/// Largest grid the automatic sizing picks unless the adapter is tuned otherwise: 1024 workgroups of
+/// 256 fill a 132-SM GPU exactly (2,048 resident invocations per SM).
+pub const DEFAULT_MAX_WORKGROUPS: u32 = 1024;
 
 /// A reduction launch configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,19 +55,30 @@ pub struct ReduceConfig {
     pub variant: Variant,
     /// Subgroup use.
     pub subgroups: SubgroupMode,
+    /// Cap of the automatic grid size (`GridStride { workgroups: None }`).
+    pub max_workgroups: u32,
 }
 
 impl Default for ReduceConfig {
-    /// The default picked from the H100 sweep in docs/benchmarks.md (vec4 loads, 4 per invocation,
-    /// 256-wide workgroups, subgroups when present).
+    /// The portable default: vec4 loads, 4 per invocation per trip, 256-wide workgroups, at most 1024
+    /// of them, subgroups when present (the best family of the H100 sweep in docs/benchmarks.md).
     fn default() -> Self {
         Self {
             workgroup_size: 256,
             variant: Variant::GridStride { items_per_invocation: 4, vec4: true, workgroups: None },
             subgroups: SubgroupMode::Auto,
+            max_workgroups: DEFAULT_MAX_WORKGROUPS,
         }
     }
 }
+
+/// Measured best launch shapes per adapter (name substring, workgroup size, grid cap), from the sweeps
+/// recorded in docs/benchmarks.md. Adapters not listed get [`ReduceConfig::default`].
+const TUNED: &[(&str, u32, u32)] = &[
+    // H100 80GB HBM3 sweep (2026-11-22): 512 × 528 beat 256 × 1056 at 64 MiB (2118 vs 2056 GB/s) and
+    // tied at 256 MiB.
+    ("h100", 512, 528),
+];
 
 /// A resolved launch: what the kernels and the CPU mirror need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +126,7 @@ impl ReduceConfig {
                 let groups = match workgroups {
                     Some(0) => return Err(ReduceError::InvalidConfig("zero workgroups".into())),
                     Some(g) => g,
-                    None => grid(units, wg as u64 * f as u64, DEFAULT_MAX_WORKGROUPS),
+                    None => grid(units, wg as u64 * f as u64, self.max_workgroups.max(1)),
                 };
                 Launch { wg, f, vec4, contiguous: false, groups, chunk: 0, subgroups }
             }
@@ -136,6 +148,17 @@ impl ReduceConfig {
             }
         };
         Ok(launch)
+    }
+
+    /// The default configuration tuned for `ctx`'s adapter (see the tuning table in the source).
+    pub fn tuned(ctx: &GpuContext) -> Self {
+        let name = ctx.info.name.to_lowercase();
+        let mut c = Self::default();
+        if let Some(&(_, wg, cap)) = TUNED.iter().find(|(n, _, _)| name.contains(n)) {
+            c.workgroup_size = wg;
+            c.max_workgroups = cap;
+        }
+        c.for_device(ctx)
     }
 
     /// The configuration clamped to what `ctx` allows (workgroup size limit).

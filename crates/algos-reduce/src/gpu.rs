@@ -104,6 +104,21 @@ impl<'a> GpuReducer<'a> {
         out: &GpuBuffer<u32>,
         out_index: u32,
     ) -> Result<(), ReduceError> {
+        self.encode_timed(enc, input, len, op, out, out_index, None)
+    }
+
+    /// [`GpuReducer::encode`] with GPU timestamps around the pass holding both stages.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode_timed<E: Element>(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        input: &GpuBuffer<E>,
+        len: usize,
+        op: Operation<E>,
+        out: &GpuBuffer<u32>,
+        out_index: u32,
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) -> Result<(), ReduceError> {
         self.check_len(input, len)?;
         let l = self.launch(len)?;
         let words = op.words();
@@ -174,7 +189,7 @@ impl<'a> GpuReducer<'a> {
         )?;
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("reduce"),
-            timestamp_writes: None,
+            timestamp_writes: timestamps,
         });
         pass.set_pipeline(&s1);
         pass.set_bind_group(0, &bind1, &[]);

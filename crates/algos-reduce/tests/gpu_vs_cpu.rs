@@ -138,7 +138,12 @@ trait WithWg {
 
 impl WithWg for Variant {
     fn with_wg(self, wg: u32) -> ReduceConfig {
-        ReduceConfig { workgroup_size: wg, variant: self, subgroups: SubgroupMode::Off }
+        ReduceConfig {
+            workgroup_size: wg,
+            variant: self,
+            subgroups: SubgroupMode::Off,
+            ..ReduceConfig::default()
+        }
     }
 }
 
