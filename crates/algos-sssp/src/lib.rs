@@ -1,6 +1,45 @@
 //! # algos-sssp
 //!
-//! Shortest paths on CPU and GPU: single source (Dijkstra, Δ-stepping, Harish, Martín, Crauser,
-//! locality-based relaxation, Jradi's GPU Dijkstra, near-far), many sources, all pairs, K shortest
-//! loopless paths and time-dependent multimodal queries. Specification: `shared/specs/sssp.md`.
-//! Not implemented yet: this crate holds no API until its issue is done.
+//! Single-source shortest paths on road graphs, on the CPU and on any GPU, with identical integer
+//! results everywhere:
+//!
+//! | algorithm | backend | notes |
+//! |---|---|---|
+//! | [`Algorithm::Dijkstra`] | CPU | binary heap, early exit on targets, cutoff |
+//! | [`Algorithm::DeltaStepping`] | CPU (rayon) | GAP-style buckets |
+//! | [`Algorithm::BellmanFord`] | CPU | FIFO label-correcting reference |
+//! | [`Algorithm::Harish`] | GPU | vertex-parallel relaxation, race fixed with `atomicMin` |
+//! | [`Algorithm::Martin`], [`Algorithm::CrauserOut`], [`Algorithm::CrauserInOut`] | GPU | label-setting frontier phases (seed 003 ch. 3; IN criterion from Crauser et al.) |
+//! | [`Algorithm::NearFar`] | GPU | near–far work queues, the loop kept on the GPU |
+//!
+//! Distances are `u32`; [`UNREACHABLE`] marks vertices not reached. Sums saturate at [`SATURATED`]
+//! (`u32::MAX − 1`); a distance reaching it is an error ([`SsspError::WeightOverflow`]), never
+//! "unreachable". Predecessors are *arcs* (parallel arcs exist in real data) chosen by one canonical
+//! rule on every backend ([`pred`]), so trees compare exactly.
+//!
+//! ```
+//! use algos_sssp::{solve, Algorithm, Query};
+//! use graph_core::GraphBuilder;
+//! use gpu_runtime::Backend;
+//! let mut b = GraphBuilder::new(4);
+//! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
+//! let g = b.build().unwrap().0;
+//! let q = Query { source: 0, predecessors: true, ..Default::default() };
+//! let r = solve(&g, &q, Algorithm::Dijkstra, Backend::Cpu).unwrap();
+//! assert_eq!(r.dist, vec![0, 3, 1, 8]);
+//! assert_eq!(r.path_to(&g, 3), Some(vec![0, 2, 1, 3]));
+//! ```
+
+mod api;
+pub mod cpu;
+mod error;
+pub mod gpu;
+mod paths;
+pub mod pred;
+
+pub use api::{Algorithm, Query, shortest_paths, solve, validate};
+pub use error::SsspError;
+pub use paths::{
+    NO_ARC, SATURATED, ShortestPaths, SsspStats, TreeError, UNREACHABLE, check_shortest_path_tree, sat_add,
+    tail_of,
+};

@@ -286,7 +286,11 @@ impl GpuContext {
             return Err(GpuError::OutOfMemory(format!("{context}: {e}")));
         }
         if let Some(e) = v {
-            return Err(GpuError::Validation { context: context.into(), message: e.to_string() });
+            let message = match &e {
+                wgpu::Error::Validation { description, .. } => description.clone(),
+                other => other.to_string(),
+            };
+            return Err(GpuError::Validation { context: context.into(), message });
         }
         Ok(out)
     }

@@ -46,6 +46,7 @@ pub const LIBRARY: &[(&str, &str)] = library![
     "wgred_tree",
     "wgred_subgroup",
     "reduce_common",
+    "sssp_common",
 ];
 
 impl Shader {

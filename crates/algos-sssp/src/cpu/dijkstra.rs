@@ -1,0 +1,82 @@
+//! Dijkstra with a binary heap of packed `(distance, vertex)` keys and lazy deletion.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use graph_core::Csr;
+
+use crate::error::SsspError;
+use crate::paths::{SATURATED, SsspStats, UNREACHABLE};
+
+/// Options of one Dijkstra run.
+#[derive(Debug, Clone, Default)]
+pub struct Stop<'a> {
+    /// Stop once all of these are settled (vertices not settled then stay unreachable).
+    pub targets: Option<&'a [u32]>,
+    /// Do not settle vertices farther than this.
+    pub cutoff: Option<u32>,
+}
+
+/// Distances from `source`, settling vertices in order. Returns the distances (unsettled vertices
+/// `UNREACHABLE`) and work counters.
+pub fn dijkstra(graph: &Csr<u32>, source: u32, stop: &Stop) -> Result<(Vec<u32>, SsspStats), SsspError> {
+    let n = graph.num_vertices() as usize;
+    let mut dist = vec![UNREACHABLE; n];
+    let mut settled = vec![false; n];
+    let mut heap = BinaryHeap::with_capacity(1024);
+    let mut stats = SsspStats::default();
+    let mut remaining = match stop.targets {
+        Some(ts) => {
+            let mut t: Vec<u32> = ts.to_vec();
+            t.sort_unstable();
+            t.dedup();
+            t.len()
+        }
+        None => usize::MAX,
+    };
+    let mut is_target = vec![false; if stop.targets.is_some() { n } else { 0 }];
+    for &t in stop.targets.unwrap_or(&[]) {
+        is_target[t as usize] = true;
+    }
+    let cutoff = stop.cutoff.unwrap_or(u32::MAX);
+    let (offsets, targets, weights) = (graph.offsets(), graph.targets(), graph.weights());
+    dist[source as usize] = 0;
+    heap.push(Reverse((source as u64) & 0xFFFF_FFFF));
+    while let Some(Reverse(key)) = heap.pop() {
+        let (d, u) = ((key >> 32) as u32, key as u32);
+        if settled[u as usize] || d > dist[u as usize] {
+            continue;
+        }
+        if d > cutoff {
+            break;
+        }
+        settled[u as usize] = true;
+        stats.phases += 1;
+        if stop.targets.is_some() && is_target[u as usize] {
+            remaining -= 1;
+            if remaining == 0 {
+                break;
+            }
+        }
+        let (lo, hi) = (offsets[u as usize] as usize, offsets[u as usize + 1] as usize);
+        for a in lo..hi {
+            let v = targets[a] as usize;
+            // Saturate like the GPU: a sum at or past SATURATED that would improve is an overflow.
+            let nd = (d as u64 + weights[a] as u64).min(SATURATED as u64);
+            stats.relaxations += 1;
+            if nd < dist[v] as u64 {
+                if nd >= SATURATED as u64 {
+                    return Err(SsspError::WeightOverflow { bound: SATURATED });
+                }
+                dist[v] = nd as u32;
+                heap.push(Reverse((nd << 32) | v as u64));
+            }
+        }
+    }
+    for (d, s) in dist.iter_mut().zip(&settled) {
+        if !s {
+            *d = UNREACHABLE;
+        }
+    }
+    Ok((dist, stats))
+}

@@ -1,0 +1,429 @@
+//! GPU shortest paths: the graph resident on the device, one solver for every GPU algorithm.
+//!
+//! Loop control (spec sssp.md §3.5): each algorithm records a batch of phases into one submission;
+//! phases after the last useful one are no-ops (every kernel tests the `done` word first), and the host
+//! reads the control words once per batch. Batches grow 16, 32, … up to 1024 phases.
+
+mod frontier;
+
+pub use frontier::{SettleRule, frontier_mirror};
+
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use graph_core::Csr;
+
+use crate::api::Algorithm;
+use crate::error::SsspError;
+use crate::paths::{SATURATED, SsspStats, UNREACHABLE};
+use crate::pred::{canonical_predecessors, has_zero_weight};
+
+const HARISH: Shader = gpu_runtime::shader!("sssp_harish");
+const FRONTIER: Shader = gpu_runtime::shader!("sssp_frontier");
+const NEAR_FAR: Shader = gpu_runtime::shader!("sssp_nearfar");
+const PRED: Shader = gpu_runtime::shader!("sssp_pred");
+
+/// Invocations per workgroup of the per-vertex kernels.
+pub const WG: u32 = 256;
+const FIRST_BATCH: u32 = 16;
+const MAX_BATCH: u32 = 1024;
+
+/// A GPU algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuAlgorithm {
+    /// Harish & Narayanan, race fixed.
+    Harish,
+    /// Label-setting frontier phases with a settle rule.
+    Frontier(SettleRule),
+    /// Near–far with bucket width Δ (`None`: from the weights).
+    NearFar(Option<u32>),
+}
+
+impl GpuAlgorithm {
+    /// The GPU algorithm behind an [`Algorithm`], if it is one.
+    pub fn from_algorithm(a: Algorithm) -> Option<Self> {
+        Some(match a {
+            Algorithm::Harish => Self::Harish,
+            Algorithm::Martin => Self::Frontier(SettleRule::MinOnly),
+            Algorithm::CrauserOut => Self::Frontier(SettleRule::Out),
+            Algorithm::CrauserInOut => Self::Frontier(SettleRule::InOut),
+            Algorithm::NearFar(d) => Self::NearFar(d),
+            _ => return None,
+        })
+    }
+}
+
+/// Distances (and predecessors) from one GPU run.
+#[derive(Debug, Clone)]
+pub struct GpuRun {
+    /// Distance per vertex (`UNREACHABLE` when not reached).
+    pub dist: Vec<u32>,
+    /// Canonical predecessor arcs, when asked for.
+    pub pred_arc: Option<Vec<u32>>,
+    /// Phases, dispatches and host round trips.
+    pub stats: SsspStats,
+}
+
+/// A graph uploaded once, with scratch buffers reused across runs.
+pub struct GpuSssp<'a> {
+    ctx: &'a GpuContext,
+    graph: &'a Csr<u32>,
+    offsets: GpuBuffer<u32>,
+    targets: GpuBuffer<u32>,
+    weights: GpuBuffer<u32>,
+    dist: GpuBuffer<u32>,
+    scratch: GpuBuffer<u32>,
+    mask: GpuBuffer<u32>,
+    control: GpuBuffer<u32>,
+    min_weights: Option<GpuBuffer<u32>>,
+    near_far: Option<(GpuBuffer<u32>, GpuBuffer<u32>, u32, u32)>,
+    zero_weights: bool,
+    mean_weight: f64,
+}
+
+impl<'a> GpuSssp<'a> {
+    /// Uploads `graph` (checked against the device's buffer and binding limits).
+    pub fn new(ctx: &'a GpuContext, graph: &'a Csr<u32>) -> Result<Self, SsspError> {
+        let n = graph.num_vertices() as usize;
+        let offsets = GpuBuffer::from_slice(ctx, "sssp offsets", graph.offsets())?;
+        let targets = GpuBuffer::from_slice(ctx, "sssp targets", graph.targets())?;
+        let weights = GpuBuffer::from_slice(ctx, "sssp weights", graph.weights())?;
+        for b in [&offsets, &targets, &weights] {
+            b.check_bindable(ctx)?;
+        }
+        let m = graph.num_arcs().max(1) as f64;
+        Ok(Self {
+            ctx,
+            graph,
+            offsets,
+            targets,
+            weights,
+            dist: GpuBuffer::zeroed(ctx, "sssp dist", n)?,
+            scratch: GpuBuffer::zeroed(ctx, "sssp scratch", n)?,
+            mask: GpuBuffer::zeroed(ctx, "sssp flags", n)?,
+            control: GpuBuffer::zeroed(ctx, "sssp control", 16)?,
+            min_weights: None,
+            near_far: None,
+            zero_weights: has_zero_weight(graph),
+            mean_weight: graph.weights().iter().map(|&w| w as f64).sum::<f64>() / m,
+        })
+    }
+
+    fn params(&self, source: u32, extra: &[u32]) -> wgpu::Buffer {
+        let mut words = vec![self.graph.num_vertices(), source];
+        words.extend_from_slice(extra);
+        words.resize(words.len().next_multiple_of(4), 0);
+        let buf = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("sssp params"),
+            size: (words.len() * 4) as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&words));
+        buf
+    }
+
+    /// Bind group for a kernel that walks the graph (bindings 0–2) and uses `extra`.
+    fn bind(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        extra: &[(u32, &wgpu::Buffer)],
+    ) -> Result<wgpu::BindGroup, SsspError> {
+        let mut all =
+            vec![(0, self.offsets.buffer()), (1, self.targets.buffer()), (2, self.weights.buffer())];
+        all.extend_from_slice(extra);
+        self.bind_only(pipeline, &all)
+    }
+
+    /// Bind group for a kernel that uses exactly `all` (auto layouts hold only the bindings a kernel
+    /// uses).
+    fn bind_only(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        all: &[(u32, &wgpu::Buffer)],
+    ) -> Result<wgpu::BindGroup, SsspError> {
+        let layout = pipeline.get_bind_group_layout(0);
+        Ok(self.ctx.scoped("binding an SSSP kernel", || {
+            let entries: Vec<wgpu::BindGroupEntry> = all
+                .iter()
+                .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
+                .collect();
+            self.ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("sssp"),
+                layout: &layout,
+                entries: &entries,
+            })
+        })?)
+    }
+
+    fn vertex_grid(&self) -> Result<[u32; 3], SsspError> {
+        Ok(self.ctx.grid_1d(self.graph.num_vertices() as u64, WG)?)
+    }
+
+    /// Runs `algo` from `source`; predecessors by the canonical rule when `predecessors`.
+    pub fn run(&mut self, source: u32, algo: GpuAlgorithm, predecessors: bool) -> Result<GpuRun, SsspError> {
+        let n = self.graph.num_vertices();
+        if source >= n {
+            return Err(SsspError::SourceOutOfRange { vertex: source, n });
+        }
+        if let Some((arc, &weight)) = self.graph.weights().iter().enumerate().find(|(_, w)| **w >= SATURATED)
+        {
+            return Err(SsspError::WeightTooLarge { arc: arc as u32, weight });
+        }
+        let mut stats = match algo {
+            GpuAlgorithm::Harish => self.harish(source)?,
+            GpuAlgorithm::Frontier(rule) => self.frontier(source, rule)?,
+            GpuAlgorithm::NearFar(delta) => self.near_far(source, delta)?,
+        };
+        let dist = self.dist.read(self.ctx)?;
+        stats.readbacks += 1;
+        if dist.contains(&SATURATED) {
+            return Err(SsspError::WeightOverflow { bound: SATURATED });
+        }
+        let pred_arc = if predecessors { Some(self.predecessors(source, &dist, &mut stats)?) } else { None };
+        Ok(GpuRun { dist, pred_arc, stats })
+    }
+
+    /// Records `batch` phases with `record`, submits, reads the control words; repeats until `done`.
+    fn batched(
+        &self,
+        stats: &mut SsspStats,
+        mut record: impl FnMut(&mut wgpu::ComputePass<'_>) -> u64,
+        done: impl Fn(&[u32]) -> bool,
+    ) -> Result<Vec<u32>, SsspError> {
+        let mut batch = FIRST_BATCH;
+        loop {
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                for _ in 0..batch {
+                    stats.dispatches += record(&mut pass);
+                }
+            }
+            self.ctx.scoped("submitting SSSP phases", || self.ctx.queue.submit([enc.finish()]))?;
+            let control = self.control.read(self.ctx)?;
+            stats.readbacks += 1;
+            if done(&control) {
+                return Ok(control);
+            }
+            batch = (batch * 2).min(MAX_BATCH);
+        }
+    }
+
+    fn init(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        bind: &wgpu::BindGroup,
+        control: &[u32],
+    ) -> Result<(), SsspError> {
+        self.control.write(self.ctx, 0, control)?;
+        let grid = self.vertex_grid()?;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind, &[]);
+            gpu_runtime::dispatch::dispatch(&mut pass, grid);
+        }
+        self.ctx.scoped("initialising SSSP", || self.ctx.queue.submit([enc.finish()]))?;
+        Ok(())
+    }
+
+    fn harish(&self, source: u32) -> Result<SsspStats, SsspError> {
+        let key = |e| PipelineKey::new(HARISH, e).with("WG", WG);
+        let (init, relax, update, advance) = (
+            self.ctx.pipeline(&key("init"))?,
+            self.ctx.pipeline(&key("relax"))?,
+            self.ctx.pipeline(&key("update"))?,
+            self.ctx.pipeline(&key("advance"))?,
+        );
+        let params = self.params(source, &[]);
+        let buffers = [
+            (3, self.dist.buffer()),
+            (4, self.scratch.buffer()),
+            (5, self.mask.buffer()),
+            (6, self.control.buffer()),
+            (7, &params),
+        ];
+        let bi = self.bind_only(&init, &[buffers[0], buffers[1], buffers[2], buffers[4]])?;
+        let br = self.bind(&relax, &[buffers[0], buffers[1], buffers[2], buffers[3], buffers[4]])?;
+        let bu = self.bind_only(&update, &[buffers[0], buffers[1], buffers[2], buffers[3], buffers[4]])?;
+        let ba = self.bind_only(&advance, &[buffers[3]])?;
+        self.init(&init, &bi, &[0; 16])?;
+        let grid = self.vertex_grid()?;
+        let mut stats = SsspStats::default();
+        let control = self.batched(
+            &mut stats,
+            |pass| {
+                for (p, b) in [(&relax, &br), (&update, &bu)] {
+                    pass.set_pipeline(p);
+                    pass.set_bind_group(0, b, &[]);
+                    gpu_runtime::dispatch::dispatch(pass, grid);
+                }
+                pass.set_pipeline(&advance);
+                pass.set_bind_group(0, &ba, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                3
+            },
+            |c| c[0] != 0,
+        )?;
+        stats.phases = control[2] as u64;
+        Ok(stats)
+    }
+
+    fn frontier(&mut self, source: u32, rule: SettleRule) -> Result<SsspStats, SsspError> {
+        if self.min_weights.is_none() {
+            let packed = frontier::min_weights(self.graph);
+            self.min_weights = Some(GpuBuffer::from_slice(self.ctx, "sssp min weights", &packed)?);
+        }
+        let key = |e| PipelineKey::new(FRONTIER, e).with("WG", WG).with("RULE", rule as u32);
+        let (init, relax, minimum, advance, update) = (
+            self.ctx.pipeline(&key("init"))?,
+            self.ctx.pipeline(&key("relax"))?,
+            self.ctx.pipeline(&key("minimum"))?,
+            self.ctx.pipeline(&key("advance"))?,
+            self.ctx.pipeline(&key("update"))?,
+        );
+        let params = self.params(source, &[]);
+        let mw = self.min_weights.as_ref().expect("set above").buffer();
+        let (d, s, c) = ((3, self.dist.buffer()), (4, self.mask.buffer()), (6, self.control.buffer()));
+        let p = (7, &params);
+        let bi = self.bind_only(&init, &[d, s, p])?;
+        let br = self.bind(&relax, &[d, s, c, p])?;
+        let bm = self.bind_only(&minimum, &[d, s, (5, mw), c, p])?;
+        let ba = self.bind_only(&advance, &[c])?;
+        let bu = self.bind_only(&update, &[d, s, (5, mw), c, p])?;
+        let mut control = [0u32; 16];
+        control[2..6].copy_from_slice(&[UNREACHABLE; 4]);
+        self.init(&init, &bi, &control)?;
+        let grid = self.vertex_grid()?;
+        let mut stats = SsspStats::default();
+        let control = self.batched(
+            &mut stats,
+            |pass| {
+                for (pl, b) in [(&relax, &br), (&minimum, &bm)] {
+                    pass.set_pipeline(pl);
+                    pass.set_bind_group(0, b, &[]);
+                    gpu_runtime::dispatch::dispatch(pass, grid);
+                }
+                pass.set_pipeline(&advance);
+                pass.set_bind_group(0, &ba, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&update);
+                pass.set_bind_group(0, &bu, &[]);
+                gpu_runtime::dispatch::dispatch(pass, grid);
+                4
+            },
+            |c| c[0] != 0,
+        )?;
+        stats.phases = control[1] as u64;
+        Ok(stats)
+    }
+
+    /// Δ for near–far: cuGraph's `subgroup size × mean weight / mean degree` heuristic.
+    pub fn default_delta(&self) -> u32 {
+        let deg = self.graph.num_arcs() as f64 / self.graph.num_vertices().max(1) as f64;
+        let sg = self.ctx.info.subgroup_max_size.clamp(8, 64) as f64;
+        ((sg * self.mean_weight / deg.max(1.0)) as u32).max(1)
+    }
+
+    fn near_far(&mut self, source: u32, delta: Option<u32>) -> Result<SsspStats, SsspError> {
+        let (n, m) = (self.graph.num_vertices(), self.graph.num_arcs());
+        let delta = delta.unwrap_or_else(|| self.default_delta()).max(1);
+        if self.near_far.is_none() {
+            let near_cap = m.max(n).max(1);
+            let far_cap = (2 * m as u64 + n as u64).min(u32::MAX as u64 / 8).max(1) as u32;
+            let words = 2 * near_cap as usize + 2 * far_cap as usize;
+            let queues = GpuBuffer::<u32>::zeroed(self.ctx, "sssp near-far queues", words)?;
+            queues.check_bindable(self.ctx)?;
+            let args = GpuBuffer::<u32>::zeroed_with_usage(
+                self.ctx,
+                "sssp indirect args",
+                6,
+                wgpu::BufferUsages::INDIRECT,
+            )?;
+            self.near_far = Some((queues, args, near_cap, far_cap));
+        }
+        let (queues, args, near_cap, far_cap) = self.near_far.as_ref().expect("set above");
+        let (near_cap, far_cap) = (*near_cap, *far_cap);
+        let max_dim = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let key = |e| PipelineKey::new(NEAR_FAR, e).with("WG", WG);
+        let pl: Vec<_> = ["init", "relax", "decide", "split", "settle_split"]
+            .iter()
+            .map(|e| self.ctx.pipeline(&key(e)))
+            .collect::<Result<_, _>>()?;
+        let params = self.params(source, &[near_cap, far_cap, delta, max_dim]);
+        let (d, pu, q, c, p, a) = (
+            (3, self.dist.buffer()),
+            (4, self.scratch.buffer()),
+            (5, queues.buffer()),
+            (6, self.control.buffer()),
+            (7, &params),
+            (8, args.buffer()),
+        );
+        let bi = self.bind_only(&pl[0], &[d, pu, p])?;
+        let br = self.bind(&pl[1], &[d, pu, q, c, p])?;
+        let bd = self.bind_only(&pl[2], &[c, p, a])?;
+        let bs = self.bind_only(&pl[3], &[d, pu, q, c, p])?;
+        let bss = self.bind_only(&pl[4], &[c, p, a])?;
+        queues.write(self.ctx, 0, &[source])?;
+        args.write(self.ctx, 0, &[1, 1, 1, 0, 1, 1])?;
+        let mut control = [0u32; 16];
+        control[3] = 1; // one vertex in the near queue
+        control[8] = delta; // threshold
+        control[10] = UNREACHABLE;
+        control[11] = UNREACHABLE;
+        self.init(&pl[0], &bi, &control)?;
+        let mut stats = SsspStats::default();
+        let control = self.batched(
+            &mut stats,
+            |pass| {
+                pass.set_pipeline(&pl[1]);
+                pass.set_bind_group(0, &br, &[]);
+                pass.dispatch_workgroups_indirect(args.buffer(), 0);
+                pass.set_pipeline(&pl[2]);
+                pass.set_bind_group(0, &bd, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&pl[3]);
+                pass.set_bind_group(0, &bs, &[]);
+                pass.dispatch_workgroups_indirect(args.buffer(), 12);
+                pass.set_pipeline(&pl[4]);
+                pass.set_bind_group(0, &bss, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                4
+            },
+            |c| c[0] != 0,
+        )?;
+        if control[12] != 0 {
+            let (queue, capacity) = if control[4] > near_cap { ("near", near_cap) } else { ("far", far_cap) };
+            return Err(SsspError::QueueOverflow { queue, capacity: capacity as u64 });
+        }
+        stats.phases = control[1] as u64;
+        Ok(stats)
+    }
+
+    fn predecessors(&self, source: u32, dist: &[u32], stats: &mut SsspStats) -> Result<Vec<u32>, SsspError> {
+        if self.zero_weights {
+            // Zero-weight arcs need the level rule (a BFS over tight arcs); it runs on the CPU from the
+            // GPU's distances, giving the same canonical tree.
+            return Ok(canonical_predecessors(self.graph, source, dist));
+        }
+        let key = |e| PipelineKey::new(PRED, e).with("WG", WG);
+        let (reset, tight) = (self.ctx.pipeline(&key("reset"))?, self.ctx.pipeline(&key("tight_arcs"))?);
+        let params = self.params(source, &[]);
+        let br = self.bind_only(&reset, &[(4, self.scratch.buffer()), (7, &params)])?;
+        let bt = self.bind(&tight, &[(3, self.dist.buffer()), (4, self.scratch.buffer()), (7, &params)])?;
+        let grid = self.vertex_grid()?;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for (p, b) in [(&reset, &br), (&tight, &bt)] {
+                pass.set_pipeline(p);
+                pass.set_bind_group(0, b, &[]);
+                gpu_runtime::dispatch::dispatch(&mut pass, grid);
+            }
+        }
+        stats.dispatches += 2;
+        self.ctx.scoped("predecessor pass", || self.ctx.queue.submit([enc.finish()]))?;
+        stats.readbacks += 1;
+        Ok(self.scratch.read(self.ctx)?)
+    }
+}
