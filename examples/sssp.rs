@@ -14,9 +14,9 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::gpu::BackendChoice;
-use urbanflow::graph::io::{read_graph, ReadOptions};
 use urbanflow::graph::Csr;
-use urbanflow::sssp::{solve, Algorithm, Query};
+use urbanflow::graph::io::{ReadOptions, read_graph};
+use urbanflow::sssp::{Algorithm, Query, solve};
 
 /// Shortest paths from one source.
 #[derive(Parser)]
@@ -43,35 +43,39 @@ struct Args {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let path = args
-        .graph
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-road.gr.gz"));
+    let path = args.graph.unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-road.gr.gz")
+    });
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
     let backend = choice.backend().map_err(|e| e.to_string())?;
     let t = Instant::now();
     let g: Csr<u32> = read_graph(&path, ReadOptions::default()).map_err(|e| e.to_string())?;
     let load_s = t.elapsed().as_secs_f64();
     let one_based = |v: u32, what: &str| {
-        v.checked_sub(1).filter(|&v| v < g.num_vertices()).ok_or(format!(
-            "{what} {v} is not a vertex: ids are 1..={} (1-based)",
-            g.num_vertices()
-        ))
+        v.checked_sub(1)
+            .filter(|&v| v < g.num_vertices())
+            .ok_or(format!("{what} {v} is not a vertex: ids are 1..={} (1-based)", g.num_vertices()))
     };
     let source = one_based(args.source, "source")?;
     let target = args.target.map(|t| one_based(t, "target")).transpose()?;
-    let q = Query { source, targets: target.map(|t| vec![t]), predecessors: target.is_some(), ..Default::default() };
+    let q = Query {
+        source,
+        targets: target.map(|t| vec![t]),
+        predecessors: target.is_some(),
+        ..Default::default()
+    };
     let t = Instant::now();
     let r = solve(&g, &q, args.algorithm, backend).map_err(|e| e.to_string())?;
     let solve_s = t.elapsed().as_secs_f64();
-    let on_gpu = args.algorithm.is_gpu() || (args.algorithm == Algorithm::Auto && !matches!(backend.resolve(), urbanflow::gpu::Resolved::Cpu));
+    let on_gpu = args.algorithm.is_gpu()
+        || (args.algorithm == Algorithm::Auto && !matches!(backend.resolve(), urbanflow::gpu::Resolved::Cpu));
     let resolved = if on_gpu { backend.resolve().to_string() } else { "cpu".to_string() };
     let target_info = target.map(|t| (r.distance(t), r.path_to(&g, t).map(|p| p.len())));
     if args.json {
         let (td, tl) = match target_info {
-            Some((d, l)) => (
-                d.map_or("null".into(), |d| d.to_string()),
-                l.map_or("null".into(), |l| l.to_string()),
-            ),
+            Some((d, l)) => {
+                (d.map_or("null".into(), |d| d.to_string()), l.map_or("null".into(), |l| l.to_string()))
+            }
             None => ("null".into(), "null".into()),
         };
         println!(
@@ -100,7 +104,10 @@ fn run(args: Args) -> Result<(), String> {
                 None => println!("target     {t}: unreachable"),
             }
         }
-        println!("phases     {} ({} dispatches, {} readbacks)", r.stats.phases, r.stats.dispatches, r.stats.readbacks);
+        println!(
+            "phases     {} ({} dispatches, {} readbacks)",
+            r.stats.phases, r.stats.dispatches, r.stats.readbacks
+        );
         println!("load       {load_s:.3} s");
         println!("solve      {solve_s:.6} s");
     }

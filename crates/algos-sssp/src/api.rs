@@ -160,7 +160,9 @@ pub fn solve(
     backend: Backend,
 ) -> Result<ShortestPaths, SsspError> {
     validate(graph, q)?;
-    let resolved = backend.resolve();
+    // CPU algorithms never touch the GPU: resolving `Auto` would create a device for nothing.
+    let resolved =
+        if algorithm == Algorithm::Auto || algorithm.is_gpu() { backend.resolve() } else { Resolved::Cpu };
     let algorithm = match (algorithm, resolved) {
         (Algorithm::Auto, Resolved::Cpu) => Algorithm::Dijkstra,
         (Algorithm::Auto, Resolved::Gpu(_)) => Algorithm::NearFar(None),

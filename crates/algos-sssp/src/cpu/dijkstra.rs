@@ -1,10 +1,8 @@
-//! Dijkstra with a binary heap of packed `(distance, vertex)` keys and lazy deletion.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+//! Dijkstra with a radix heap (integer weights make keys monotone) and lazy deletion.
 
 use graph_core::Csr;
 
+use crate::cpu::radix_heap::RadixHeap;
 use crate::error::SsspError;
 use crate::paths::{SATURATED, SsspStats, UNREACHABLE};
 
@@ -22,8 +20,11 @@ pub struct Stop<'a> {
 pub fn dijkstra(graph: &Csr<u32>, source: u32, stop: &Stop) -> Result<(Vec<u32>, SsspStats), SsspError> {
     let n = graph.num_vertices() as usize;
     let mut dist = vec![UNREACHABLE; n];
-    let mut settled = vec![false; n];
-    let mut heap = BinaryHeap::with_capacity(1024);
+    // Settled flags are only needed to stop early; otherwise lazy deletion (skip keys above the
+    // current distance) suffices, since a vertex is pushed only on strict improvement.
+    let early = stop.targets.is_some() || stop.cutoff.is_some();
+    let mut settled = vec![false; if early { n } else { 0 }];
+    let mut heap = RadixHeap::new();
     let mut stats = SsspStats::default();
     let mut remaining = match stop.targets {
         Some(ts) => {
@@ -41,16 +42,20 @@ pub fn dijkstra(graph: &Csr<u32>, source: u32, stop: &Stop) -> Result<(Vec<u32>,
     let cutoff = stop.cutoff.unwrap_or(u32::MAX);
     let (offsets, targets, weights) = (graph.offsets(), graph.targets(), graph.weights());
     dist[source as usize] = 0;
-    heap.push(Reverse((source as u64) & 0xFFFF_FFFF));
-    while let Some(Reverse(key)) = heap.pop() {
-        let (d, u) = ((key >> 32) as u32, key as u32);
-        if settled[u as usize] || d > dist[u as usize] {
+    heap.push(0, source);
+    while let Some((d, u)) = heap.pop() {
+        if d > dist[u as usize] {
             continue;
         }
-        if d > cutoff {
-            break;
+        if early {
+            if settled[u as usize] {
+                continue;
+            }
+            if d > cutoff {
+                break;
+            }
+            settled[u as usize] = true;
         }
-        settled[u as usize] = true;
         stats.phases += 1;
         if stop.targets.is_some() && is_target[u as usize] {
             remaining -= 1;
@@ -69,13 +74,15 @@ pub fn dijkstra(graph: &Csr<u32>, source: u32, stop: &Stop) -> Result<(Vec<u32>,
                     return Err(SsspError::WeightOverflow { bound: SATURATED });
                 }
                 dist[v] = nd as u32;
-                heap.push(Reverse((nd << 32) | v as u64));
+                heap.push(nd as u32, v as u32);
             }
         }
     }
-    for (d, s) in dist.iter_mut().zip(&settled) {
-        if !s {
-            *d = UNREACHABLE;
+    if early {
+        for (d, s) in dist.iter_mut().zip(&settled) {
+            if !s {
+                *d = UNREACHABLE;
+            }
         }
     }
     Ok((dist, stats))

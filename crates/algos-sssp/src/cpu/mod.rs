@@ -3,3 +3,4 @@
 pub mod bellman_ford;
 pub mod delta;
 pub mod dijkstra;
+pub mod radix_heap;
