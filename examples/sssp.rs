@@ -31,7 +31,8 @@ struct Args {
     /// Target vertex (1-based): print its distance and path length; Dijkstra stops when it is settled.
     #[arg(long)]
     target: Option<u32>,
-    /// dijkstra, delta, bellman-ford, harish, martin, crauser, crauser-in, near-far or auto.
+    /// dijkstra, delta, bellman-ford, harish, martin, crauser, crauser-in, near-far, lbr (k = 4), jradi
+    /// or auto.
     #[arg(long, default_value = "auto")]
     algorithm: Algorithm,
     /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto).

@@ -35,6 +35,10 @@ pub enum Algorithm {
     CrauserInOut,
     /// Near–far frontier queues with the loop on the GPU; `None` picks Δ from the weights.
     NearFar(Option<u32>),
+    /// Locality-based relaxation (seed 002) following improvements up to `k` hops, 1..=8 (GPU).
+    Lbr(u32),
+    /// Jradi's Dijkstra (seed 000 ch. 7) in one workgroup (GPU; a cross-check, slow on one source).
+    Jradi,
 }
 
 impl Algorithm {
@@ -50,6 +54,8 @@ impl Algorithm {
             Algorithm::CrauserOut => "crauser",
             Algorithm::CrauserInOut => "crauser-in",
             Algorithm::NearFar(_) => "near-far",
+            Algorithm::Lbr(_) => "lbr",
+            Algorithm::Jradi => "jradi",
         }
     }
 
@@ -66,7 +72,7 @@ impl Algorithm {
     }
 
     /// Every named algorithm (for tests and benchmarks).
-    pub const ALL: [Algorithm; 8] = [
+    pub const ALL: [Algorithm; 10] = [
         Algorithm::Dijkstra,
         Algorithm::DeltaStepping(None),
         Algorithm::BellmanFord,
@@ -75,6 +81,8 @@ impl Algorithm {
         Algorithm::CrauserOut,
         Algorithm::CrauserInOut,
         Algorithm::NearFar(None),
+        Algorithm::Lbr(4),
+        Algorithm::Jradi,
     ];
 }
 

@@ -53,6 +53,9 @@ pub enum SsspError {
         /// Its capacity.
         capacity: u64,
     },
+    /// An algorithm parameter outside its range.
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
     /// The GPU failed.
     #[error(transparent)]
     Gpu(#[from] GpuError),

@@ -11,6 +11,8 @@
 //! | [`Algorithm::Harish`] | GPU | vertex-parallel relaxation, race fixed with `atomicMin` |
 //! | [`Algorithm::Martin`], [`Algorithm::CrauserOut`], [`Algorithm::CrauserInOut`] | GPU | label-setting frontier phases (seed 003 ch. 3; IN criterion from Crauser et al.) |
 //! | [`Algorithm::NearFar`] | GPU | near–far work queues, the loop kept on the GPU |
+//! | [`Algorithm::Lbr`] | GPU | locality-based relaxation, depth-first up to k hops (seed 002) |
+//! | [`Algorithm::Jradi`] | GPU | Jradi's Dijkstra in one workgroup (seed 000 ch. 7, WebGPU-safe) |
 //!
 //! Distances are `u32`; [`UNREACHABLE`] marks vertices not reached. Sums saturate at [`SATURATED`]
 //! (`u32::MAX − 1`); a distance reaching it is an error ([`SsspError::WeightOverflow`]), never

@@ -120,6 +120,29 @@ fn gpu_algorithms_equal_dijkstra_on_random_graphs() {
 }
 
 #[test]
+fn lbr_every_depth_is_exact() {
+    for_each_context("lbr_every_depth_is_exact", |ctx| {
+        for seed in 200..212 {
+            let g = random_graph(seed);
+            let want = reference(&g, 0);
+            let mut solver = GpuSssp::new(ctx, &g).unwrap();
+            for k in 1..=6 {
+                let r = solver.run(0, GpuAlgorithm::Lbr(k), false).unwrap();
+                assert_eq!(r.dist, want.dist, "k = {k} seed {seed}");
+            }
+            let harish = solver.run(0, GpuAlgorithm::Harish, false).unwrap();
+            let lbr4 = solver.run(0, GpuAlgorithm::Lbr(4), false).unwrap();
+            assert!(lbr4.stats.phases <= harish.stats.phases, "launches <= Harish phases (seed {seed})");
+        }
+        let g = random_graph(1);
+        assert!(matches!(
+            GpuSssp::new(ctx, &g).unwrap().run(0, GpuAlgorithm::Lbr(9), false),
+            Err(SsspError::InvalidParameter(_))
+        ));
+    });
+}
+
+#[test]
 fn frontier_phase_counts_match_the_cpu_mirror() {
     for_each_context("frontier_phase_counts_match_the_cpu_mirror", |ctx| {
         for seed in 100..110 {
@@ -257,8 +280,11 @@ fn real_road_graphs_on_the_gpu() {
         for (rel, g) in &graphs {
             let n = g.num_vertices();
             // Martín settles one distance value per phase: only on the small graphs here.
-            let algos: Vec<Algorithm> =
-                GPU_ALGOS.iter().copied().filter(|a| n < 5_000 || *a != Algorithm::Martin).collect();
+            let algos: Vec<Algorithm> = GPU_ALGOS
+                .iter()
+                .copied()
+                .filter(|a| n < 5_000 || !matches!(a, Algorithm::Martin | Algorithm::Jradi))
+                .collect();
             check_gpu_on(ctx, g, &[n / 2, n - 1], &algos, rel);
         }
     });

@@ -20,6 +20,8 @@ const HARISH: Shader = gpu_runtime::shader!("sssp_harish");
 const FRONTIER: Shader = gpu_runtime::shader!("sssp_frontier");
 const NEAR_FAR: Shader = gpu_runtime::shader!("sssp_nearfar");
 const PRED: Shader = gpu_runtime::shader!("sssp_pred");
+const LBR: Shader = gpu_runtime::shader!("sssp_lbr");
+const JRADI: Shader = gpu_runtime::shader!("sssp_jradi");
 
 /// Invocations per workgroup of the per-vertex kernels.
 pub const WG: u32 = 256;
@@ -35,6 +37,10 @@ pub enum GpuAlgorithm {
     Frontier(SettleRule),
     /// Near–far with bucket width Δ (`None`: from the weights).
     NearFar(Option<u32>),
+    /// Locality-based relaxation following improvements up to `k` hops (1..=8).
+    Lbr(u32),
+    /// Jradi's Dijkstra in one workgroup.
+    Jradi,
 }
 
 impl GpuAlgorithm {
@@ -46,6 +52,8 @@ impl GpuAlgorithm {
             Algorithm::CrauserOut => Self::Frontier(SettleRule::Out),
             Algorithm::CrauserInOut => Self::Frontier(SettleRule::InOut),
             Algorithm::NearFar(d) => Self::NearFar(d),
+            Algorithm::Lbr(k) => Self::Lbr(k),
+            Algorithm::Jradi => Self::Jradi,
             _ => return None,
         })
     }
@@ -172,6 +180,8 @@ impl<'a> GpuSssp<'a> {
             GpuAlgorithm::Harish => self.harish(source)?,
             GpuAlgorithm::Frontier(rule) => self.frontier(source, rule)?,
             GpuAlgorithm::NearFar(delta) => self.near_far(source, delta)?,
+            GpuAlgorithm::Lbr(k) => self.lbr(source, k)?,
+            GpuAlgorithm::Jradi => self.jradi(source)?,
         };
         let dist = self.dist.read(self.ctx)?;
         stats.readbacks += 1;
@@ -397,6 +407,79 @@ impl<'a> GpuSssp<'a> {
             return Err(SsspError::QueueOverflow { queue, capacity: capacity as u64 });
         }
         stats.phases = control[1] as u64;
+        Ok(stats)
+    }
+
+    fn lbr(&mut self, source: u32, k: u32) -> Result<SsspStats, SsspError> {
+        if !(1..=8).contains(&k) {
+            return Err(SsspError::InvalidParameter(format!("LBR depth k = {k} is outside 1..=8")));
+        }
+        let n = self.graph.num_vertices() as usize;
+        if self.mask.len() < 2 * n {
+            self.mask = GpuBuffer::zeroed(self.ctx, "sssp flags", 2 * n)?;
+        }
+        let key = |e| PipelineKey::new(LBR, e).with("WG", WG).with("K", k);
+        let (init, relax, advance) = (
+            self.ctx.pipeline(&key("init"))?,
+            self.ctx.pipeline(&key("relax"))?,
+            self.ctx.pipeline(&key("advance"))?,
+        );
+        let params = self.params(source, &[]);
+        let (d, f, c, p) =
+            ((3, self.dist.buffer()), (4, self.mask.buffer()), (6, self.control.buffer()), (7, &params));
+        let bi = self.bind_only(&init, &[d, f, p])?;
+        let br = self.bind(&relax, &[d, f, c, p])?;
+        let ba = self.bind_only(&advance, &[c])?;
+        self.init(&init, &bi, &[0; 16])?;
+        let grid = self.vertex_grid()?;
+        let mut stats = SsspStats::default();
+        let control = self.batched(
+            &mut stats,
+            |pass| {
+                pass.set_pipeline(&relax);
+                pass.set_bind_group(0, &br, &[]);
+                gpu_runtime::dispatch::dispatch(pass, grid);
+                pass.set_pipeline(&advance);
+                pass.set_bind_group(0, &ba, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                2
+            },
+            |c| c[0] != 0,
+        )?;
+        stats.phases = control[2] as u64;
+        Ok(stats)
+    }
+
+    fn jradi(&mut self, source: u32) -> Result<SsspStats, SsspError> {
+        let cap = self.graph.num_arcs() + 1;
+        let queue = GpuBuffer::<u32>::zeroed(self.ctx, "sssp jradi queue", 2 * cap as usize)?;
+        queue.check_bindable(self.ctx)?;
+        let key = |e| PipelineKey::new(JRADI, e).with("WG", WG);
+        let (init, run) = (self.ctx.pipeline(&key("init"))?, self.ctx.pipeline(&key("run"))?);
+        let params = self.params(source, &[cap]);
+        let (d, q, c, p) =
+            ((3, self.dist.buffer()), (4, queue.buffer()), (6, self.control.buffer()), (7, &params));
+        let bi = self.bind_only(&init, &[d, q, p])?;
+        let br = self.bind(&run, &[d, q, c, p])?;
+        let mut control = [0u32; 16];
+        control[1] = 1; // queue length
+        control[2] = 1; // live entries
+        self.init(&init, &bi, &control)?;
+        let mut stats = SsspStats::default();
+        let control = self.batched(
+            &mut stats,
+            |pass| {
+                pass.set_pipeline(&run);
+                pass.set_bind_group(0, &br, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                1
+            },
+            |c| c[0] != 0,
+        )?;
+        if control[4] != 0 {
+            return Err(SsspError::QueueOverflow { queue: "jradi", capacity: cap as u64 });
+        }
+        stats.phases = control[3] as u64;
         Ok(stats)
     }
 
