@@ -139,7 +139,16 @@ fn gpu() {
         ("crauser-out", GpuAlgorithm::Frontier(SettleRule::Out)),
         ("crauser-inout", GpuAlgorithm::Frontier(SettleRule::InOut)),
         ("near-far", GpuAlgorithm::NearFar(None)),
+        ("lbr k=2", GpuAlgorithm::Lbr(2)),
+        ("lbr k=4", GpuAlgorithm::Lbr(4)),
+        ("lbr k=6", GpuAlgorithm::Lbr(6)),
+        ("jradi (1 workgroup)", GpuAlgorithm::Jradi),
     ];
+    let only: Option<String> = arg("--only");
+    let algos: Vec<_> = algos
+        .into_iter()
+        .filter(|(l, _)| only.as_ref().is_none_or(|o| o.split(',').any(|x| l.starts_with(x))))
+        .collect();
     let mut too_slow: Vec<&str> = vec![];
     for (name, g) in graphs() {
         let (n, m) = (g.num_vertices(), g.num_arcs());
@@ -178,7 +187,7 @@ fn gpu() {
             }
         };
         let upload_ms = t.elapsed().as_secs_f64() * 1e3;
-        for (label, algo) in algos {
+        for &(label, algo) in &algos {
             if too_slow.contains(&label) {
                 continue;
             }

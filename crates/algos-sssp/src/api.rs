@@ -68,6 +68,8 @@ impl Algorithm {
                 | Algorithm::CrauserOut
                 | Algorithm::CrauserInOut
                 | Algorithm::NearFar(_)
+                | Algorithm::Lbr(_)
+                | Algorithm::Jradi
         )
     }
 

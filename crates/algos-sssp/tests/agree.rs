@@ -15,12 +15,15 @@ use proptest::prelude::*;
 
 const CPU_ALGOS: [Algorithm; 3] =
     [Algorithm::DeltaStepping(None), Algorithm::BellmanFord, Algorithm::DeltaStepping(Some(1))];
-const GPU_ALGOS: [Algorithm; 5] = [
+const GPU_ALGOS: [Algorithm; 8] = [
     Algorithm::Harish,
     Algorithm::Martin,
     Algorithm::CrauserOut,
     Algorithm::CrauserInOut,
     Algorithm::NearFar(None),
+    Algorithm::Lbr(4),
+    Algorithm::Lbr(1),
+    Algorithm::Jradi,
 ];
 
 fn reference(g: &Csr<u32>, s: u32) -> algos_sssp::ShortestPaths {
@@ -279,7 +282,8 @@ fn real_road_graphs_on_the_gpu() {
     for_each_context("real_road_graphs_on_the_gpu", |ctx| {
         for (rel, g) in &graphs {
             let n = g.num_vertices();
-            // Martín settles one distance value per phase: only on the small graphs here.
+            // Martín settles one distance value per phase and Jradi one vertex per iteration: only on the
+            // small graphs here.
             let algos: Vec<Algorithm> = GPU_ALGOS
                 .iter()
                 .copied()
