@@ -307,3 +307,33 @@ fn zero_weight_arcs_give_a_valid_tree() {
     assert_eq!(r.path_to(&g, 3), Some(vec![0, 2, 3]));
     assert_eq!(r.path_to(&g, 1), Some(vec![0, 1]));
 }
+
+/// Every GPU algorithm on every shared road graph (NY, COL, FLA included), two sources each. Too slow for
+/// lavapipe, so it runs only with `URBANFLOW_FULL_GPU_TESTS=1` (done on the H100; see docs/benchmarks.md).
+#[test]
+fn every_road_graph_every_gpu_algorithm() {
+    if std::env::var("URBANFLOW_FULL_GPU_TESTS").map_or(true, |v| v != "1") {
+        eprintln!("SKIP every_road_graph_every_gpu_algorithm: set URBANFLOW_FULL_GPU_TESTS=1 (real GPU only)");
+        return;
+    }
+    let rels = [
+        "road/osm-small/bremen_time.gr.gz",
+        "road/osm-small/bremen_dist.gr.gz",
+        "road/osm-small/south_seattle_car.gr.gz",
+        "road/osm-small/graph_ballard.gr.gz",
+        "road/osm-small/graph_23rd.gr.gz",
+        "road/dimacs-rome99/rome99.gr.gz",
+        "road/weighted/NY.gr.xz",
+        "road/weighted/COL.gr.xz",
+        "road/weighted/FLA.gr.xz",
+    ];
+    let graphs: Vec<(&str, Csr<u32>)> = rels.iter().filter_map(|r| road(r).map(|g| (*r, g))).collect();
+    assert_eq!(graphs.len(), rels.len(), "all road graphs present");
+    for_each_context("every_road_graph_every_gpu_algorithm", |ctx| {
+        for (rel, g) in &graphs {
+            let n = g.num_vertices();
+            check_gpu_on(ctx, g, &[0, n / 3], &GPU_ALGOS, rel);
+            eprintln!("{rel}: all {} GPU algorithms equal Dijkstra on {}", GPU_ALGOS.len(), ctx.info.name);
+        }
+    });
+}
