@@ -36,6 +36,7 @@ mod api;
 pub mod cpu;
 mod error;
 pub mod gpu;
+pub mod many;
 mod paths;
 pub mod pred;
 

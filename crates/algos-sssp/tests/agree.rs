@@ -313,7 +313,9 @@ fn zero_weight_arcs_give_a_valid_tree() {
 #[test]
 fn every_road_graph_every_gpu_algorithm() {
     if std::env::var("URBANFLOW_FULL_GPU_TESTS").map_or(true, |v| v != "1") {
-        eprintln!("SKIP every_road_graph_every_gpu_algorithm: set URBANFLOW_FULL_GPU_TESTS=1 (real GPU only)");
+        eprintln!(
+            "SKIP every_road_graph_every_gpu_algorithm: set URBANFLOW_FULL_GPU_TESTS=1 (real GPU only)"
+        );
         return;
     }
     let rels = [

@@ -87,3 +87,37 @@ pub fn dijkstra(graph: &Csr<u32>, source: u32, stop: &Stop) -> Result<(Vec<u32>,
     }
     Ok((dist, stats))
 }
+
+/// Full Dijkstra from `source` into `dist` (length n, overwritten), reusing `heap`: the per-thread
+/// workhorse of many-source runs (no allocation per source).
+pub fn dijkstra_into(
+    graph: &Csr<u32>,
+    source: u32,
+    dist: &mut [u32],
+    heap: &mut RadixHeap,
+) -> Result<SsspStats, SsspError> {
+    dist.fill(UNREACHABLE);
+    *heap = RadixHeap::new_reusing(std::mem::take(heap));
+    let mut stats = SsspStats::default();
+    let (offsets, targets, weights) = (graph.offsets(), graph.targets(), graph.weights());
+    dist[source as usize] = 0;
+    heap.push(0, source);
+    while let Some((d, u)) = heap.pop() {
+        if d > dist[u as usize] {
+            continue;
+        }
+        stats.phases += 1;
+        for a in offsets[u as usize] as usize..offsets[u as usize + 1] as usize {
+            let v = targets[a] as usize;
+            let nd = (d as u64 + weights[a] as u64).min(SATURATED as u64);
+            if nd < dist[v] as u64 {
+                if nd == SATURATED as u64 {
+                    return Err(SsspError::WeightOverflow { bound: SATURATED });
+                }
+                dist[v] = nd as u32;
+                heap.push(nd as u32, v as u32);
+            }
+        }
+    }
+    Ok(stats)
+}

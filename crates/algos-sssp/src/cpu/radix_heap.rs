@@ -23,6 +23,14 @@ impl RadixHeap {
         Self { last: 0, len: 0, buckets: std::array::from_fn(|_| Vec::new()) }
     }
 
+    /// An empty heap (last key 0) that keeps `old`'s bucket allocations.
+    pub fn new_reusing(mut old: RadixHeap) -> Self {
+        for b in &mut old.buckets {
+            b.clear();
+        }
+        Self { last: 0, len: 0, buckets: old.buckets }
+    }
+
     #[inline]
     fn bucket(&self, key: u32) -> usize {
         (32 - (key ^ self.last).leading_zeros()) as usize

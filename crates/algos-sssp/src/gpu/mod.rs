@@ -411,27 +411,85 @@ impl<'a> GpuSssp<'a> {
     }
 
     fn lbr(&mut self, source: u32, k: u32) -> Result<SsspStats, SsspError> {
+        let dist = std::mem::replace(&mut self.dist, GpuBuffer::zeroed(self.ctx, "sssp placeholder", 0)?);
+        let stats = self.lbr_rows(&[source], k, &dist);
+        self.dist = dist;
+        stats
+    }
+
+    /// Most sources one batched LBR run holds: flags take 8 bytes per (source, vertex) and must fit one
+    /// storage binding; at most 256.
+    pub fn max_batch(&self) -> usize {
+        let n = self.graph.num_vertices().max(1) as u64;
+        let per_binding = self.ctx.limits.max_storage_buffer_binding_size / (8 * n);
+        per_binding.clamp(1, 256) as usize
+    }
+
+    /// Distances from each of `sources` at once (batched LBR with depth `k`): row `i` of the result,
+    /// `dist[i * n .. (i + 1) * n]`, belongs to `sources[i]`. At most [`GpuSssp::max_batch`] sources.
+    pub fn run_batch(&mut self, sources: &[u32], k: u32) -> Result<(Vec<u32>, SsspStats), SsspError> {
+        let n = self.graph.num_vertices();
+        if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+            return Err(SsspError::SourceOutOfRange { vertex: s, n });
+        }
+        if sources.len() > self.max_batch() {
+            return Err(SsspError::InvalidParameter(format!(
+                "{} sources exceed the batch limit of {} for this graph and device",
+                sources.len(),
+                self.max_batch()
+            )));
+        }
+        if sources.is_empty() {
+            return Ok((Vec::new(), SsspStats::default()));
+        }
+        let dist = GpuBuffer::<u32>::zeroed(self.ctx, "sssp batch dist", sources.len() * n as usize)?;
+        dist.check_bindable(self.ctx)?;
+        let mut stats = self.lbr_rows(sources, k, &dist)?;
+        let out = dist.read(self.ctx)?;
+        stats.readbacks += 1;
+        if out.contains(&SATURATED) {
+            return Err(SsspError::WeightOverflow { bound: SATURATED });
+        }
+        Ok((out, stats))
+    }
+
+    fn lbr_rows(&mut self, sources: &[u32], k: u32, dist: &GpuBuffer<u32>) -> Result<SsspStats, SsspError> {
         if !(1..=8).contains(&k) {
             return Err(SsspError::InvalidParameter(format!("LBR depth k = {k} is outside 1..=8")));
         }
-        let n = self.graph.num_vertices() as usize;
-        if self.mask.len() < 2 * n {
-            self.mask = GpuBuffer::zeroed(self.ctx, "sssp flags", 2 * n)?;
+        let cells = self.graph.num_vertices() as usize * sources.len();
+        if self.mask.len() < 2 * cells {
+            self.mask = GpuBuffer::zeroed(self.ctx, "sssp flags", 2 * cells)?;
+            self.mask.check_bindable(self.ctx)?;
         }
+        let source_buf = GpuBuffer::from_slice(self.ctx, "sssp sources", sources)?;
         let key = |e| PipelineKey::new(LBR, e).with("WG", WG).with("K", k);
         let (init, relax, advance) = (
             self.ctx.pipeline(&key("init"))?,
             self.ctx.pipeline(&key("relax"))?,
             self.ctx.pipeline(&key("advance"))?,
         );
-        let params = self.params(source, &[]);
-        let (d, f, c, p) =
-            ((3, self.dist.buffer()), (4, self.mask.buffer()), (6, self.control.buffer()), (7, &params));
-        let bi = self.bind_only(&init, &[d, f, p])?;
+        let params = self.params(sources.len() as u32, &[]);
+        let (d, f, sb, c, p) = (
+            (3, dist.buffer()),
+            (4, self.mask.buffer()),
+            (5, source_buf.buffer()),
+            (6, self.control.buffer()),
+            (7, &params),
+        );
+        let bi = self.bind_only(&init, &[d, f, sb, p])?;
         let br = self.bind(&relax, &[d, f, c, p])?;
         let ba = self.bind_only(&advance, &[c])?;
-        self.init(&init, &bi, &[0; 16])?;
-        let grid = self.vertex_grid()?;
+        let grid = self.ctx.grid_1d(cells as u64, WG)?;
+        self.control.write(self.ctx, 0, &[0; 16])?;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&init);
+            pass.set_bind_group(0, &bi, &[]);
+            gpu_runtime::dispatch::dispatch(&mut pass, grid);
+        }
+        self.ctx.scoped("initialising LBR", || self.ctx.queue.submit([enc.finish()]))?;
         let mut stats = SsspStats::default();
         let control = self.batched(
             &mut stats,
