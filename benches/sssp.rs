@@ -230,8 +230,45 @@ fn gpu() {
     }
 }
 
+/// Many-source throughput: trees per second of `many_to_all` on the CPU (all cores) and on the GPU,
+/// the same sources, checksums compared.
+fn many() {
+    let k: usize = arg("--many").and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let ctx = GpuContext::new().ok();
+    if let Some(c) = &ctx {
+        eprintln!("adapter: {}", c.describe());
+    }
+    for (name, g) in graphs() {
+        let srcs = sources(g.num_vertices(), k);
+        let run = |label: String, backend: Backend| {
+            let mut sum = 0u64;
+            let t = Instant::now();
+            let stats = urbanflow::sssp::many::many_to_all(&g, &srcs, backend, false, |b| {
+                sum = b.dist.iter().filter(|&&d| d != u32::MAX).fold(sum, |a, &d| a.wrapping_add(d as u64));
+            })
+            .unwrap();
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "{{\"graph\":\"{name}\",\"n\":{},\"sources\":{k},\"impl\":\"{label}\",\"solve_s\":{secs:.3},\"trees_per_s\":{:.1},\"phases\":{},\"dispatches\":{},\"checksum\":{sum}}}",
+                g.num_vertices(),
+                k as f64 / secs,
+                stats.phases,
+                stats.dispatches
+            );
+            sum
+        };
+        let cpu = run(format!("cpu many_to_all ({} threads)", rayon::current_num_threads()), Backend::Cpu);
+        if let Some(c) = &ctx {
+            let gpu = run(format!("gpu many_to_all (batched LBR k=4) on {}", c.info.name), Backend::Gpu(c));
+            assert_eq!(cpu, gpu, "{name}: checksums differ");
+        }
+    }
+}
+
 fn main() {
-    if flag("--gpu") {
+    if flag("--many") {
+        many();
+    } else if flag("--gpu") {
         gpu();
     } else {
         cpu();
