@@ -28,6 +28,37 @@ pub const WG: u32 = 256;
 const FIRST_BATCH: u32 = 16;
 const MAX_BATCH: u32 = 1024;
 
+/// How one recorded step is dispatched.
+#[derive(Clone, Copy)]
+enum Grid {
+    /// A fixed grid of workgroups.
+    Fixed([u32; 3]),
+    /// Indirect arguments at this byte offset of the given buffer.
+    Indirect(u64),
+}
+
+/// Records `steps` (pipeline, bind group, grid) into `pass`; returns the number of dispatches.
+fn record(
+    pass: &mut wgpu::ComputePass<'_>,
+    indirect: Option<&wgpu::Buffer>,
+    steps: &[(&wgpu::ComputePipeline, &wgpu::BindGroup, Grid)],
+) -> u64 {
+    for &(pipeline, bind, grid) in steps {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        match grid {
+            Grid::Fixed(g) => gpu_runtime::dispatch::dispatch(pass, g),
+            Grid::Indirect(offset) => pass.dispatch_workgroups_indirect(
+                indirect.expect("indirect steps need an argument buffer"),
+                offset,
+            ),
+        }
+    }
+    steps.len() as u64
+}
+
+const ONE: Grid = Grid::Fixed([1, 1, 1]);
+
 /// A GPU algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpuAlgorithm {
@@ -263,15 +294,8 @@ impl<'a> GpuSssp<'a> {
         let control = self.batched(
             &mut stats,
             |pass| {
-                for (p, b) in [(&relax, &br), (&update, &bu)] {
-                    pass.set_pipeline(p);
-                    pass.set_bind_group(0, b, &[]);
-                    gpu_runtime::dispatch::dispatch(pass, grid);
-                }
-                pass.set_pipeline(&advance);
-                pass.set_bind_group(0, &ba, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                3
+                let g = Grid::Fixed(grid);
+                record(pass, None, &[(&relax, &br, g), (&update, &bu, g), (&advance, &ba, ONE)])
             },
             |c| c[0] != 0,
         )?;
@@ -309,18 +333,12 @@ impl<'a> GpuSssp<'a> {
         let control = self.batched(
             &mut stats,
             |pass| {
-                for (pl, b) in [(&relax, &br), (&minimum, &bm)] {
-                    pass.set_pipeline(pl);
-                    pass.set_bind_group(0, b, &[]);
-                    gpu_runtime::dispatch::dispatch(pass, grid);
-                }
-                pass.set_pipeline(&advance);
-                pass.set_bind_group(0, &ba, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&update);
-                pass.set_bind_group(0, &bu, &[]);
-                gpu_runtime::dispatch::dispatch(pass, grid);
-                4
+                let g = Grid::Fixed(grid);
+                record(
+                    pass,
+                    None,
+                    &[(&relax, &br, g), (&minimum, &bm, g), (&advance, &ba, ONE), (&update, &bu, g)],
+                )
             },
             |c| c[0] != 0,
         )?;
@@ -386,19 +404,13 @@ impl<'a> GpuSssp<'a> {
         let control = self.batched(
             &mut stats,
             |pass| {
-                pass.set_pipeline(&pl[1]);
-                pass.set_bind_group(0, &br, &[]);
-                pass.dispatch_workgroups_indirect(args.buffer(), 0);
-                pass.set_pipeline(&pl[2]);
-                pass.set_bind_group(0, &bd, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&pl[3]);
-                pass.set_bind_group(0, &bs, &[]);
-                pass.dispatch_workgroups_indirect(args.buffer(), 12);
-                pass.set_pipeline(&pl[4]);
-                pass.set_bind_group(0, &bss, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                4
+                let steps = [
+                    (&*pl[1], &br, Grid::Indirect(0)),
+                    (&*pl[2], &bd, ONE),
+                    (&*pl[3], &bs, Grid::Indirect(12)),
+                    (&*pl[4], &bss, ONE),
+                ];
+                record(pass, Some(args.buffer()), &steps)
             },
             |c| c[0] != 0,
         )?;
@@ -493,15 +505,7 @@ impl<'a> GpuSssp<'a> {
         let mut stats = SsspStats::default();
         let control = self.batched(
             &mut stats,
-            |pass| {
-                pass.set_pipeline(&relax);
-                pass.set_bind_group(0, &br, &[]);
-                gpu_runtime::dispatch::dispatch(pass, grid);
-                pass.set_pipeline(&advance);
-                pass.set_bind_group(0, &ba, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                2
-            },
+            |pass| record(pass, None, &[(&relax, &br, Grid::Fixed(grid)), (&advance, &ba, ONE)]),
             |c| c[0] != 0,
         )?;
         stats.phases = control[2] as u64;
@@ -524,16 +528,8 @@ impl<'a> GpuSssp<'a> {
         control[2] = 1; // live entries
         self.init(&init, &bi, &control)?;
         let mut stats = SsspStats::default();
-        let control = self.batched(
-            &mut stats,
-            |pass| {
-                pass.set_pipeline(&run);
-                pass.set_bind_group(0, &br, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                1
-            },
-            |c| c[0] != 0,
-        )?;
+        let control =
+            self.batched(&mut stats, |pass| record(pass, None, &[(&run, &br, ONE)]), |c| c[0] != 0)?;
         if control[4] != 0 {
             return Err(SsspError::QueueOverflow { queue: "jradi", capacity: cap as u64 });
         }
