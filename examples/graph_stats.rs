@@ -28,7 +28,8 @@ struct Args {
 }
 
 fn bundled() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-road.gr.gz")
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-road.gr.gz");
+    p.canonicalize().unwrap_or(p)
 }
 
 fn main() -> ExitCode {
