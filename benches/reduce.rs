@@ -14,19 +14,8 @@ use rayon::prelude::*;
 use urbanflow::gpu::{GpuBuffer, GpuContext, GpuTimer, copy, wgpu};
 use urbanflow::reduce::{GpuReducer, Operation, ReduceConfig, SubgroupMode, Variant};
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
-}
-
-fn flag(name: &str) -> bool {
-    std::env::args().any(|a| a == name)
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[xs.len() / 2]
-}
+mod common;
+use common::{arg, flag, median};
 
 fn sizes(default: &str) -> Vec<usize> {
     let mut out: Vec<usize> = arg("--sizes")

@@ -20,19 +20,8 @@ use urbanflow::graph::rng::SplitMix64;
 use urbanflow::sssp::gpu::{GpuAlgorithm, GpuSssp, SettleRule};
 use urbanflow::sssp::{Algorithm, Query, ShortestPaths, solve};
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
-}
-
-fn flag(name: &str) -> bool {
-    std::env::args().any(|a| a == name)
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[xs.len() / 2]
-}
+mod common;
+use common::{arg, flag, median};
 
 fn sources(n: u32, k: usize) -> Vec<u32> {
     let mut rng = SplitMix64::new(1);

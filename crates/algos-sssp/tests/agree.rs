@@ -233,6 +233,19 @@ fn overflow_is_an_error_not_unreachable() {
     });
 }
 
+/// Every road graph of the shared data set.
+const ROAD_GRAPHS: [&str; 9] = [
+    "road/osm-small/bremen_time.gr.gz",
+    "road/osm-small/bremen_dist.gr.gz",
+    "road/osm-small/south_seattle_car.gr.gz",
+    "road/osm-small/graph_ballard.gr.gz",
+    "road/osm-small/graph_23rd.gr.gz",
+    "road/dimacs-rome99/rome99.gr.gz",
+    "road/weighted/NY.gr.xz",
+    "road/weighted/COL.gr.xz",
+    "road/weighted/FLA.gr.xz",
+];
+
 fn road(rel: &str) -> Option<Csr<u32>> {
     let path = data_path(rel, "algos-sssp road data")?;
     Some(read_graph(&path, ReadOptions::default()).unwrap())
@@ -240,17 +253,7 @@ fn road(rel: &str) -> Option<Csr<u32>> {
 
 #[test]
 fn real_road_graphs_on_the_cpu() {
-    for rel in [
-        "road/osm-small/bremen_time.gr.gz",
-        "road/osm-small/bremen_dist.gr.gz",
-        "road/osm-small/south_seattle_car.gr.gz",
-        "road/osm-small/graph_ballard.gr.gz",
-        "road/osm-small/graph_23rd.gr.gz",
-        "road/dimacs-rome99/rome99.gr.gz",
-        "road/weighted/NY.gr.xz",
-        "road/weighted/COL.gr.xz",
-        "road/weighted/FLA.gr.xz",
-    ] {
+    for rel in ROAD_GRAPHS {
         let Some(g) = road(rel) else { return };
         let n = g.num_vertices();
         let big = n > 100_000;
@@ -318,17 +321,7 @@ fn every_road_graph_every_gpu_algorithm() {
         );
         return;
     }
-    let rels = [
-        "road/osm-small/bremen_time.gr.gz",
-        "road/osm-small/bremen_dist.gr.gz",
-        "road/osm-small/south_seattle_car.gr.gz",
-        "road/osm-small/graph_ballard.gr.gz",
-        "road/osm-small/graph_23rd.gr.gz",
-        "road/dimacs-rome99/rome99.gr.gz",
-        "road/weighted/NY.gr.xz",
-        "road/weighted/COL.gr.xz",
-        "road/weighted/FLA.gr.xz",
-    ];
+    let rels = ROAD_GRAPHS;
     let graphs: Vec<(&str, Csr<u32>)> = rels.iter().filter_map(|r| road(r).map(|g| (*r, g))).collect();
     assert_eq!(graphs.len(), rels.len(), "all road graphs present");
     for_each_context("every_road_graph_every_gpu_algorithm", |ctx| {
