@@ -7,6 +7,7 @@
 //! | PACE-2016 `.gr` | `c …`, `p tw n m`, `u v` (undirected, unweighted) | 1-based | [`read_pace`] |
 //! | plain edge list | `u v [w]`, `#`/`%` comments | 0-based | [`read_edge_list`] |
 //! | DIMACS coordinates `.co` | `c …`, `p aux sp co n`, `v id x y` | 1-based | [`read_dimacs_coordinates`] |
+//! | TNTP traffic assignment | `<KEY> value` metadata, `~` comments, rows ending in `;` | file's own | [`tntp`] |
 //!
 //! [`read_graph`] picks the format from the file's problem line. Every error names the file, the line and
 //! what was expected ([`ReadError`]); header counts are checked against the body; nothing is silently
@@ -30,6 +31,7 @@ mod dimacs;
 mod edge_list;
 mod lines;
 mod source;
+pub mod tntp;
 mod write;
 
 pub use coords::{parse_dimacs_coordinates, read_dimacs_coordinates};
@@ -192,6 +194,12 @@ pub enum ParseError {
     DuplicateVertex {
         /// The id as in the file.
         id: u64,
+    },
+    /// A metadata line the format needs is absent.
+    #[error("missing metadata `<{key}>`")]
+    MissingMetadata {
+        /// The key, without brackets.
+        key: &'static str,
     },
     /// The arcs read do not make a graph (too many arcs for u32 offsets, ...).
     #[error("{0}")]

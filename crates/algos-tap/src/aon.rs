@@ -1,0 +1,201 @@
+//! All-or-nothing loading on the CPU: one shortest-path tree per origin (Dijkstra on f64 costs, zones
+//! not passed through), demand accumulated bottom-up along the tree.
+//!
+//! Origins are split into a fixed number of contiguous blocks whatever the thread count; each block sums
+//! its loads in origin order and the blocks are added in block order, so the result is bit-identical on
+//! 1 or 64 threads.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
+
+use crate::demand::Demand;
+use crate::error::TapError;
+use crate::network::Network;
+
+/// Number of origin blocks (independent of the thread count, for determinism).
+const BLOCKS: usize = 64;
+
+/// The network's forward star with per-arc heads, ready for repeated searches.
+#[derive(Debug, Clone)]
+pub(crate) struct SearchGraph {
+    offsets: Vec<u32>,
+    heads: Vec<u32>,
+    links: Vec<u32>,
+    tails: Vec<u32>,
+    /// Whether a node may be expanded when it is not the origin.
+    through: Vec<bool>,
+}
+
+impl SearchGraph {
+    pub(crate) fn new(net: &Network, block_zones: bool) -> Self {
+        let links: Vec<u32> = net.out_link_ids().to_vec();
+        let heads = links.iter().map(|&a| net.links()[a as usize].to).collect();
+        let tails = net.links().iter().map(|l| l.from).collect();
+        let through = if block_zones { net.through().to_vec() } else { vec![true; net.num_nodes()] };
+        Self { offsets: net.out_offsets().to_vec(), heads, links, tails, through }
+    }
+
+    fn num_nodes(&self) -> usize {
+        self.through.len()
+    }
+}
+
+/// Per-thread reusable state of one shortest-path tree.
+struct Workspace {
+    dist: Vec<f64>,
+    pred: Vec<u32>,
+    /// Nodes in the order they were settled.
+    order: Vec<u32>,
+    /// Nodes whose label was set (settled or not), to reset after the tree.
+    touched: Vec<u32>,
+    /// Demand still to be carried from each node towards the origin; also marks destinations.
+    node_flow: Vec<f64>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+impl Workspace {
+    fn new(n: usize) -> Self {
+        Self {
+            dist: vec![f64::INFINITY; n],
+            pred: vec![u32::MAX; n],
+            order: Vec::with_capacity(n),
+            touched: Vec::with_capacity(n),
+            node_flow: vec![0.0; n],
+            heap: BinaryHeap::new(),
+        }
+    }
+}
+
+/// What one block of origins produced.
+struct BlockLoad {
+    y: Vec<f64>,
+    sptt: f64,
+    unreachable: Vec<(u32, u32, f64)>,
+}
+
+/// One origin: tree, SPTT contribution, loads added to `y`. `arc_cost` is in forward-star order.
+fn load_origin(
+    g: &SearchGraph,
+    arc_cost: &[f64],
+    origin: u32,
+    dests: &[u32],
+    flows: &[f64],
+    ws: &mut Workspace,
+    out: &mut BlockLoad,
+) {
+    for (&d, &f) in dests.iter().zip(flows) {
+        ws.node_flow[d as usize] = f;
+    }
+    let mut remaining = dests.len();
+    ws.dist[origin as usize] = 0.0;
+    ws.touched.push(origin);
+    ws.heap.push(Reverse((0f64.to_bits(), origin)));
+    // Non-negative f64 costs order like their bit patterns, so the heap compares integers.
+    while let Some(Reverse((key, v))) = ws.heap.pop() {
+        let dv = f64::from_bits(key);
+        if dv > ws.dist[v as usize] {
+            continue;
+        }
+        ws.order.push(v);
+        if ws.node_flow[v as usize] > 0.0 && v != origin {
+            remaining -= 1;
+            if remaining == 0 {
+                break;
+            }
+        }
+        if v != origin && !g.through[v as usize] {
+            continue;
+        }
+        let arcs = g.offsets[v as usize] as usize..g.offsets[v as usize + 1] as usize;
+        for ((&w, &cost), &link) in
+            g.heads[arcs.clone()].iter().zip(&arc_cost[arcs.clone()]).zip(&g.links[arcs])
+        {
+            let w = w as usize;
+            let nd = dv + cost;
+            if nd < ws.dist[w] {
+                if ws.dist[w] == f64::INFINITY {
+                    ws.touched.push(w as u32);
+                }
+                ws.dist[w] = nd;
+                ws.pred[w] = link;
+                ws.heap.push(Reverse((nd.to_bits(), w as u32)));
+            }
+        }
+    }
+    ws.heap.clear();
+    for (&d, &f) in dests.iter().zip(flows) {
+        let dd = ws.dist[d as usize];
+        if dd.is_finite() {
+            out.sptt += f * dd;
+        } else {
+            out.unreachable.push((origin, d, f));
+            ws.node_flow[d as usize] = 0.0;
+        }
+    }
+    // Leaves first: every node's demand moves onto its tree link and on to the link's tail.
+    for &v in ws.order.iter().rev() {
+        let f = ws.node_flow[v as usize];
+        if f != 0.0 && v != origin {
+            let a = ws.pred[v as usize] as usize;
+            out.y[a] += f;
+            ws.node_flow[g.tails[a] as usize] += f;
+        }
+        ws.node_flow[v as usize] = 0.0;
+    }
+    for &v in &ws.touched {
+        ws.dist[v as usize] = f64::INFINITY;
+        ws.pred[v as usize] = u32::MAX;
+    }
+    ws.order.clear();
+    ws.touched.clear();
+}
+
+/// All-or-nothing loads `y` (one per link) at link costs `costs`, and the shortest-path total
+/// `SPTT = Σ_od d_od κ_od`.
+pub(crate) fn all_or_nothing(
+    net: &Network,
+    g: &SearchGraph,
+    demand: &Demand,
+    costs: &[f64],
+    y: &mut [f64],
+) -> Result<f64, TapError> {
+    let arc_cost: Vec<f64> = g.links.iter().map(|&a| costs[a as usize]).collect();
+    let origins = demand.num_origins();
+    let per_block = origins.div_ceil(BLOCKS).max(1);
+    let m = y.len();
+    let blocks: Vec<BlockLoad> = (0..origins.div_ceil(per_block))
+        .into_par_iter()
+        .map_init(
+            || Workspace::new(g.num_nodes()),
+            |ws, b| {
+                let mut out = BlockLoad { y: vec![0.0; m], sptt: 0.0, unreachable: Vec::new() };
+                for i in b * per_block..((b + 1) * per_block).min(origins) {
+                    let (dests, flows) = demand.from_origin(i);
+                    load_origin(g, &arc_cost, demand.origins()[i], dests, flows, ws, &mut out);
+                }
+                out
+            },
+        )
+        .collect();
+    y.iter_mut().for_each(|v| *v = 0.0);
+    let mut sptt = 0.0;
+    let mut unreachable = Vec::new();
+    for b in blocks {
+        for (t, v) in y.iter_mut().zip(&b.y) {
+            *t += v;
+        }
+        sptt += b.sptt;
+        unreachable.extend(b.unreachable);
+    }
+    if let Some(&(o, d, _)) = unreachable.first() {
+        return Err(TapError::DemandUnreachable {
+            pairs: unreachable.len(),
+            flow: unreachable.iter().map(|u| u.2).sum(),
+            origin: net.node_id(o),
+            destination: net.node_id(d),
+        });
+    }
+    Ok(sptt)
+}

@@ -1,0 +1,129 @@
+//! Origin–destination demand, stored by origin.
+
+use std::path::Path;
+
+use graph_core::io::tntp::{TntpTrips, read_trips};
+
+use crate::error::TapError;
+use crate::network::Network;
+
+/// Demand between nodes of a [`Network`], grouped by origin (CSR): for the `i`-th origin, destinations
+/// `dest[offsets[i]..offsets[i + 1]]` with flows alongside. Entries for the same pair are summed; zero and
+/// intrazonal (origin = destination) entries are dropped, the intrazonal total is kept for reports.
+///
+/// ```
+/// use algos_tap::{CostFactors, Demand, Link, Network};
+/// let link = Link { from: 0, to: 1, capacity: 1.0, length: 0.0, free_flow_time: 1.0, b: 0.0, power: 0.0, toll: 0.0 };
+/// let net = Network::new(2, &[link], 0, CostFactors::default()).unwrap();
+/// let d = Demand::from_pairs(&net, [(0, 1, 5.0), (0, 1, 2.0), (1, 1, 9.0)]).unwrap();
+/// assert_eq!(d.total(), 7.0);
+/// assert_eq!(d.intrazonal(), 9.0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Demand {
+    origins: Vec<u32>,
+    offsets: Vec<u32>,
+    dest: Vec<u32>,
+    flow: Vec<f64>,
+    intrazonal: f64,
+}
+
+impl Demand {
+    /// Reads a TNTP `_trips` file for `net`.
+    pub fn read_tntp(path: impl AsRef<Path>, net: &Network) -> Result<Self, TapError> {
+        Self::from_tntp(&read_trips(path.as_ref())?, net)
+    }
+
+    /// Builds the demand of a parsed `_trips` file; every zone must be a node of `net`.
+    pub fn from_tntp(trips: &TntpTrips, net: &Network) -> Result<Self, TapError> {
+        let index = |zone: u64| {
+            net.node_index(zone).ok_or_else(|| TapError::UnknownZone { path: trips.path.clone(), zone })
+        };
+        let mut pairs = Vec::with_capacity(trips.entries.len());
+        for &(o, d, f) in &trips.entries {
+            pairs.push((index(o)?, index(d)?, f));
+        }
+        Self::from_pairs(net, pairs)
+    }
+
+    /// Builds demand from `(origin, destination, flow)` with dense node indices.
+    pub fn from_pairs(
+        net: &Network,
+        pairs: impl IntoIterator<Item = (u32, u32, f64)>,
+    ) -> Result<Self, TapError> {
+        let n = net.num_nodes() as u32;
+        let mut intrazonal = 0.0;
+        let mut list = Vec::new();
+        for (o, d, f) in pairs {
+            if o >= n || d >= n {
+                return Err(TapError::InvalidOption(format!("demand {o}→{d} names a node outside 0..{n}")));
+            }
+            if !(f >= 0.0 && f.is_finite()) {
+                return Err(TapError::InvalidOption(format!(
+                    "demand {o}→{d} is {f}: expected a finite flow ≥ 0"
+                )));
+            }
+            if o == d {
+                intrazonal += f;
+            } else if f > 0.0 {
+                list.push((o, d, f));
+            }
+        }
+        list.sort_by_key(|&(o, d, _)| (o, d));
+        let mut demand =
+            Self { origins: Vec::new(), offsets: vec![0], dest: Vec::new(), flow: Vec::new(), intrazonal };
+        for (o, d, f) in list {
+            let new_origin = demand.origins.last() != Some(&o);
+            if new_origin {
+                if !demand.origins.is_empty() {
+                    demand.offsets.push(demand.dest.len() as u32);
+                }
+                demand.origins.push(o);
+            }
+            if !new_origin && demand.dest.last() == Some(&d) {
+                *demand.flow.last_mut().expect("a previous entry") += f;
+            } else {
+                demand.dest.push(d);
+                demand.flow.push(f);
+            }
+        }
+        if !demand.origins.is_empty() {
+            demand.offsets.push(demand.dest.len() as u32);
+        }
+        Ok(demand)
+    }
+
+    /// Every flow multiplied by `factor` (Chicago-Sketch's README suggests ×2 for testing).
+    pub fn scaled(&self, factor: f64) -> Self {
+        let mut d = self.clone();
+        d.flow.iter_mut().for_each(|f| *f *= factor);
+        d.intrazonal *= factor;
+        d
+    }
+
+    /// Total demand between distinct nodes.
+    pub fn total(&self) -> f64 {
+        self.flow.iter().sum()
+    }
+    /// Total intrazonal demand (dropped from the assignment).
+    pub fn intrazonal(&self) -> f64 {
+        self.intrazonal
+    }
+    /// Number of origins with demand.
+    pub fn num_origins(&self) -> usize {
+        self.origins.len()
+    }
+    /// Number of OD pairs with demand.
+    pub fn num_pairs(&self) -> usize {
+        self.dest.len()
+    }
+    /// The origins with demand (dense node indices, increasing).
+    pub fn origins(&self) -> &[u32] {
+        &self.origins
+    }
+    /// Destinations and flows of the `i`-th origin.
+    pub fn from_origin(&self, i: usize) -> (&[u32], &[f64]) {
+        let r = self.offsets[i] as usize..self.offsets[i + 1] as usize;
+        (&self.dest[r.clone()], &self.flow[r])
+    }
+}

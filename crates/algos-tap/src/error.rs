@@ -1,0 +1,94 @@
+//! Errors of traffic assignment.
+
+use std::path::PathBuf;
+
+use graph_core::io::ReadError;
+
+/// Why a network, a demand or an assignment could not be built or solved.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TapError {
+    /// A TNTP file could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A link has capacity 0 but a flow-dependent cost.
+    #[error("{}:{line}: link {from}→{to} has capacity {capacity} with B = {b}: expected a positive capacity (or B = 0)", path.display())]
+    CapacityZero {
+        /// The network file.
+        path: PathBuf,
+        /// Its line.
+        line: u64,
+        /// Tail id as in the file.
+        from: u64,
+        /// Head id as in the file.
+        to: u64,
+        /// The capacity found.
+        capacity: f64,
+        /// The BPR coefficient found.
+        b: f64,
+    },
+    /// A link parameter outside its domain.
+    #[error("link {link} ({from}→{to}): {field} = {value}: expected {expected}")]
+    BadParameter {
+        /// Link index (0-based, file order).
+        link: usize,
+        /// Tail id as in the file.
+        from: u64,
+        /// Head id as in the file.
+        to: u64,
+        /// The parameter.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// A zone of the trip table is not a node of the network.
+    #[error("{}: zone {zone} is not a node of the network", path.display())]
+    UnknownZone {
+        /// The trips file.
+        path: PathBuf,
+        /// The zone id as in the file.
+        zone: u64,
+    },
+    /// Demand whose destination cannot be reached from its origin.
+    #[error("{pairs} OD pair(s) with {flow} total demand have no path (first: {origin} → {destination})")]
+    DemandUnreachable {
+        /// Number of such pairs.
+        pairs: usize,
+        /// Their total demand.
+        flow: f64,
+        /// First such origin (file id).
+        origin: u64,
+        /// First such destination (file id).
+        destination: u64,
+    },
+    /// Flows given for the wrong number of links, or not finite and non-negative.
+    #[error("{what}: {found} values for {expected} links, or a value that is negative or not finite")]
+    BadFlows {
+        /// Which flows.
+        what: &'static str,
+        /// How many were given.
+        found: usize,
+        /// How many links.
+        expected: usize,
+    },
+    /// A published flow row names a link the network does not have.
+    #[error("{}: row {row} names link {from}→{to}, which the network does not have (or has fewer times)", path.display())]
+    UnknownLink {
+        /// The flow file.
+        path: PathBuf,
+        /// 1-based row.
+        row: usize,
+        /// Tail id.
+        from: u64,
+        /// Head id.
+        to: u64,
+    },
+    /// An option outside its domain.
+    #[error("invalid option: {0}")]
+    InvalidOption(String),
+    /// The GPU failed or is missing.
+    #[error("GPU: {0}")]
+    Gpu(String),
+}

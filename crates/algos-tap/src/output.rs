@@ -1,0 +1,69 @@
+//! Link flows in and out: published `_flow.tntp` solutions matched to a network's links, and writers for
+//! TNTP flow files and CSV.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::Path;
+
+use graph_core::io::create_text;
+use graph_core::io::tntp::read_flow;
+
+use crate::error::TapError;
+use crate::network::Network;
+
+/// Reads a `_flow.tntp` file and returns its volumes in `net`'s link order. Rows are matched to links by
+/// (from, to); parallel links are matched in file order. Every link must get exactly one row.
+pub fn read_flows(path: impl AsRef<Path>, net: &Network) -> Result<Vec<f64>, TapError> {
+    let path = path.as_ref();
+    let rows = read_flow(path)?;
+    let mut slots: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
+    for (a, l) in net.links().iter().enumerate().rev() {
+        slots.entry((net.node_id(l.from), net.node_id(l.to))).or_default().push(a);
+    }
+    let mut flows = vec![f64::NAN; net.num_links()];
+    for (i, r) in rows.iter().enumerate() {
+        let a = slots.get_mut(&(r.from, r.to)).and_then(|v| v.pop()).ok_or_else(|| {
+            TapError::UnknownLink { path: path.to_path_buf(), row: i + 1, from: r.from, to: r.to }
+        })?;
+        flows[a] = r.volume;
+    }
+    if flows.iter().any(|f| f.is_nan()) {
+        return Err(TapError::BadFlows {
+            what: "published flows",
+            found: rows.len(),
+            expected: net.num_links(),
+        });
+    }
+    Ok(flows)
+}
+
+/// Writes flows and costs in the TNTP `_flow` format (`From To Volume Cost`, file ids). A `.gz` or `.xz`
+/// extension compresses.
+pub fn write_flows_tntp(
+    path: impl AsRef<Path>,
+    net: &Network,
+    flows: &[f64],
+    costs: &[f64],
+) -> io::Result<()> {
+    let mut w = create_text(path)?;
+    writeln!(w, "From \tTo \tVolume \tCost ")?;
+    for (a, l) in net.links().iter().enumerate() {
+        writeln!(w, "{} \t{} \t{} \t{} ", net.node_id(l.from), net.node_id(l.to), flows[a], costs[a])?;
+    }
+    w.flush()
+}
+
+/// Writes flows and costs as CSV: `link,from,to,flow,cost` (1-based link number in file order, file ids).
+pub fn write_flows_csv(
+    path: impl AsRef<Path>,
+    net: &Network,
+    flows: &[f64],
+    costs: &[f64],
+) -> io::Result<()> {
+    let mut w = create_text(path)?;
+    writeln!(w, "link,from,to,flow,cost")?;
+    for (a, l) in net.links().iter().enumerate() {
+        writeln!(w, "{},{},{},{},{}", a + 1, net.node_id(l.from), net.node_id(l.to), flows[a], costs[a])?;
+    }
+    w.flush()
+}

@@ -1,0 +1,482 @@
+//! The Frank–Wolfe family: MSA, Frank–Wolfe, conjugate and bi-conjugate Frank–Wolfe (Mitradjieva &
+//! Lindberg 2013), for user equilibrium or system optimum, with an exact line search on the objective's
+//! derivative.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use crate::aon::{SearchGraph, all_or_nothing};
+use crate::demand::Demand;
+use crate::error::TapError;
+use crate::network::Network;
+
+/// The assignment method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// Method of successive averages: step `1/(k+1)`, no line search.
+    Msa,
+    /// Frank–Wolfe with an exact line search.
+    FrankWolfe,
+    /// Conjugate Frank–Wolfe.
+    ConjugateFw,
+    /// Bi-conjugate Frank–Wolfe (the default: the fastest of the family).
+    #[default]
+    BiconjugateFw,
+}
+
+impl FromStr for Algorithm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "msa" => Ok(Self::Msa),
+            "fw" | "frank-wolfe" => Ok(Self::FrankWolfe),
+            "cfw" => Ok(Self::ConjugateFw),
+            "bfw" => Ok(Self::BiconjugateFw),
+            other => Err(format!("unknown algorithm `{other}`: expected msa, fw, cfw or bfw")),
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Msa => "msa",
+            Self::FrankWolfe => "fw",
+            Self::ConjugateFw => "cfw",
+            Self::BiconjugateFw => "bfw",
+        })
+    }
+}
+
+/// Which equilibrium to find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Objective {
+    /// Wardrop's first principle: used paths have equal, minimal cost (Beckmann's program).
+    #[default]
+    UserEquilibrium,
+    /// Wardrop's second principle: total travel cost is minimal (loads on marginal costs).
+    SystemOptimum,
+}
+
+/// When to stop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stop {
+    /// Target relative gap `(TSTT − SPTT) / TSTT`.
+    pub relative_gap: f64,
+    /// At most this many iterations (each one all-or-nothing loading).
+    pub max_iterations: u32,
+    /// At most this long.
+    pub max_time: Option<Duration>,
+    /// The gap must be below the target this many iterations in a row (conjugate methods' gaps are
+    /// noisy).
+    pub consecutive_below: u32,
+}
+
+impl Default for Stop {
+    fn default() -> Self {
+        Self { relative_gap: 1e-4, max_iterations: 500, max_time: None, consecutive_below: 1 }
+    }
+}
+
+/// How to assign.
+#[derive(Debug, Clone, Default)]
+pub struct AssignOptions {
+    /// The method.
+    pub algorithm: Algorithm,
+    /// User equilibrium or system optimum.
+    pub objective: Objective,
+    /// When to stop.
+    pub stop: Stop,
+    /// Let paths pass through zones below `<FIRST THRU NODE>` (false, the default, blocks them, as the
+    /// published solutions do).
+    pub allow_zone_transit: bool,
+    /// Start from these link flows instead of all-or-nothing at free flow.
+    pub warm_start: Option<Vec<f64>>,
+}
+
+/// One iteration's measurements (of the flows at the start of the iteration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IterationLog {
+    /// 1-based iteration.
+    pub iteration: u32,
+    /// Seconds since the solve started, at the end of this iteration's all-or-nothing loading.
+    pub seconds: f64,
+    /// Total system travel cost `Σ c_a(x) x_a`.
+    pub tstt: f64,
+    /// Shortest-path total `Σ d κ` at the current costs (marginal costs for system optimum).
+    pub sptt: f64,
+    /// `(TSTT − SPTT) / TSTT` (with marginal costs for system optimum).
+    pub relative_gap: f64,
+    /// `TSTT / SPTT − 1`.
+    pub relative_gap_sptt: f64,
+    /// `(TSTT − SPTT) / demand`.
+    pub average_excess_cost: f64,
+    /// Beckmann objective (user equilibrium) or total cost (system optimum).
+    pub objective: f64,
+    /// Best lower bound on the optimal objective so far (user equilibrium).
+    pub lower_bound: f64,
+    /// The step size that produced these flows (0 for the first iteration).
+    pub step: f64,
+}
+
+/// The result of an assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    /// Link flows, in the network's link order.
+    pub flows: Vec<f64>,
+    /// Generalised link costs at those flows.
+    pub costs: Vec<f64>,
+    /// One entry per iteration.
+    pub history: Vec<IterationLog>,
+    /// Whether the gap target was reached.
+    pub converged: bool,
+}
+
+impl Assignment {
+    /// The last iteration's measurements.
+    pub fn last(&self) -> &IterationLog {
+        self.history.last().expect("an assignment has at least one iteration")
+    }
+}
+
+/// Objective, totals and gaps of given flows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// Beckmann objective.
+    pub objective: f64,
+    /// `Σ c_a(x) x_a`.
+    pub tstt: f64,
+    /// Shortest-path total at those costs.
+    pub sptt: f64,
+    /// `(TSTT − SPTT) / TSTT`.
+    pub relative_gap: f64,
+    /// `TSTT / SPTT − 1`.
+    pub relative_gap_sptt: f64,
+    /// `(TSTT − SPTT) / demand`.
+    pub average_excess_cost: f64,
+}
+
+/// Measures given flows (for example a published equilibrium): objective, TSTT, SPTT and gaps, with
+/// zones blocked as in [`AssignOptions::allow_zone_transit`].
+pub fn evaluate(
+    net: &Network,
+    demand: &Demand,
+    flows: &[f64],
+    allow_zone_transit: bool,
+) -> Result<Evaluation, TapError> {
+    check_flows(net, flows, "flows")?;
+    let g = SearchGraph::new(net, !allow_zone_transit);
+    let mut costs = vec![0.0; net.num_links()];
+    net.costs(flows, &mut costs);
+    let mut y = vec![0.0; net.num_links()];
+    let sptt = all_or_nothing(net, &g, demand, &costs, &mut y)?;
+    let tstt = dot(&costs, flows);
+    Ok(Evaluation {
+        objective: net.beckmann(flows),
+        tstt,
+        sptt,
+        relative_gap: (tstt - sptt) / tstt,
+        relative_gap_sptt: tstt / sptt - 1.0,
+        average_excess_cost: (tstt - sptt) / demand.total(),
+    })
+}
+
+fn check_flows(net: &Network, flows: &[f64], what: &'static str) -> Result<(), TapError> {
+    if flows.len() != net.num_links() || flows.iter().any(|f| !(*f >= 0.0 && f.is_finite())) {
+        return Err(TapError::BadFlows { what, found: flows.len(), expected: net.num_links() });
+    }
+    Ok(())
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Solves the assignment. See [`assign_with_progress`] for a per-iteration callback.
+///
+/// ```
+/// use algos_tap::{assign, AssignOptions, CostFactors, Demand, Link, Network};
+/// // Two parallel roads from 0 to 1: t1 = 10 + x/100 (BPR, power 1), t2 = 20 (constant).
+/// let road = |t0, b| Link { from: 0, to: 1, capacity: 1000.0, length: 0.0, free_flow_time: t0, b, power: 1.0, toll: 0.0 };
+/// let net = Network::new(2, &[road(10.0, 1.0), road(20.0, 0.0)], 0, CostFactors::default()).unwrap();
+/// let demand = Demand::from_pairs(&net, [(0, 1, 3000.0)]).unwrap();
+/// let mut opts = AssignOptions::default();
+/// opts.stop.relative_gap = 1e-9;
+/// let result = assign(&net, &demand, &opts).unwrap();
+/// // Equilibrium: 10 + x1/100 = 20, so x1 = 1000 and the rest takes road 2.
+/// assert!((result.flows[0] - 1000.0).abs() < 1e-3, "{:?}", result.flows);
+/// ```
+pub fn assign(net: &Network, demand: &Demand, opts: &AssignOptions) -> Result<Assignment, TapError> {
+    assign_with_progress(net, demand, opts, |_| {})
+}
+
+/// Solves the assignment, calling `progress` after every iteration's measurements.
+pub fn assign_with_progress(
+    net: &Network,
+    demand: &Demand,
+    opts: &AssignOptions,
+    mut progress: impl FnMut(&IterationLog),
+) -> Result<Assignment, TapError> {
+    let stop = opts.stop;
+    if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
+        return Err(TapError::InvalidOption(
+            "the stop rule needs a gap target ≥ 0 and at least one iteration".into(),
+        ));
+    }
+    let start = Instant::now();
+    let m = net.num_links();
+    let g = SearchGraph::new(net, !opts.allow_zone_transit);
+    let system_optimum = opts.objective == Objective::SystemOptimum;
+    let total_demand = demand.total();
+
+    let mut x = match &opts.warm_start {
+        Some(w) => {
+            check_flows(net, w, "warm start")?;
+            w.clone()
+        }
+        None => {
+            let zero = vec![0.0; m];
+            let mut c0 = vec![0.0; m];
+            direction_costs(net, &zero, system_optimum, &mut c0);
+            let mut y = vec![0.0; m];
+            all_or_nothing(net, &g, demand, &c0, &mut y)?;
+            y
+        }
+    };
+
+    let mut state = DirectionState::default();
+    let mut history = Vec::new();
+    let mut cost = vec![0.0; m];
+    let mut g_cost = vec![0.0; m];
+    let mut y = vec![0.0; m];
+    let mut lower_bound = f64::NEG_INFINITY;
+    let mut below = 0;
+    let mut converged = false;
+    let mut step = 0.0;
+    let mut ls = LineSearch::new(m);
+    loop {
+        net.costs(&x, &mut cost);
+        direction_costs(net, &x, system_optimum, &mut g_cost);
+        let sptt = all_or_nothing(net, &g, demand, &g_cost, &mut y)?;
+        let gtx = dot(&g_cost, &x);
+        let tstt = dot(&cost, &x);
+        let objective = if system_optimum { tstt } else { net.beckmann(&x) };
+        if !system_optimum {
+            lower_bound = lower_bound.max(objective - (gtx - sptt));
+        }
+        let log = IterationLog {
+            iteration: history.len() as u32 + 1,
+            seconds: start.elapsed().as_secs_f64(),
+            tstt,
+            sptt,
+            relative_gap: if gtx > 0.0 { (gtx - sptt) / gtx } else { 0.0 },
+            relative_gap_sptt: if sptt > 0.0 { gtx / sptt - 1.0 } else { 0.0 },
+            average_excess_cost: if total_demand > 0.0 { (gtx - sptt) / total_demand } else { 0.0 },
+            objective,
+            lower_bound,
+            step,
+        };
+        progress(&log);
+        history.push(log);
+        if log.relative_gap <= stop.relative_gap {
+            below += 1;
+            if below >= stop.consecutive_below.max(1) {
+                converged = true;
+                break;
+            }
+        } else {
+            below = 0;
+        }
+        if history.len() >= stop.max_iterations as usize
+            || stop.max_time.is_some_and(|t| start.elapsed() >= t)
+        {
+            break;
+        }
+
+        let k = history.len();
+        if opts.algorithm == Algorithm::Msa {
+            step = 1.0 / (k as f64 + 1.0);
+            for (xa, ya) in x.iter_mut().zip(&y) {
+                *xa += step * (ya - *xa);
+            }
+            continue;
+        }
+        let target = state.direction(net, opts.algorithm, k, &x, &y, system_optimum);
+        // AequilibraE's tolerance: tighter as the gap closes.
+        let tol = (log.relative_gap * 1e-5).clamp(1e-12, 1e-6);
+        step = match ls.search(net, &x, target, system_optimum, tol) {
+            Some(t) => t,
+            None => {
+                // The conjugate point is not a descent direction: restart from plain Frank–Wolfe.
+                state.restart(&y);
+                ls.search(net, &x, &y, system_optimum, tol).unwrap_or(0.0)
+            }
+        };
+        let target = state.current();
+        for (xa, sa) in x.iter_mut().zip(target.unwrap_or(&y)) {
+            *xa += step * (sa - *xa);
+        }
+        state.last_step = step;
+    }
+    net.costs(&x, &mut cost);
+    Ok(Assignment { flows: x, costs: cost, history, converged })
+}
+
+/// The costs the direction is computed on: generalised costs, or marginal costs `c + x c'` for system
+/// optimum.
+fn direction_costs(net: &Network, x: &[f64], system_optimum: bool, out: &mut [f64]) {
+    net.costs(x, out);
+    if system_optimum {
+        let vdf = net.vdf();
+        for (a, o) in out.iter_mut().enumerate() {
+            *o += x[a] * vdf.derivative(a, x[a]);
+        }
+    }
+}
+
+/// Conjugate direction bookkeeping (the previous direction points and step).
+#[derive(Debug, Default)]
+struct DirectionState {
+    /// The latest direction point s̄.
+    sd: Option<Vec<f64>>,
+    /// The one before it, s̄'.
+    sd_prev: Option<Vec<f64>>,
+    last_step: f64,
+    /// The next step must be plain Frank–Wolfe.
+    fw_next: bool,
+    /// The next step must be conjugate (after a Frank–Wolfe restart).
+    conjugate_next: bool,
+}
+
+impl DirectionState {
+    fn current(&self) -> Option<&Vec<f64>> {
+        self.sd.as_ref()
+    }
+
+    fn restart(&mut self, y: &[f64]) {
+        self.sd_prev = self.sd.take();
+        self.sd = Some(y.to_vec());
+        self.fw_next = false;
+        self.conjugate_next = true;
+    }
+
+    /// Computes the new direction point for iteration `k` (1-based) and returns it.
+    fn direction(
+        &mut self,
+        net: &Network,
+        algorithm: Algorithm,
+        k: usize,
+        x: &[f64],
+        y: &[f64],
+        system_optimum: bool,
+    ) -> &[f64] {
+        let fw = algorithm == Algorithm::FrankWolfe
+            || k == 1
+            || self.sd.is_none()
+            || self.last_step >= 1.0
+            || self.fw_next;
+        if fw {
+            self.restart(y);
+            return self.sd.as_deref().expect("set");
+        }
+        let vdf = net.vdf();
+        let scale = if system_optimum { 2.0 } else { 1.0 };
+        let h = |a: usize| scale * vdf.derivative(a, x[a]);
+        let sd = self.sd.take().expect("checked");
+        let bfw_prev = match (&self.sd_prev, self.conjugate_next, algorithm) {
+            (Some(prev), false, Algorithm::BiconjugateFw) => Some(prev),
+            _ => None,
+        };
+        let new = if let Some(prev) = bfw_prev {
+            let tau = self.last_step;
+            let (mut mu_n, mut mu_d, mut nu_n, mut nu_d) = (0.0, 0.0, 0.0, 0.0);
+            for a in 0..x.len() {
+                let ha = h(a);
+                let xh = tau * sd[a] + (1.0 - tau) * prev[a] - x[a];
+                let yh = y[a] - x[a];
+                let zh = sd[a] - x[a];
+                let wh = prev[a] - sd[a];
+                mu_n += ha * xh * yh;
+                mu_d += ha * xh * wh;
+                nu_n += ha * zh * yh;
+                nu_d += ha * zh * zh;
+            }
+            let mu = if mu_d != 0.0 { (-mu_n / mu_d).max(0.0) } else { 0.0 };
+            let nu = if nu_d != 0.0 { (-nu_n / nu_d + mu * tau / (1.0 - tau)).max(0.0) } else { 0.0 };
+            let b0 = 1.0 / (1.0 + mu + nu);
+            let (b1, b2) = (nu * b0, mu * b0);
+            (0..x.len()).map(|a| b0 * y[a] + b1 * sd[a] + b2 * prev[a]).collect()
+        } else {
+            self.conjugate_next = false;
+            let (mut num, mut den) = (0.0, 0.0);
+            for a in 0..x.len() {
+                let p = sd[a] - x[a];
+                let ha = h(a);
+                num += ha * p * (y[a] - x[a]);
+                den += ha * p * (y[a] - sd[a]);
+            }
+            let alpha = if den != 0.0 { (num / den).clamp(0.0, 0.99999) } else { 0.0 };
+            sd.iter().zip(y).map(|(s, ya)| alpha * s + (1.0 - alpha) * ya).collect()
+        };
+        self.sd_prev = Some(sd);
+        self.sd = Some(new);
+        self.sd.as_deref().expect("set")
+    }
+}
+
+/// Exact line search: the root of `φ'(τ) = Σ_a g_a(x + τ (s − x)) (s_a − x_a)` on [0, 1] by bisection.
+struct LineSearch {
+    d: Vec<f64>,
+    moved: Vec<f64>,
+}
+
+impl LineSearch {
+    fn new(m: usize) -> Self {
+        Self { d: vec![0.0; m], moved: vec![0.0; m] }
+    }
+
+    fn derivative(&mut self, net: &Network, x: &[f64], tau: f64, system_optimum: bool) -> f64 {
+        let vdf = net.vdf();
+        let fixed = net.fixed_costs();
+        let mut sum = 0.0;
+        for a in 0..x.len() {
+            let da = self.d[a];
+            if da == 0.0 {
+                continue;
+            }
+            let xa = x[a] + tau * da;
+            self.moved[a] = xa;
+            let mut c = vdf.time(a, xa) + fixed[a];
+            if system_optimum {
+                c += xa * vdf.derivative(a, xa);
+            }
+            sum += c * da;
+        }
+        sum
+    }
+
+    /// The step, or `None` when `s − x` is not a descent direction (φ'(0) ≥ 0 with a non-zero direction).
+    fn search(&mut self, net: &Network, x: &[f64], s: &[f64], system_optimum: bool, tol: f64) -> Option<f64> {
+        for a in 0..x.len() {
+            self.d[a] = s[a] - x[a];
+        }
+        let d0 = self.derivative(net, x, 0.0, system_optimum);
+        if d0 >= 0.0 {
+            return if self.d.iter().all(|&v| v == 0.0) { Some(0.0) } else { None };
+        }
+        if self.derivative(net, x, 1.0, system_optimum) <= 0.0 {
+            return Some(1.0);
+        }
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        while hi - lo > tol {
+            let mid = 0.5 * (lo + hi);
+            if self.derivative(net, x, mid, system_optimum) < 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(0.5 * (lo + hi))
+    }
+}

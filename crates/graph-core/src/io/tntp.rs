@@ -1,0 +1,654 @@
+//! TNTP traffic-assignment files (the TransportationNetworks format): `_net`, `_trips`, `_flow`, `_node`.
+//!
+//! The readers keep the files' own node ids (they may be sparse: Munich's reach 2,146,237,932) and every
+//! row in file order; turning them into a dense network is the job of the assignment crate. They accept
+//! the quirks of the real files (`shared/specs/tap.md` §6.2): metadata separated by spaces or tabs and in
+//! any number, `~` comments, rows with or without a leading tab and with `;`, ` ; `, `1;` or no
+//! terminator, CRLF line ends, empty fields (read as 0 and reported), scientific notation, extra or
+//! different columns (mapped by the `~` column header when there is one, else by position, and reported),
+//! several `d : flow;` pairs per line. Every error names the file and the line.
+//!
+//! ```
+//! use graph_core::io::tntp::parse_net;
+//! let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 1\n\
+//!             <END OF METADATA>\n~ init_node term_node capacity length free_flow_time b power speed toll link_type ;\n\
+//!             1 2 100 1.5 3 0.15 4 0 0 1 ;\n";
+//! let net = parse_net(text.as_bytes(), "tiny_net.tntp").unwrap();
+//! assert_eq!(net.links.len(), 1);
+//! assert_eq!((net.links[0].from, net.links[0].to, net.links[0].free_flow_time), (1, 2, 3.0));
+//! ```
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use super::lines::{Lines, excerpt};
+use super::{ParseError, ReadError, open_text};
+
+/// One link row of a `_net` file, ids as in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TntpLink {
+    /// Tail node id (`init_node`).
+    pub from: u64,
+    /// Head node id (`term_node`).
+    pub to: u64,
+    /// Capacity (vehicles per period).
+    pub capacity: f64,
+    /// Length (the network's unit, often miles or km).
+    pub length: f64,
+    /// Free-flow travel time.
+    pub free_flow_time: f64,
+    /// BPR coefficient B.
+    pub b: f64,
+    /// BPR power.
+    pub power: f64,
+    /// Speed (0 when absent).
+    pub speed: f64,
+    /// Toll (0 when absent).
+    pub toll: f64,
+    /// Link type (0 when absent).
+    pub link_type: i64,
+    /// 1-based line in the file.
+    pub line: u64,
+}
+
+/// A parsed `_net` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TntpNet {
+    /// The file.
+    pub path: PathBuf,
+    /// `<NUMBER OF ZONES>`.
+    pub zones: u64,
+    /// `<NUMBER OF NODES>`.
+    pub nodes: u64,
+    /// `<FIRST THRU NODE>` (1 when the file has none: every node may be passed through).
+    pub first_thru_node: u64,
+    /// Every link row, in file order (parallel links kept).
+    pub links: Vec<TntpLink>,
+    /// Names of columns beyond the standard ten (Sydney's `critical_speed`, `lanes`), in order.
+    pub extra_columns: Vec<String>,
+    /// Their values, `extra_columns.len()` per link, row-major.
+    pub extra_values: Vec<f64>,
+    /// All metadata lines, key without brackets → value as written.
+    pub metadata: BTreeMap<String, String>,
+    /// What the reader had to interpret (column mapping, empty fields read as 0, missing metadata).
+    pub notes: Vec<String>,
+}
+
+/// A parsed `_trips` file: every `origin → destination : flow` entry in file order (zero and intrazonal
+/// entries kept; the assignment decides what to do with them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TntpTrips {
+    /// The file.
+    pub path: PathBuf,
+    /// `<NUMBER OF ZONES>`.
+    pub zones: u64,
+    /// `<TOTAL OD FLOW>`, when present.
+    pub total_od_flow: Option<f64>,
+    /// `(origin, destination, flow)` with the file's ids.
+    pub entries: Vec<(u64, u64, f64)>,
+    /// Disagreements found (for example the sum of flows against `<TOTAL OD FLOW>`).
+    pub notes: Vec<String>,
+}
+
+impl TntpTrips {
+    /// The sum of all entries.
+    pub fn total(&self) -> f64 {
+        self.entries.iter().map(|e| e.2).sum()
+    }
+}
+
+/// One row of a `_flow` file (a published equilibrium).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TntpFlowRow {
+    /// Tail node id.
+    pub from: u64,
+    /// Head node id.
+    pub to: u64,
+    /// Link volume.
+    pub volume: f64,
+    /// Generalised link cost at that volume.
+    pub cost: f64,
+}
+
+/// One row of a `_node` file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TntpNode {
+    /// Node id.
+    pub id: u64,
+    /// X (often longitude).
+    pub x: f64,
+    /// Y (often latitude).
+    pub y: f64,
+}
+
+/// Reads a `_net` file (plain, `.gz` or `.xz`).
+pub fn read_net(path: impl AsRef<Path>) -> Result<TntpNet, ReadError> {
+    let path = path.as_ref();
+    parse_net(open_text(path)?, path)
+}
+
+/// Reads a `_trips` file (plain, `.gz` or `.xz`).
+pub fn read_trips(path: impl AsRef<Path>) -> Result<TntpTrips, ReadError> {
+    let path = path.as_ref();
+    parse_trips(open_text(path)?, path)
+}
+
+/// Reads a `_flow` file (plain, `.gz` or `.xz`).
+pub fn read_flow(path: impl AsRef<Path>) -> Result<Vec<TntpFlowRow>, ReadError> {
+    let path = path.as_ref();
+    parse_flow(open_text(path)?, path)
+}
+
+/// Reads a `_node` file (plain, `.gz` or `.xz`).
+pub fn read_nodes(path: impl AsRef<Path>) -> Result<Vec<TntpNode>, ReadError> {
+    let path = path.as_ref();
+    parse_nodes(open_text(path)?, path)
+}
+
+/// The standard `_net` columns in their standard order.
+const NET_COLUMNS: [&str; 10] = [
+    "init_node",
+    "term_node",
+    "capacity",
+    "length",
+    "free_flow_time",
+    "b",
+    "power",
+    "speed",
+    "toll",
+    "link_type",
+];
+/// The columns a row must have.
+const REQUIRED_COLUMNS: usize = 7;
+
+/// Reads the metadata block up to `<END OF METADATA>`; lines before any `<` are not allowed.
+fn read_metadata<R: BufRead>(
+    lines: &mut Lines<R>,
+    what: &'static str,
+) -> Result<BTreeMap<String, String>, ReadError> {
+    let mut meta = BTreeMap::new();
+    loop {
+        let Some(line) = lines.next_line()? else {
+            return Err(lines.error(ParseError::Empty { expected: what }));
+        };
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('~') {
+            continue;
+        }
+        let Some((key, value)) = t.strip_prefix('<').and_then(|rest| rest.split_once('>')) else {
+            let kind = ParseError::UnexpectedLine {
+                found: excerpt(line),
+                expected: "a metadata line `<KEY> value` or `<END OF METADATA>`",
+            };
+            return Err(lines.error(kind));
+        };
+        let key = key.trim().to_ascii_uppercase();
+        if key == "END OF METADATA" {
+            return Ok(meta);
+        }
+        meta.insert(key, value.trim().to_string());
+    }
+}
+
+/// A metadata value that must be a non-negative whole number (scientific notation allowed).
+fn meta_count(
+    meta: &BTreeMap<String, String>,
+    key: &'static str,
+    lines_at: u64,
+    path: &Path,
+) -> Result<Option<u64>, ReadError> {
+    let Some(v) = meta.get(key) else { return Ok(None) };
+    let first = v.split_ascii_whitespace().next().unwrap_or("");
+    match first.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.fract() == 0.0 && x < 9.0e15 => Ok(Some(x as u64)),
+        // Chicago-Regional's flow file writes -1 for "not given".
+        Ok(-1.0) => Ok(None),
+        _ => Err(ReadError::Parse {
+            path: path.to_path_buf(),
+            line: lines_at,
+            kind: ParseError::BadField {
+                field: key,
+                found: first.to_string(),
+                expected: "a non-negative whole number",
+            },
+        }),
+    }
+}
+
+/// Splits a data row into fields: strips the `;` terminator (glued or not), splits on tabs when the row
+/// has any (so an empty field between two tabs stays a field), else on spaces.
+fn row_fields(line: &str) -> Vec<&str> {
+    let mut t = line.trim();
+    while let Some(s) = t.strip_suffix(';') {
+        t = s.trim_end();
+    }
+    let t = t.trim_start();
+    if t.contains('\t') {
+        t.split('\t').map(str::trim).collect()
+    } else {
+        t.split_ascii_whitespace().collect()
+    }
+}
+
+fn number(field: Option<&&str>, name: &'static str) -> Result<f64, ParseError> {
+    let found = field.copied().unwrap_or("");
+    match found.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(ParseError::BadField { field: name, found: found.to_string(), expected: "a finite number" }),
+    }
+}
+
+fn node_id(field: Option<&&str>, name: &'static str) -> Result<u64, ParseError> {
+    let found = field.copied().unwrap_or("");
+    // Some files write ids as `12.0`; accept whole numbers written as floats.
+    match found.parse::<u64>() {
+        Ok(id) if id > 0 => Ok(id),
+        _ => match found.parse::<f64>() {
+            Ok(x) if x >= 1.0 && x.fract() == 0.0 && x < 9.0e15 => Ok(x as u64),
+            _ => Err(ParseError::BadField {
+                field: name,
+                found: found.to_string(),
+                expected: "a positive whole node id",
+            }),
+        },
+    }
+}
+
+/// Parses a `_net` file from any reader.
+pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet, ReadError> {
+    let path = name.as_ref().to_path_buf();
+    let mut lines = Lines::new(reader, &path);
+    let metadata = read_metadata(&mut lines, "a TNTP network (`<NUMBER OF NODES>` ...)")?;
+    let at = lines.line();
+    let mut notes = Vec::new();
+    let need = |key: &'static str, v: Option<u64>| {
+        v.ok_or_else(|| ReadError::Parse {
+            path: path.clone(),
+            line: at,
+            kind: ParseError::MissingMetadata { key },
+        })
+    };
+    let zones = need("NUMBER OF ZONES", meta_count(&metadata, "NUMBER OF ZONES", at, &path)?)?;
+    let nodes = need("NUMBER OF NODES", meta_count(&metadata, "NUMBER OF NODES", at, &path)?)?;
+    let links_header = need("NUMBER OF LINKS", meta_count(&metadata, "NUMBER OF LINKS", at, &path)?)?;
+    let first_thru_node = match meta_count(&metadata, "FIRST THRU NODE", at, &path)? {
+        Some(f) => f,
+        None => {
+            notes.push("no <FIRST THRU NODE>: every node may be passed through".to_string());
+            1
+        }
+    };
+
+    // Column positions: standard order unless a `~` header names them.
+    let mut positions: Vec<Option<usize>> = (0..NET_COLUMNS.len()).map(Some).collect();
+    let mut extra_columns: Vec<String> = Vec::new();
+    let mut extra_positions: Vec<usize> = Vec::new();
+    let mut header_width: Option<usize> = None;
+    let mut links = Vec::with_capacity(links_header as usize);
+    let mut extra_values = Vec::new();
+    let mut empty_fields = 0u64;
+    let mut mapping_checked = false;
+
+    while let Some(line) = lines.next_line()? {
+        let t = line.trim();
+        if t.is_empty() || t == ";" {
+            continue;
+        }
+        if let Some(comment) = t.strip_prefix('~') {
+            if links.is_empty() {
+                let names: Vec<String> = row_fields(comment)
+                    .into_iter()
+                    .filter(|s| !s.is_empty())
+                    .map(|s| s.to_ascii_lowercase())
+                    .collect();
+                if names.iter().any(|n| n == "init_node") && names.iter().any(|n| n == "term_node") {
+                    positions = NET_COLUMNS.iter().map(|c| names.iter().position(|n| n == c)).collect();
+                    extra_columns.clear();
+                    extra_positions.clear();
+                    for (i, n) in names.iter().enumerate() {
+                        if !NET_COLUMNS.contains(&n.as_str()) {
+                            extra_columns.push(n.clone());
+                            extra_positions.push(i);
+                        }
+                    }
+                    header_width = Some(names.len());
+                }
+            }
+            continue;
+        }
+        let fields = row_fields(line);
+        if !mapping_checked {
+            mapping_checked = true;
+            match header_width {
+                Some(w) if w == fields.len() => {
+                    if !extra_columns.is_empty() {
+                        notes.push(format!(
+                            "columns mapped by the header comment; extra columns kept: {}",
+                            extra_columns.join(", ")
+                        ));
+                    }
+                    let missing: Vec<&str> = NET_COLUMNS
+                        .iter()
+                        .zip(&positions)
+                        .filter(|(_, p)| p.is_none())
+                        .map(|(c, _)| *c)
+                        .collect();
+                    if !missing.is_empty() {
+                        notes.push(format!("columns absent (read as 0): {}", missing.join(", ")));
+                    }
+                }
+                Some(w) => {
+                    notes.push(format!(
+                        "the header comment names {w} columns but rows hold {}: columns mapped by position",
+                        fields.len()
+                    ));
+                    positions = (0..NET_COLUMNS.len()).map(Some).collect();
+                    extra_columns.clear();
+                    extra_positions.clear();
+                }
+                None => notes.push("no column header: columns mapped by position".to_string()),
+            }
+        }
+        let row = (|| {
+            if fields.len() < REQUIRED_COLUMNS {
+                return Err(ParseError::UnexpectedLine {
+                    found: excerpt(line),
+                    expected: "a link row `init term capacity length fftt B power [speed toll type] ;`",
+                });
+            }
+            let get = |col: usize| positions[col].and_then(|p| fields.get(p));
+            let mut num = |col: usize| -> Result<f64, ParseError> {
+                match get(col) {
+                    None => Ok(0.0),
+                    Some(&"") => {
+                        empty_fields += 1;
+                        Ok(0.0)
+                    }
+                    Some(s) => number(Some(s), NET_COLUMNS[col]),
+                }
+            };
+            let capacity = num(2)?;
+            let length = num(3)?;
+            let free_flow_time = num(4)?;
+            let b = num(5)?;
+            let power = num(6)?;
+            let speed = num(7)?;
+            let toll = num(8)?;
+            let link_type = num(9)?;
+            let link = TntpLink {
+                from: node_id(get(0), "init_node")?,
+                to: node_id(get(1), "term_node")?,
+                capacity,
+                length,
+                free_flow_time,
+                b,
+                power,
+                speed,
+                toll,
+                link_type: link_type as i64,
+                line: 0,
+            };
+            for &p in &extra_positions {
+                extra_values.push(match fields.get(p) {
+                    Some(s) if !s.is_empty() => number(Some(s), "extra column")?,
+                    _ => 0.0,
+                });
+            }
+            Ok(link)
+        })();
+        let mut link = row.map_err(|kind| lines.error(kind))?;
+        link.line = lines.line();
+        links.push(link);
+    }
+    if empty_fields > 0 {
+        notes.push(format!("{empty_fields} empty field(s) read as 0"));
+    }
+    if links.len() as u64 != links_header {
+        return Err(lines.error(ParseError::CountMismatch {
+            what: "links",
+            header: links_header,
+            found: links.len() as u64,
+        }));
+    }
+    Ok(TntpNet { path, zones, nodes, first_thru_node, links, extra_columns, extra_values, metadata, notes })
+}
+
+/// Parses a `_trips` file from any reader.
+pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpTrips, ReadError> {
+    let path = name.as_ref().to_path_buf();
+    let mut lines = Lines::new(reader, &path);
+    let metadata = read_metadata(&mut lines, "a TNTP trip table (`<NUMBER OF ZONES>` ...)")?;
+    let at = lines.line();
+    let zones = meta_count(&metadata, "NUMBER OF ZONES", at, &path)?.ok_or_else(|| ReadError::Parse {
+        path: path.clone(),
+        line: at,
+        kind: ParseError::MissingMetadata { key: "NUMBER OF ZONES" },
+    })?;
+    let total_od_flow = match metadata.get("TOTAL OD FLOW") {
+        None => None,
+        Some(v) => Some(number(Some(&v.as_str()), "TOTAL OD FLOW").map_err(|kind| ReadError::Parse {
+            path: path.clone(),
+            line: at,
+            kind,
+        })?),
+    };
+    let mut entries = Vec::new();
+    let mut origin: Option<u64> = None;
+    while let Some(line) = lines.next_line()? {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('~') {
+            continue;
+        }
+        let parsed = (|| {
+            if let Some(rest) = t.strip_prefix("Origin") {
+                let id = rest.trim().trim_end_matches(';').trim();
+                origin = Some(node_id(Some(&id), "origin")?);
+                return Ok(());
+            }
+            let Some(o) = origin else {
+                return Err(ParseError::UnexpectedLine {
+                    found: excerpt(line),
+                    expected: "`Origin <id>` before the first `destination : flow;` entry",
+                });
+            };
+            for entry in t.split(';') {
+                let entry = entry.trim();
+                if entry.is_empty() {
+                    continue;
+                }
+                let Some((d, f)) = entry.split_once(':') else {
+                    return Err(ParseError::UnexpectedLine {
+                        found: excerpt(line),
+                        expected: "entries `destination : flow;`",
+                    });
+                };
+                let d = node_id(Some(&d.trim()), "destination")?;
+                let flow = number(Some(&f.trim()), "flow")?;
+                if flow < 0.0 {
+                    return Err(ParseError::BadField {
+                        field: "flow",
+                        found: f.trim().to_string(),
+                        expected: "a non-negative number",
+                    });
+                }
+                entries.push((o, d, flow));
+            }
+            Ok(())
+        })();
+        parsed.map_err(|kind| lines.error(kind))?;
+    }
+    let mut trips = TntpTrips { path, zones, total_od_flow, entries, notes: Vec::new() };
+    if let Some(total) = total_od_flow {
+        let sum = trips.total();
+        if (sum - total).abs() > 1e-6 * total.abs().max(1.0) {
+            trips.notes.push(format!("entries sum to {sum} but <TOTAL OD FLOW> says {total}"));
+        }
+    }
+    Ok(trips)
+}
+
+/// Parses a `_flow` file (`From To Volume Cost` rows, with or without a metadata block).
+pub fn parse_flow(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpFlowRow>, ReadError> {
+    let mut lines = Lines::new(reader, name);
+    let mut rows = Vec::new();
+    while let Some(line) = lines.next_line()? {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('~') || t.starts_with('<') {
+            continue;
+        }
+        let fields = row_fields(line);
+        let is_header = fields.first().is_some_and(|f| f.parse::<f64>().is_err());
+        if is_header && rows.is_empty() {
+            continue;
+        }
+        let row = (|| {
+            if fields.len() != 4 {
+                return Err(ParseError::UnexpectedLine {
+                    found: excerpt(line),
+                    expected: "a row `from to volume cost`",
+                });
+            }
+            Ok(TntpFlowRow {
+                from: node_id(fields.first(), "from")?,
+                to: node_id(fields.get(1), "to")?,
+                volume: number(fields.get(2), "volume")?,
+                cost: number(fields.get(3), "cost")?,
+            })
+        })();
+        rows.push(row.map_err(|kind| lines.error(kind))?);
+    }
+    Ok(rows)
+}
+
+/// Parses a `_node` file (`id x y` rows; a header line is skipped).
+pub fn parse_nodes(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpNode>, ReadError> {
+    let mut lines = Lines::new(reader, name);
+    let mut rows = Vec::new();
+    while let Some(line) = lines.next_line()? {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('~') || t.starts_with('<') {
+            continue;
+        }
+        let fields: Vec<&str> = row_fields(line).into_iter().filter(|f| !f.is_empty()).collect();
+        if rows.is_empty() && fields.first().is_some_and(|f| f.parse::<f64>().is_err()) {
+            continue;
+        }
+        let row = (|| {
+            if fields.len() < 3 {
+                return Err(ParseError::UnexpectedLine {
+                    found: excerpt(line),
+                    expected: "a row `node x y`",
+                });
+            }
+            Ok(TntpNode {
+                id: node_id(fields.first(), "node")?,
+                x: number(fields.get(1), "x")?,
+                y: number(fields.get(2), "y")?,
+            })
+        })();
+        rows.push(row.map_err(|kind| lines.error(kind))?);
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: &str = "<NUMBER OF ZONES> 2\n<NUMBER OF NODES> 3\n<FIRST THRU NODE> 3\n<NUMBER OF LINKS> 2\n\
+                        <END OF METADATA>\n";
+
+    #[test]
+    fn net_rows_with_every_terminator_and_crlf() {
+        let text = format!(
+            "{}\r\n~\tinit_node\tterm_node\tcapacity\tlength\tfree_flow_time\tb\tpower\tspeed\ttoll\tlink_type\t;\r\n\
+             \t1\t3\t1.49999e+006\t2\t3\t0.15\t4\t0\t0\t1;\r\n3\t2\t100\t2\t3\t0.15\t4\t0\t0\t1\r\n",
+            META.replace('\n', "\r\n")
+        );
+        let net = parse_net(text.as_bytes(), "crlf_net.tntp").unwrap();
+        assert_eq!(net.links.len(), 2);
+        assert_eq!(net.links[0].capacity, 1.49999e6);
+        assert_eq!(net.links[0].link_type, 1);
+        assert_eq!((net.links[1].from, net.links[1].to), (3, 2));
+        assert_eq!(net.first_thru_node, 3);
+    }
+
+    #[test]
+    fn net_maps_columns_by_header_and_keeps_extras() {
+        let text = format!(
+            "{META}~\tinit_node\tterm_node\tcapacity\tlength\tfree_flow_time\tb\tpower\tspeed\tcritical_speed\tlanes\t;\n\
+             \t1\t3\t2880\t0.9\t2.26\t0.25\t4\t24\t19.2\t2\t\n\t3\t2\t2880\t0.9\t2.26\t0.25\t4\t24\t19.2\t3\t\n"
+        );
+        let net = parse_net(text.as_bytes(), "sydney_net.tntp").unwrap();
+        assert_eq!(net.extra_columns, vec!["critical_speed", "lanes"]);
+        assert_eq!(net.extra_values, vec![19.2, 2.0, 19.2, 3.0]);
+        assert_eq!(net.links[0].toll, 0.0);
+        assert!(net.notes.iter().any(|n| n.contains("toll")), "{:?}", net.notes);
+    }
+
+    #[test]
+    fn net_empty_field_reads_as_zero_and_is_reported() {
+        let text = format!("{META}\t1\t3\t0\t0.0\t\t0\t0\t0\t0\t0\t;\n1 2 1 1 1 0 0 0 0 0 ;\n");
+        let net = parse_net(text.as_bytes(), "munich_net.tntp").unwrap();
+        assert_eq!(net.links[0].free_flow_time, 0.0);
+        assert_eq!(net.links[0].b, 0.0);
+        assert!(net.notes.iter().any(|n| n.contains("1 empty field")), "{:?}", net.notes);
+    }
+
+    #[test]
+    fn net_errors_name_the_line() {
+        let text = format!("{META}1 3 100 1 1 0.15 4 0 0 1 ;\n1 x 100 1 1 0.15 4 0 0 1 ;\n");
+        let err = parse_net(text.as_bytes(), "bad_net.tntp").unwrap_err();
+        assert_eq!(err.line(), Some(7));
+        assert!(err.to_string().starts_with("bad_net.tntp:7: field `term_node`"), "{err}");
+
+        let short = format!("{META}1 3 100 1 1 0.15 4 0 0 1 ;\n");
+        let err = parse_net(short.as_bytes(), "short_net.tntp").unwrap_err();
+        assert!(matches!(err.kind(), Some(ParseError::CountMismatch { header: 2, found: 1, .. })), "{err}");
+
+        let no_nodes = "<NUMBER OF ZONES> 2\n<NUMBER OF LINKS> 0\n<END OF METADATA>\n";
+        let err = parse_net(no_nodes.as_bytes(), "meta_net.tntp").unwrap_err();
+        assert!(matches!(err.kind(), Some(ParseError::MissingMetadata { key: "NUMBER OF NODES" })), "{err}");
+    }
+
+    #[test]
+    fn trips_accept_every_separator() {
+        let text = "<NUMBER OF ZONES> 3\n<TOTAL OD FLOW> 1769.414\n<END OF METADATA>\n\n\
+                    Origin \t1\n    1 :      0.0;     2 :    1365.90;\n Origin  2 \n 3 : 402.1 ; \n\
+                    Origin 3\n5 \t: \t1.414000; \t\nOrigin 4\n";
+        let trips = parse_trips(text.as_bytes(), "t_trips.tntp").unwrap();
+        assert_eq!(trips.entries, vec![(1, 1, 0.0), (1, 2, 1365.9), (2, 3, 402.1), (3, 5, 1.414)]);
+        assert!(trips.notes.is_empty(), "{:?}", trips.notes);
+
+        let err =
+            parse_trips("<NUMBER OF ZONES> 1\n<END OF METADATA>\n1 : 2;\n".as_bytes(), "x").unwrap_err();
+        assert_eq!(err.line(), Some(3));
+        let err = parse_trips("<NUMBER OF ZONES> 1\n<END OF METADATA>\nOrigin 1\n1 2;\n".as_bytes(), "x")
+            .unwrap_err();
+        assert_eq!(err.line(), Some(4));
+    }
+
+    #[test]
+    fn trips_total_mismatch_is_noted() {
+        let text = "<NUMBER OF ZONES> 1\n<TOTAL OD FLOW> 10\n<END OF METADATA>\nOrigin 1\n1 : 3;\n";
+        let trips = parse_trips(text.as_bytes(), "t").unwrap();
+        assert_eq!(trips.notes.len(), 1);
+    }
+
+    #[test]
+    fn flow_and_node_files() {
+        let flow = "From \tTo \tVolume \tCost \n1 \t2 \t4494.65 \t6.0008 \n";
+        assert_eq!(
+            parse_flow(flow.as_bytes(), "f").unwrap(),
+            vec![TntpFlowRow { from: 1, to: 2, volume: 4494.65, cost: 6.0008 }]
+        );
+        let with_meta = "<NUMBER OF ZONES> -1\n<END OF METADATA>\n\nTail \tHead \tVolume \tCost \t;\n\t1 \t9 \t1.5 \t0.1 \t;\n";
+        assert_eq!(parse_flow(with_meta.as_bytes(), "f").unwrap().len(), 1);
+        let nodes = "Node\tX\tY\t;\n1\t-96.77\t43.61\t;\n";
+        assert_eq!(
+            parse_nodes(nodes.as_bytes(), "n").unwrap(),
+            vec![TntpNode { id: 1, x: -96.77, y: 43.61 }]
+        );
+    }
+}
