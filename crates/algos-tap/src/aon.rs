@@ -5,13 +5,11 @@
 //! its loads in origin order and the blocks are added in block order, so the result is bit-identical on
 //! 1 or 64 threads.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use rayon::prelude::*;
 
 use crate::demand::Demand;
 use crate::error::TapError;
+use crate::heap::IndexedHeap;
 use crate::network::Network;
 
 /// Number of origin blocks (independent of the thread count, for determinism).
@@ -52,7 +50,7 @@ struct Workspace {
     touched: Vec<u32>,
     /// Demand still to be carried from each node towards the origin; also marks destinations.
     node_flow: Vec<f64>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    heap: IndexedHeap,
 }
 
 impl Workspace {
@@ -63,7 +61,7 @@ impl Workspace {
             order: Vec::with_capacity(n),
             touched: Vec::with_capacity(n),
             node_flow: vec![0.0; n],
-            heap: BinaryHeap::new(),
+            heap: IndexedHeap::new(n),
         }
     }
 }
@@ -75,10 +73,18 @@ struct BlockLoad {
     unreachable: Vec<(u32, u32, f64)>,
 }
 
-/// One origin: tree, SPTT contribution, loads added to `y`. `arc_cost` is in forward-star order.
+/// An arc of the forward star with its current cost, packed so a node's arcs are read as one stream.
+#[derive(Debug, Clone, Copy)]
+struct Arc {
+    cost: f64,
+    head: u32,
+    link: u32,
+}
+
+/// One origin: tree, SPTT contribution, loads added to `y`. `arcs` is in forward-star order.
 fn load_origin(
     g: &SearchGraph,
-    arc_cost: &[f64],
+    arcs: &[Arc],
     origin: u32,
     dests: &[u32],
     flows: &[f64],
@@ -91,13 +97,8 @@ fn load_origin(
     let mut remaining = dests.len();
     ws.dist[origin as usize] = 0.0;
     ws.touched.push(origin);
-    ws.heap.push(Reverse((0f64.to_bits(), origin)));
-    // Non-negative f64 costs order like their bit patterns, so the heap compares integers.
-    while let Some(Reverse((key, v))) = ws.heap.pop() {
-        let dv = f64::from_bits(key);
-        if dv > ws.dist[v as usize] {
-            continue;
-        }
+    ws.heap.push_or_decrease(origin, 0.0);
+    while let Some((dv, v)) = ws.heap.pop() {
         ws.order.push(v);
         if ws.node_flow[v as usize] > 0.0 && v != origin {
             remaining -= 1;
@@ -108,19 +109,16 @@ fn load_origin(
         if v != origin && !g.through[v as usize] {
             continue;
         }
-        let arcs = g.offsets[v as usize] as usize..g.offsets[v as usize + 1] as usize;
-        for ((&w, &cost), &link) in
-            g.heads[arcs.clone()].iter().zip(&arc_cost[arcs.clone()]).zip(&g.links[arcs])
-        {
-            let w = w as usize;
-            let nd = dv + cost;
+        for arc in &arcs[g.offsets[v as usize] as usize..g.offsets[v as usize + 1] as usize] {
+            let w = arc.head as usize;
+            let nd = dv + arc.cost;
             if nd < ws.dist[w] {
                 if ws.dist[w] == f64::INFINITY {
                     ws.touched.push(w as u32);
                 }
                 ws.dist[w] = nd;
-                ws.pred[w] = link;
-                ws.heap.push(Reverse((nd.to_bits(), w as u32)));
+                ws.pred[w] = arc.link;
+                ws.heap.push_or_decrease(w as u32, nd);
             }
         }
     }
@@ -161,7 +159,12 @@ pub(crate) fn all_or_nothing(
     costs: &[f64],
     y: &mut [f64],
 ) -> Result<f64, TapError> {
-    let arc_cost: Vec<f64> = g.links.iter().map(|&a| costs[a as usize]).collect();
+    let arcs: Vec<Arc> = g
+        .heads
+        .iter()
+        .zip(&g.links)
+        .map(|(&head, &link)| Arc { cost: costs[link as usize], head, link })
+        .collect();
     let origins = demand.num_origins();
     let per_block = origins.div_ceil(BLOCKS).max(1);
     let m = y.len();
@@ -173,7 +176,7 @@ pub(crate) fn all_or_nothing(
                 let mut out = BlockLoad { y: vec![0.0; m], sptt: 0.0, unreachable: Vec::new() };
                 for i in b * per_block..((b + 1) * per_block).min(origins) {
                     let (dests, flows) = demand.from_origin(i);
-                    load_origin(g, &arc_cost, demand.origins()[i], dests, flows, ws, &mut out);
+                    load_origin(g, &arcs, demand.origins()[i], dests, flows, ws, &mut out);
                 }
                 out
             },

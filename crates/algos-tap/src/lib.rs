@@ -20,6 +20,7 @@ mod aon;
 pub mod catalog;
 pub mod demand;
 pub mod error;
+mod heap;
 pub mod network;
 pub mod output;
 pub mod solve;

@@ -60,3 +60,87 @@ fn bfw_reaches_the_best_known_objective() {
     }
     let _ = STANDARD_NETWORKS;
 }
+
+#[test]
+fn ignoring_first_thru_node_breaks_the_published_equilibria() {
+    // shared/specs/tap.md §6.3: gaps of 8.3e-2, 4.3e-2, 3.5e-3 when zones may be passed through.
+    for (name, expected) in [("Anaheim", 8.3e-2), ("Barcelona", 4.3e-2), ("Winnipeg", 3.5e-3)] {
+        let Some((net, demand, Some(flows), _)) = load(name) else { continue };
+        let e = evaluate(&net, &demand, &flows, true).unwrap();
+        assert!(
+            (e.relative_gap_sptt - expected).abs() < 0.05 * expected,
+            "{name}: gap {} with zones passable, expected ≈ {expected}",
+            e.relative_gap_sptt
+        );
+    }
+}
+
+#[test]
+fn chicago_regional_published_flows_have_the_best_known_objective() {
+    let s = algos_tap::standard_network("Chicago-Regional").unwrap();
+    let (Some(net_path), Some(flow_path)) = (
+        data_path(s.net, "Chicago-Regional objective"),
+        data_path(s.flow.unwrap(), "Chicago-Regional objective"),
+    ) else {
+        return;
+    };
+    let net = Network::read_tntp(net_path, s.factors).unwrap();
+    let flows = read_flows(flow_path, &net).unwrap();
+    let z = net.beckmann(&flows);
+    let best = s.best_objective.unwrap();
+    assert!((z - best).abs() <= 1e-9 * best, "Z {z} vs {best}");
+}
+
+#[test]
+fn every_shared_network_reads_with_its_header_counts() {
+    use graph_core::io::tntp::{read_net, read_trips};
+    let Some(root) = data_path("tntp", "TNTP reader test") else { return };
+    let mut nets = 0;
+    for dir in std::fs::read_dir(&root).unwrap() {
+        let dir = dir.unwrap().path();
+        for file in std::fs::read_dir(&dir).unwrap() {
+            let path = file.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_lowercase();
+            if name.contains("_net") || name.contains("_network") {
+                let net = read_net(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!net.links.is_empty(), "{}", path.display());
+                let ids: std::collections::HashSet<u64> =
+                    net.links.iter().flat_map(|l| [l.from, l.to]).collect();
+                assert!(ids.len() as u64 <= net.nodes || name.contains("munich"), "{}", path.display());
+                nets += 1;
+                // Munich's capacity-0 links with B ≠ 0 must be refused, everything else must build.
+                match Network::from_tntp(&net, Default::default()) {
+                    Ok(n) => assert_eq!(n.num_links(), net.links.len()),
+                    Err(e) => assert!(name.contains("munich"), "{}: {e}", path.display()),
+                }
+            } else if name.contains("_trips") {
+                let trips = read_trips(&path).unwrap_or_else(|e| panic!("{e}"));
+                // Headers agree with the entries (Winnipeg-Asymmetric's is rounded to 6 digits).
+                if let Some(total) = trips.total_od_flow {
+                    assert!(
+                        (trips.total() - total).abs() <= 1e-5 * total,
+                        "{}: {:?}",
+                        path.display(),
+                        trips.notes
+                    );
+                }
+                assert!(trips.total() > 0.0);
+            }
+        }
+    }
+    assert!(nets >= 22, "read only {nets} networks");
+}
+
+#[test]
+fn braess_file_gives_the_paradox_flows() {
+    let Some((net, demand, _, _)) = load("Braess") else { return };
+    let opts = AssignOptions {
+        stop: Stop { relative_gap: 1e-10, max_iterations: 10_000, ..Stop::default() },
+        ..Default::default()
+    };
+    let r = assign(&net, &demand, &opts).unwrap();
+    for (x, e) in r.flows.iter().zip([4.0, 2.0, 2.0, 2.0, 4.0]) {
+        assert!((x - e).abs() < 1e-4, "{:?}", r.flows);
+    }
+    assert!((r.last().objective - 386.0).abs() < 0.1, "Z {}", r.last().objective);
+}

@@ -365,6 +365,10 @@ pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet
                         empty_fields += 1;
                         Ok(0.0)
                     }
+                    // `inf` occurs (Munich's closed connectors): kept, for the network builder to judge.
+                    Some(s) if s.eq_ignore_ascii_case("inf") || s.eq_ignore_ascii_case("infinity") => {
+                        Ok(f64::INFINITY)
+                    }
                     Some(s) => number(Some(s), NET_COLUMNS[col]),
                 }
             };

@@ -1,0 +1,81 @@
+//! Traffic-assignment benchmark driver: time to relative gaps on the standard TNTP networks.
+//!
+//! ```text
+//! cargo bench --bench tap -- [--networks SiouxFalls,Chicago-Sketch] [--algorithms bfw,fw]
+//!     [--threads 2] [--demand-scale 2] [--gap 1e-6] [--max-seconds 120]
+//! ```
+//! Prints one JSON object per (network, algorithm): load time, and the solve time and iteration at which
+//! `TSTT/SPTT − 1` (the gap of the anchors' peers) first fell below 1e-2 … 1e-8, plus the final gap and
+//! objective. Timings include every iteration's all-or-nothing loading and line search, not the file read.
+
+#[allow(dead_code)]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use algos_tap::{Algorithm, AssignOptions, Demand, Network, STANDARD_NETWORKS, Stop, assign};
+use common::arg;
+use graph_core::datasets::data_root;
+
+fn main() {
+    let root = data_root().expect("shared data (set URBANFLOW_DATA)");
+    if let Some(t) = arg("--threads") {
+        rayon::ThreadPoolBuilder::new().num_threads(t.parse().expect("--threads N")).build_global().unwrap();
+    }
+    let names = arg("--networks").unwrap_or_else(|| {
+        "SiouxFalls,Anaheim,Barcelona,Winnipeg,Chicago-Sketch,Eastern-Massachusetts,Berlin-Center".into()
+    });
+    let algorithms = arg("--algorithms").unwrap_or_else(|| "bfw".into());
+    let scale: f64 = arg("--demand-scale").map_or(1.0, |s| s.parse().expect("--demand-scale X"));
+    let gap: f64 = arg("--gap").map_or(1e-6, |s| s.parse().expect("--gap G"));
+    let max_seconds: f64 = arg("--max-seconds").map_or(120.0, |s| s.parse().expect("--max-seconds S"));
+    let thresholds = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8];
+    for name in names.split(',') {
+        let s = STANDARD_NETWORKS
+            .iter()
+            .find(|n| n.name.eq_ignore_ascii_case(name))
+            .unwrap_or_else(|| panic!("unknown network {name}"));
+        let (net_path, trips) = s.files(&root);
+        let t = Instant::now();
+        let net = Network::read_tntp(&net_path, s.factors).expect("network");
+        let demand = Demand::read_tntp(trips.expect("demand available"), &net).expect("demand").scaled(scale);
+        let load_s = t.elapsed().as_secs_f64();
+        for alg in algorithms.split(',') {
+            let algorithm: Algorithm = alg.parse().unwrap();
+            let opts = AssignOptions {
+                algorithm,
+                stop: Stop {
+                    relative_gap: gap,
+                    max_iterations: 1_000_000,
+                    max_time: Some(Duration::from_secs_f64(max_seconds)),
+                    ..Stop::default()
+                },
+                ..AssignOptions::default()
+            };
+            let r = assign(&net, &demand, &opts).expect("assignment");
+            let reached: Vec<String> = thresholds
+                .iter()
+                .map(|&g| match r.history.iter().find(|h| h.relative_gap_sptt <= g) {
+                    Some(h) => format!(
+                        "\"{g:e}\": {{\"seconds\": {:.6}, \"iteration\": {}}}",
+                        h.seconds, h.iteration
+                    ),
+                    None => format!("\"{g:e}\": null"),
+                })
+                .collect();
+            let last = r.last();
+            println!(
+                "{{\"network\": \"{}\", \"demand_scale\": {scale}, \"algorithm\": \"{algorithm}\", \"threads\": {}, \
+                 \"load_s\": {load_s:.4}, \"iterations\": {}, \"seconds\": {:.4}, \"relative_gap_sptt\": {:e}, \
+                 \"objective\": {:.6}, \"reached\": {{{}}}}}",
+                s.name,
+                rayon::current_num_threads(),
+                r.history.len(),
+                last.seconds,
+                last.relative_gap_sptt,
+                last.objective,
+                reached.join(", ")
+            );
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Solver tests on networks with closed-form equilibria, plus determinism, monotonicity and errors.
+
+use algos_tap::{
+    Algorithm, AssignOptions, CostFactors, Demand, Link, Network, Objective, Stop, TapError, assign, evaluate,
+};
+
+/// A link with BPR power 1: `t = t0 (1 + b x / cap)`.
+fn linear(from: u32, to: u32, t0: f64, b: f64) -> Link {
+    Link { from, to, capacity: 1.0, length: 0.0, free_flow_time: t0, b, power: 1.0, toll: 0.0 }
+}
+
+/// `t = a + s x` as a BPR link (t0 = a, b = s / a), or `≈ s x` when a = 0 (t0 = 1e-8).
+fn affine(from: u32, to: u32, a: f64, s: f64) -> Link {
+    let t0 = if a == 0.0 { 1e-8 } else { a };
+    linear(from, to, t0, s / t0)
+}
+
+fn options(algorithm: Algorithm, gap: f64) -> AssignOptions {
+    AssignOptions {
+        algorithm,
+        stop: Stop { relative_gap: gap, max_iterations: 5_000, ..Stop::default() },
+        ..AssignOptions::default()
+    }
+}
+
+#[test]
+fn braess_user_equilibrium() {
+    // Nodes 1..4 as 0..3; D = 6 from 1 to 2.
+    let links = [
+        affine(0, 2, 0.0, 10.0),
+        affine(0, 3, 50.0, 1.0),
+        affine(2, 1, 50.0, 1.0),
+        affine(2, 3, 10.0, 1.0),
+        affine(3, 1, 0.0, 10.0),
+    ];
+    let net = Network::new(4, &links, 0, CostFactors::default()).unwrap();
+    let demand = Demand::from_pairs(&net, [(0, 1, 6.0)]).unwrap();
+    for alg in [Algorithm::FrankWolfe, Algorithm::ConjugateFw, Algorithm::BiconjugateFw] {
+        let r = assign(&net, &demand, &options(alg, 1e-10)).unwrap();
+        let expect = [4.0, 2.0, 2.0, 2.0, 4.0];
+        for (a, (&x, e)) in r.flows.iter().zip(expect).enumerate() {
+            assert!((x - e).abs() < 1e-4, "{alg}: link {a} flow {x}, expected {e}");
+        }
+        // All three paths cost 92.
+        assert!((r.costs[0] + r.costs[2] - 92.0).abs() < 1e-3, "{alg}: {:?}", r.costs);
+        assert!((r.last().tstt - 552.0).abs() < 1e-2);
+    }
+    // Without the bridge 3→4: 3 vehicles per path at cost 83.
+    let net = Network::new(4, &[links[0], links[1], links[2], links[4]], 0, CostFactors::default()).unwrap();
+    let demand = Demand::from_pairs(&net, [(0, 1, 6.0)]).unwrap();
+    let r = assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-10)).unwrap();
+    assert!(r.flows.iter().all(|&x| (x - 3.0).abs() < 1e-4), "{:?}", r.flows);
+    assert!((r.costs[0] + r.costs[2] - 83.0).abs() < 1e-3);
+}
+
+#[test]
+fn pigou_user_equilibrium_system_optimum_and_price_of_anarchy() {
+    // t1 = 1, t2 = x (≈), D = 1.
+    let links = [Link { b: 0.0, ..linear(0, 1, 1.0, 0.0) }, affine(0, 1, 0.0, 1.0)];
+    let net = Network::new(2, &links, 0, CostFactors::default()).unwrap();
+    let demand = Demand::from_pairs(&net, [(0, 1, 1.0)]).unwrap();
+    let ue = assign(&net, &demand, &options(Algorithm::FrankWolfe, 1e-9)).unwrap();
+    assert!((ue.flows[1] - 1.0).abs() < 1e-6, "{:?}", ue.flows);
+    assert!((ue.last().tstt - 1.0).abs() < 1e-6);
+    let so_opts =
+        AssignOptions { objective: Objective::SystemOptimum, ..options(Algorithm::FrankWolfe, 1e-9) };
+    let so = assign(&net, &demand, &so_opts).unwrap();
+    assert!((so.flows[1] - 0.5).abs() < 1e-6, "{:?}", so.flows);
+    assert!((so.last().tstt - 0.75).abs() < 1e-6);
+    let price_of_anarchy = ue.last().tstt / so.last().tstt;
+    assert!((price_of_anarchy - 4.0 / 3.0).abs() < 1e-5);
+}
+
+#[test]
+fn two_parallel_links_closed_form() {
+    // t1 = a1 + b1 x, t2 = a2 + b2 x: x1 = (a2 − a1 + b2 D) / (b1 + b2).
+    let (a1, b1, a2, b2, d) = (10.0, 0.02, 15.0, 0.01, 1000.0);
+    let net =
+        Network::new(2, &[affine(0, 1, a1, b1), affine(0, 1, a2, b2)], 0, CostFactors::default()).unwrap();
+    let demand = Demand::from_pairs(&net, [(0, 1, d)]).unwrap();
+    let r = assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-11)).unwrap();
+    let x1 = (a2 - a1 + b2 * d) / (b1 + b2);
+    assert!((r.flows[0] - x1).abs() < 1e-4, "{} vs {x1}", r.flows[0]);
+    // SO equalises a + 2 b x.
+    let so = AssignOptions { objective: Objective::SystemOptimum, ..options(Algorithm::FrankWolfe, 1e-11) };
+    let r = assign(&net, &demand, &so).unwrap();
+    let x1 = (a2 - a1 + 2.0 * b2 * d) / (2.0 * (b1 + b2));
+    assert!((r.flows[0] - x1).abs() < 1e-4, "{} vs {x1}", r.flows[0]);
+}
+
+/// A grid of two-way streets with BPR links and seeded demand between its corner zones.
+fn grid_network(side: u32) -> (Network, Demand) {
+    let mut rng = graph_core::rng::SplitMix64::new(11);
+    let mut links = Vec::new();
+    let id = |r: u32, c: u32| r * side + c;
+    for r in 0..side {
+        for c in 0..side {
+            for (rr, cc) in [(r + 1, c), (r, c + 1)] {
+                if rr < side && cc < side {
+                    for (u, v) in [(id(r, c), id(rr, cc)), (id(rr, cc), id(r, c))] {
+                        let t0 = 1.0 + (rng.next_u64() % 100) as f64 / 10.0;
+                        let cap = 200.0 + (rng.next_u64() % 800) as f64;
+                        links.push(Link {
+                            from: u,
+                            to: v,
+                            capacity: cap,
+                            length: 1.0,
+                            free_flow_time: t0,
+                            b: 0.15,
+                            power: 4.0,
+                            toll: 0.0,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let net = Network::new(side * side, &links, 0, CostFactors::default()).unwrap();
+    let zones: Vec<u32> = (0..side * side).step_by(3).collect();
+    let pairs: Vec<_> = zones
+        .iter()
+        .flat_map(|&o| zones.iter().map(move |&d| (o, d)))
+        .map(|(o, d)| (o, d, (rng.next_u64() % 50) as f64))
+        .collect();
+    let demand = Demand::from_pairs(&net, pairs).unwrap();
+    (net, demand)
+}
+
+#[test]
+fn flows_do_not_depend_on_the_thread_count() {
+    let (net, demand) = grid_network(12);
+    let run = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-6)).unwrap())
+    };
+    let one = run(1);
+    let four = run(4);
+    assert_eq!(one.flows, four.flows, "flows differ between 1 and 4 threads");
+    assert_eq!(one.history.len(), four.history.len());
+}
+
+#[test]
+fn lower_bound_never_falls_and_objective_never_rises() {
+    let (net, demand) = grid_network(10);
+    for alg in [Algorithm::FrankWolfe, Algorithm::ConjugateFw, Algorithm::BiconjugateFw] {
+        // The Frank–Wolfe family tails off sublinearly; the conjugate variants later.
+        let gap = match alg {
+            Algorithm::FrankWolfe => 1e-4,
+            Algorithm::ConjugateFw => 1e-5,
+            _ => 1e-6,
+        };
+        let r = assign(&net, &demand, &options(alg, gap)).unwrap();
+        assert!(r.converged, "{alg}");
+        for w in r.history.windows(2) {
+            assert!(w[1].lower_bound >= w[0].lower_bound, "{alg}: lower bound fell");
+            assert!(w[1].objective <= w[0].objective * (1.0 + 1e-12), "{alg}: objective rose {:?}", w);
+        }
+        let last = r.last();
+        assert!(last.lower_bound <= last.objective);
+        // The evaluation of the returned flows agrees with the last log entry.
+        let e = evaluate(&net, &demand, &r.flows, false).unwrap();
+        assert!((e.objective - last.objective).abs() <= 1e-9 * last.objective);
+    }
+}
+
+#[test]
+fn msa_converges_slowly_but_surely() {
+    let (net, demand) = grid_network(8);
+    let r = assign(&net, &demand, &options(Algorithm::Msa, 1e-3)).unwrap();
+    assert!(r.converged);
+    let bfw = assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-3)).unwrap();
+    assert!(bfw.history.len() <= r.history.len());
+}
+
+#[test]
+fn warm_start_continues_from_given_flows() {
+    let (net, demand) = grid_network(10);
+    let first = assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-4)).unwrap();
+    let warm =
+        AssignOptions { warm_start: Some(first.flows.clone()), ..options(Algorithm::BiconjugateFw, 1e-4) };
+    let again = assign(&net, &demand, &warm).unwrap();
+    assert_eq!(again.history.len(), 1, "already converged flows need one iteration to confirm");
+    let bad = AssignOptions { warm_start: Some(vec![1.0; 3]), ..AssignOptions::default() };
+    assert!(matches!(assign(&net, &demand, &bad), Err(TapError::BadFlows { found: 3, .. })));
+}
+
+#[test]
+fn unreachable_demand_and_bad_links_are_errors() {
+    let net = Network::new(3, &[affine(0, 1, 1.0, 1.0)], 0, CostFactors::default()).unwrap();
+    let demand = Demand::from_pairs(&net, [(0, 1, 1.0), (0, 2, 5.0)]).unwrap();
+    let err = assign(&net, &demand, &AssignOptions::default()).unwrap_err();
+    assert!(matches!(err, TapError::DemandUnreachable { pairs: 1, origin: 1, destination: 3, .. }), "{err}");
+
+    let negative = Link { free_flow_time: -1.0, ..affine(0, 1, 1.0, 1.0) };
+    let err = Network::new(2, &[negative], 0, CostFactors::default()).unwrap_err();
+    assert!(err.to_string().contains("free_flow_time"), "{err}");
+    let zero_cap = Link { capacity: 0.0, ..affine(0, 1, 1.0, 1.0) };
+    assert!(Network::new(2, &[zero_cap], 0, CostFactors::default()).is_err());
+}
+
+#[test]
+fn zones_are_not_passed_through() {
+    // 0 → 1 → 2 is cheap but 1 is a zone; the only legal path is 0 → 3 → 2.
+    let links =
+        [affine(0, 1, 1.0, 0.0), affine(1, 2, 1.0, 0.0), affine(0, 3, 5.0, 0.0), affine(3, 2, 5.0, 0.0)];
+    let blocked = Network::new(4, &links, 2, CostFactors::default()).unwrap();
+    let demand = Demand::from_pairs(&blocked, [(0, 2, 1.0)]).unwrap();
+    let r = assign(&blocked, &demand, &AssignOptions::default()).unwrap();
+    assert_eq!(r.flows, vec![0.0, 0.0, 1.0, 1.0]);
+    let open = AssignOptions { allow_zone_transit: true, ..AssignOptions::default() };
+    let r = assign(&blocked, &demand, &open).unwrap();
+    assert_eq!(r.flows, vec![1.0, 1.0, 0.0, 0.0]);
+}

@@ -1,0 +1,246 @@
+//! Static user-equilibrium traffic assignment of a TNTP network.
+//!
+//! ```text
+//! cargo run --release --example assign                      # the bundled Sioux Falls network
+//! cargo run --release --example assign -- --net ../shared/data/tntp/Chicago-Sketch/ChicagoSketch_net.tntp \
+//!     --trips ../shared/data/tntp/Chicago-Sketch/ChicagoSketch_trips.tntp.xz \
+//!     --toll-factor 0.02 --distance-factor 0.04 --algorithm bfw --gap 1e-5 --json
+//! ```
+//! Without `--json` it shows a progress bar and prints the convergence table; `--json` prints one JSON
+//! object (final gaps, objective, TSTT, SPTT, iterations, solve time and the per-iteration history).
+//! `--flows-out F` writes link flows and costs (CSV when F ends in `.csv`, else TNTP `_flow` format).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use urbanflow::gpu::BackendChoice;
+use urbanflow::tap::output::{write_flows_csv, write_flows_tntp};
+use urbanflow::tap::{
+    Algorithm, AssignOptions, CostFactors, Demand, IterationLog, Network, Objective, Stop,
+    assign_with_progress,
+};
+
+/// User-equilibrium (or system-optimum) traffic assignment.
+#[derive(Parser)]
+#[command(version, about)]
+struct Args {
+    /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
+    #[arg(long)]
+    net: Option<PathBuf>,
+    /// TNTP trips file. Default: the `_trips` file beside the network.
+    #[arg(long)]
+    trips: Option<PathBuf>,
+    /// Time units per toll unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    toll_factor: f64,
+    /// Time units per length unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    distance_factor: f64,
+    /// Multiply every OD flow by this.
+    #[arg(long, default_value_t = 1.0)]
+    demand_scale: f64,
+    /// msa, fw, cfw or bfw.
+    #[arg(long, default_value = "bfw")]
+    algorithm: Algorithm,
+    /// Stop at this relative gap (TSTT − SPTT) / TSTT.
+    #[arg(long, default_value_t = 1e-4)]
+    gap: f64,
+    /// Stop after this many iterations.
+    #[arg(long, default_value_t = 1000)]
+    max_iters: u32,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    max_seconds: Option<f64>,
+    /// Solve for the system optimum instead of user equilibrium.
+    #[arg(long)]
+    system_optimum: bool,
+    /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto). All-or-nothing loading runs on the CPU
+    /// in this version; gpu is refused rather than silently ignored.
+    #[arg(long)]
+    backend: Option<BackendChoice>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write link flows and costs here (`.csv` for CSV, else TNTP `_flow` format; `.gz`/`.xz` compress).
+    #[arg(long)]
+    flows_out: Option<PathBuf>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The `_trips` file beside a `_net` file (same name with `_net` → `_trips`, any compression).
+fn trips_beside(net: &Path) -> Result<PathBuf, String> {
+    let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name
+        .split("_net")
+        .next()
+        .filter(|_| name.contains("_net"))
+        .ok_or_else(|| format!("cannot guess the trips file of {}: pass --trips", net.display()))?;
+    ["", ".gz", ".xz"]
+        .iter()
+        .map(|ext| net.with_file_name(format!("{stem}_trips.tntp{ext}")))
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("no {stem}_trips.tntp[.gz|.xz] beside {}: pass --trips", net.display()))
+}
+
+fn bundled(name: &str) -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data").join(name);
+    p.canonicalize().unwrap_or(p)
+}
+
+fn run(args: Args) -> Result<(), String> {
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
+    }
+    let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
+    if choice == BackendChoice::Gpu {
+        return Err(
+            "--backend gpu: GPU all-or-nothing loading is not available in this version; use cpu".into()
+        );
+    }
+    let (net_path, trips_path) = match args.net {
+        None => {
+            (bundled("SiouxFalls_net.tntp"), args.trips.unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")))
+        }
+        Some(net) => {
+            let trips = match args.trips {
+                Some(t) => t,
+                None => trips_beside(&net)?,
+            };
+            (net, trips)
+        }
+    };
+    let factors = CostFactors { toll: args.toll_factor, distance: args.distance_factor };
+    let t = Instant::now();
+    let net = Network::read_tntp(&net_path, factors).map_err(|e| e.to_string())?;
+    let demand = Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.demand_scale);
+    let load_s = t.elapsed().as_secs_f64();
+    let opts = AssignOptions {
+        algorithm: args.algorithm,
+        objective: if args.system_optimum { Objective::SystemOptimum } else { Objective::UserEquilibrium },
+        stop: Stop {
+            relative_gap: args.gap,
+            max_iterations: args.max_iters,
+            max_time: args.max_seconds.map(Duration::from_secs_f64),
+            ..Stop::default()
+        },
+        ..AssignOptions::default()
+    };
+
+    let bar = (!args.json).then(|| {
+        let bar = ProgressBar::new(1000);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg}")
+                .expect("valid template"),
+        );
+        bar
+    });
+    // Progress is the gap's way down from 1 to the target on a log scale.
+    let target_log = args.gap.max(1e-16).log10();
+    let t = Instant::now();
+    let result = assign_with_progress(&net, &demand, &opts, |log: &IterationLog| {
+        if let Some(bar) = &bar {
+            let done = (log.relative_gap.max(1e-16).log10() / target_log).clamp(0.0, 1.0);
+            bar.set_position((done * 1000.0) as u64);
+            bar.set_message(format!("iteration {} gap {:.3e}", log.iteration, log.relative_gap));
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    let solve_s = t.elapsed().as_secs_f64();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if let Some(out) = &args.flows_out {
+        let csv = out.extension().is_some_and(|e| e == "csv");
+        let written = if csv {
+            write_flows_csv(out, &net, &result.flows, &result.costs)
+        } else {
+            write_flows_tntp(out, &net, &result.flows, &result.costs)
+        };
+        written.map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    let last = result.last();
+    if args.json {
+        let history: Vec<_> = result
+            .history
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "iter": h.iteration, "seconds": h.seconds, "relative_gap": h.relative_gap,
+                    "objective": h.objective,
+                })
+            })
+            .collect();
+        let json = serde_json::json!({
+            "net": net_path.display().to_string(),
+            "trips": trips_path.display().to_string(),
+            "algorithm": args.algorithm.to_string(),
+            "threads": rayon::current_num_threads(),
+            "converged": result.converged,
+            "relative_gap": last.relative_gap,
+            "relative_gap_sptt": last.relative_gap_sptt,
+            "average_excess_cost": last.average_excess_cost,
+            "objective": last.objective,
+            "tstt": last.tstt,
+            "sptt": last.sptt,
+            "iterations": result.history.len(),
+            "load_s": load_s,
+            "solve_s": solve_s,
+            "history": history,
+        });
+        println!("{json}");
+        return Ok(());
+    }
+    println!(
+        "{}: {} nodes, {} links, {} zones; {:.1} trips from {} origins ({:.1} intrazonal not assigned); read in {load_s:.3} s",
+        net_path.display(),
+        net.num_nodes(),
+        net.num_links(),
+        net.num_zones(),
+        demand.total(),
+        demand.num_origins(),
+        demand.intrazonal()
+    );
+    println!(
+        "{:>6} {:>10} {:>14} {:>14} {:>20}",
+        "iter", "seconds", "relative gap", "avg excess", "objective"
+    );
+    let n = result.history.len();
+    for (i, h) in result.history.iter().enumerate() {
+        // Every row while short; then the first ten, every tenth-of-the-run, and the last.
+        let show = n <= 40 || i < 10 || i + 1 == n || (i + 1) % n.div_ceil(20) == 0;
+        if show {
+            println!(
+                "{:>6} {:>10.4} {:>14.3e} {:>14.3e} {:>20.6}",
+                h.iteration, h.seconds, h.relative_gap, h.average_excess_cost, h.objective
+            );
+        }
+    }
+    println!(
+        "{} after {n} iterations in {solve_s:.3} s ({} threads): relative gap {:.3e}, objective {:.6}, TSTT {:.6}, SPTT {:.6}",
+        if result.converged { "converged" } else { "stopped" },
+        rayon::current_num_threads(),
+        last.relative_gap,
+        last.objective,
+        last.tstt,
+        last.sptt
+    );
+    if let Some(out) = &args.flows_out {
+        println!("link flows written to {}", out.display());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
