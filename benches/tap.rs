@@ -7,14 +7,20 @@
 //! Prints one JSON object per (network, algorithm): load time, and the solve time and iteration at which
 //! `TSTT/SPTT − 1` (the gap of the anchors' peers) first fell below 1e-2 … 1e-8, plus the final gap and
 //! objective. Timings include every iteration's all-or-nothing loading and line search, not the file read.
+//! `--backend gpu` loads on the GPU. `--aon R` instead times all-or-nothing loading alone, R repetitions
+//! at free-flow costs, CPU (rayon, all threads) and GPU side by side, with their SPTTs.
 
 #[allow(dead_code)]
 mod common;
 
 use std::time::{Duration, Instant};
 
-use algos_tap::{Algorithm, AssignOptions, Demand, Network, STANDARD_NETWORKS, Stop, assign};
+use algos_tap::gpu::GpuAon;
+use algos_tap::{
+    Algorithm, AssignOptions, Backend, Demand, Network, STANDARD_NETWORKS, Stop, assign, evaluate,
+};
 use common::arg;
+use gpu_runtime::GpuContext;
 use graph_core::datasets::data_root;
 
 fn main() {
@@ -30,6 +36,13 @@ fn main() {
     let gap: f64 = arg("--gap").map_or(1e-6, |s| s.parse().expect("--gap G"));
     let max_seconds: f64 = arg("--max-seconds").map_or(120.0, |s| s.parse().expect("--max-seconds S"));
     let thresholds = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8];
+    let gpu = arg("--backend").is_some_and(|b| b == "gpu");
+    let ctx = (gpu || arg("--aon").is_some()).then(|| GpuContext::new().expect("a GPU adapter"));
+    let backend = match (&ctx, gpu) {
+        (Some(c), true) => Backend::Gpu(c),
+        _ => Backend::Cpu,
+    };
+    let aon_reps: Option<usize> = arg("--aon").map(|r| r.parse().expect("--aon R"));
     for name in names.split(',') {
         let s = STANDARD_NETWORKS
             .iter()
@@ -40,6 +53,10 @@ fn main() {
         let net = Network::read_tntp(&net_path, s.factors).expect("network");
         let demand = Demand::read_tntp(trips.expect("demand available"), &net).expect("demand").scaled(scale);
         let load_s = t.elapsed().as_secs_f64();
+        if let (Some(reps), Some(ctx)) = (aon_reps, &ctx) {
+            time_aon(s.name, &net, &demand, ctx, reps);
+            continue;
+        }
         for alg in algorithms.split(',') {
             let algorithm: Algorithm = alg.parse().unwrap();
             let opts = AssignOptions {
@@ -50,6 +67,7 @@ fn main() {
                     max_time: Some(Duration::from_secs_f64(max_seconds)),
                     ..Stop::default()
                 },
+                backend,
                 ..AssignOptions::default()
             };
             let r = assign(&net, &demand, &opts).expect("assignment");
@@ -65,10 +83,11 @@ fn main() {
                 .collect();
             let last = r.last();
             println!(
-                "{{\"network\": \"{}\", \"demand_scale\": {scale}, \"algorithm\": \"{algorithm}\", \"threads\": {}, \
+                "{{\"network\": \"{}\", \"demand_scale\": {scale}, \"algorithm\": \"{algorithm}\", \"backend\": \"{}\", \"threads\": {}, \
                  \"load_s\": {load_s:.4}, \"iterations\": {}, \"seconds\": {:.4}, \"relative_gap_sptt\": {:e}, \
                  \"objective\": {:.6}, \"reached\": {{{}}}}}",
                 s.name,
+                backend.resolve(),
                 rayon::current_num_threads(),
                 r.history.len(),
                 last.seconds,
@@ -78,4 +97,42 @@ fn main() {
             );
         }
     }
+}
+
+/// All-or-nothing alone at free-flow costs: CPU (f64, rayon) against the GPU (fixed point), best of
+/// `reps` each after one warm-up.
+fn time_aon(name: &str, net: &Network, demand: &Demand, ctx: &GpuContext, reps: usize) {
+    let zero = vec![0.0; net.num_links()];
+    let mut costs = vec![0.0; net.num_links()];
+    net.costs(&zero, &mut costs);
+    let mut cpu_s = f64::INFINITY;
+    let mut cpu_sptt = 0.0;
+    for _ in 0..=reps {
+        let t = Instant::now();
+        cpu_sptt = evaluate(net, demand, &zero, false).expect("cpu aon").sptt;
+        cpu_s = cpu_s.min(t.elapsed().as_secs_f64());
+    }
+    let t = Instant::now();
+    let mut gpu = GpuAon::new(ctx, net, demand, false).expect("gpu upload");
+    let upload_s = t.elapsed().as_secs_f64();
+    let mut gpu_s = f64::INFINITY;
+    let mut gpu_sptt = 0.0;
+    for _ in 0..=reps {
+        let t = Instant::now();
+        let loads = gpu.loads(net, demand, &costs).expect("gpu aon");
+        let y = algos_tap::fixed::link_flows(gpu.graph(), &loads, net.num_links());
+        gpu_s = gpu_s.min(t.elapsed().as_secs_f64());
+        gpu_sptt = y.iter().zip(&costs).map(|(a, b)| a * b).sum();
+    }
+    println!(
+        "{{\"aon\": \"{name}\", \"origins\": {}, \"nodes\": {}, \"links\": {}, \"threads\": {}, \
+         \"cpu_s\": {cpu_s:.6}, \"gpu_s\": {gpu_s:.6}, \"gpu_upload_s\": {upload_s:.4}, \"speedup\": {:.3}, \
+         \"cpu_sptt\": {cpu_sptt:.6}, \"gpu_sptt\": {gpu_sptt:.6}, \"device\": \"{}\"}}",
+        demand.num_origins(),
+        net.num_nodes(),
+        net.num_links(),
+        rayon::current_num_threads(),
+        cpu_s / gpu_s,
+        ctx.describe()
+    );
 }

@@ -57,8 +57,8 @@ struct Args {
     /// Solve for the system optimum instead of user equilibrium.
     #[arg(long)]
     system_optimum: bool,
-    /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto). All-or-nothing loading runs on the CPU
-    /// in this version; gpu is refused rather than silently ignored.
+    /// Where all-or-nothing loading runs: cpu (f64, rayon), gpu (fixed-point costs; gaps floor near
+    /// 1e-6) or auto (default: $URBANFLOW_BACKEND, else cpu).
     #[arg(long)]
     backend: Option<BackendChoice>,
     /// Worker threads (default: all cores).
@@ -96,12 +96,13 @@ fn run(args: Args) -> Result<(), String> {
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
     }
-    let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
-    if choice == BackendChoice::Gpu {
-        return Err(
-            "--backend gpu: GPU all-or-nothing loading is not available in this version; use cpu".into()
-        );
-    }
+    // Assignment defaults to the CPU: on networks of a few thousand nodes the GPU rarely pays.
+    let choice = match args.backend {
+        Some(c) => c,
+        None if std::env::var_os("URBANFLOW_BACKEND").is_some() => BackendChoice::from_env()?,
+        None => BackendChoice::Cpu,
+    };
+    let backend = choice.backend().map_err(|e| e.to_string())?;
     let (net_path, trips_path) = match args.net {
         None => {
             (bundled("SiouxFalls_net.tntp"), args.trips.unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")))
@@ -128,6 +129,7 @@ fn run(args: Args) -> Result<(), String> {
             max_time: args.max_seconds.map(Duration::from_secs_f64),
             ..Stop::default()
         },
+        backend,
         ..AssignOptions::default()
     };
 
@@ -179,6 +181,7 @@ fn run(args: Args) -> Result<(), String> {
             "net": net_path.display().to_string(),
             "trips": trips_path.display().to_string(),
             "algorithm": args.algorithm.to_string(),
+            "backend": backend.resolve().to_string(),
             "threads": rayon::current_num_threads(),
             "converged": result.converged,
             "relative_gap": last.relative_gap,

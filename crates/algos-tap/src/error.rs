@@ -92,3 +92,9 @@ pub enum TapError {
     #[error("GPU: {0}")]
     Gpu(String),
 }
+
+impl From<gpu_runtime::GpuError> for TapError {
+    fn from(e: gpu_runtime::GpuError) -> Self {
+        TapError::Gpu(e.to_string())
+    }
+}

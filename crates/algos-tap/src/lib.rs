@@ -20,6 +20,8 @@ mod aon;
 pub mod catalog;
 pub mod demand;
 pub mod error;
+pub mod fixed;
+pub mod gpu;
 mod heap;
 pub mod network;
 pub mod output;
@@ -29,6 +31,7 @@ pub mod vdf;
 pub use catalog::{STANDARD_NETWORKS, StandardNetwork, standard_network};
 pub use demand::Demand;
 pub use error::TapError;
+pub use gpu_runtime::Backend;
 pub use network::{CostFactors, Link, Network};
 pub use solve::{
     Algorithm, AssignOptions, Assignment, Evaluation, IterationLog, Objective, Stop, assign,

@@ -6,6 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
+use gpu_runtime::{Backend, Resolved};
+
 use crate::aon::{SearchGraph, all_or_nothing};
 use crate::demand::Demand;
 use crate::error::TapError;
@@ -80,8 +82,8 @@ impl Default for Stop {
 }
 
 /// How to assign.
-#[derive(Debug, Clone, Default)]
-pub struct AssignOptions {
+#[derive(Debug, Clone)]
+pub struct AssignOptions<'a> {
     /// The method.
     pub algorithm: Algorithm,
     /// User equilibrium or system optimum.
@@ -93,6 +95,49 @@ pub struct AssignOptions {
     pub allow_zone_transit: bool,
     /// Start from these link flows instead of all-or-nothing at free flow.
     pub warm_start: Option<Vec<f64>>,
+    /// Where all-or-nothing loading runs: `Cpu` (the default: f64 costs, rayon), `Gpu(&ctx)` (fixed-point
+    /// costs, see [`crate::fixed`]; its gap floors near 1e-6), or `Auto` (the GPU when there is one).
+    pub backend: Backend<'a>,
+}
+
+impl Default for AssignOptions<'_> {
+    fn default() -> Self {
+        Self {
+            algorithm: Algorithm::default(),
+            objective: Objective::default(),
+            stop: Stop::default(),
+            allow_zone_transit: false,
+            warm_start: None,
+            backend: Backend::Cpu,
+        }
+    }
+}
+
+/// The all-or-nothing engine of one solve.
+enum Loader<'c> {
+    Cpu(SearchGraph),
+    Gpu(Box<crate::gpu::GpuAon<'c>>),
+}
+
+impl Loader<'_> {
+    /// Loads `y` at `costs` and returns SPTT (`Σ c · y`, exact in f64 for the trees used).
+    fn load(
+        &mut self,
+        net: &Network,
+        demand: &Demand,
+        costs: &[f64],
+        y: &mut [f64],
+    ) -> Result<f64, TapError> {
+        match self {
+            Loader::Cpu(g) => all_or_nothing(net, g, demand, costs, y),
+            Loader::Gpu(gpu) => {
+                let loads = gpu.loads(net, demand, costs)?;
+                let flows = crate::fixed::link_flows(gpu.graph(), &loads, net.num_links());
+                y.copy_from_slice(&flows);
+                Ok(dot(costs, y))
+            }
+        }
+    }
 }
 
 /// One iteration's measurements (of the flows at the start of the iteration).
@@ -226,7 +271,12 @@ pub fn assign_with_progress(
     }
     let start = Instant::now();
     let m = net.num_links();
-    let g = SearchGraph::new(net, !opts.allow_zone_transit);
+    let mut loader = match opts.backend.resolve() {
+        Resolved::Cpu => Loader::Cpu(SearchGraph::new(net, !opts.allow_zone_transit)),
+        Resolved::Gpu(ctx) => {
+            Loader::Gpu(Box::new(crate::gpu::GpuAon::new(ctx, net, demand, opts.allow_zone_transit)?))
+        }
+    };
     let system_optimum = opts.objective == Objective::SystemOptimum;
     let total_demand = demand.total();
 
@@ -240,7 +290,7 @@ pub fn assign_with_progress(
             let mut c0 = vec![0.0; m];
             direction_costs(net, &zero, system_optimum, &mut c0);
             let mut y = vec![0.0; m];
-            all_or_nothing(net, &g, demand, &c0, &mut y)?;
+            loader.load(net, demand, &c0, &mut y)?;
             y
         }
     };
@@ -258,7 +308,7 @@ pub fn assign_with_progress(
     loop {
         net.costs(&x, &mut cost);
         direction_costs(net, &x, system_optimum, &mut g_cost);
-        let sptt = all_or_nothing(net, &g, demand, &g_cost, &mut y)?;
+        let sptt = loader.load(net, demand, &g_cost, &mut y)?;
         let gtx = dot(&g_cost, &x);
         let tstt = dot(&cost, &x);
         let objective = if system_optimum { tstt } else { net.beckmann(&x) };

@@ -15,7 +15,7 @@ fn affine(from: u32, to: u32, a: f64, s: f64) -> Link {
     linear(from, to, t0, s / t0)
 }
 
-fn options(algorithm: Algorithm, gap: f64) -> AssignOptions {
+fn options(algorithm: Algorithm, gap: f64) -> AssignOptions<'static> {
     AssignOptions {
         algorithm,
         stop: Stop { relative_gap: gap, max_iterations: 5_000, ..Stop::default() },

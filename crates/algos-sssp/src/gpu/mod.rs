@@ -465,6 +465,34 @@ impl<'a> GpuSssp<'a> {
         Ok((out, stats))
     }
 
+    /// Like [`GpuSssp::run_batch`] but leaves the distances on the device, in `dist` (row `i`, words
+    /// `i * n .. (i + 1) * n`, belongs to `sources[i]`), for a consumer kernel that runs before the rows
+    /// are reused (traffic assignment loads flows from them). Saturated sums (`u32::MAX - 1`) are left
+    /// for the consumer to detect.
+    pub fn run_batch_into(
+        &mut self,
+        sources: &[u32],
+        k: u32,
+        dist: &GpuBuffer<u32>,
+    ) -> Result<SsspStats, SsspError> {
+        let n = self.graph.num_vertices();
+        if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+            return Err(SsspError::SourceOutOfRange { vertex: s, n });
+        }
+        if sources.len() > self.max_batch() || dist.len() < sources.len() * n as usize {
+            return Err(SsspError::InvalidParameter(format!(
+                "{} sources exceed the batch limit of {} or the {}-word distance buffer",
+                sources.len(),
+                self.max_batch(),
+                dist.len()
+            )));
+        }
+        if sources.is_empty() {
+            return Ok(SsspStats::default());
+        }
+        self.lbr_rows(sources, k, dist)
+    }
+
     fn lbr_rows(&mut self, sources: &[u32], k: u32, dist: &GpuBuffer<u32>) -> Result<SsspStats, SsspError> {
         if !(1..=8).contains(&k) {
             return Err(SsspError::InvalidParameter(format!("LBR depth k = {k} is outside 1..=8")));

@@ -1,0 +1,209 @@
+//! All-or-nothing loading on the GPU: batched shortest paths (algos-sssp's batched locality-based
+//! relaxation) leave one distance row per origin on the device; `tap_aon.wgsl` derives canonical
+//! predecessors and walks every OD pair's path adding fixed-point loads. Distances and trees never cross
+//! the bus: one readback of the loads per all-or-nothing call. The CPU twin is
+//! [`fixed::mirror_loads`](crate::fixed::mirror_loads), equal bit for bit.
+
+use algos_sssp::gpu::GpuSssp;
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use graph_core::Csr;
+
+use crate::demand::Demand;
+use crate::error::TapError;
+use crate::fixed::{SplitGraph, fixed_amount};
+use crate::network::Network;
+
+const AON: Shader = gpu_runtime::shader!("tap_aon");
+const WG: u32 = 256;
+/// Depth of the batched locality-based relaxation.
+const LBR_DEPTH: u32 = 4;
+
+/// One batch of origins: their search sources and OD pairs, uploaded once.
+struct Batch {
+    sources: GpuBuffer<u32>,
+    od: GpuBuffer<[u32; 4]>,
+    source_list: Vec<u32>,
+    pairs: u32,
+}
+
+/// The GPU loader of one (network, demand) pair: buffers and OD batches uploaded once, reused by every
+/// iteration.
+pub struct GpuAon<'c> {
+    ctx: &'c GpuContext,
+    graph: SplitGraph,
+    offsets: GpuBuffer<u32>,
+    heads: GpuBuffer<u32>,
+    tails: GpuBuffer<u32>,
+    weights: GpuBuffer<u32>,
+    dist: GpuBuffer<u32>,
+    pred: GpuBuffer<u32>,
+    loads: GpuBuffer<u32>,
+    control: GpuBuffer<u32>,
+    batches: Vec<Batch>,
+}
+
+fn gpu_err(e: impl std::fmt::Display) -> TapError {
+    TapError::Gpu(e.to_string())
+}
+
+impl<'c> GpuAon<'c> {
+    /// Uploads the search graph and the demand in batches sized from the device's binding limit.
+    pub fn new(
+        ctx: &'c GpuContext,
+        net: &Network,
+        demand: &Demand,
+        allow_zone_transit: bool,
+    ) -> Result<Self, TapError> {
+        let graph = SplitGraph::new(net, demand, allow_zone_transit);
+        let n = graph.num_vertices();
+        // Rows per batch: algos-sssp's limit (flags of 8 bytes per cell in one binding, at most 256) and
+        // one binding for this batch's distance rows.
+        let binding = ctx.limits.max_storage_buffer_binding_size;
+        let rows = (binding / (8 * n.max(1) as u64)).clamp(1, 256) as usize;
+        let rows = rows.min(demand.num_origins().max(1));
+        let mut batches = Vec::new();
+        for start in (0..demand.num_origins()).step_by(rows) {
+            let end = (start + rows).min(demand.num_origins());
+            let mut od = Vec::new();
+            for i in start..end {
+                let (dests, flows) = demand.from_origin(i);
+                for (&d, &f) in dests.iter().zip(flows) {
+                    let (lo, hi) = fixed_amount(f);
+                    od.push([(i - start) as u32, d, lo, hi]);
+                }
+            }
+            let source_list = graph.source[start..end].to_vec();
+            batches.push(Batch {
+                sources: GpuBuffer::from_slice(ctx, "tap sources", &source_list).map_err(gpu_err)?,
+                od: GpuBuffer::from_slice(ctx, "tap od pairs", &od).map_err(gpu_err)?,
+                pairs: od.len() as u32,
+                source_list,
+            });
+        }
+        let m = graph.num_arcs();
+        let cells = rows * n;
+        let aon = Self {
+            ctx,
+            offsets: GpuBuffer::from_slice(ctx, "tap offsets", &graph.offsets).map_err(gpu_err)?,
+            heads: GpuBuffer::from_slice(ctx, "tap heads", &graph.heads).map_err(gpu_err)?,
+            tails: GpuBuffer::from_slice(ctx, "tap tails", &graph.tails).map_err(gpu_err)?,
+            weights: GpuBuffer::zeroed(ctx, "tap weights", m.max(1)).map_err(gpu_err)?,
+            dist: GpuBuffer::zeroed(ctx, "tap dist rows", cells.max(1)).map_err(gpu_err)?,
+            pred: GpuBuffer::zeroed(ctx, "tap pred rows", cells.max(1)).map_err(gpu_err)?,
+            loads: GpuBuffer::zeroed(ctx, "tap loads", 2 * m.max(1)).map_err(gpu_err)?,
+            control: GpuBuffer::zeroed(ctx, "tap control", 4).map_err(gpu_err)?,
+            graph,
+            batches,
+        };
+        for b in [&aon.offsets, &aon.heads, &aon.tails, &aon.dist, &aon.pred, &aon.loads] {
+            b.check_bindable(ctx).map_err(gpu_err)?;
+        }
+        Ok(aon)
+    }
+
+    /// The split search graph the loads are indexed by.
+    pub fn graph(&self) -> &SplitGraph {
+        &self.graph
+    }
+
+    /// Fixed-point loads per search arc at link costs `costs` (units of [`DEMAND_SCALE`](crate::fixed::DEMAND_SCALE)).
+    pub fn loads(&mut self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
+        let ctx = self.ctx;
+        let (weights, _scale) = self.graph.quantise(costs);
+        let csr = Csr::from_parts(self.graph.offsets.clone(), self.graph.heads.clone(), weights.clone())
+            .map_err(gpu_err)?;
+        let mut sssp = GpuSssp::new(ctx, &csr).map_err(gpu_err)?;
+        self.weights.write(ctx, 0, &weights).map_err(gpu_err)?;
+        self.loads.write(ctx, 0, &vec![0u32; self.loads.len()]).map_err(gpu_err)?;
+        self.control.write(ctx, 0, &[0; 4]).map_err(gpu_err)?;
+        let key = |e| PipelineKey::new(AON, e).with("WG", WG);
+        let (reset, tight, load) = (
+            ctx.pipeline(&key("pred_reset"))?,
+            ctx.pipeline(&key("pred_tight"))?,
+            ctx.pipeline(&key("load"))?,
+        );
+        let n = self.graph.num_vertices() as u32;
+        for b in &self.batches {
+            sssp.run_batch_into(&b.source_list, LBR_DEPTH, &self.dist).map_err(gpu_err)?;
+            let params = [n, b.source_list.len() as u32, b.pairs, 0];
+            let params_buf = GpuBuffer::from_slice_with_usage(
+                ctx,
+                "tap params",
+                &params,
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            )
+            .map_err(gpu_err)?;
+            let bind = |pipeline: &wgpu::ComputePipeline, entries: &[(u32, &wgpu::Buffer)]| {
+                ctx.scoped("binding the all-or-nothing kernels", || {
+                    let entries: Vec<wgpu::BindGroupEntry> = entries
+                        .iter()
+                        .map(|&(binding, buf)| wgpu::BindGroupEntry {
+                            binding,
+                            resource: buf.as_entire_binding(),
+                        })
+                        .collect();
+                    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("tap aon"),
+                        layout: &pipeline.get_bind_group_layout(0),
+                        entries: &entries,
+                    })
+                })
+            };
+            let p = params_buf.buffer();
+            let b_reset = bind(&reset, &[(4, self.pred.buffer()), (7, p)])?;
+            let b_tight = bind(
+                &tight,
+                &[
+                    (0, self.offsets.buffer()),
+                    (1, self.heads.buffer()),
+                    (2, self.weights.buffer()),
+                    (3, self.dist.buffer()),
+                    (4, self.pred.buffer()),
+                    (7, p),
+                    (8, b.sources.buffer()),
+                ],
+            )?;
+            let b_load = bind(
+                &load,
+                &[
+                    (3, self.dist.buffer()),
+                    (4, self.pred.buffer()),
+                    (5, self.tails.buffer()),
+                    (6, b.od.buffer()),
+                    (7, p),
+                    (9, self.loads.buffer()),
+                    (10, self.control.buffer()),
+                ],
+            )?;
+            let cells = ctx.grid_1d(n as u64 * b.source_list.len() as u64, WG)?;
+            let pairs = ctx.grid_1d(b.pairs.max(1) as u64, WG)?;
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                for (pipe, group, grid) in
+                    [(&reset, &b_reset, cells), (&tight, &b_tight, cells), (&load, &b_load, pairs)]
+                {
+                    pass.set_pipeline(pipe);
+                    pass.set_bind_group(0, group, &[]);
+                    gpu_runtime::dispatch::dispatch(&mut pass, grid);
+                }
+            }
+            ctx.scoped("all-or-nothing loading", || ctx.queue.submit([enc.finish()]))?;
+        }
+        let control = self.control.read(ctx).map_err(gpu_err)?;
+        if control[1] != 0 {
+            return Err(TapError::Gpu(format!(
+                "{} OD distances saturated the u32 fixed point (quantisation bound violated)",
+                control[1]
+            )));
+        }
+        if control[0] != 0 {
+            // Name the pairs: reachability does not depend on costs, so a search on the CPU finds them.
+            return Err(crate::fixed::unreachable_pairs(net, &self.graph, demand).unwrap_or_else(|| {
+                TapError::Gpu(format!("{} OD pairs unreachable on the GPU only", control[0]))
+            }));
+        }
+        let words = self.loads.read(ctx).map_err(gpu_err)?;
+        Ok(words.chunks_exact(2).map(|w| ((w[1] as u64) << 32) | w[0] as u64).collect())
+    }
+}
