@@ -42,7 +42,7 @@ struct Args {
     /// Multiply every OD flow by this.
     #[arg(long, default_value_t = 1.0)]
     demand_scale: f64,
-    /// msa, fw, cfw or bfw.
+    /// msa, fw, cfw, bfw, or b (Algorithm B: bush-based, for gaps down to 1e-12; CPU).
     #[arg(long, default_value = "bfw")]
     algorithm: Algorithm,
     /// Stop at this relative gap (TSTT − SPTT) / TSTT.

@@ -94,7 +94,13 @@ fn load_origin(
     for (&d, &f) in dests.iter().zip(flows) {
         ws.node_flow[d as usize] = f;
     }
-    let mut remaining = dests.len();
+    search(g, arcs, origin, ws, dests.len());
+    finish_origin(g, origin, dests, flows, ws, out);
+}
+
+/// Dijkstra from `origin`, settling into `ws.order` with link predecessors in `ws.pred`; stops once
+/// `remaining` destinations (nodes with `node_flow > 0`) are settled (`usize::MAX`: never).
+fn search(g: &SearchGraph, arcs: &[Arc], origin: u32, ws: &mut Workspace, mut remaining: usize) {
     ws.dist[origin as usize] = 0.0;
     ws.touched.push(origin);
     ws.heap.push_or_decrease(origin, 0.0);
@@ -123,6 +129,17 @@ fn load_origin(
         }
     }
     ws.heap.clear();
+}
+
+/// SPTT contribution, unreachable pairs and loads of one searched origin; resets the workspace.
+fn finish_origin(
+    g: &SearchGraph,
+    origin: u32,
+    dests: &[u32],
+    flows: &[f64],
+    ws: &mut Workspace,
+    out: &mut BlockLoad,
+) {
     for (&d, &f) in dests.iter().zip(flows) {
         let dd = ws.dist[d as usize];
         if dd.is_finite() {
@@ -142,12 +159,68 @@ fn load_origin(
         }
         ws.node_flow[v as usize] = 0.0;
     }
-    for &v in &ws.touched {
-        ws.dist[v as usize] = f64::INFINITY;
-        ws.pred[v as usize] = u32::MAX;
+    ws.reset();
+}
+
+impl Workspace {
+    fn reset(&mut self) {
+        for &v in &self.touched {
+            self.dist[v as usize] = f64::INFINITY;
+            self.pred[v as usize] = u32::MAX;
+        }
+        self.order.clear();
+        self.touched.clear();
     }
-    ws.order.clear();
-    ws.touched.clear();
+}
+
+fn arcs_at(g: &SearchGraph, costs: &[f64]) -> Vec<Arc> {
+    g.heads
+        .iter()
+        .zip(&g.links)
+        .map(|(&head, &link)| Arc { cost: costs[link as usize], head, link })
+        .collect()
+}
+
+/// One bush per demand origin from its full shortest-path tree at `costs` (in parallel).
+pub(crate) fn initial_bushes(
+    net: &Network,
+    g: &SearchGraph,
+    topo: &crate::bush::Topology,
+    demand: &Demand,
+    costs: &[f64],
+) -> Result<Vec<crate::bush::Bush>, TapError> {
+    let arcs = arcs_at(g, costs);
+    let bushes: Vec<Result<crate::bush::Bush, (u32, u32, f64)>> = (0..demand.num_origins())
+        .into_par_iter()
+        .map_init(
+            || Workspace::new(g.num_nodes()),
+            |ws, i| {
+                let origin = demand.origins()[i];
+                search(g, &arcs, origin, ws, usize::MAX);
+                let (dests, flows) = demand.from_origin(i);
+                let missing = dests.iter().zip(flows).find(|(d, _)| ws.dist[**d as usize].is_infinite());
+                let bush = match missing {
+                    Some((&d, &f)) => Err((origin, d, f)),
+                    None => {
+                        Ok(crate::bush::Bush::from_tree(net, topo, i, origin, &ws.pred, &ws.order, demand))
+                    }
+                };
+                ws.reset();
+                bush
+            },
+        )
+        .collect();
+    bushes
+        .into_iter()
+        .map(|b| {
+            b.map_err(|(o, d, f)| TapError::DemandUnreachable {
+                pairs: 1,
+                flow: f,
+                origin: net.node_id(o),
+                destination: net.node_id(d),
+            })
+        })
+        .collect()
 }
 
 /// All-or-nothing loads `y` (one per link) at link costs `costs`, and the shortest-path total
@@ -159,12 +232,7 @@ pub(crate) fn all_or_nothing(
     costs: &[f64],
     y: &mut [f64],
 ) -> Result<f64, TapError> {
-    let arcs: Vec<Arc> = g
-        .heads
-        .iter()
-        .zip(&g.links)
-        .map(|(&head, &link)| Arc { cost: costs[link as usize], head, link })
-        .collect();
+    let arcs = arcs_at(g, costs);
     let origins = demand.num_origins();
     let per_block = origins.div_ceil(BLOCKS).max(1);
     let m = y.len();

@@ -17,6 +17,7 @@
 //! ```
 
 mod aon;
+mod bush;
 pub mod catalog;
 pub mod demand;
 pub mod error;

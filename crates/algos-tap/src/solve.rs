@@ -25,6 +25,9 @@ pub enum Algorithm {
     /// Bi-conjugate Frank–Wolfe (the default: the fastest of the family).
     #[default]
     BiconjugateFw,
+    /// Algorithm B (Dial 2006): bush-based, converges to relative gaps of 1e-10 and below. User
+    /// equilibrium, CPU, no warm start.
+    AlgorithmB,
 }
 
 impl FromStr for Algorithm {
@@ -35,7 +38,8 @@ impl FromStr for Algorithm {
             "fw" | "frank-wolfe" => Ok(Self::FrankWolfe),
             "cfw" => Ok(Self::ConjugateFw),
             "bfw" => Ok(Self::BiconjugateFw),
-            other => Err(format!("unknown algorithm `{other}`: expected msa, fw, cfw or bfw")),
+            "b" | "algorithm-b" => Ok(Self::AlgorithmB),
+            other => Err(format!("unknown algorithm `{other}`: expected msa, fw, cfw, bfw or b")),
         }
     }
 }
@@ -47,6 +51,7 @@ impl fmt::Display for Algorithm {
             Self::FrankWolfe => "fw",
             Self::ConjugateFw => "cfw",
             Self::BiconjugateFw => "bfw",
+            Self::AlgorithmB => "b",
         })
     }
 }
@@ -270,6 +275,9 @@ pub fn assign_with_progress(
         ));
     }
     let start = Instant::now();
+    if opts.algorithm == Algorithm::AlgorithmB {
+        return assign_b(net, demand, opts, start, progress);
+    }
     let m = net.num_links();
     let mut loader = match opts.backend.resolve() {
         Resolved::Cpu => Loader::Cpu(SearchGraph::new(net, !opts.allow_zone_transit)),
@@ -371,6 +379,67 @@ pub fn assign_with_progress(
     }
     net.costs(&x, &mut cost);
     Ok(Assignment { flows: x, costs: cost, history, converged })
+}
+
+/// Algorithm B with the same measurements and stop rule as the Frank–Wolfe family.
+fn assign_b(
+    net: &Network,
+    demand: &Demand,
+    opts: &AssignOptions,
+    start: Instant,
+    mut progress: impl FnMut(&IterationLog),
+) -> Result<Assignment, TapError> {
+    if opts.objective != Objective::UserEquilibrium || opts.warm_start.is_some() {
+        return Err(TapError::InvalidOption(
+            "Algorithm B solves user equilibrium from its own initial bushes (no system optimum, no warm start)"
+                .into(),
+        ));
+    }
+    if matches!(opts.backend, Backend::Gpu(_)) {
+        return Err(TapError::InvalidOption(
+            "Algorithm B runs on the CPU: its gaps below 1e-7 need f64 shortest paths".into(),
+        ));
+    }
+    let stop = opts.stop;
+    let g = SearchGraph::new(net, !opts.allow_zone_transit);
+    let total_demand = demand.total();
+    let mut history = Vec::new();
+    let mut lower_bound = f64::NEG_INFINITY;
+    let (mut below, mut converged) = (0, false);
+    let flows = crate::bush::solve(net, demand, opts.allow_zone_transit, |x, cost, y| {
+        let sptt = all_or_nothing(net, &g, demand, cost, y)?;
+        let tstt = dot(cost, x);
+        let objective = net.beckmann(x);
+        lower_bound = lower_bound.max(objective - (tstt - sptt));
+        let log = IterationLog {
+            iteration: history.len() as u32 + 1,
+            seconds: start.elapsed().as_secs_f64(),
+            tstt,
+            sptt,
+            relative_gap: if tstt > 0.0 { (tstt - sptt) / tstt } else { 0.0 },
+            relative_gap_sptt: if sptt > 0.0 { tstt / sptt - 1.0 } else { 0.0 },
+            average_excess_cost: if total_demand > 0.0 { (tstt - sptt) / total_demand } else { 0.0 },
+            objective,
+            lower_bound,
+            step: 0.0,
+        };
+        progress(&log);
+        history.push(log);
+        if log.relative_gap <= stop.relative_gap {
+            below += 1;
+            if below >= stop.consecutive_below.max(1) {
+                converged = true;
+                return Ok(true);
+            }
+        } else {
+            below = 0;
+        }
+        Ok(history.len() >= stop.max_iterations as usize
+            || stop.max_time.is_some_and(|t| start.elapsed() >= t))
+    })?;
+    let mut costs = vec![0.0; net.num_links()];
+    net.costs(&flows, &mut costs);
+    Ok(Assignment { flows, costs, history, converged })
 }
 
 /// The costs the direction is computed on: generalised costs, or marginal costs `c + x c'` for system

@@ -144,3 +144,38 @@ fn braess_file_gives_the_paradox_flows() {
     }
     assert!((r.last().objective - 386.0).abs() < 0.1, "Z {}", r.last().objective);
 }
+
+#[test]
+fn algorithm_b_reaches_1e10_the_best_objective_and_the_published_flows() {
+    for name in ["SiouxFalls", "Anaheim", "Barcelona", "Winnipeg", "Chicago-Sketch"] {
+        let Some((net, demand, flows, Some(best))) = load(name) else { continue };
+        let opts = AssignOptions {
+            algorithm: Algorithm::AlgorithmB,
+            stop: Stop { relative_gap: 1e-10, max_iterations: 3000, ..Stop::default() },
+            ..AssignOptions::default()
+        };
+        let t = Instant::now();
+        let r = assign(&net, &demand, &opts).unwrap();
+        let last = r.last();
+        eprintln!(
+            "{name}: B {} iterations {:.2}s gap {:.3e} rel objective error {:.2e}",
+            r.history.len(),
+            t.elapsed().as_secs_f64(),
+            last.relative_gap,
+            (last.objective - best) / best
+        );
+        assert!(r.converged, "{name}: B stopped at gap {}", last.relative_gap);
+        assert!((last.objective - best).abs() <= 1e-9 * best, "{name}: Z {} vs {best}", last.objective);
+        // Link flows are unique where costs strictly increase with flow: compare them there.
+        let published = flows.expect("published flows");
+        let mut worst: f64 = 0.0;
+        for (a, l) in net.links().iter().enumerate() {
+            if l.b > 0.0 && l.power > 0.0 && l.free_flow_time > 0.0 {
+                let dev = (r.flows[a] - published[a]).abs() / published[a].max(1.0);
+                worst = worst.max(dev);
+            }
+        }
+        eprintln!("{name}: largest relative link-flow deviation from the published flows {worst:.2e}");
+        assert!(worst <= 1e-3, "{name}: link flows deviate by {worst:e}");
+    }
+}
