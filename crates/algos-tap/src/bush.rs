@@ -23,19 +23,26 @@ const NONE: u32 = u32::MAX;
 /// One origin's bush.
 pub(crate) struct Bush {
     root: u32,
+    /// Topological order of the bush's nodes (valid until its links change).
+    order: Vec<u32>,
     in_bush: Vec<bool>,
     /// This origin's flow per link.
     flow: Vec<f64>,
 }
 
-/// The network's reverse star (links entering each node).
+/// The network with links renumbered in reverse-star order: the links entering a node have
+/// consecutive internal ids, so a node's label reads its in-links' arrays sequentially. Bushes and link
+/// state use internal ids; `original` maps them back.
 pub(crate) struct Topology {
     out_offsets: Vec<u32>,
     out_links: Vec<u32>,
     in_offsets: Vec<u32>,
-    in_links: Vec<u32>,
     tail: Vec<u32>,
     head: Vec<u32>,
+    /// Original link id of each internal id.
+    original: Vec<u32>,
+    /// Internal id of each original link id.
+    internal: Vec<u32>,
 }
 
 impl Topology {
@@ -49,18 +56,23 @@ impl Topology {
             in_offsets[v + 1] += in_offsets[v];
         }
         let mut next = in_offsets.clone();
-        let mut in_links = vec![0u32; net.num_links()];
+        let mut original = vec![0u32; net.num_links()];
+        let mut internal = vec![0u32; net.num_links()];
         for (a, l) in net.links().iter().enumerate() {
-            in_links[next[l.to as usize] as usize] = a as u32;
+            let k = next[l.to as usize];
+            original[k as usize] = a as u32;
+            internal[a] = k;
             next[l.to as usize] += 1;
         }
+        let links = net.links();
         Self {
             out_offsets: net.out_offsets().to_vec(),
-            out_links: net.out_link_ids().to_vec(),
+            out_links: net.out_link_ids().iter().map(|&a| internal[a as usize]).collect(),
             in_offsets,
-            in_links,
-            tail: net.links().iter().map(|l| l.from).collect(),
-            head: net.links().iter().map(|l| l.to).collect(),
+            tail: original.iter().map(|&a| links[a as usize].from).collect(),
+            head: original.iter().map(|&a| links[a as usize].to).collect(),
+            original,
+            internal,
         }
     }
 
@@ -68,9 +80,32 @@ impl Topology {
         &self.out_links[self.out_offsets[v as usize] as usize..self.out_offsets[v as usize + 1] as usize]
     }
 
-    fn into(&self, v: u32) -> &[u32] {
-        &self.in_links[self.in_offsets[v as usize] as usize..self.in_offsets[v as usize + 1] as usize]
+    /// Internal ids of the links entering `v`.
+    fn into(&self, v: u32) -> std::ops::Range<usize> {
+        self.in_offsets[v as usize] as usize..self.in_offsets[v as usize + 1] as usize
     }
+
+    /// Internal-order values back in the network's link order.
+    pub(crate) fn to_network_order(&self, values: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; values.len()];
+        for (k, &a) in self.original.iter().enumerate() {
+            out[a as usize] = values[k];
+        }
+        out
+    }
+}
+
+/// A node's labels in a bush: shortest path, longest path over all bush links, longest used path.
+#[derive(Debug, Clone, Copy)]
+struct Labels {
+    shortest: f64,
+    longest_all: f64,
+    longest_used: f64,
+}
+
+impl Labels {
+    const UNSET: Self =
+        Self { shortest: f64::INFINITY, longest_all: f64::NEG_INFINITY, longest_used: f64::NEG_INFINITY };
 }
 
 /// Per-solve scratch space shared by the bushes (they are processed one at a time).
@@ -78,10 +113,9 @@ pub(crate) struct Scratch {
     order: Vec<u32>,
     pos: Vec<u32>,
     indeg: Vec<u32>,
-    shortest: Vec<f64>,
+    /// Labels per node, packed so a tail's three labels share one cache line.
+    labels: Vec<Labels>,
     sp_pred: Vec<u32>,
-    longest_all: Vec<f64>,
-    longest_used: Vec<f64>,
     lp_pred: Vec<u32>,
 }
 
@@ -91,26 +125,27 @@ impl Scratch {
             order: Vec::with_capacity(n),
             pos: vec![NONE; n],
             indeg: vec![0; n],
-            shortest: vec![f64::INFINITY; n],
+            labels: vec![Labels::UNSET; n],
             sp_pred: vec![NONE; n],
-            longest_all: vec![f64::NEG_INFINITY; n],
-            longest_used: vec![f64::NEG_INFINITY; n],
             lp_pred: vec![NONE; n],
         }
     }
 }
 
 /// Link costs and derivatives at the current total flows, kept up to date as flow moves.
+/// Indexed by internal link id.
 pub(crate) struct LinkState {
     pub(crate) x: Vec<f64>,
     pub(crate) cost: Vec<f64>,
     pub(crate) deriv: Vec<f64>,
+    original: Vec<u32>,
 }
 
 impl LinkState {
-    pub(crate) fn new(net: &Network, x: Vec<f64>) -> Self {
-        let mut s = Self { cost: vec![0.0; x.len()], deriv: vec![0.0; x.len()], x };
-        for a in 0..s.x.len() {
+    pub(crate) fn new(net: &Network, topo: &Topology, x: Vec<f64>) -> Self {
+        let m = x.len();
+        let mut s = Self { cost: vec![0.0; m], deriv: vec![0.0; m], x, original: topo.original.clone() };
+        for a in 0..m {
             s.refresh(net, a);
         }
         s
@@ -119,14 +154,15 @@ impl LinkState {
     #[inline]
     fn refresh(&mut self, net: &Network, a: usize) {
         let vdf = net.vdf();
-        self.cost[a] = vdf.time(a, self.x[a]) + net.fixed_costs()[a];
-        self.deriv[a] = vdf.derivative(a, self.x[a]);
+        let link = self.original[a] as usize;
+        self.cost[a] = vdf.time(link, self.x[a]) + net.fixed_costs()[link];
+        self.deriv[a] = vdf.derivative(link, self.x[a]);
     }
 }
 
 impl Bush {
     /// A bush holding the shortest-path tree of `root` at the current costs, with the origin's demand
-    /// loaded on it. `pred` and `order` come from a Dijkstra over the network.
+    /// loaded on it. `pred` (network link ids) and `order` come from a Dijkstra over the network.
     pub(crate) fn from_tree(
         net: &Network,
         topo: &Topology,
@@ -137,7 +173,7 @@ impl Bush {
         demand: &Demand,
     ) -> Self {
         let m = net.num_links();
-        let mut bush = Self { root, in_bush: vec![false; m], flow: vec![0.0; m] };
+        let mut bush = Self { root, order: Vec::new(), in_bush: vec![false; m], flow: vec![0.0; m] };
         let mut node_flow = vec![0.0; net.num_nodes()];
         let (dests, flows) = demand.from_origin(index);
         for (&d, &f) in dests.iter().zip(flows) {
@@ -145,20 +181,21 @@ impl Bush {
         }
         for &v in settle_order {
             if v != root && pred[v as usize] != NONE {
-                bush.in_bush[pred[v as usize] as usize] = true;
+                bush.in_bush[topo.internal[pred[v as usize] as usize] as usize] = true;
             }
         }
         for &v in settle_order.iter().rev() {
             if v == root || pred[v as usize] == NONE {
                 continue;
             }
-            let a = pred[v as usize] as usize;
+            let a = topo.internal[pred[v as usize] as usize] as usize;
             let f = node_flow[v as usize];
             if f != 0.0 {
                 bush.flow[a] += f;
                 node_flow[topo.tail[a] as usize] += f;
             }
         }
+        bush.order = settle_order.to_vec();
         bush
     }
 
@@ -167,78 +204,77 @@ impl Bush {
         &self.flow
     }
 
-    /// Topological order (Kahn) of the bush's nodes, and shortest / longest labels in that order.
-    fn label(&self, topo: &Topology, state: &LinkState, s: &mut Scratch) {
-        for &v in &s.order {
-            s.pos[v as usize] = NONE;
-            s.shortest[v as usize] = f64::INFINITY;
-            s.sp_pred[v as usize] = NONE;
-            s.longest_all[v as usize] = f64::NEG_INFINITY;
-            s.longest_used[v as usize] = f64::NEG_INFINITY;
-            s.lp_pred[v as usize] = NONE;
-        }
-        s.order.clear();
-        // In-degrees over bush links, found from the links themselves.
+    /// Recomputes the bush's topological order (Kahn) after its links changed.
+    fn sort(&mut self, topo: &Topology, s: &mut Scratch) {
         for (a, &inb) in self.in_bush.iter().enumerate() {
             if inb {
                 s.indeg[topo.head[a] as usize] += 1;
             }
         }
-        s.order.push(self.root);
+        self.order.clear();
+        self.order.push(self.root);
         let mut i = 0;
-        while i < s.order.len() {
-            let u = s.order[i];
-            s.pos[u as usize] = i as u32;
+        while i < self.order.len() {
+            let u = self.order[i];
             i += 1;
             for &a in topo.out(u) {
                 if self.in_bush[a as usize] {
                     let v = topo.head[a as usize] as usize;
                     s.indeg[v] -= 1;
                     if s.indeg[v] == 0 {
-                        s.order.push(v as u32);
+                        self.order.push(v as u32);
                     }
                 }
             }
         }
         // Heads never reached (only possible if the bush were not acyclic) must not keep a count.
+        let mut unreached = 0;
         for (a, &inb) in self.in_bush.iter().enumerate() {
             if inb {
+                unreached += (s.indeg[topo.head[a] as usize] != 0) as usize;
                 s.indeg[topo.head[a] as usize] = 0;
             }
         }
-        debug_assert!(
-            self.in_bush.iter().enumerate().all(|(a, &b)| !b || s.pos[topo.head[a] as usize] != NONE),
-            "bush of {} is not acyclic",
-            self.root
-        );
-        s.shortest[self.root as usize] = 0.0;
-        s.longest_all[self.root as usize] = 0.0;
-        s.longest_used[self.root as usize] = 0.0;
+        debug_assert_eq!(unreached, 0, "bush of {} is not acyclic", self.root);
+    }
+
+    /// Shortest and longest (all links, used links) labels in topological order, and positions.
+    fn label(&self, topo: &Topology, state: &LinkState, s: &mut Scratch) {
+        for &v in &s.order {
+            s.pos[v as usize] = NONE;
+            s.labels[v as usize] = Labels::UNSET;
+            s.sp_pred[v as usize] = NONE;
+            s.lp_pred[v as usize] = NONE;
+        }
+        s.order.clear();
+        s.order.extend_from_slice(&self.order);
+        for (k, &v) in self.order.iter().enumerate() {
+            s.pos[v as usize] = k as u32;
+        }
+        s.labels[self.root as usize] = Labels { shortest: 0.0, longest_all: 0.0, longest_used: 0.0 };
         for k in 1..s.order.len() {
             let v = s.order[k];
             let (mut sp, mut spa, mut la, mut lu, mut lpa) =
                 (f64::INFINITY, NONE, f64::NEG_INFINITY, f64::NEG_INFINITY, NONE);
-            for &a in topo.into(v) {
-                if !self.in_bush[a as usize] {
+            for a in topo.into(v) {
+                if !self.in_bush[a] {
                     continue;
                 }
-                let t = topo.tail[a as usize] as usize;
-                let c = state.cost[a as usize];
-                let d = s.shortest[t] + c;
+                let tl = s.labels[topo.tail[a] as usize];
+                let c = state.cost[a];
+                let d = tl.shortest + c;
                 if d < sp {
                     sp = d;
-                    spa = a;
+                    spa = a as u32;
                 }
-                la = la.max(s.longest_all[t] + c);
-                if self.flow[a as usize] > FLOW_EPS && s.longest_used[t] + c > lu {
-                    lu = s.longest_used[t] + c;
-                    lpa = a;
+                la = la.max(tl.longest_all + c);
+                if self.flow[a] > FLOW_EPS && tl.longest_used + c > lu {
+                    lu = tl.longest_used + c;
+                    lpa = a as u32;
                 }
             }
-            s.shortest[v as usize] = sp;
+            s.labels[v as usize] = Labels { shortest: sp, longest_all: la, longest_used: lu };
             s.sp_pred[v as usize] = spa;
-            s.longest_all[v as usize] = la;
-            s.longest_used[v as usize] = lu;
             s.lp_pred[v as usize] = lpa;
         }
     }
@@ -262,18 +298,22 @@ impl Bush {
             if s.pos[i] == NONE || s.pos[j] == NONE || (i as u32 != self.root && !net.through()[i]) {
                 continue;
             }
-            let improves = s.shortest[i] + state.cost[a] < s.shortest[j] * (1.0 - 1e-14);
-            if improves && s.longest_all[i] < s.longest_all[j] {
+            let (li, lj) = (s.labels[i], s.labels[j]);
+            let improves = li.shortest + state.cost[a] < lj.shortest * (1.0 - 1e-14);
+            if improves && li.longest_all < lj.longest_all {
                 self.in_bush[a] = true;
                 added += 1;
             }
+        }
+        if added > 0 {
+            self.sort(topo, s);
         }
         added
     }
 
     /// One pass of Newton flow shifts from longest used to shortest paths. Returns the largest cost
     /// difference met (a convergence hint).
-    fn shift(&mut self, net: &Network, topo: &Topology, state: &mut LinkState, s: &mut Scratch) -> f64 {
+    pub(crate) fn shift(&mut self, net: &Network, topo: &Topology, state: &mut LinkState, s: &mut Scratch) -> f64 {
         self.label(topo, state, s);
         let mut worst: f64 = 0.0;
         for k in (1..s.order.len()).rev() {
@@ -352,8 +392,11 @@ impl Bush {
     }
 }
 
-/// Flow-shift passes per bush and iteration (more passes per bush did not pay in measurements).
+/// Flow-shift passes per bush after its update, and shift-only sweeps over all bushes per iteration:
+/// measured on Anaheim, Barcelona, Winnipeg and Chicago-Sketch (2/4 was best or near best on each).
 const SHIFT_PASSES: usize = 2;
+/// Shift-only sweeps over all bushes per iteration.
+const INNER_SWEEPS: usize = 4;
 
 /// Solves with Algorithm B; `measure` logs an iteration and says whether to stop.
 pub(crate) fn solve(
@@ -377,18 +420,24 @@ pub(crate) fn solve(
         }
         x
     };
-    let mut state = LinkState::new(net, total(&bushes));
+    let mut state = LinkState::new(net, &topo, total(&bushes));
     let mut scratch = Scratch::new(net.num_nodes());
     let mut y = vec![0.0; m];
     loop {
-        if measure(&state.x, &state.cost, &mut y)? {
+        if measure(&topo.to_network_order(&state.x), &topo.to_network_order(&state.cost), &mut y)? {
             break;
         }
         for bush in &mut bushes {
             bush.improve(net, &topo, &mut state, &mut scratch, SHIFT_PASSES);
         }
+        // Sweeps of flow shifts over every bush (no bush change) before the next measured iteration.
+        for _ in 0..INNER_SWEEPS {
+            for bush in &mut bushes {
+                bush.shift(net, &topo, &mut state, &mut scratch);
+            }
+        }
         // Re-add the bushes' flows so rounding in the incremental updates never accumulates.
-        state = LinkState::new(net, total(&bushes));
+        state = LinkState::new(net, &topo, total(&bushes));
     }
-    Ok(state.x)
+    Ok(topo.to_network_order(&state.x))
 }
