@@ -313,7 +313,13 @@ impl Bush {
 
     /// One pass of Newton flow shifts from longest used to shortest paths. Returns the largest cost
     /// difference met (a convergence hint).
-    pub(crate) fn shift(&mut self, net: &Network, topo: &Topology, state: &mut LinkState, s: &mut Scratch) -> f64 {
+    pub(crate) fn shift(
+        &mut self,
+        net: &Network,
+        topo: &Topology,
+        state: &mut LinkState,
+        s: &mut Scratch,
+    ) -> f64 {
         self.label(topo, state, s);
         let mut worst: f64 = 0.0;
         for k in (1..s.order.len()).rev() {

@@ -286,7 +286,7 @@ pub fn assign_with_progress(
         }
     };
     let system_optimum = opts.objective == Objective::SystemOptimum;
-    let total_demand = demand.total();
+    let mut monitor = Monitor::new(start, stop, demand.total());
 
     let mut x = match &opts.warm_start {
         Some(w) => {
@@ -304,13 +304,9 @@ pub fn assign_with_progress(
     };
 
     let mut state = DirectionState::default();
-    let mut history = Vec::new();
     let mut cost = vec![0.0; m];
     let mut g_cost = vec![0.0; m];
     let mut y = vec![0.0; m];
-    let mut lower_bound = f64::NEG_INFINITY;
-    let mut below = 0;
-    let mut converged = false;
     let mut step = 0.0;
     let mut ls = LineSearch::new(m);
     loop {
@@ -320,39 +316,11 @@ pub fn assign_with_progress(
         let gtx = dot(&g_cost, &x);
         let tstt = dot(&cost, &x);
         let objective = if system_optimum { tstt } else { net.beckmann(&x) };
-        if !system_optimum {
-            lower_bound = lower_bound.max(objective - (gtx - sptt));
-        }
-        let log = IterationLog {
-            iteration: history.len() as u32 + 1,
-            seconds: start.elapsed().as_secs_f64(),
-            tstt,
-            sptt,
-            relative_gap: if gtx > 0.0 { (gtx - sptt) / gtx } else { 0.0 },
-            relative_gap_sptt: if sptt > 0.0 { gtx / sptt - 1.0 } else { 0.0 },
-            average_excess_cost: if total_demand > 0.0 { (gtx - sptt) / total_demand } else { 0.0 },
-            objective,
-            lower_bound,
-            step,
-        };
-        progress(&log);
-        history.push(log);
-        if log.relative_gap <= stop.relative_gap {
-            below += 1;
-            if below >= stop.consecutive_below.max(1) {
-                converged = true;
-                break;
-            }
-        } else {
-            below = 0;
-        }
-        if history.len() >= stop.max_iterations as usize
-            || stop.max_time.is_some_and(|t| start.elapsed() >= t)
-        {
+        if monitor.record(gtx, tstt, sptt, objective, step, !system_optimum, &mut progress) {
             break;
         }
 
-        let k = history.len();
+        let k = monitor.history.len();
         if opts.algorithm == Algorithm::Msa {
             step = 1.0 / (k as f64 + 1.0);
             for (xa, ya) in x.iter_mut().zip(&y) {
@@ -362,7 +330,7 @@ pub fn assign_with_progress(
         }
         let target = state.direction(net, opts.algorithm, k, &x, &y, system_optimum);
         // AequilibraE's tolerance: tighter as the gap closes.
-        let tol = (log.relative_gap * 1e-5).clamp(1e-12, 1e-6);
+        let tol = (monitor.last_gap() * 1e-5).clamp(1e-12, 1e-6);
         step = match ls.search(net, &x, target, system_optimum, tol) {
             Some(t) => t,
             None => {
@@ -378,7 +346,7 @@ pub fn assign_with_progress(
         state.last_step = step;
     }
     net.costs(&x, &mut cost);
-    Ok(Assignment { flows: x, costs: cost, history, converged })
+    Ok(Assignment { flows: x, costs: cost, history: monitor.history, converged: monitor.converged })
 }
 
 /// Algorithm B with the same measurements and stop rule as the Frank–Wolfe family.
@@ -402,44 +370,87 @@ fn assign_b(
     }
     let stop = opts.stop;
     let g = SearchGraph::new(net, !opts.allow_zone_transit);
-    let total_demand = demand.total();
-    let mut history = Vec::new();
-    let mut lower_bound = f64::NEG_INFINITY;
-    let (mut below, mut converged) = (0, false);
+    let mut monitor = Monitor::new(start, stop, demand.total());
     let flows = crate::bush::solve(net, demand, opts.allow_zone_transit, |x, cost, y| {
         let sptt = all_or_nothing(net, &g, demand, cost, y)?;
         let tstt = dot(cost, x);
-        let objective = net.beckmann(x);
-        lower_bound = lower_bound.max(objective - (tstt - sptt));
-        let log = IterationLog {
-            iteration: history.len() as u32 + 1,
-            seconds: start.elapsed().as_secs_f64(),
-            tstt,
-            sptt,
-            relative_gap: if tstt > 0.0 { (tstt - sptt) / tstt } else { 0.0 },
-            relative_gap_sptt: if sptt > 0.0 { tstt / sptt - 1.0 } else { 0.0 },
-            average_excess_cost: if total_demand > 0.0 { (tstt - sptt) / total_demand } else { 0.0 },
-            objective,
-            lower_bound,
-            step: 0.0,
-        };
-        progress(&log);
-        history.push(log);
-        if log.relative_gap <= stop.relative_gap {
-            below += 1;
-            if below >= stop.consecutive_below.max(1) {
-                converged = true;
-                return Ok(true);
-            }
-        } else {
-            below = 0;
-        }
-        Ok(history.len() >= stop.max_iterations as usize
-            || stop.max_time.is_some_and(|t| start.elapsed() >= t))
+        Ok(monitor.record(tstt, tstt, sptt, net.beckmann(x), 0.0, true, &mut progress))
     })?;
     let mut costs = vec![0.0; net.num_links()];
     net.costs(&flows, &mut costs);
-    Ok(Assignment { flows, costs, history, converged })
+    Ok(Assignment { flows, costs, history: monitor.history, converged: monitor.converged })
+}
+
+/// The per-iteration measurements and the stop rule, shared by every method.
+struct Monitor {
+    start: Instant,
+    stop: Stop,
+    total_demand: f64,
+    history: Vec<IterationLog>,
+    lower_bound: f64,
+    below: u32,
+    converged: bool,
+}
+
+impl Monitor {
+    fn new(start: Instant, stop: Stop, total_demand: f64) -> Self {
+        Self {
+            start,
+            stop,
+            total_demand,
+            history: Vec::new(),
+            lower_bound: f64::NEG_INFINITY,
+            below: 0,
+            converged: false,
+        }
+    }
+
+    fn last_gap(&self) -> f64 {
+        self.history.last().map_or(1.0, |h| h.relative_gap)
+    }
+
+    /// Logs one iteration (`gtx` = cost of the flows at the direction costs, which are the generalised
+    /// costs except for system optimum) and says whether to stop.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        gtx: f64,
+        tstt: f64,
+        sptt: f64,
+        objective: f64,
+        step: f64,
+        beckmann_bound: bool,
+        progress: &mut impl FnMut(&IterationLog),
+    ) -> bool {
+        if beckmann_bound {
+            self.lower_bound = self.lower_bound.max(objective - (gtx - sptt));
+        }
+        let log = IterationLog {
+            iteration: self.history.len() as u32 + 1,
+            seconds: self.start.elapsed().as_secs_f64(),
+            tstt,
+            sptt,
+            relative_gap: if gtx > 0.0 { (gtx - sptt) / gtx } else { 0.0 },
+            relative_gap_sptt: if sptt > 0.0 { gtx / sptt - 1.0 } else { 0.0 },
+            average_excess_cost: if self.total_demand > 0.0 { (gtx - sptt) / self.total_demand } else { 0.0 },
+            objective,
+            lower_bound: self.lower_bound,
+            step,
+        };
+        progress(&log);
+        self.history.push(log);
+        if log.relative_gap <= self.stop.relative_gap {
+            self.below += 1;
+            if self.below >= self.stop.consecutive_below.max(1) {
+                self.converged = true;
+                return true;
+            }
+        } else {
+            self.below = 0;
+        }
+        self.history.len() >= self.stop.max_iterations as usize
+            || self.stop.max_time.is_some_and(|t| self.start.elapsed() >= t)
+    }
 }
 
 /// The costs the direction is computed on: generalised costs, or marginal costs `c + x c'` for system
