@@ -494,39 +494,43 @@ pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpT
 
 /// Parses a `_flow` file (`From To Volume Cost` rows, with or without a metadata block).
 pub fn parse_flow(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpFlowRow>, ReadError> {
-    let mut lines = Lines::new(reader, name);
-    let mut rows = Vec::new();
-    while let Some(line) = lines.next_line()? {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('~') || t.starts_with('<') {
-            continue;
+    parse_rows(reader, name, |fields, line| {
+        if fields.len() != 4 {
+            return Err(ParseError::UnexpectedLine {
+                found: excerpt(line),
+                expected: "a row `from to volume cost`",
+            });
         }
-        let fields = row_fields(line);
-        let is_header = fields.first().is_some_and(|f| f.parse::<f64>().is_err());
-        if is_header && rows.is_empty() {
-            continue;
-        }
-        let row = (|| {
-            if fields.len() != 4 {
-                return Err(ParseError::UnexpectedLine {
-                    found: excerpt(line),
-                    expected: "a row `from to volume cost`",
-                });
-            }
-            Ok(TntpFlowRow {
-                from: node_id(fields.first(), "from")?,
-                to: node_id(fields.get(1), "to")?,
-                volume: number(fields.get(2), "volume")?,
-                cost: number(fields.get(3), "cost")?,
-            })
-        })();
-        rows.push(row.map_err(|kind| lines.error(kind))?);
-    }
-    Ok(rows)
+        Ok(TntpFlowRow {
+            from: node_id(fields.first(), "from")?,
+            to: node_id(fields.get(1), "to")?,
+            volume: number(fields.get(2), "volume")?,
+            cost: number(fields.get(3), "cost")?,
+        })
+    })
 }
 
 /// Parses a `_node` file (`id x y` rows; a header line is skipped).
 pub fn parse_nodes(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpNode>, ReadError> {
+    parse_rows(reader, name, |fields, line| {
+        if fields.len() < 3 {
+            return Err(ParseError::UnexpectedLine { found: excerpt(line), expected: "a row `node x y`" });
+        }
+        Ok(TntpNode {
+            id: node_id(fields.first(), "node")?,
+            x: number(fields.get(1), "x")?,
+            y: number(fields.get(2), "y")?,
+        })
+    })
+}
+
+/// Rows of a table file: blank, `~` and `<metadata>` lines skipped, a non-numeric first row taken as the
+/// column header, every other row given to `parse` with its non-empty fields.
+fn parse_rows<T>(
+    reader: impl BufRead,
+    name: impl AsRef<Path>,
+    parse: impl Fn(&[&str], &str) -> Result<T, ParseError>,
+) -> Result<Vec<T>, ReadError> {
     let mut lines = Lines::new(reader, name);
     let mut rows = Vec::new();
     while let Some(line) = lines.next_line()? {
@@ -538,19 +542,7 @@ pub fn parse_nodes(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<T
         if rows.is_empty() && fields.first().is_some_and(|f| f.parse::<f64>().is_err()) {
             continue;
         }
-        let row = (|| {
-            if fields.len() < 3 {
-                return Err(ParseError::UnexpectedLine {
-                    found: excerpt(line),
-                    expected: "a row `node x y`",
-                });
-            }
-            Ok(TntpNode {
-                id: node_id(fields.first(), "node")?,
-                x: number(fields.get(1), "x")?,
-                y: number(fields.get(2), "y")?,
-            })
-        })();
+        let row = parse(&fields, line);
         rows.push(row.map_err(|kind| lines.error(kind))?);
     }
     Ok(rows)
