@@ -26,6 +26,7 @@ pub mod gpu;
 mod heap;
 pub mod network;
 pub mod output;
+pub mod petgyn;
 pub mod solve;
 pub mod vdf;
 

@@ -289,8 +289,12 @@ impl Network {
         }
     }
 
-    /// The Beckmann objective `Σ ∫_0^{x_a} c_a`.
+    /// The Beckmann objective `Σ ∫_0^{x_a} c_a`; NaN when the costs are not separable (no such objective
+    /// exists).
     pub fn beckmann(&self, x: &[f64]) -> f64 {
+        if !self.vdf.is_separable() {
+            return f64::NAN;
+        }
         x.iter().enumerate().map(|(a, &xa)| self.vdf.integral(a, xa) + self.fixed_cost[a] * xa).sum()
     }
 }

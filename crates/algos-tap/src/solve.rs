@@ -162,7 +162,7 @@ pub struct IterationLog {
     pub relative_gap_sptt: f64,
     /// `(TSTT − SPTT) / demand`.
     pub average_excess_cost: f64,
-    /// Beckmann objective (user equilibrium) or total cost (system optimum).
+    /// Beckmann objective (user equilibrium), total cost (system optimum), NaN for non-separable costs.
     pub objective: f64,
     /// Best lower bound on the optimal objective so far (user equilibrium).
     pub lower_bound: f64,
@@ -275,6 +275,14 @@ pub fn assign_with_progress(
         ));
     }
     let start = Instant::now();
+    let separable = net.vdf().is_separable();
+    if !separable && (opts.objective == Objective::SystemOptimum || opts.algorithm == Algorithm::AlgorithmB) {
+        return Err(TapError::InvalidOption(
+            "non-separable costs (PET-Gyn) are solved by diagonalisation for user equilibrium with the \
+             Frank–Wolfe family only"
+                .into(),
+        ));
+    }
     if opts.algorithm == Algorithm::AlgorithmB {
         return assign_b(net, demand, opts, start, progress);
     }
@@ -311,12 +319,14 @@ pub fn assign_with_progress(
     let mut ls = LineSearch::new(m);
     loop {
         net.costs(&x, &mut cost);
+        // Diagonalisation: partners' flows stay at x for this iteration's line search.
+        net.vdf().freeze_partners(&x);
         direction_costs(net, &x, system_optimum, &mut g_cost);
         let sptt = loader.load(net, demand, &g_cost, &mut y)?;
         let gtx = dot(&g_cost, &x);
         let tstt = dot(&cost, &x);
         let objective = if system_optimum { tstt } else { net.beckmann(&x) };
-        if monitor.record(gtx, tstt, sptt, objective, step, !system_optimum, &mut progress) {
+        if monitor.record(gtx, tstt, sptt, objective, step, !system_optimum && separable, &mut progress) {
             break;
         }
 

@@ -33,12 +33,20 @@ pub trait Vdf: Send + Sync + Debug {
     fn derivative(&self, link: usize, x: f64) -> f64;
     /// `∫_0^x time(ω) dω`.
     fn integral(&self, link: usize, x: f64) -> f64;
-    /// Travel times of all links at flows `x` into `out` (override for speed).
+    /// Travel times of all links at flows `x` into `out` (override for speed). For non-separable
+    /// functions these are the true costs: partners' flows are read from `x`.
     fn times(&self, x: &[f64], out: &mut [f64]) {
         for (a, (o, &xa)) in out.iter_mut().zip(x).enumerate() {
             *o = self.time(a, xa);
         }
     }
+    /// Whether a link's time depends on its own flow only (then the Beckmann objective exists).
+    fn is_separable(&self) -> bool {
+        true
+    }
+    /// Non-separable functions: fix the partners' flows that [`Vdf::time`], [`Vdf::derivative`] and
+    /// [`Vdf::integral`] use from now on (diagonalisation). Separable functions ignore it.
+    fn freeze_partners(&self, _x: &[f64]) {}
 }
 
 /// `x^p` with a fast path for small whole powers (TNTP's are almost all 4).

@@ -211,3 +211,82 @@ fn zones_are_not_passed_through() {
     let r = assign(&blocked, &demand, &open).unwrap();
     assert_eq!(r.flows, vec![1.0, 1.0, 0.0, 0.0]);
 }
+
+#[test]
+fn pet_gyn_network_of_all_twelve_types_assigns_by_diagonalisation() {
+    use algos_tap::petgyn::{PetGyn, PetGynLink};
+    use std::sync::Arc;
+    let side = 6u32;
+    let id = |r: u32, c: u32| r * side + c;
+    let mut ends = Vec::new();
+    for r in 0..side {
+        for c in 0..side {
+            if r + 1 < side {
+                ends.extend([(id(r, c), id(r + 1, c)), (id(r + 1, c), id(r, c))]);
+            }
+            if c + 1 < side {
+                ends.extend([(id(r, c), id(r, c + 1)), (id(r, c + 1), id(r, c))]);
+            }
+        }
+    }
+    let links: Vec<Link> = ends
+        .iter()
+        .map(|&(from, to)| Link {
+            from,
+            to,
+            capacity: 1.0,
+            length: 0.0,
+            free_flow_time: 1.0,
+            b: 0.0,
+            power: 0.0,
+            toll: 0.0,
+        })
+        .collect();
+    let find = |from: u32, to: u32| ends.iter().position(|&e| e == (from, to)).map(|a| a as u32);
+    let pet: Vec<PetGynLink> = ends
+        .iter()
+        .enumerate()
+        .map(|(a, &(from, to))| {
+            // Partners: the reverse link, and the other links entering the head.
+            let others: Vec<u32> = ends
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.1 == to && e.0 != from)
+                .map(|(b, _)| b as u32)
+                .collect();
+            let other = |i: usize| others.get(i).copied().or(find(to, from));
+            PetGynLink {
+                length_m: 200.0 + 37.0 * (a % 7) as f64,
+                speed_kmh: [30.0, 40.0, 60.0, 80.0][a % 4],
+                lanes: 1.0 + (a % 3) as f64,
+                arc_type: (a % 12) as u8 + 1,
+                signal: 0.1 * (a % 5) as f64,
+                reverse: find(to, from),
+                cross: [other(0), other(1)],
+                circ: [other(0), other(1), other(2)],
+            }
+        })
+        .collect();
+    let net = Network::new(side * side, &links, 0, CostFactors::default())
+        .unwrap()
+        .with_vdf(Arc::new(PetGyn::new(pet).unwrap()))
+        .unwrap();
+    let corners = [id(0, 0), id(0, side - 1), id(side - 1, 0), id(side - 1, side - 1)];
+    let pairs: Vec<_> = corners
+        .iter()
+        .flat_map(|&o| corners.iter().map(move |&d| (o, d, 400.0)))
+        .filter(|p| p.0 != p.1)
+        .collect();
+    let demand = Demand::from_pairs(&net, pairs).unwrap();
+    let opts = AssignOptions {
+        stop: Stop { relative_gap: 0.0, max_iterations: 40, ..Stop::default() },
+        ..options(Algorithm::BiconjugateFw, 0.0)
+    };
+    let r = assign(&net, &demand, &opts).unwrap();
+    let gaps: Vec<f64> = r.history.iter().map(|h| h.relative_gap).collect();
+    assert!(gaps[39] < gaps[1] / 10.0, "the VI gap should fall: {gaps:?}");
+    assert!(r.last().objective.is_nan(), "no Beckmann objective for non-separable costs");
+    // Algorithm B and system optimum need separable costs.
+    let b = AssignOptions { algorithm: Algorithm::AlgorithmB, ..AssignOptions::default() };
+    assert!(matches!(assign(&net, &demand, &b), Err(TapError::InvalidOption(_))));
+}
