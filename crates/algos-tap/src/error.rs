@@ -43,6 +43,24 @@ pub enum TapError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A link row of a network file with a parameter outside its domain.
+    #[error("{}:{line}: link {from}→{to}: {field} = {value}: expected {expected}", path.display())]
+    BadLink {
+        /// The network file.
+        path: PathBuf,
+        /// Its line.
+        line: u64,
+        /// Tail id as in the file.
+        from: u64,
+        /// Head id as in the file.
+        to: u64,
+        /// The parameter.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// A zone of the trip table is not a node of the network.
     #[error("{}: zone {zone} is not a node of the network", path.display())]
     UnknownZone {

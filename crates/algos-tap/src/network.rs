@@ -113,7 +113,20 @@ impl Network {
             });
         }
         let through = node_ids.iter().map(|&id| id >= net.first_thru_node).collect();
-        let mut network = Self::assemble(node_ids, index_of, through, links, factors)?;
+        // Parameter errors name the file's line.
+        let mut network =
+            Self::assemble(node_ids, index_of, through, links, factors).map_err(|e| match e {
+                TapError::BadParameter { link, from, to, field, value, expected } => TapError::BadLink {
+                    path: net.path.clone(),
+                    line: net.links[link].line,
+                    from,
+                    to,
+                    field,
+                    value,
+                    expected,
+                },
+                other => other,
+            })?;
         network.zones = net.zones.min(u32::MAX as u64) as u32;
         network.path = Some(net.path.clone());
         Ok(network)

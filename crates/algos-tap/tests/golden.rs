@@ -179,3 +179,19 @@ fn algorithm_b_reaches_1e10_the_best_objective_and_the_published_flows() {
         assert!(worst <= 1e-3, "{name}: link flows deviate by {worst:e}");
     }
 }
+
+#[test]
+fn bad_link_rows_name_the_file_and_line() {
+    let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 2\n<END OF METADATA>\n\
+                1 2 100 1 1 0.15 4 0 0 1 ;\n2 1 100 1 -3 0.15 4 0 0 1 ;\n";
+    let parsed = graph_core::io::tntp::parse_net(text.as_bytes(), "bad_net.tntp").unwrap();
+    let err = Network::from_tntp(&parsed, Default::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "bad_net.tntp:7: link 2→1: free_flow_time = -3: expected a finite number ≥ 0"
+    );
+    let zero_cap = text.replace("2 1 100 1 -3", "2 1 0 1 3");
+    let parsed = graph_core::io::tntp::parse_net(zero_cap.as_bytes(), "cap_net.tntp").unwrap();
+    let err = Network::from_tntp(&parsed, Default::default()).unwrap_err();
+    assert!(err.to_string().starts_with("cap_net.tntp:7: link 2→1 has capacity 0"), "{err}");
+}
