@@ -108,6 +108,10 @@ fn run(args: Args) -> Result<(), String> {
             (bundled("SiouxFalls_net.tntp"), args.trips.unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")))
         }
         Some(net) => {
+            // A missing network file is the error to report, not the trips file guessed from its name.
+            if !net.exists() {
+                return Err(format!("{}: no such network file", net.display()));
+            }
             let trips = match args.trips {
                 Some(t) => t,
                 None => trips_beside(&net)?,
