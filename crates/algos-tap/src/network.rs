@@ -209,7 +209,7 @@ impl Network {
             links.iter().map(|l| l.b).collect(),
             links.iter().map(|l| l.power).collect(),
             links.iter().map(|l| l.capacity).collect(),
-        ));
+        )?);
         Ok(Self {
             path: None,
             node_ids,

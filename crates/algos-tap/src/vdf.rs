@@ -7,12 +7,44 @@
 //!
 //! ```
 //! use algos_tap::vdf::{Bpr, Vdf};
-//! let bpr = Bpr::new(vec![10.0], vec![0.15], vec![4.0], vec![1000.0]);
+//! let bpr = Bpr::new(vec![10.0], vec![0.15], vec![4.0], vec![1000.0]).unwrap();
 //! assert_eq!(bpr.time(0, 0.0), 10.0);
 //! assert!((bpr.time(0, 1000.0) - 11.5).abs() < 1e-12);
 //! ```
 
 use std::fmt::Debug;
+
+use crate::error::TapError;
+
+/// One parameter column: name, per-link values, the rule each value must pass, what the rule expects.
+type Column<'a> = (&'a str, &'a [f64], fn(f64) -> bool, &'a str);
+
+/// Checks per-link parameter vectors: equal lengths, and every value accepted by its rule.
+fn check_params(function: &str, columns: &[Column<'_>]) -> Result<(), TapError> {
+    let len = columns[0].1.len();
+    if let Some((name, values, ..)) = columns.iter().find(|c| c.1.len() != len) {
+        return Err(TapError::InvalidOption(format!(
+            "{function}: {name} has {} values for {len} links",
+            values.len()
+        )));
+    }
+    for (name, values, ok, expected) in columns {
+        if let Some((a, v)) = values.iter().enumerate().find(|(_, v)| !ok(**v)) {
+            return Err(TapError::InvalidOption(format!(
+                "{function}: link {a} has {name} = {v}: expected {expected}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn non_negative(v: f64) -> bool {
+    v >= 0.0 && v.is_finite()
+}
+
+fn positive(v: f64) -> bool {
+    v > 0.0 && v.is_finite()
+}
 
 /// A separable link cost function `t_a(x_a)`, indexed by link.
 ///
@@ -74,11 +106,24 @@ pub struct Bpr {
 }
 
 impl Bpr {
-    /// Per-link free-flow time, B, power and capacity. Capacity must be positive where `B ≠ 0`
-    /// ([`Network`](crate::Network) checks this and reports the link).
-    pub fn new(t0: Vec<f64>, b: Vec<f64>, power: Vec<f64>, capacity: Vec<f64>) -> Self {
-        assert!(t0.len() == b.len() && b.len() == power.len() && power.len() == capacity.len());
-        Self { t0, b, power, capacity }
+    /// Per-link free-flow time, B, power (finite, ≥ 0) and capacity (> 0 where `B ≠ 0`).
+    pub fn new(t0: Vec<f64>, b: Vec<f64>, power: Vec<f64>, capacity: Vec<f64>) -> Result<Self, TapError> {
+        check_params(
+            "BPR",
+            &[
+                ("t0", &t0, non_negative, "a finite number ≥ 0"),
+                ("B", &b, non_negative, "a finite number ≥ 0"),
+                ("power", &power, non_negative, "a finite number ≥ 0"),
+                ("capacity", &capacity, |c| !c.is_nan(), "a number"),
+            ],
+        )?;
+        if let Some(a) = (0..b.len()).find(|&a| b[a] != 0.0 && !positive(capacity[a])) {
+            return Err(TapError::InvalidOption(format!(
+                "BPR: link {a} has capacity {} with B = {}: expected a finite capacity > 0",
+                capacity[a], b[a]
+            )));
+        }
+        Ok(Self { t0, b, power, capacity })
     }
 }
 
@@ -131,10 +176,17 @@ pub struct Conical {
 }
 
 impl Conical {
-    /// Per-link free-flow time, α (> 1) and capacity (> 0).
-    pub fn new(t0: Vec<f64>, alpha: Vec<f64>, capacity: Vec<f64>) -> Self {
-        assert!(t0.len() == alpha.len() && alpha.len() == capacity.len());
-        Self { t0, alpha, capacity }
+    /// Per-link free-flow time (≥ 0), α (> 1) and capacity (> 0).
+    pub fn new(t0: Vec<f64>, alpha: Vec<f64>, capacity: Vec<f64>) -> Result<Self, TapError> {
+        check_params(
+            "conical",
+            &[
+                ("t0", &t0, non_negative, "a finite number ≥ 0"),
+                ("alpha", &alpha, |a| a > 1.0 && a.is_finite(), "a finite number > 1"),
+                ("capacity", &capacity, positive, "a finite number > 0"),
+            ],
+        )?;
+        Ok(Self { t0, alpha, capacity })
     }
 
     fn beta(alpha: f64) -> f64 {
@@ -191,10 +243,23 @@ pub struct Akcelik {
 }
 
 impl Akcelik {
-    /// Per-link free-flow time, delay parameter J (≥ 0) and capacity (> 0); the modelled period length.
-    pub fn new(t0: Vec<f64>, j: Vec<f64>, capacity: Vec<f64>, period: f64) -> Self {
-        assert!(t0.len() == j.len() && j.len() == capacity.len() && period > 0.0);
-        Self { t0, j, capacity, period }
+    /// Per-link free-flow time (≥ 0), delay parameter J (≥ 0) and capacity (> 0); the modelled period
+    /// length (> 0).
+    pub fn new(t0: Vec<f64>, j: Vec<f64>, capacity: Vec<f64>, period: f64) -> Result<Self, TapError> {
+        check_params(
+            "Akcelik",
+            &[
+                ("t0", &t0, non_negative, "a finite number ≥ 0"),
+                ("J", &j, non_negative, "a finite number ≥ 0"),
+                ("capacity", &capacity, positive, "a finite number > 0"),
+            ],
+        )?;
+        if !positive(period) {
+            return Err(TapError::InvalidOption(format!(
+                "Akcelik: period {period}: expected a finite number > 0"
+            )));
+        }
+        Ok(Self { t0, j, capacity, period })
     }
 
     /// `k` of `(r − 1)² + k r`.
@@ -295,7 +360,8 @@ mod tests {
             vec![0.15, 0.15, 0.0, 2.5],
             vec![4.0, 4.0, 0.0, 1.5],
             vec![25900.0, 100.0, 1.0, 700.0],
-        );
+        )
+        .unwrap();
         assert_eq!(bpr.time(2, 5.0), 3.0);
         let x: f64 = 31000.0;
         assert!((bpr.time(0, x) - 6.0 * (1.0 + 0.15 * (x / 25900.0).powf(4.0))).abs() < 1e-12);
@@ -304,7 +370,7 @@ mod tests {
 
     #[test]
     fn conical_endpoints_integral_and_derivative() {
-        let c = Conical::new(vec![1.0, 2.5, 0.7], vec![9.0, 4.5, 2.0], vec![1000.0, 500.0, 80.0]);
+        let c = Conical::new(vec![1.0, 2.5, 0.7], vec![9.0, 4.5, 2.0], vec![1000.0, 500.0, 80.0]).unwrap();
         for a in 0..3 {
             let t0 = [1.0, 2.5, 0.7][a];
             assert!((c.time(a, 0.0) - t0).abs() < 1e-12);
@@ -315,8 +381,24 @@ mod tests {
 
     #[test]
     fn akcelik_integral_and_derivative() {
-        let ak = Akcelik::new(vec![1.0, 0.5], vec![0.1, 2.0], vec![1800.0, 600.0], 60.0);
+        let ak = Akcelik::new(vec![1.0, 0.5], vec![0.1, 2.0], vec![1800.0, 600.0], 60.0).unwrap();
         assert!((ak.time(0, 0.0) - 1.0).abs() < 1e-12);
         check(&ak, &[50.0, 900.0, 2500.0]);
+    }
+
+    #[test]
+    fn bad_parameters_are_errors_not_nan_costs() {
+        let err = Conical::new(vec![1.0], vec![1.0], vec![100.0]).unwrap_err();
+        assert!(err.to_string().contains("alpha = 1"), "{err}");
+        assert!(Conical::new(vec![1.0], vec![4.0], vec![0.0]).is_err());
+        assert!(Akcelik::new(vec![1.0], vec![0.1], vec![100.0], 0.0).is_err());
+        assert!(Bpr::new(vec![1.0], vec![0.15], vec![4.0], vec![0.0]).is_err());
+        assert!(Bpr::new(vec![1.0], vec![0.0], vec![0.0], vec![0.0]).is_ok());
+        assert!(
+            Bpr::new(vec![1.0, 2.0], vec![0.15], vec![4.0], vec![1.0])
+                .unwrap_err()
+                .to_string()
+                .contains("1 values for 2")
+        );
     }
 }
