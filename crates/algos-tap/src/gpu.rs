@@ -73,10 +73,14 @@ impl<'c> GpuAon<'c> {
                 }
             }
             let source_list = graph.source[start..end].to_vec();
+            let od = GpuBuffer::from_slice(ctx, "tap od pairs", &od).map_err(gpu_err)?;
+            // A batch's OD pairs must fit one storage binding (else a clear error, never a truncation).
+            od.check_bindable(ctx).map_err(gpu_err)?;
+            let pairs = od.len() as u32;
             batches.push(Batch {
                 sources: GpuBuffer::from_slice(ctx, "tap sources", &source_list).map_err(gpu_err)?,
-                od: GpuBuffer::from_slice(ctx, "tap od pairs", &od).map_err(gpu_err)?,
-                pairs: od.len() as u32,
+                od,
+                pairs,
                 source_list,
             });
         }

@@ -45,12 +45,9 @@ pub fn write_flows_tntp(
     flows: &[f64],
     costs: &[f64],
 ) -> io::Result<()> {
-    let mut w = create_text(path)?;
-    writeln!(w, "From \tTo \tVolume \tCost ")?;
-    for (a, l) in net.links().iter().enumerate() {
-        writeln!(w, "{} \t{} \t{} \t{} ", net.node_id(l.from), net.node_id(l.to), flows[a], costs[a])?;
-    }
-    w.flush()
+    write_rows(path, "From \tTo \tVolume \tCost ", net, flows, costs, |w, _, from, to, flow, cost| {
+        writeln!(w, "{from} \t{to} \t{flow} \t{cost} ")
+    })
 }
 
 /// Writes flows and costs as CSV: `link,from,to,flow,cost` (1-based link number in file order, file ids).
@@ -60,10 +57,24 @@ pub fn write_flows_csv(
     flows: &[f64],
     costs: &[f64],
 ) -> io::Result<()> {
+    write_rows(path, "link,from,to,flow,cost", net, flows, costs, |w, link, from, to, flow, cost| {
+        writeln!(w, "{link},{from},{to},{flow},{cost}")
+    })
+}
+
+/// A header line, then one row per link (1-based link number, file ids of its ends, flow, cost).
+fn write_rows(
+    path: impl AsRef<Path>,
+    header: &str,
+    net: &Network,
+    flows: &[f64],
+    costs: &[f64],
+    row: impl Fn(&mut dyn Write, usize, u64, u64, f64, f64) -> io::Result<()>,
+) -> io::Result<()> {
     let mut w = create_text(path)?;
-    writeln!(w, "link,from,to,flow,cost")?;
+    writeln!(w, "{header}")?;
     for (a, l) in net.links().iter().enumerate() {
-        writeln!(w, "{},{},{},{},{}", a + 1, net.node_id(l.from), net.node_id(l.to), flows[a], costs[a])?;
+        row(&mut w, a + 1, net.node_id(l.from), net.node_id(l.to), flows[a], costs[a])?;
     }
     w.flush()
 }
