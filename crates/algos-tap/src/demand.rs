@@ -36,11 +36,15 @@ impl Demand {
 
     /// Builds the demand of a parsed `_trips` file; every zone must be a node of `net`.
     pub fn from_tntp(trips: &TntpTrips, net: &Network) -> Result<Self, TapError> {
-        let index = |zone: u64| {
-            net.node_index(zone).ok_or_else(|| TapError::UnknownZone { path: trips.path.clone(), zone })
-        };
         let mut pairs = Vec::with_capacity(trips.entries.len());
-        for &(o, d, f) in &trips.entries {
+        for (&(o, d, f), &line) in trips.entries.iter().zip(&trips.lines) {
+            let index = |zone: u64| {
+                net.node_index(zone).ok_or_else(|| TapError::UnknownZone {
+                    path: trips.path.clone(),
+                    line,
+                    zone,
+                })
+            };
             pairs.push((index(o)?, index(d)?, f));
         }
         Self::from_pairs(net, pairs)

@@ -62,10 +62,12 @@ pub enum TapError {
         expected: &'static str,
     },
     /// A zone of the trip table is not a node of the network.
-    #[error("{}: zone {zone} is not a node of the network", path.display())]
+    #[error("{}:{line}: zone {zone} is not a node of the network", path.display())]
     UnknownZone {
         /// The trips file.
         path: PathBuf,
+        /// Its line.
+        line: u64,
         /// The zone id as in the file.
         zone: u64,
     },

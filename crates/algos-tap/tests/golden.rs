@@ -194,4 +194,11 @@ fn bad_link_rows_name_the_file_and_line() {
     let parsed = graph_core::io::tntp::parse_net(zero_cap.as_bytes(), "cap_net.tntp").unwrap();
     let err = Network::from_tntp(&parsed, Default::default()).unwrap_err();
     assert!(err.to_string().starts_with("cap_net.tntp:7: link 2→1 has capacity 0"), "{err}");
+
+    let parsed = graph_core::io::tntp::parse_net(text.replace("-3", "3").as_bytes(), "ok_net.tntp").unwrap();
+    let net = Network::from_tntp(&parsed, Default::default()).unwrap();
+    let trips = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n2 : 5;\n1 : 1; 9 : 2;\n";
+    let trips = graph_core::io::tntp::parse_trips(trips.as_bytes(), "t_trips.tntp").unwrap();
+    let err = Demand::from_tntp(&trips, &net).unwrap_err();
+    assert_eq!(err.to_string(), "t_trips.tntp:5: zone 9 is not a node of the network");
 }

@@ -87,6 +87,8 @@ pub struct TntpTrips {
     pub total_od_flow: Option<f64>,
     /// `(origin, destination, flow)` with the file's ids.
     pub entries: Vec<(u64, u64, f64)>,
+    /// The 1-based line of each entry.
+    pub lines: Vec<u64>,
     /// Disagreements found (for example the sum of flows against `<TOTAL OD FLOW>`).
     pub notes: Vec<String>,
 }
@@ -438,6 +440,7 @@ pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpT
         })?),
     };
     let mut entries = Vec::new();
+    let mut lines_of = Vec::new();
     let mut origin: Option<u64> = None;
     while let Some(line) = lines.next_line()? {
         let t = line.trim();
@@ -481,8 +484,9 @@ pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpT
             Ok(())
         })();
         parsed.map_err(|kind| lines.error(kind))?;
+        lines_of.resize(entries.len(), lines.line());
     }
-    let mut trips = TntpTrips { path, zones, total_od_flow, entries, notes: Vec::new() };
+    let mut trips = TntpTrips { path, zones, total_od_flow, entries, lines: lines_of, notes: Vec::new() };
     if let Some(total) = total_od_flow {
         let sum = trips.total();
         if (sum - total).abs() > 1e-6 * total.abs().max(1.0) {
