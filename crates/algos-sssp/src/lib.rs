@@ -39,6 +39,7 @@ pub mod gpu;
 pub mod many;
 mod paths;
 pub mod pred;
+pub mod tuning;
 
 pub use api::{Algorithm, Query, shortest_paths, solve, validate};
 pub use error::SsspError;

@@ -96,3 +96,174 @@ fn many_sources_on_a_road_graph() {
         assert_eq!(distance_matrix(&g, &sources, &sources, Backend::Gpu(ctx)).unwrap(), cpu);
     });
 }
+
+/// The batched kernel under awkward launch settings: several batches (the readback of one overlapping
+/// the search of the next), one iteration per dispatch (every search resumed from its saved state),
+/// tiny and huge windows, workgroups smaller than a subgroup.
+#[test]
+fn batched_gpu_kernel_under_every_launch_setting() {
+    use algos_sssp::gpu::{BatchConfig, GpuBatchSssp};
+    for_each_context("batched_gpu_kernel_under_every_launch_setting", |ctx| {
+        for seed in 20..26 {
+            let g = random_graph(seed);
+            let n = g.num_vertices();
+            let sources: Vec<u32> = (0..2 * n).map(|i| (i * 7 + 3) % n).collect();
+            let want: Vec<Vec<u32>> = sources
+                .iter()
+                .map(|&s| solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist)
+                .collect();
+            for (wg, slots, delta, budget) in
+                [(32, 5, 1, 1), (64, 17, 1 << 30, 3), (128, 64, 7, 1024), (16, 1, 2, 2)]
+            {
+                let config = BatchConfig { workgroup_size: wg, slots, delta, budget };
+                let mut solver = GpuBatchSssp::new(ctx, &g, config).unwrap();
+                let mut seen = 0;
+                let stats = solver
+                    .for_each_block(&sources, |first, block, rows| {
+                        assert_eq!(first, seen, "blocks in order");
+                        for i in 0..block.len() {
+                            let row = &rows[i * n as usize..(i + 1) * n as usize];
+                            assert!(
+                                row == want[first + i].as_slice(),
+                                "seed {seed} {config:?} source {}",
+                                block[i]
+                            );
+                        }
+                        seen += block.len();
+                    })
+                    .unwrap();
+                assert_eq!(seen, sources.len());
+                assert!(stats.dispatches >= sources.len().div_ceil(slots) as u64);
+            }
+        }
+        // Errors: too many sources for the slots, a source out of range, a zero setting.
+        let g = random_graph(5);
+        let n = g.num_vertices();
+        let config = BatchConfig { workgroup_size: 64, slots: 2, delta: 1, budget: 8 };
+        let mut solver = GpuBatchSssp::new(ctx, &g, config).unwrap();
+        assert!(matches!(solver.run(&[0, 0, 0]), Err(SsspError::InvalidParameter(_))));
+        assert!(matches!(solver.run(&[n]), Err(SsspError::SourceOutOfRange { .. })));
+        assert!(matches!(
+            solver.for_each_block(&[0, 0, n], |_, _, _| {}),
+            Err(SsspError::SourceOutOfRange { .. })
+        ));
+        assert!(GpuBatchSssp::new(ctx, &g, BatchConfig { delta: 0, ..config }).is_err());
+    });
+}
+
+/// CPU threads and the GPU together: every tree exactly once, equal to Dijkstra, whatever the policy;
+/// the equitable policy gives each worker its share.
+#[test]
+fn cpu_and_gpu_together_under_both_policies() {
+    use algos_sssp::gpu::BatchConfig;
+    use algos_sssp::many::{ManyOptions, Schedule, all_pairs, many_to_all_with};
+    for_each_context("cpu_and_gpu_together_under_both_policies", |ctx| {
+        for seed in [40, 41, 42] {
+            let g = random_graph(seed);
+            let n = g.num_vertices();
+            let sources: Vec<u32> = (0..3 * n + 5).map(|i| (i * 11) % n).collect();
+            let want: Vec<Vec<u32>> = sources
+                .iter()
+                .map(|&s| solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist)
+                .collect();
+            for schedule in [Schedule::Equitable, Schedule::WorkQueue] {
+                let opts = ManyOptions {
+                    backend: Backend::Gpu(ctx),
+                    predecessors: true,
+                    schedule,
+                    gpu: Some(BatchConfig { workgroup_size: 64, slots: 4, delta: 5, budget: 64 }),
+                    cpu_threads: Some(2),
+                };
+                let mut seen = vec![0u32; sources.len()];
+                let out = many_to_all_with(&g, &sources, &opts, |b| {
+                    for i in 0..b.sources.len() {
+                        let k = b.first + i;
+                        seen[k] += 1;
+                        assert_eq!(b.sources[i], sources[k]);
+                        assert!(b.dist_row(i) == want[k].as_slice(), "seed {seed} {schedule:?} source {k}");
+                        let q = Query { source: sources[k], predecessors: true, ..Default::default() };
+                        let p = solve(&g, &q, Algorithm::Dijkstra, Backend::Cpu).unwrap().pred_arc.unwrap();
+                        assert!(&b.pred.unwrap()[i * b.n..(i + 1) * b.n] == p.as_slice());
+                    }
+                })
+                .unwrap();
+                assert!(seen.iter().all(|&c| c == 1), "{schedule:?}: every tree once");
+                assert_eq!(out.schedule, schedule);
+                assert_eq!(out.gpu_trees + out.cpu_trees, sources.len());
+                if schedule == Schedule::Equitable {
+                    assert!(out.gpu_trees > 0 && out.cpu_trees > 0, "{out:?}");
+                }
+            }
+        }
+        // All pairs, streamed: the checksum of every row equals the CPU's.
+        let g = random_graph(43);
+        let sum = |backend, schedule| {
+            let mut total = 0u64;
+            let opts = ManyOptions { backend, schedule, ..Default::default() };
+            all_pairs(&g, &opts, |b| {
+                total +=
+                    b.dist.iter().filter(|&&d| d != algos_sssp::UNREACHABLE).map(|&d| d as u64).sum::<u64>()
+            })
+            .unwrap();
+            total
+        };
+        assert_eq!(sum(Backend::Gpu(ctx), Schedule::WorkQueue), sum(Backend::Cpu, Schedule::Single));
+    });
+}
+
+/// Every shared TNTP network as a plain graph (free-flow times in thousandths): batched GPU trees
+/// from zones spread over the network equal repeated Dijkstra, and the CPU many-source path does too.
+#[test]
+fn tntp_networks_as_plain_graphs() {
+    let Some(root) = data_path("tntp", "tntp_networks_as_plain_graphs") else {
+        return;
+    };
+    let mut nets: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_lowercase();
+            name.contains("_net") || name.starts_with("goldcoast_network")
+        })
+        .collect();
+    nets.sort();
+    assert!(nets.len() >= 20, "the shared TNTP networks: found {}", nets.len());
+    let mut checked = Vec::new();
+    for path in &nets {
+        let net = graph_core::io::tntp::read_net(path).unwrap();
+        let tg = net.free_flow_graph(1000.0).unwrap();
+        let g = &tg.graph;
+        let zones = tg.zone_vertices(net.zones);
+        assert!(!zones.is_empty(), "{}: zones", path.display());
+        // At most 24 zones, spread over the list, plus one non-zone vertex.
+        let step = zones.len().div_ceil(24);
+        let mut sources: Vec<u32> = zones.iter().step_by(step).copied().collect();
+        sources.push(g.num_vertices() - 1);
+        let want: Vec<Vec<u32>> = sources
+            .iter()
+            .map(|&s| solve(g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist)
+            .collect();
+        let compare = |backend: Backend, label: &str| {
+            many_to_all(g, &sources, backend, false, |b| {
+                for i in 0..b.sources.len() {
+                    assert!(
+                        b.dist_row(i) == want[b.first + i].as_slice(),
+                        "{label} {}: source {}",
+                        path.display(),
+                        b.sources[i]
+                    );
+                }
+            })
+            .unwrap();
+        };
+        compare(Backend::Cpu, "cpu");
+        for_each_context("tntp_networks_as_plain_graphs", |ctx| compare(Backend::Gpu(ctx), &ctx.info.name));
+        checked.push(format!(
+            "{} ({} vertices)",
+            path.file_name().unwrap().to_string_lossy(),
+            g.num_vertices()
+        ));
+    }
+    eprintln!("checked {}", checked.join(", "));
+}

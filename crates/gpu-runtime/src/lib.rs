@@ -23,6 +23,7 @@ pub mod pipeline;
 pub mod shader;
 pub mod testing;
 pub mod timing;
+pub mod tuning;
 
 pub use backend::{Backend, BackendChoice, Resolved};
 pub use buffer::GpuBuffer;

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::lines::{Lines, excerpt};
 use super::{ParseError, ReadError, open_text};
+use crate::{Csr, GraphBuilder, WeightIssue};
 
 /// One link row of a `_net` file, ids as in the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +98,92 @@ impl TntpTrips {
     /// The sum of all entries.
     pub fn total(&self) -> f64 {
         self.entries.iter().map(|e| e.2).sum()
+    }
+}
+
+/// A `_net` file as a plain weighted graph (see [`TntpNet::free_flow_graph`]).
+#[derive(Debug, Clone)]
+pub struct TntpGraph {
+    /// Vertex `v` is node `node_ids[v]`; arcs in link order, weights the quantised free-flow times.
+    pub graph: Csr<u32>,
+    /// The file's node id of each vertex, ascending.
+    pub node_ids: Vec<u64>,
+    /// Weight units per free-flow time unit.
+    pub units_per_time: f64,
+    /// File lines of links left out because their free-flow time is `inf` (closed links; Munich has
+    /// some).
+    pub closed_links: Vec<u64>,
+}
+
+impl TntpGraph {
+    /// The vertex of a file node id.
+    pub fn vertex(&self, node_id: u64) -> Option<u32> {
+        self.node_ids.binary_search(&node_id).ok().map(|v| v as u32)
+    }
+
+    /// The vertices of the zones (node ids `1..=zones`), as shortest-path sources.
+    pub fn zone_vertices(&self, zones: u64) -> Vec<u32> {
+        (1..=zones).filter_map(|z| self.vertex(z)).collect()
+    }
+}
+
+impl TntpNet {
+    /// The network as a plain graph for shortest paths: one vertex per node (every id `1..=nodes`
+    /// and every link end, ascending, so sparse ids stay the file's), one arc per link weighted
+    /// `round(free_flow_time × units_per_time)`. Zones are ordinary vertices here (no
+    /// `<FIRST THRU NODE>` rule). Links with an infinite free-flow time are closed: left out and listed
+    /// in [`TntpGraph::closed_links`]. A link whose weight is negative, NaN or beyond `u32::MAX − 2`
+    /// after scaling is an error naming its line.
+    ///
+    /// ```
+    /// use graph_core::io::tntp::parse_net;
+    /// let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 1\n\
+    ///             <END OF METADATA>\n1 2 100 1.5 0.0125 0.15 4 0 0 1 ;\n";
+    /// let g = parse_net(text.as_bytes(), "tiny_net.tntp").unwrap().free_flow_graph(1000.0).unwrap();
+    /// assert_eq!(g.graph.weights(), &[13]); // 0.0125 × 1000, rounded half away from zero
+    /// assert_eq!(g.vertex(2), Some(1));
+    /// ```
+    pub fn free_flow_graph(&self, units_per_time: f64) -> Result<TntpGraph, ReadError> {
+        let mut node_ids: Vec<u64> =
+            (1..=self.nodes).chain(self.links.iter().flat_map(|l| [l.from, l.to])).collect();
+        node_ids.sort_unstable();
+        node_ids.dedup();
+        let vertex = |id: u64| node_ids.binary_search(&id).expect("every link end is listed") as u32;
+        let mut b = GraphBuilder::new(node_ids.len() as u32).with_capacity(self.links.len());
+        let bad = |l: &TntpLink, issue: WeightIssue| ReadError::Parse {
+            path: self.path.clone(),
+            line: l.line,
+            kind: ParseError::BadWeight {
+                found: format!("{} × {units_per_time}", l.free_flow_time),
+                issue,
+                weight_type: "u32 (free-flow time scaled)",
+            },
+        };
+        let mut closed_links = Vec::new();
+        for l in &self.links {
+            if l.free_flow_time == f64::INFINITY {
+                closed_links.push(l.line);
+                continue;
+            }
+            let w = (l.free_flow_time * units_per_time).round();
+            if !w.is_finite() {
+                return Err(bad(l, WeightIssue::NotFinite));
+            }
+            if w < 0.0 {
+                return Err(bad(l, WeightIssue::Negative));
+            }
+            if w > (u32::MAX - 2) as f64 {
+                return Err(bad(l, WeightIssue::OutOfRange));
+            }
+            b.add_arc(vertex(l.from), vertex(l.to), w as u32);
+        }
+        let line = self.links.last().map_or(1, |l| l.line);
+        let graph = b.build().map_err(|e| ReadError::Parse {
+            path: self.path.clone(),
+            line,
+            kind: ParseError::Graph(e),
+        })?;
+        Ok(TntpGraph { graph: graph.0, node_ids, units_per_time, closed_links })
     }
 }
 

@@ -1,0 +1,380 @@
+//! Many trees at once on the GPU, one source per workgroup (`shaders/sssp_batch.wgsl`).
+//!
+//! A batch of `slots` sources runs in one dispatch (repeated until every workgroup's search has
+//! ended): each workgroup runs a near–far label-correcting search for its source inside the
+//! workgroup, so the work done is proportional to the arcs actually relaxed, not to `sources × n` per
+//! launch as in a batched vertex-parallel sweep. The rows stay on the device ([`GpuBatchSssp::run`], for
+//! GPU consumers such as all-or-nothing loading) or stream to the host with the copy of one batch
+//! overlapping the search of the next ([`GpuBatchSssp::for_each_block`]).
+
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use graph_core::Csr;
+
+use crate::error::SsspError;
+use crate::paths::{SATURATED, SsspStats};
+
+const BATCH: Shader = gpu_runtime::shader!("sssp_batch");
+
+/// Iterations each workgroup runs per dispatch: bounds the length of one dispatch.
+pub const DEFAULT_BUDGET: u32 = 1024;
+/// Device memory the per-slot buffers may take by default (distances, flags, two lists: 16 bytes per
+/// slot and vertex).
+pub const DEFAULT_MEMORY: u64 = 2 << 30;
+/// Most slots in one batch by default.
+pub const MAX_SLOTS: usize = 4096;
+
+/// How the batched kernel is launched: see [`BatchConfig::for_graph`] for the defaults and
+/// [`crate::tuning`] for the autotuned values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BatchConfig {
+    /// Invocations per workgroup (one workgroup per source).
+    pub workgroup_size: u32,
+    /// Sources per batch (workgroups per dispatch).
+    pub slots: usize,
+    /// Near–far window width Δ, in weight units (≥ 1).
+    pub delta: u32,
+    /// Iterations per workgroup per dispatch.
+    pub budget: u32,
+}
+
+impl BatchConfig {
+    /// Portable defaults for `graph` on `ctx`: 128 invocations, Δ = 8 × the mean arc weight, and as many
+    /// slots as [`DEFAULT_MEMORY`], the storage-binding limit and [`MAX_SLOTS`] allow.
+    pub fn for_graph(ctx: &GpuContext, graph: &Csr<u32>) -> Self {
+        let m = graph.num_arcs().max(1) as f64;
+        let mean = graph.weights().iter().map(|&w| w as f64).sum::<f64>() / m;
+        Self {
+            workgroup_size: 128,
+            slots: max_slots(ctx, graph.num_vertices(), DEFAULT_MEMORY),
+            delta: ((8.0 * mean) as u32).max(1),
+            budget: DEFAULT_BUDGET,
+        }
+    }
+}
+
+/// Most slots for `n` vertices: the two lists (8 bytes per vertex and slot) must fit one storage
+/// binding and u32 indexing, and all per-slot buffers (16 bytes per vertex and slot) `memory` bytes.
+pub fn max_slots(ctx: &GpuContext, n: u32, memory: u64) -> usize {
+    let n = n.max(1) as u64;
+    let binding = ctx.limits.max_storage_buffer_binding_size.min(u32::MAX as u64 + 1);
+    let by_binding = binding / (8 * n);
+    let by_memory = memory / (16 * n);
+    by_binding.min(by_memory).clamp(1, MAX_SLOTS as u64) as usize
+}
+
+/// The graph and `slots` rows of scratch resident on the device, reused by every batch.
+pub struct GpuBatchSssp<'a> {
+    ctx: &'a GpuContext,
+    graph: &'a Csr<u32>,
+    config: BatchConfig,
+    pipeline: std::sync::Arc<wgpu::ComputePipeline>,
+    bind: wgpu::BindGroup,
+    dist: GpuBuffer<u32>,
+    sources: GpuBuffer<u32>,
+    state: GpuBuffer<u32>,
+    control: GpuBuffer<u32>,
+    params: wgpu::Buffer,
+    staging: [Option<wgpu::Buffer>; 2],
+    // Kept alive for the bind group.
+    _graph_buffers: [GpuBuffer<u32>; 3],
+    _flags: GpuBuffer<u32>,
+    _lists: GpuBuffer<u32>,
+    overflow_possible: bool,
+}
+
+impl<'a> GpuBatchSssp<'a> {
+    /// Uploads `graph` and allocates `config.slots` rows of scratch.
+    pub fn new(ctx: &'a GpuContext, graph: &'a Csr<u32>, config: BatchConfig) -> Result<Self, SsspError> {
+        let n = graph.num_vertices();
+        if config.slots == 0 || config.delta == 0 || config.budget == 0 || config.workgroup_size == 0 {
+            return Err(SsspError::InvalidParameter(format!(
+                "batched GPU configuration {config:?} has a zero"
+            )));
+        }
+        if config.workgroup_size > ctx.limits.max_compute_invocations_per_workgroup
+            || config.workgroup_size > ctx.limits.max_compute_workgroup_size_x
+        {
+            return Err(SsspError::InvalidParameter(format!(
+                "workgroup size {} exceeds the device limit {}",
+                config.workgroup_size, ctx.limits.max_compute_invocations_per_workgroup
+            )));
+        }
+        if (2 * config.slots as u64) * (n.max(1) as u64) > u32::MAX as u64 {
+            return Err(SsspError::InvalidParameter(format!(
+                "{} slots of {n} vertices overflow 32-bit indexing",
+                config.slots
+            )));
+        }
+        let cells = config.slots * n.max(1) as usize;
+        let graph_buffers = [
+            GpuBuffer::from_slice(ctx, "batch offsets", graph.offsets())?,
+            GpuBuffer::from_slice(ctx, "batch targets", graph.targets())?,
+            GpuBuffer::from_slice(ctx, "batch weights", graph.weights())?,
+        ];
+        let dist = GpuBuffer::zeroed(ctx, "batch dist", cells)?;
+        let flags = GpuBuffer::zeroed(ctx, "batch flags", cells)?;
+        let lists = GpuBuffer::zeroed(ctx, "batch lists", 2 * cells)?;
+        let sources = GpuBuffer::zeroed(ctx, "batch sources", config.slots)?;
+        let state = GpuBuffer::zeroed(ctx, "batch state", 4 * config.slots)?;
+        let control = GpuBuffer::zeroed(ctx, "batch control", 4)?;
+        for b in graph_buffers.iter().chain([&dist, &flags, &lists, &sources, &state]) {
+            b.check_bindable(ctx)?;
+        }
+        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("batch params"),
+            size: 16,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let pipeline = ctx.pipeline(&PipelineKey::new(BATCH, "search").with("WG", config.workgroup_size))?;
+        let layout = pipeline.get_bind_group_layout(0);
+        let entries: Vec<(u32, &wgpu::Buffer)> = vec![
+            (0, graph_buffers[0].buffer()),
+            (1, graph_buffers[1].buffer()),
+            (2, graph_buffers[2].buffer()),
+            (3, dist.buffer()),
+            (4, flags.buffer()),
+            (5, lists.buffer()),
+            (6, state.buffer()),
+            (7, sources.buffer()),
+            (8, control.buffer()),
+            (9, &params),
+        ];
+        let bind = ctx.scoped("binding the batched SSSP kernel", || {
+            let entries: Vec<wgpu::BindGroupEntry> = entries
+                .iter()
+                .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
+                .collect();
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("batch sssp"),
+                layout: &layout,
+                entries: &entries,
+            })
+        })?;
+        let max_w = graph.weights().iter().copied().max().unwrap_or(0) as u64;
+        Ok(Self {
+            ctx,
+            graph,
+            config,
+            pipeline,
+            bind,
+            dist,
+            sources,
+            state,
+            control,
+            params,
+            staging: [None, None],
+            _graph_buffers: graph_buffers,
+            _flags: flags,
+            _lists: lists,
+            // A shortest path has at most n − 1 arcs, so below this bound no sum can saturate.
+            overflow_possible: (n as u64).saturating_sub(1) * max_w >= SATURATED as u64,
+        })
+    }
+
+    /// The launch configuration in use.
+    pub fn config(&self) -> BatchConfig {
+        self.config
+    }
+
+    /// Sources per batch.
+    pub fn slots(&self) -> usize {
+        self.config.slots
+    }
+
+    /// The device rows of the last batch: row `i` (words `i * n .. (i + 1) * n`) belongs to its
+    /// `i`-th source. Saturated sums (`u32::MAX − 1`) are left for the consumer to detect.
+    pub fn dist_buffer(&self) -> &GpuBuffer<u32> {
+        &self.dist
+    }
+
+    fn check_sources(&self, sources: &[u32]) -> Result<(), SsspError> {
+        let n = self.graph.num_vertices();
+        if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+            return Err(SsspError::SourceOutOfRange { vertex: s, n });
+        }
+        if sources.len() > self.config.slots {
+            return Err(SsspError::InvalidParameter(format!(
+                "{} sources exceed the {} slots of this batch solver",
+                sources.len(),
+                self.config.slots
+            )));
+        }
+        Ok(())
+    }
+
+    /// Submits the start of a batch (sources, cleared state, the first dispatches).
+    fn start(&self, sources: &[u32], stats: &mut SsspStats) -> Result<u32, SsspError> {
+        self.sources.write(self.ctx, 0, sources)?;
+        let p = [self.graph.num_vertices(), sources.len() as u32, self.config.delta, self.config.budget];
+        self.ctx.queue.write_buffer(&self.params, 0, bytemuck::cast_slice(&p));
+        let first = 2;
+        self.ctx.scoped("starting a batch of trees", || {
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(self.state.buffer(), 0, Some(16 * sources.len() as u64));
+            enc.clear_buffer(self.control.buffer(), 0, None);
+            self.record(&mut enc, sources.len(), first);
+            self.ctx.queue.submit([enc.finish()]);
+        })?;
+        stats.dispatches += first as u64;
+        Ok(first)
+    }
+
+    fn record(&self, enc: &mut wgpu::CommandEncoder, slots: usize, dispatches: u32) {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind, &[]);
+        let max = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let grid = gpu_runtime::dispatch::workgroups_1d(slots as u64, max).expect("slots ≤ 4096");
+        for _ in 0..dispatches {
+            gpu_runtime::dispatch::dispatch(&mut pass, grid);
+        }
+    }
+
+    /// Waits for the batch started by [`Self::start`], adding dispatches until every slot finished.
+    fn finish(&self, slots: usize, mut dispatches: u32, stats: &mut SsspStats) -> Result<(), SsspError> {
+        loop {
+            let control = self.control.read(self.ctx)?;
+            stats.readbacks += 1;
+            if control[0] as usize >= slots {
+                stats.phases += control[1] as u64;
+                return Ok(());
+            }
+            dispatches = (dispatches * 2).min(64);
+            self.ctx.scoped("continuing a batch of trees", || {
+                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+                self.record(&mut enc, slots, dispatches);
+                self.ctx.queue.submit([enc.finish()]);
+            })?;
+            stats.dispatches += dispatches as u64;
+        }
+    }
+
+    /// Trees from `sources` (at most [`Self::slots`]), left on the device in [`Self::dist_buffer`].
+    pub fn run(&mut self, sources: &[u32]) -> Result<SsspStats, SsspError> {
+        self.check_sources(sources)?;
+        let mut stats = SsspStats::default();
+        if sources.is_empty() {
+            return Ok(stats);
+        }
+        let first = self.start(sources, &mut stats)?;
+        self.finish(sources.len(), first, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// Trees from every source, in batches of [`Self::slots`]; `f(first, sources, rows)` receives each
+    /// batch in order (`rows` row-major, `n` per source) while the device already searches the next.
+    pub fn for_each_block(
+        &mut self,
+        sources: &[u32],
+        f: impl FnMut(usize, &[u32], &[u32]),
+    ) -> Result<SsspStats, SsspError> {
+        let n = self.graph.num_vertices();
+        if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+            return Err(SsspError::SourceOutOfRange { vertex: s, n });
+        }
+        let slots = self.config.slots;
+        let mut next = 0;
+        self.for_each_fed_block(
+            || {
+                let first = next;
+                next = (next + slots).min(sources.len());
+                (first < next).then(|| (first, sources[first..next].to_vec()))
+            },
+            f,
+        )
+    }
+
+    /// Like [`Self::for_each_block`] with the blocks chosen as the work goes: `feed()` gives the next
+    /// block (its position in the caller's list and at most [`Self::slots`] sources) or `None` when
+    /// done. Used by schedulers that share a source list with CPU threads.
+    pub fn for_each_fed_block(
+        &mut self,
+        mut feed: impl FnMut() -> Option<(usize, Vec<u32>)>,
+        mut f: impl FnMut(usize, &[u32], &[u32]),
+    ) -> Result<SsspStats, SsspError> {
+        let n = self.graph.num_vertices() as usize;
+        let mut stats = SsspStats::default();
+        // (staging buffer, position, sources, copy submission) of the batch being read back.
+        let mut pending: Option<(usize, usize, Vec<u32>, wgpu::SubmissionIndex)> = None;
+        let mut which = 0;
+        while let Some((first, block)) = feed() {
+            self.check_sources(&block)?;
+            if block.is_empty() {
+                continue;
+            }
+            let dispatches = self.start(&block, &mut stats)?;
+            if let Some((w, pos, srcs, index)) = pending.take() {
+                self.consume(w, pos, &srcs, index, &mut f)?;
+                stats.readbacks += 1;
+            }
+            self.finish(block.len(), dispatches, &mut stats)?;
+            let index = self.copy_out(which, block.len() * n)?;
+            pending = Some((which, first, block, index));
+            which = 1 - which;
+        }
+        if let Some((w, pos, srcs, index)) = pending.take() {
+            self.consume(w, pos, &srcs, index, &mut f)?;
+            stats.readbacks += 1;
+        }
+        Ok(stats)
+    }
+
+    /// Copies the first `words` of the rows to staging buffer `which` and starts mapping it.
+    fn copy_out(&mut self, which: usize, words: usize) -> Result<wgpu::SubmissionIndex, SsspError> {
+        let bytes = (words.max(1) * 4) as u64;
+        if self.staging[which].as_ref().is_none_or(|s| s.size() < bytes) {
+            let size = (self.config.slots * self.graph.num_vertices().max(1) as usize * 4) as u64;
+            self.staging[which] = Some(self.ctx.scoped("allocating a readback buffer", || {
+                self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("batch readback"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })?);
+        }
+        let staging = self.staging[which].as_ref().expect("allocated above");
+        let index = self.ctx.scoped("copying trees for readback", || {
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(self.dist.buffer(), 0, staging, 0, bytes);
+            let index = self.ctx.queue.submit([enc.finish()]);
+            staging.slice(..bytes).map_async(wgpu::MapMode::Read, |_| {});
+            index
+        })?;
+        Ok(index)
+    }
+
+    fn consume(
+        &self,
+        which: usize,
+        first: usize,
+        block: &[u32],
+        index: wgpu::SubmissionIndex,
+        f: &mut impl FnMut(usize, &[u32], &[u32]),
+    ) -> Result<(), SsspError> {
+        let n = self.graph.num_vertices() as usize;
+        let words = block.len() * n;
+        self.ctx.device.poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None }).map_err(
+            |e| gpu_runtime::GpuError::Validation {
+                context: "waiting for a readback".into(),
+                message: e.to_string(),
+            },
+        )?;
+        let staging = self.staging[which].as_ref().expect("copied before");
+        let slice = staging.slice(..(words.max(1) * 4) as u64);
+        {
+            let view = slice.get_mapped_range().map_err(|e| gpu_runtime::GpuError::Readback {
+                label: "batch readback".into(),
+                message: e.to_string(),
+            })?;
+            let rows: &[u32] = &bytemuck::cast_slice(&view)[..words];
+            if self.overflow_possible && rows.contains(&SATURATED) {
+                return Err(SsspError::WeightOverflow { bound: SATURATED });
+            }
+            f(first, block, rows);
+        }
+        staging.unmap();
+        Ok(())
+    }
+}
