@@ -27,11 +27,14 @@ struct Params {
     budget: u32,
 }
 
-// Per slot: dist[slot * n ..], flags[slot * n ..], lists[slot * 2n ..] (two halves, by parity),
-// state[slot * 4 ..] = [list length, parity, iterations so far, started].
+// Per slot: dist[slot * n ..], flags[slot * n ..], list0[slot * n ..] and list1[slot * n ..] (the
+// current list is list<parity>; two bindings rather than one of 2n per slot, so that twice as many
+// slots fit the storage-binding limit), state[slot * 4 ..] = [list length, parity, iterations so far,
+// started].
 @group(0) @binding(3) var<storage, read_write> dist: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> flags: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> lists: array<u32>;
+@group(0) @binding(5) var<storage, read_write> list0: array<u32>;
+@group(0) @binding(10) var<storage, read_write> list1: array<u32>;
 @group(0) @binding(6) var<storage, read_write> state: array<u32>;
 @group(0) @binding(7) var<storage, read> sources: array<u32>;
 // control: [slots finished, iterations, overflow, unused]
@@ -39,6 +42,22 @@ struct Params {
 @group(0) @binding(9) var<uniform> params: Params;
 
 var<workgroup> next_len: atomic<u32>;
+
+// Entry i of list `which` (parity is uniform per workgroup, so the branch does not diverge).
+fn list_get(which: u32, i: u32) -> u32 {
+    if which == 0u {
+        return list0[i];
+    }
+    return list1[i];
+}
+
+fn list_set(which: u32, i: u32, v: u32) {
+    if which == 0u {
+        list0[i] = v;
+    } else {
+        list1[i] = v;
+    }
+}
 var<workgroup> window_min: atomic<u32>;
 var<workgroup> cur_len: u32;
 var<workgroup> parity: u32;
@@ -53,7 +72,6 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     }
     let n = params.n;
     let row = slot * n;
-    let lbase = 2u * row;
     let st = 4u * slot;
     if lid == 0u {
         cur_len = state[st];
@@ -72,7 +90,7 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
             let s = sources[slot];
             atomicStore(&dist[row + s], 0u);
             atomicStore(&flags[row + s], 1u);
-            lists[lbase] = s;
+            list0[row] = s;
             cur_len = 1u;
             parity = 0u;
             state[st + 3u] = 1u;
@@ -86,23 +104,23 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
         if len == 0u || it >= params.budget {
             break;
         }
-        let cur = lbase + parity * n;
-        let nxt = lbase + (1u - parity) * n;
+        let cur = parity;
+        let nxt = 1u - parity;
         // 1. The window.
         var local_min = INF;
         for (var i = lid; i < len; i += WG) {
-            local_min = min(local_min, atomicLoad(&dist[row + lists[cur + i]]));
+            local_min = min(local_min, atomicLoad(&dist[row + list_get(cur, row + i)]));
         }
         atomicMin(&window_min, local_min);
         workgroupBarrier();
         let threshold = sat_add(atomicLoad(&window_min), params.delta);
         // 2. Carry the far vertices; clear the flags of the near ones.
         for (var i = lid; i < len; i += WG) {
-            let u = lists[cur + i];
+            let u = list_get(cur, row + i);
             if atomicLoad(&dist[row + u]) >= threshold {
                 let p = atomicAdd(&next_len, 1u);
-                lists[nxt + p] = u;
-                lists[cur + i] = INF;
+                list_set(nxt, row + p, u);
+                list_set(cur, row + i, INF);
             } else {
                 atomicStore(&flags[row + u], 0u);
             }
@@ -111,7 +129,7 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
         workgroupBarrier();
         // 3. Relax the near vertices.
         for (var i = lid; i < len; i += WG) {
-            let u = lists[cur + i];
+            let u = list_get(cur, row + i);
             if u == INF {
                 continue;
             }
@@ -123,7 +141,7 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
                 if nd < atomicMin(&dist[row + v], nd) {
                     if atomicExchange(&flags[row + v], 1u) == 0u {
                         let p = atomicAdd(&next_len, 1u);
-                        lists[nxt + p] = v;
+                        list_set(nxt, row + p, v);
                     }
                 }
             }

@@ -221,23 +221,35 @@ fn gpu_solver<'a>(
         Some(c) => c,
         None => crate::tuning::batch_config(ctx, graph)?,
     };
-    GpuBatchSssp::new(ctx, graph, BatchConfig { slots: config.slots.min(sources.max(1)), ..config })
+    let mut slots = config.slots.min(sources.max(1));
+    loop {
+        match GpuBatchSssp::new(ctx, graph, BatchConfig { slots, ..config }) {
+            // Fewer rows at once rather than no answer when the device is short of memory.
+            Err(SsspError::Gpu(gpu_runtime::GpuError::OutOfMemory(_))) if slots > 1 => slots /= 2,
+            other => return other,
+        }
+    }
 }
 
 /// Receives `(first, sources, rows)` of a block on the calling thread.
 type RowSink<'s> = dyn FnMut(usize, &[u32], &[u32]) + 's;
 
-/// A block computed by a worker thread, sent to the calling thread.
+/// A block computed by a CPU worker thread, sent to the calling thread.
 struct OwnedBlock {
     first: usize,
     sources: Vec<u32>,
     dist: Vec<u32>,
     stats: SsspStats,
-    on_gpu: bool,
 }
 
-/// CPU threads and the GPU at once. Workers send finished blocks over a bounded channel; the calling
-/// thread hands them to the sink, so the sink needs neither `Send` nor a lock.
+/// CPU threads and the GPU at once. The calling thread drives the GPU and hands its rows to the sink
+/// straight from the readback buffer; CPU workers send their blocks over a bounded channel, drained
+/// by the calling thread between GPU batches, so the sink needs neither `Send` nor a lock.
+///
+/// Under the work queue a CPU worker takes a chunk only while the GPU, at the rate it has shown so
+/// far, would need longer than that chunk takes on one CPU thread for the sources left: otherwise
+/// the CPU would finish its last chunk after the GPU has run dry (a GPU much faster than the CPU
+/// then does nearly everything, which is the right split). The GPU always takes what is left.
 #[allow(clippy::too_many_arguments)]
 fn hetero(
     graph: &Csr<u32>,
@@ -249,11 +261,16 @@ fn hetero(
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
 ) -> Result<(), SsspError> {
+    use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::Instant;
     let n = graph.num_vertices() as usize;
     let total = sources.len();
     let cursor = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // Seconds per tree on the GPU (whole batches) and on one CPU thread, once measured.
+    let gpu_rate: Mutex<Option<f64>> = Mutex::new(None);
+    let cpu_rate: Mutex<Option<f64>> = Mutex::new(None);
     // Equitable shares: worker 0 is the GPU, workers 1..=cpu_threads the CPU threads.
     let workers = cpu_threads + 1;
     let share = |w: usize| {
@@ -261,70 +278,62 @@ fn hetero(
         let start = w * q + w.min(r);
         start..start + q + usize::from(w < r)
     };
-    // The next range for a worker wanting up to `want` sources, within `own` under Equitable.
-    let grab = |own: &mut std::ops::Range<usize>, want: usize| -> Option<std::ops::Range<usize>> {
-        if stop.load(Ordering::Relaxed) {
-            return None;
-        }
-        let r = match schedule {
-            Schedule::Equitable => {
-                let end = (own.start + want).min(own.end);
-                let r = own.start..end;
-                own.start = end;
-                r
+    let grab =
+        |own: &mut std::ops::Range<usize>, want: usize, is_cpu: bool| -> Option<std::ops::Range<usize>> {
+            if stop.load(Ordering::Relaxed) {
+                return None;
             }
-            _ => {
-                let start = cursor.fetch_add(want, Ordering::Relaxed).min(total);
-                start..(start + want).min(total)
-            }
+            let r = match schedule {
+                Schedule::Equitable => {
+                    let end = (own.start + want).min(own.end);
+                    let r = own.start..end;
+                    own.start = end;
+                    r
+                }
+                _ => {
+                    if is_cpu {
+                        let left = total.saturating_sub(cursor.load(Ordering::Relaxed));
+                        let g = *gpu_rate.lock().unwrap_or_else(|e| e.into_inner());
+                        let c = *cpu_rate.lock().unwrap_or_else(|e| e.into_inner());
+                        if let (Some(g), Some(c)) = (g, c)
+                            && (left as f64) * g < want as f64 * c
+                        {
+                            return None;
+                        }
+                    }
+                    let start = cursor.fetch_add(want, Ordering::Relaxed).min(total);
+                    start..(start + want).min(total)
+                }
+            };
+            (!r.is_empty()).then_some(r)
         };
-        (!r.is_empty()).then_some(r)
-    };
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<OwnedBlock, SsspError>>(2 * workers);
-    std::thread::scope(|scope| {
-        let gpu_tx = tx.clone();
-        let (grab, stop) = (&grab, &stop);
-        scope.spawn(move || {
-            let result = (|| {
-                let mut solver = gpu_solver(ctx, graph, opts, total)?;
-                let slots = solver.slots();
-                let mut own = share(0);
-                solver.for_each_fed_block(
-                    || grab(&mut own, slots).map(|r| (r.start, sources[r].to_vec())),
-                    |first, block, rows| {
-                        let b = OwnedBlock {
-                            first,
-                            sources: block.to_vec(),
-                            dist: rows.to_vec(),
-                            stats: SsspStats::default(),
-                            on_gpu: true,
-                        };
-                        let _ = gpu_tx.send(Ok(b));
-                    },
-                )
-            })();
-            match result {
-                Ok(stats) => {
-                    let _ = gpu_tx.send(Ok(OwnedBlock {
-                        first: 0,
-                        sources: Vec::new(),
-                        dist: Vec::new(),
-                        stats,
-                        on_gpu: true,
-                    }));
-                }
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    let _ = gpu_tx.send(Err(e));
-                }
+    let mut error: Option<SsspError> = None;
+    let take = |msg: Result<OwnedBlock, SsspError>,
+                out: &mut ManyStats,
+                error: &mut Option<SsspError>,
+                emit: &mut RowSink<'_>| match msg {
+        Ok(b) => {
+            out.stats.phases += b.stats.phases;
+            out.cpu_trees += b.sources.len();
+            if error.is_none() {
+                emit(b.first, &b.sources, &b.dist);
             }
-        });
+        }
+        Err(e) => {
+            stop.store(true, Ordering::Relaxed);
+            error.get_or_insert(e);
+        }
+    };
+    std::thread::scope(|scope| {
+        let (grab, stop, cpu_rate) = (&grab, &stop, &cpu_rate);
         for w in 1..=cpu_threads {
             let tx = tx.clone();
             scope.spawn(move || {
                 let mut own = share(w);
                 let mut heap = RadixHeap::new();
-                while let Some(r) = grab(&mut own, CPU_CHUNK) {
+                while let Some(r) = grab(&mut own, CPU_CHUNK, true) {
+                    let t = Instant::now();
                     let block = &sources[r.clone()];
                     let mut dist = vec![0u32; block.len() * n];
                     let mut stats = SsspStats::default();
@@ -338,8 +347,9 @@ fn hetero(
                             }
                         }
                     }
-                    let b =
-                        OwnedBlock { first: r.start, sources: block.to_vec(), dist, stats, on_gpu: false };
+                    let per_tree = t.elapsed().as_secs_f64() / block.len() as f64;
+                    cpu_rate.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(per_tree);
+                    let b = OwnedBlock { first: r.start, sources: block.to_vec(), dist, stats };
                     if tx.send(Ok(b)).is_err() {
                         return;
                     }
@@ -347,33 +357,45 @@ fn hetero(
             });
         }
         drop(tx);
-        let mut error = None;
-        for msg in rx {
-            match msg {
-                Ok(b) => {
-                    out.stats.phases += b.stats.phases;
-                    out.stats.dispatches += b.stats.dispatches;
-                    out.stats.readbacks += b.stats.readbacks;
-                    if b.sources.is_empty() {
-                        continue;
+        // The GPU, driven from this thread.
+        let gpu = (|| {
+            let mut solver = gpu_solver(ctx, graph, opts, total)?;
+            let slots = solver.slots();
+            let mut own = share(0);
+            let started = Instant::now();
+            solver.for_each_fed_block(
+                || grab(&mut own, slots, false).map(|r| (r.start, sources[r].to_vec())),
+                |first, block, rows| {
+                    out.gpu_trees += block.len();
+                    let per_tree = started.elapsed().as_secs_f64() / out.gpu_trees as f64;
+                    *gpu_rate.lock().unwrap_or_else(|e| e.into_inner()) = Some(per_tree);
+                    emit(first, block, rows);
+                    while let Ok(msg) = rx.try_recv() {
+                        take(msg, out, &mut error, emit);
                     }
-                    if b.on_gpu {
-                        out.gpu_trees += b.sources.len();
-                    } else {
-                        out.cpu_trees += b.sources.len();
-                    }
-                    if error.is_none() {
-                        emit(b.first, &b.sources, &b.dist);
-                    }
-                }
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    error.get_or_insert(e);
-                }
+                },
+            )
+        })();
+        match gpu {
+            Ok(stats) => {
+                out.stats.dispatches += stats.dispatches;
+                out.stats.readbacks += stats.readbacks;
+                out.stats.phases += stats.phases;
+            }
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                error.get_or_insert(e);
             }
         }
-        error.map_or(Ok(()), Err)
-    })
+        // What the CPU threads still hold, and, under the work queue, what nobody took.
+        for msg in rx.iter() {
+            take(msg, out, &mut error, emit);
+        }
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// Dense `sources × targets` distances (`UNREACHABLE` where no path), row-major.

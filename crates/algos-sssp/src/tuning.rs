@@ -1,7 +1,7 @@
 //! Autotuned launch settings of the batched many-source kernel ([`crate::gpu::GpuBatchSssp`]).
 //!
 //! On first use per adapter and graph, a sample batch of sources is timed under each combination of
-//! workgroup size (64, 128, 256) and near–far window (2, 8, 32 × the mean arc weight); the fastest
+//! workgroup size (128, 256, 512) and near–far window (4, 8, 16 × the mean arc weight); the fastest
 //! per tree is cached for the process ([`gpu_runtime::tuning`]). Software adapters and
 //! `URBANFLOW_TUNE=off` take the portable defaults ([`BatchConfig::for_graph`]) without measuring.
 //! Callers who know better pass their own [`BatchConfig`].
@@ -16,7 +16,7 @@ use crate::error::SsspError;
 use crate::gpu::{BatchConfig, GpuBatchSssp};
 
 /// Sources timed per candidate (or fewer when the batch or the graph is smaller).
-pub const SAMPLE: usize = 512;
+pub const SAMPLE: usize = 256;
 
 /// The launch settings for `graph` on `ctx`: tuned on first use, then cached.
 pub fn batch_config(ctx: &GpuContext, graph: &Csr<u32>) -> Result<BatchConfig, SsspError> {
@@ -30,8 +30,8 @@ pub fn batch_config(ctx: &GpuContext, graph: &Csr<u32>) -> Result<BatchConfig, S
         batch: base.slots as u32,
         param: base.delta,
     }];
-    for wg in [64u32, 128, 256] {
-        for factor in [2.0, 8.0, 32.0] {
+    for wg in [128u32, 256, 512] {
+        for factor in [4.0, 8.0, 16.0] {
             let c = LaunchConfig {
                 workgroup_size: wg,
                 batch: base.slots as u32,

@@ -18,8 +18,8 @@ const BATCH: Shader = gpu_runtime::shader!("sssp_batch");
 /// Iterations each workgroup runs per dispatch: bounds the length of one dispatch.
 pub const DEFAULT_BUDGET: u32 = 1024;
 /// Device memory the per-slot buffers may take by default (distances, flags, two lists: 16 bytes per
-/// slot and vertex).
-pub const DEFAULT_MEMORY: u64 = 2 << 30;
+/// slot and vertex). If the device cannot allocate it, [`crate::many`] halves the slots.
+pub const DEFAULT_MEMORY: u64 = 4 << 30;
 /// Most slots in one batch by default.
 pub const MAX_SLOTS: usize = 4096;
 
@@ -52,12 +52,12 @@ impl BatchConfig {
     }
 }
 
-/// Most slots for `n` vertices: the two lists (8 bytes per vertex and slot) must fit one storage
-/// binding and u32 indexing, and all per-slot buffers (16 bytes per vertex and slot) `memory` bytes.
+/// Most slots for `n` vertices: each per-slot buffer (4 bytes per vertex and slot) must fit one storage
+/// binding and u32 indexing, and all of them together (16 bytes per vertex and slot) `memory` bytes.
 pub fn max_slots(ctx: &GpuContext, n: u32, memory: u64) -> usize {
     let n = n.max(1) as u64;
     let binding = ctx.limits.max_storage_buffer_binding_size.min(u32::MAX as u64 + 1);
-    let by_binding = binding / (8 * n);
+    let by_binding = binding / (4 * n);
     let by_memory = memory / (16 * n);
     by_binding.min(by_memory).clamp(1, MAX_SLOTS as u64) as usize
 }
@@ -78,7 +78,7 @@ pub struct GpuBatchSssp<'a> {
     // Kept alive for the bind group.
     _graph_buffers: [GpuBuffer<u32>; 3],
     _flags: GpuBuffer<u32>,
-    _lists: GpuBuffer<u32>,
+    _lists: [GpuBuffer<u32>; 2],
     overflow_possible: bool,
 }
 
@@ -99,7 +99,7 @@ impl<'a> GpuBatchSssp<'a> {
                 config.workgroup_size, ctx.limits.max_compute_invocations_per_workgroup
             )));
         }
-        if (2 * config.slots as u64) * (n.max(1) as u64) > u32::MAX as u64 {
+        if (config.slots as u64) * (n.max(1) as u64) > u32::MAX as u64 {
             return Err(SsspError::InvalidParameter(format!(
                 "{} slots of {n} vertices overflow 32-bit indexing",
                 config.slots
@@ -113,11 +113,12 @@ impl<'a> GpuBatchSssp<'a> {
         ];
         let dist = GpuBuffer::zeroed(ctx, "batch dist", cells)?;
         let flags = GpuBuffer::zeroed(ctx, "batch flags", cells)?;
-        let lists = GpuBuffer::zeroed(ctx, "batch lists", 2 * cells)?;
+        let lists =
+            [GpuBuffer::zeroed(ctx, "batch list 0", cells)?, GpuBuffer::zeroed(ctx, "batch list 1", cells)?];
         let sources = GpuBuffer::zeroed(ctx, "batch sources", config.slots)?;
         let state = GpuBuffer::zeroed(ctx, "batch state", 4 * config.slots)?;
         let control = GpuBuffer::zeroed(ctx, "batch control", 4)?;
-        for b in graph_buffers.iter().chain([&dist, &flags, &lists, &sources, &state]) {
+        for b in graph_buffers.iter().chain([&dist, &flags, &lists[0], &lists[1], &sources, &state]) {
             b.check_bindable(ctx)?;
         }
         let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
@@ -134,7 +135,8 @@ impl<'a> GpuBatchSssp<'a> {
             (2, graph_buffers[2].buffer()),
             (3, dist.buffer()),
             (4, flags.buffer()),
-            (5, lists.buffer()),
+            (5, lists[0].buffer()),
+            (10, lists[1].buffer()),
             (6, state.buffer()),
             (7, sources.buffer()),
             (8, control.buffer()),
