@@ -35,6 +35,7 @@
 mod api;
 pub mod cpu;
 mod error;
+pub mod floyd;
 pub mod gpu;
 pub mod many;
 mod paths;
