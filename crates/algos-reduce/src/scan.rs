@@ -25,17 +25,7 @@ fn bind(
     pipeline: &wgpu::ComputePipeline,
     entries: &[(u32, &wgpu::Buffer)],
 ) -> Result<wgpu::BindGroup, ReduceError> {
-    let entries: Vec<wgpu::BindGroupEntry> = entries
-        .iter()
-        .map(|&(binding, buf)| wgpu::BindGroupEntry { binding, resource: buf.as_entire_binding() })
-        .collect();
-    Ok(ctx.scoped("binding a scan stage", || {
-        ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scan"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        })
-    })?)
+    Ok(ctx.bind_buffers(pipeline, "scan", entries)?)
 }
 
 fn run_pass(

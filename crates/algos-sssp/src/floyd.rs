@@ -301,13 +301,7 @@ fn blocked_gpu(
     next_buf.check_bindable(ctx)?;
     drop(next);
     let control = GpuBuffer::<u32>::zeroed(ctx, "fw control", 4)?;
-    let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("fw params"),
-        size: 16,
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    ctx.queue.write_buffer(&params, 0, bytemuck::cast_slice(&[size as u32, tiles, u32::from(track), 0]));
+    let params = ctx.uniform_words("fw params", &[size as u32, tiles, u32::from(track)]);
     let entries = ["diagonal", "panels", "rest", "advance"];
     let pipelines: Vec<_> =
         entries.iter().map(|e| ctx.pipeline(&PipelineKey::new(FW, e))).collect::<Result<_, _>>()?;
@@ -315,23 +309,12 @@ fn blocked_gpu(
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let layout = p.get_bind_group_layout(0);
             let all: Vec<(u32, &wgpu::Buffer)> = if i == 3 {
                 vec![(2, control.buffer())]
             } else {
                 vec![(0, dist_buf.buffer()), (1, next_buf.buffer()), (2, control.buffer()), (3, &params)]
             };
-            ctx.scoped("binding Floyd–Warshall", || {
-                let entries: Vec<wgpu::BindGroupEntry> = all
-                    .iter()
-                    .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
-                    .collect();
-                ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("fw"),
-                    layout: &layout,
-                    entries: &entries,
-                })
-            })
+            ctx.bind_buffers(p, "floyd-warshall", &all)
         })
         .collect::<Result<_, _>>()?;
     let others = tiles - 1;

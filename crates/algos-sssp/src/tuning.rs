@@ -24,7 +24,7 @@ pub fn batch_config(ctx: &GpuContext, graph: &Csr<u32>) -> Result<BatchConfig, S
     if ctx.is_software() {
         return Ok(base);
     }
-    let mean = graph.weights().iter().map(|&w| w as f64).sum::<f64>() / graph.num_arcs().max(1) as f64;
+    let mean = crate::gpu::mean_weight(graph);
     let mut candidates = vec![LaunchConfig {
         workgroup_size: base.workgroup_size,
         batch: base.slots as u32,

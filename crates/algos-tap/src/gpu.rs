@@ -138,20 +138,7 @@ impl<'c> GpuAon<'c> {
             )
             .map_err(gpu_err)?;
             let bind = |pipeline: &wgpu::ComputePipeline, entries: &[(u32, &wgpu::Buffer)]| {
-                ctx.scoped("binding the all-or-nothing kernels", || {
-                    let entries: Vec<wgpu::BindGroupEntry> = entries
-                        .iter()
-                        .map(|&(binding, buf)| wgpu::BindGroupEntry {
-                            binding,
-                            resource: buf.as_entire_binding(),
-                        })
-                        .collect();
-                    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("tap aon"),
-                        layout: &pipeline.get_bind_group_layout(0),
-                        entries: &entries,
-                    })
-                })
+                ctx.bind_buffers(pipeline, "tap aon", entries)
             };
             let p = params_buf.buffer();
             let b_reset = bind(&reset, &[(4, self.pred.buffer()), (7, p)])?;

@@ -295,6 +295,43 @@ impl GpuContext {
         Ok(out)
     }
 
+    /// A bind group for `pipeline`'s group 0 with each `(binding, buffer)` bound whole (auto layouts
+    /// hold only the bindings a kernel uses, so pass exactly those).
+    pub fn bind_buffers(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        label: &str,
+        entries: &[(u32, &wgpu::Buffer)],
+    ) -> Result<wgpu::BindGroup, GpuError> {
+        let layout = pipeline.get_bind_group_layout(0);
+        let entries: Vec<wgpu::BindGroupEntry> = entries
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
+            .collect();
+        self.scoped(&format!("binding `{label}`"), || {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout: &layout,
+                entries: &entries,
+            })
+        })
+    }
+
+    /// A uniform buffer holding `words` (padded with zeros to a multiple of 16 bytes), writable later
+    /// with `queue.write_buffer`.
+    pub fn uniform_words(&self, label: &str, words: &[u32]) -> wgpu::Buffer {
+        let mut padded = words.to_vec();
+        padded.resize(words.len().max(1).next_multiple_of(4), 0);
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (padded.len() * 4) as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&padded));
+        buf
+    }
+
     /// A compute pipeline from the cache, compiled on first use.
     pub fn pipeline(&self, key: &PipelineKey) -> Result<Arc<wgpu::ComputePipeline>, GpuError> {
         self.pipelines.get_or_create(self, key)

@@ -10,6 +10,7 @@
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 use graph_core::Csr;
 
+use super::{GraphBuffers, mean_weight};
 use crate::error::SsspError;
 use crate::paths::{SATURATED, SsspStats};
 
@@ -41,8 +42,7 @@ impl BatchConfig {
     /// Portable defaults for `graph` on `ctx`: 128 invocations, Δ = 8 × the mean arc weight, and as many
     /// slots as [`DEFAULT_MEMORY`], the storage-binding limit and [`MAX_SLOTS`] allow.
     pub fn for_graph(ctx: &GpuContext, graph: &Csr<u32>) -> Self {
-        let m = graph.num_arcs().max(1) as f64;
-        let mean = graph.weights().iter().map(|&w| w as f64).sum::<f64>() / m;
+        let mean = mean_weight(graph);
         Self {
             workgroup_size: 128,
             slots: max_slots(ctx, graph.num_vertices(), DEFAULT_MEMORY),
@@ -69,6 +69,8 @@ pub struct GpuBatchSssp<'a> {
     config: BatchConfig,
     pipeline: std::sync::Arc<wgpu::ComputePipeline>,
     bind: wgpu::BindGroup,
+    // One workgroup per slot for a full batch (a 2-D grid when the slots exceed one dimension).
+    grid: [u32; 3],
     dist: GpuBuffer<u32>,
     sources: GpuBuffer<u32>,
     state: GpuBuffer<u32>,
@@ -76,7 +78,7 @@ pub struct GpuBatchSssp<'a> {
     params: wgpu::Buffer,
     staging: [Option<wgpu::Buffer>; 2],
     // Kept alive for the bind group.
-    _graph_buffers: [GpuBuffer<u32>; 3],
+    _graph_buffers: GraphBuffers,
     _flags: GpuBuffer<u32>,
     _lists: [GpuBuffer<u32>; 2],
     overflow_possible: bool,
@@ -106,11 +108,7 @@ impl<'a> GpuBatchSssp<'a> {
             )));
         }
         let cells = config.slots * n.max(1) as usize;
-        let graph_buffers = [
-            GpuBuffer::from_slice(ctx, "batch offsets", graph.offsets())?,
-            GpuBuffer::from_slice(ctx, "batch targets", graph.targets())?,
-            GpuBuffer::from_slice(ctx, "batch weights", graph.weights())?,
-        ];
+        let graph_buffers = GraphBuffers::upload(ctx, graph)?;
         let dist = GpuBuffer::zeroed(ctx, "batch dist", cells)?;
         let flags = GpuBuffer::zeroed(ctx, "batch flags", cells)?;
         let lists =
@@ -118,21 +116,13 @@ impl<'a> GpuBatchSssp<'a> {
         let sources = GpuBuffer::zeroed(ctx, "batch sources", config.slots)?;
         let state = GpuBuffer::zeroed(ctx, "batch state", 4 * config.slots)?;
         let control = GpuBuffer::zeroed(ctx, "batch control", 4)?;
-        for b in graph_buffers.iter().chain([&dist, &flags, &lists[0], &lists[1], &sources, &state]) {
+        for b in [&dist, &flags, &lists[0], &lists[1], &sources, &state] {
             b.check_bindable(ctx)?;
         }
-        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("batch params"),
-            size: 16,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let params = ctx.uniform_words("batch params", &[0; 4]);
         let pipeline = ctx.pipeline(&PipelineKey::new(BATCH, "search").with("WG", config.workgroup_size))?;
-        let layout = pipeline.get_bind_group_layout(0);
-        let entries: Vec<(u32, &wgpu::Buffer)> = vec![
-            (0, graph_buffers[0].buffer()),
-            (1, graph_buffers[1].buffer()),
-            (2, graph_buffers[2].buffer()),
+        let mut entries = graph_buffers.entries().to_vec();
+        entries.extend([
             (3, dist.buffer()),
             (4, flags.buffer()),
             (5, lists[0].buffer()),
@@ -141,18 +131,12 @@ impl<'a> GpuBatchSssp<'a> {
             (7, sources.buffer()),
             (8, control.buffer()),
             (9, &params),
-        ];
-        let bind = ctx.scoped("binding the batched SSSP kernel", || {
-            let entries: Vec<wgpu::BindGroupEntry> = entries
-                .iter()
-                .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
-                .collect();
-            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("batch sssp"),
-                layout: &layout,
-                entries: &entries,
-            })
-        })?;
+        ]);
+        let bind = ctx.bind_buffers(&pipeline, "batch sssp", &entries)?;
+        let grid = gpu_runtime::dispatch::workgroups_1d(
+            config.slots as u64,
+            ctx.limits.max_compute_workgroups_per_dimension,
+        )?;
         let max_w = graph.weights().iter().copied().max().unwrap_or(0) as u64;
         Ok(Self {
             ctx,
@@ -160,6 +144,7 @@ impl<'a> GpuBatchSssp<'a> {
             config,
             pipeline,
             bind,
+            grid,
             dist,
             sources,
             state,
@@ -226,8 +211,9 @@ impl<'a> GpuBatchSssp<'a> {
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind, &[]);
+        // A batch of fewer slots gets a smaller grid; the full one was validated in `new`.
         let max = self.ctx.limits.max_compute_workgroups_per_dimension;
-        let grid = gpu_runtime::dispatch::workgroups_1d(slots as u64, max).expect("slots ≤ 4096");
+        let grid = gpu_runtime::dispatch::workgroups_1d(slots as u64, max).unwrap_or(self.grid);
         for _ in 0..dispatches {
             gpu_runtime::dispatch::dispatch(&mut pass, grid);
         }
@@ -365,18 +351,21 @@ impl<'a> GpuBatchSssp<'a> {
         )?;
         let staging = self.staging[which].as_ref().expect("copied before");
         let slice = staging.slice(..(words.max(1) * 4) as u64);
-        {
+        let outcome = {
             let view = slice.get_mapped_range().map_err(|e| gpu_runtime::GpuError::Readback {
                 label: "batch readback".into(),
                 message: e.to_string(),
             })?;
             let rows: &[u32] = &bytemuck::cast_slice(&view)[..words];
             if self.overflow_possible && rows.contains(&SATURATED) {
-                return Err(SsspError::WeightOverflow { bound: SATURATED });
+                None
+            } else {
+                f(first, block, rows);
+                Some(())
             }
-            f(first, block, rows);
-        }
+        };
+        // Unmapped whatever happened, so the solver stays usable after an error.
         staging.unmap();
-        Ok(())
+        outcome.ok_or(SsspError::WeightOverflow { bound: SATURATED })
     }
 }

@@ -103,13 +103,45 @@ pub struct GpuRun {
     pub stats: SsspStats,
 }
 
+/// A CSR graph on the device: the bindings 0–2 (`offsets`, `targets`, `weights`) of every kernel that
+/// includes `sssp_common`.
+pub struct GraphBuffers {
+    offsets: GpuBuffer<u32>,
+    targets: GpuBuffer<u32>,
+    weights: GpuBuffer<u32>,
+}
+
+impl GraphBuffers {
+    /// Uploads `graph`, checked against the device's buffer and binding limits.
+    pub fn upload(ctx: &GpuContext, graph: &Csr<u32>) -> Result<Self, SsspError> {
+        let offsets = GpuBuffer::from_slice(ctx, "graph offsets", graph.offsets())?;
+        let targets = GpuBuffer::from_slice(ctx, "graph targets", graph.targets())?;
+        let weights = GpuBuffer::from_slice(ctx, "graph weights", graph.weights())?;
+        for b in [&offsets, &targets, &weights] {
+            b.check_bindable(ctx)?;
+        }
+        Ok(Self { offsets, targets, weights })
+    }
+
+    /// `(binding, buffer)` for bindings 0, 1 and 2.
+    pub fn entries(&self) -> [(u32, &wgpu::Buffer); 3] {
+        [(0, self.offsets.buffer()), (1, self.targets.buffer()), (2, self.weights.buffer())]
+    }
+}
+
+/// Mean arc weight (1 for a graph without arcs): the unit of the near–far windows.
+pub(crate) fn mean_weight(graph: &Csr<u32>) -> f64 {
+    if graph.num_arcs() == 0 {
+        return 1.0;
+    }
+    graph.weights().iter().map(|&w| w as f64).sum::<f64>() / graph.num_arcs() as f64
+}
+
 /// A graph uploaded once, with scratch buffers reused across runs.
 pub struct GpuSssp<'a> {
     ctx: &'a GpuContext,
     graph: &'a Csr<u32>,
-    offsets: GpuBuffer<u32>,
-    targets: GpuBuffer<u32>,
-    weights: GpuBuffer<u32>,
+    graph_buffers: GraphBuffers,
     dist: GpuBuffer<u32>,
     scratch: GpuBuffer<u32>,
     mask: GpuBuffer<u32>,
@@ -124,19 +156,10 @@ impl<'a> GpuSssp<'a> {
     /// Uploads `graph` (checked against the device's buffer and binding limits).
     pub fn new(ctx: &'a GpuContext, graph: &'a Csr<u32>) -> Result<Self, SsspError> {
         let n = graph.num_vertices() as usize;
-        let offsets = GpuBuffer::from_slice(ctx, "sssp offsets", graph.offsets())?;
-        let targets = GpuBuffer::from_slice(ctx, "sssp targets", graph.targets())?;
-        let weights = GpuBuffer::from_slice(ctx, "sssp weights", graph.weights())?;
-        for b in [&offsets, &targets, &weights] {
-            b.check_bindable(ctx)?;
-        }
-        let m = graph.num_arcs().max(1) as f64;
         Ok(Self {
             ctx,
             graph,
-            offsets,
-            targets,
-            weights,
+            graph_buffers: GraphBuffers::upload(ctx, graph)?,
             dist: GpuBuffer::zeroed(ctx, "sssp dist", n)?,
             scratch: GpuBuffer::zeroed(ctx, "sssp scratch", n)?,
             mask: GpuBuffer::zeroed(ctx, "sssp flags", n)?,
@@ -144,22 +167,14 @@ impl<'a> GpuSssp<'a> {
             min_weights: None,
             near_far: None,
             zero_weights: has_zero_weight(graph),
-            mean_weight: graph.weights().iter().map(|&w| w as f64).sum::<f64>() / m,
+            mean_weight: mean_weight(graph),
         })
     }
 
     fn params(&self, source: u32, extra: &[u32]) -> wgpu::Buffer {
         let mut words = vec![self.graph.num_vertices(), source];
         words.extend_from_slice(extra);
-        words.resize(words.len().next_multiple_of(4), 0);
-        let buf = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("sssp params"),
-            size: (words.len() * 4) as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&words));
-        buf
+        self.ctx.uniform_words("sssp params", &words)
     }
 
     /// Bind group for a kernel that walks the graph (bindings 0–2) and uses `extra`.
@@ -168,8 +183,7 @@ impl<'a> GpuSssp<'a> {
         pipeline: &wgpu::ComputePipeline,
         extra: &[(u32, &wgpu::Buffer)],
     ) -> Result<wgpu::BindGroup, SsspError> {
-        let mut all =
-            vec![(0, self.offsets.buffer()), (1, self.targets.buffer()), (2, self.weights.buffer())];
+        let mut all = self.graph_buffers.entries().to_vec();
         all.extend_from_slice(extra);
         self.bind_only(pipeline, &all)
     }
@@ -181,18 +195,7 @@ impl<'a> GpuSssp<'a> {
         pipeline: &wgpu::ComputePipeline,
         all: &[(u32, &wgpu::Buffer)],
     ) -> Result<wgpu::BindGroup, SsspError> {
-        let layout = pipeline.get_bind_group_layout(0);
-        Ok(self.ctx.scoped("binding an SSSP kernel", || {
-            let entries: Vec<wgpu::BindGroupEntry> = all
-                .iter()
-                .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
-                .collect();
-            self.ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("sssp"),
-                layout: &layout,
-                entries: &entries,
-            })
-        })?)
+        Ok(self.ctx.bind_buffers(pipeline, "sssp", all)?)
     }
 
     fn vertex_grid(&self) -> Result<[u32; 3], SsspError> {
