@@ -107,20 +107,14 @@ fn panels(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
             let e = lid + 256u * q;
             let r = e / T;
             let c = e % T;
-            if is_row {
-                // (b, j): through the diagonal tile's (r, k), next hop from it.
-                let cand = plus(p[r * T + k], a[k * T + c]);
-                if cand < a[e] {
-                    a[e] = cand;
-                    na[e] = np[r * T + k];
-                }
-            } else {
-                // (i, b): through the tile's own (r, k).
-                let cand = plus(a[r * T + k], p[k * T + c]);
-                if cand < a[e] {
-                    a[e] = cand;
-                    na[e] = na[r * T + k];
-                }
+            // Row panel (b, j): through the diagonal tile's (r, k), next hop from it. Column panel
+            // (i, b): through the tile's own (r, k), next hop from itself.
+            let via = select(a[r * T + k], p[r * T + k], is_row);
+            let then = select(p[k * T + c], a[k * T + c], is_row);
+            let cand = plus(via, then);
+            if cand < a[e] {
+                a[e] = cand;
+                na[e] = select(na[r * T + k], np[r * T + k], is_row);
             }
         }
         workgroupBarrier();

@@ -98,9 +98,20 @@ fn initial(graph: &Csr<u32>, size: usize, track: bool) -> (Vec<u32>, Vec<u32>) {
     (dist, next)
 }
 
+/// Most vertices: the padded matrix is indexed with u32 on the GPU, and a 16 GiB matrix is more than
+/// any caller of an n³ method wants (use `many::all_pairs`, which streams).
+pub const MAX_VERTICES: usize = 65_536 - TILE;
+
 /// Checks the size and the overflow bound.
 fn check(graph: &Csr<u32>) -> Result<(), SsspError> {
     let n = graph.num_vertices() as u64;
+    if n as usize > MAX_VERTICES {
+        return Err(SsspError::InvalidParameter(format!(
+            "Floyd–Warshall on {n} vertices needs a {} GiB matrix; the limit is {MAX_VERTICES} vertices \
+             (use many::all_pairs, which streams rows)",
+            (n * n * 4) >> 30
+        )));
+    }
     let max_w = graph.weights().iter().copied().max().unwrap_or(0) as u64;
     // A candidate is the sum of two shortest-path distances, each at most (n − 1) × max weight.
     if 2 * n.saturating_sub(1) * max_w >= SATURATED as u64 {

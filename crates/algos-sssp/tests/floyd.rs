@@ -80,4 +80,8 @@ fn floyd_warshall_on_a_road_like_grid_and_errors() {
     b.add_arc(0, 1, u32::MAX / 3).add_arc(1, 2, u32::MAX / 3);
     let err = floyd_warshall(&b.build().unwrap().0, Backend::Cpu, false).unwrap_err();
     assert!(matches!(err, SsspError::InvalidParameter(ref m) if m.contains("max weight")), "{err}");
+    // Too many vertices for a dense matrix: refused before allocating it.
+    let big = GraphBuilder::<u32>::new(algos_sssp::floyd::MAX_VERTICES as u32 + 1).build().unwrap().0;
+    let err = floyd_warshall(&big, Backend::Cpu, false).unwrap_err();
+    assert!(matches!(err, SsspError::InvalidParameter(ref m) if m.contains("all_pairs")), "{err}");
 }
