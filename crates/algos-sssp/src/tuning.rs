@@ -20,10 +20,16 @@ pub const SAMPLE: usize = 256;
 
 /// The launch settings for `graph` on `ctx`: tuned on first use, then cached.
 pub fn batch_config(ctx: &GpuContext, graph: &Csr<u32>) -> Result<BatchConfig, SsspError> {
-    let base = BatchConfig::for_graph(ctx, graph);
     if ctx.is_software() {
-        return Ok(base);
+        return Ok(BatchConfig::for_graph(ctx, graph));
     }
+    measured_batch_config(ctx, graph)
+}
+
+/// [`batch_config`] measured on any adapter, software ones included (tests, or a caller who wants
+/// the measurement anyway); cached like it.
+pub fn measured_batch_config(ctx: &GpuContext, graph: &Csr<u32>) -> Result<BatchConfig, SsspError> {
+    let base = BatchConfig::for_graph(ctx, graph);
     let mean = crate::gpu::mean_weight(graph);
     let mut candidates = vec![LaunchConfig {
         workgroup_size: base.workgroup_size,

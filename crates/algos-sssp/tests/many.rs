@@ -267,3 +267,34 @@ fn tntp_networks_as_plain_graphs() {
     }
     eprintln!("checked {}", checked.join(", "));
 }
+
+/// The autotune measures every candidate, picks one of them, caches it per adapter and graph, and the
+/// setting it picks gives the same trees.
+#[test]
+fn autotuned_settings_are_a_candidate_cached_and_correct() {
+    use algos_sssp::gpu::GpuBatchSssp;
+    use algos_sssp::tuning::measured_batch_config;
+    for_each_context("autotuned_settings_are_a_candidate_cached_and_correct", |ctx| {
+        let g = random_graph(77);
+        let n = g.num_vertices();
+        let first = measured_batch_config(ctx, &g).unwrap();
+        assert!([128, 256, 512].contains(&first.workgroup_size), "{first:?}");
+        assert!(first.delta >= 1 && first.slots >= 1);
+        assert_eq!(measured_batch_config(ctx, &g).unwrap(), first, "cached");
+        let sources: Vec<u32> = (0..n).collect();
+        let mut solver = GpuBatchSssp::new(ctx, &g, first).unwrap();
+        solver
+            .for_each_block(&sources, |first_row, block, rows| {
+                for i in 0..block.len() {
+                    let want =
+                        solve(&g, &Query::from(block[i]), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist;
+                    assert!(
+                        rows[i * n as usize..(i + 1) * n as usize] == want[..],
+                        "source {}",
+                        first_row + i
+                    );
+                }
+            })
+            .unwrap();
+    });
+}
