@@ -84,7 +84,7 @@ fn load(path: &Path, units: f64) -> Result<Loaded, String> {
         let net = read_net(path).map_err(|e| e.to_string())?;
         let g = net.free_flow_graph(units).map_err(|e| e.to_string())?;
         let zones = g.zone_vertices(net.zones);
-        Ok(Loaded { graph: g.graph, ids: g.node_ids, zones: Some(zones) })
+        Ok(Loaded { graph: g.graph, ids: g.node_ids, zones })
     } else {
         let g: Csr<u32> = read_graph(path, ReadOptions::default()).map_err(|e| e.to_string())?;
         let ids = (1..=g.num_vertices() as u64).collect(); // DIMACS ids are 1-based
@@ -95,7 +95,11 @@ fn load(path: &Path, units: f64) -> Result<Loaded, String> {
 fn pick_sources(spec: &str, n: u32, zones: Option<&[u32]>, seed: u64) -> Result<Vec<u32>, String> {
     match spec {
         "all" => Ok((0..n).collect()),
-        "zones" => zones.map(<[u32]>::to_vec).ok_or("--sources zones needs a TNTP _net file".into()),
+        "zones" => zones.map(<[u32]>::to_vec).ok_or(
+            "--sources zones needs a TNTP _net file whose zones are nodes 1..=<NUMBER OF ZONES> \
+             (sparse-id files such as Munich's are not): use all or a count"
+                .into(),
+        ),
         count => {
             let k: u32 =
                 count.parse().map_err(|_| format!("--sources `{count}`: expected all, zones or a count"))?;

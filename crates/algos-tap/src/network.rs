@@ -75,16 +75,10 @@ impl Network {
     /// `0..n`; files with other ids (Munich) get dense ids in increasing id order. Nodes with id below
     /// `<FIRST THRU NODE>` are zones that paths may start or end at but not pass through.
     pub fn from_tntp(net: &TntpNet, factors: CostFactors) -> Result<Self, TapError> {
-        let contiguous = net.links.iter().all(|l| l.from <= net.nodes && l.to <= net.nodes);
-        let (node_ids, index_of): (Vec<u64>, Option<HashMap<u64, u32>>) = if contiguous {
-            ((1..=net.nodes).collect(), None)
-        } else {
-            let mut ids: Vec<u64> = net.links.iter().flat_map(|l| [l.from, l.to]).collect();
-            ids.sort_unstable();
-            ids.dedup();
-            let map = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
-            (ids, Some(map))
-        };
+        let node_ids = net.node_ids();
+        let contiguous = node_ids.iter().enumerate().all(|(i, &id)| id == i as u64 + 1);
+        let index_of: Option<HashMap<u64, u32>> =
+            (!contiguous).then(|| node_ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect());
         let index = |id: u64| match &index_of {
             None => (id - 1) as u32,
             Some(m) => m[&id],

@@ -121,15 +121,40 @@ impl TntpGraph {
         self.node_ids.binary_search(&node_id).ok().map(|v| v as u32)
     }
 
-    /// The vertices of the zones (node ids `1..=zones`), as shortest-path sources.
-    pub fn zone_vertices(&self, zones: u64) -> Vec<u32> {
-        (1..=zones).filter_map(|z| self.vertex(z)).collect()
+    /// The vertices of the zones, node ids `1..=zones` as the format numbers them, or `None` when some
+    /// of those ids are not nodes of the file (sparse-id files such as Munich's number their zones
+    /// otherwise; only the trips file tells which they are).
+    pub fn zone_vertices(&self, zones: u64) -> Option<Vec<u32>> {
+        (1..=zones).map(|z| self.vertex(z)).collect()
     }
 }
 
 impl TntpNet {
-    /// The network as a plain graph for shortest paths: one vertex per node (every id `1..=nodes`
-    /// and every link end, ascending, so sparse ids stay the file's), one arc per link weighted
+    /// The network's node ids, ascending: `1..=<NUMBER OF NODES>` when every link end lies in that
+    /// range (the standard files), else the link ends themselves (files with sparse ids, such as
+    /// Munich's). Vertex `v` of a dense numbering is node `node_ids()[v]`.
+    ///
+    /// ```
+    /// use graph_core::io::tntp::parse_net;
+    /// let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 1\n\
+    ///             <END OF METADATA>\n1000 70 100 1.5 2 0.15 4 0 0 1 ;\n";
+    /// let net = parse_net(text.as_bytes(), "sparse_net.tntp").unwrap();
+    /// assert_eq!(net.node_ids(), vec![70, 1000]);
+    /// let g = net.free_flow_graph(1.0).unwrap();
+    /// assert_eq!(g.zone_vertices(1), None); // zone 1 is not a node of this file
+    /// ```
+    pub fn node_ids(&self) -> Vec<u64> {
+        if self.links.iter().all(|l| (1..=self.nodes).contains(&l.from) && (1..=self.nodes).contains(&l.to)) {
+            return (1..=self.nodes).collect();
+        }
+        let mut ids: Vec<u64> = self.links.iter().flat_map(|l| [l.from, l.to]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The network as a plain graph for shortest paths: one vertex per node ([`TntpNet::node_ids`],
+    /// so sparse ids stay the file's), one arc per link weighted
     /// `round(free_flow_time × units_per_time)`. Zones are ordinary vertices here (no
     /// `<FIRST THRU NODE>` rule). Links with an infinite free-flow time are closed: left out and listed
     /// in [`TntpGraph::closed_links`]. A link whose weight is negative, NaN or beyond `u32::MAX − 2`
@@ -142,12 +167,10 @@ impl TntpNet {
     /// let g = parse_net(text.as_bytes(), "tiny_net.tntp").unwrap().free_flow_graph(1000.0).unwrap();
     /// assert_eq!(g.graph.weights(), &[13]); // 0.0125 × 1000, rounded half away from zero
     /// assert_eq!(g.vertex(2), Some(1));
+    /// assert_eq!(g.zone_vertices(1), Some(vec![0]));
     /// ```
     pub fn free_flow_graph(&self, units_per_time: f64) -> Result<TntpGraph, ReadError> {
-        let mut node_ids: Vec<u64> =
-            (1..=self.nodes).chain(self.links.iter().flat_map(|l| [l.from, l.to])).collect();
-        node_ids.sort_unstable();
-        node_ids.dedup();
+        let node_ids = self.node_ids();
         let vertex = |id: u64| node_ids.binary_search(&id).expect("every link end is listed") as u32;
         let mut b = GraphBuilder::new(node_ids.len() as u32).with_capacity(self.links.len());
         let bad = |l: &TntpLink, issue: WeightIssue| ReadError::Parse {
