@@ -52,6 +52,9 @@ pub fn adapter_key(ctx: &GpuContext) -> String {
 /// The cached setting for `(adapter, kernel, problem)`, else the candidate with the smallest
 /// `measure` (seconds per unit of work), which is then cached. Candidates whose measurement fails are
 /// skipped; if every one fails, the first error is returned. With tuning off, the first candidate.
+///
+/// # Panics
+/// If `candidates` is empty (a programming error of the calling kernel, not of its input).
 pub fn tuned<E>(
     (adapter, kernel, problem): (&str, &str, &str),
     candidates: &[LaunchConfig],
