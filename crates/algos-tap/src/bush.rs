@@ -20,13 +20,21 @@ use crate::network::Network;
 const FLOW_EPS: f64 = 1e-12;
 const NONE: u32 = u32::MAX;
 
-/// One origin's bush.
+/// One origin's bush, stored compactly: its nodes in topological order and, per node, the bush links
+/// entering it (in internal link id order) with their tails' positions and this origin's flows. The node
+/// set never changes: every node of the initial shortest-path tree stays reachable through the links on
+/// the bush's shortest paths, which are never dropped. Memory is O(bush links), not O(network links).
 pub(crate) struct Bush {
     root: u32,
-    /// Topological order of the bush's nodes (valid until its links change).
-    order: Vec<u32>,
-    in_bush: Vec<bool>,
-    /// This origin's flow per link.
+    /// The bush's nodes in topological order, the root first.
+    nodes: Vec<u32>,
+    /// The links entering `nodes[p]` are entries `first[p]..first[p + 1]` of the arrays below.
+    first: Vec<u32>,
+    /// Internal link id of each bush link.
+    link: Vec<u32>,
+    /// Position (in `nodes`) of each bush link's tail.
+    tail_pos: Vec<u32>,
+    /// This origin's flow on each bush link.
     flow: Vec<f64>,
 }
 
@@ -110,24 +118,39 @@ impl Labels {
 
 /// Per-solve scratch space shared by the bushes (they are processed one at a time).
 pub(crate) struct Scratch {
-    order: Vec<u32>,
-    pos: Vec<u32>,
-    indeg: Vec<u32>,
-    /// Labels per node, packed so a tail's three labels share one cache line.
+    /// Labels per bush position, packed so a tail's three labels share one cache line.
     labels: Vec<Labels>,
+    /// Per bush position: the bush-link entry on the shortest path, and on the longest used path.
     sp_pred: Vec<u32>,
     lp_pred: Vec<u32>,
+    /// Per network node: its position in the bush being updated (`NONE` outside it).
+    pos: Vec<u32>,
+    /// Per network node: bush links entering it not yet ordered (topological sort).
+    indeg: Vec<u32>,
+    /// Per internal link: in the bush being sorted.
+    mark: Vec<bool>,
+    order: Vec<u32>,
+    /// The bush's link arrays being rebuilt (swapped in).
+    first: Vec<u32>,
+    link: Vec<u32>,
+    tail_pos: Vec<u32>,
+    flow: Vec<f64>,
 }
 
 impl Scratch {
-    pub(crate) fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize, m: usize) -> Self {
         Self {
-            order: Vec::with_capacity(n),
-            pos: vec![NONE; n],
-            indeg: vec![0; n],
             labels: vec![Labels::UNSET; n],
             sp_pred: vec![NONE; n],
             lp_pred: vec![NONE; n],
+            pos: vec![NONE; n],
+            indeg: vec![0; n],
+            mark: vec![false; m],
+            order: Vec::with_capacity(n),
+            first: Vec::with_capacity(n + 1),
+            link: Vec::new(),
+            tail_pos: Vec::new(),
+            flow: Vec::new(),
         }
     }
 }
@@ -162,7 +185,8 @@ impl LinkState {
 
 impl Bush {
     /// A bush holding the shortest-path tree of `root` at the current costs, with the origin's demand
-    /// loaded on it. `pred` (network link ids) and `order` come from a Dijkstra over the network.
+    /// loaded on it. `pred` (network link ids) and `settle_order` (the root first) come from a Dijkstra
+    /// over the network.
     pub(crate) fn from_tree(
         net: &Network,
         topo: &Topology,
@@ -172,187 +196,232 @@ impl Bush {
         settle_order: &[u32],
         demand: &Demand,
     ) -> Self {
-        let m = net.num_links();
-        let mut bush = Self { root, order: Vec::new(), in_bush: vec![false; m], flow: vec![0.0; m] };
-        let mut node_flow = vec![0.0; net.num_nodes()];
+        debug_assert_eq!(settle_order.first(), Some(&root));
+        let k = settle_order.len();
+        let mut pos = vec![NONE; net.num_nodes()];
+        for (p, &v) in settle_order.iter().enumerate() {
+            pos[v as usize] = p as u32;
+        }
+        let mut bush = Self {
+            root,
+            nodes: settle_order.to_vec(),
+            first: (0..=k as u32).map(|p| p.saturating_sub(1)).collect(),
+            link: Vec::with_capacity(k - 1),
+            tail_pos: Vec::with_capacity(k - 1),
+            flow: vec![0.0; k - 1],
+        };
+        for &v in &settle_order[1..] {
+            let a = topo.internal[pred[v as usize] as usize];
+            bush.link.push(a);
+            bush.tail_pos.push(pos[topo.tail[a as usize] as usize]);
+        }
+        // Demand per position, pushed back towards the root along the tree.
+        let mut node_flow = vec![0.0; k];
         let (dests, flows) = demand.from_origin(index);
         for (&d, &f) in dests.iter().zip(flows) {
-            node_flow[d as usize] += f;
+            node_flow[pos[d as usize] as usize] += f;
         }
-        for &v in settle_order {
-            if v != root && pred[v as usize] != NONE {
-                bush.in_bush[topo.internal[pred[v as usize] as usize] as usize] = true;
-            }
-        }
-        for &v in settle_order.iter().rev() {
-            if v == root || pred[v as usize] == NONE {
-                continue;
-            }
-            let a = topo.internal[pred[v as usize] as usize] as usize;
-            let f = node_flow[v as usize];
+        for p in (1..k).rev() {
+            let f = node_flow[p];
             if f != 0.0 {
-                bush.flow[a] += f;
-                node_flow[topo.tail[a] as usize] += f;
+                bush.flow[p - 1] += f;
+                node_flow[bush.tail_pos[p - 1] as usize] += f;
             }
         }
-        bush.order = settle_order.to_vec();
         bush
     }
 
-    /// This bush's flow per link.
-    pub(crate) fn flows(&self) -> &[f64] {
-        &self.flow
+    /// Adds this bush's flow per internal link to `x`.
+    pub(crate) fn add_flows(&self, x: &mut [f64]) {
+        for (&a, &f) in self.link.iter().zip(&self.flow) {
+            x[a as usize] += f;
+        }
     }
 
-    /// Recomputes the bush's topological order (Kahn) after its links changed.
-    fn sort(&mut self, topo: &Topology, s: &mut Scratch) {
-        for (a, &inb) in self.in_bush.iter().enumerate() {
-            if inb {
-                s.indeg[topo.head[a] as usize] += 1;
-            }
-        }
-        self.order.clear();
-        self.order.push(self.root);
-        let mut i = 0;
-        while i < self.order.len() {
-            let u = self.order[i];
-            i += 1;
-            for &a in topo.out(u) {
-                if self.in_bush[a as usize] {
-                    let v = topo.head[a as usize] as usize;
-                    s.indeg[v] -= 1;
-                    if s.indeg[v] == 0 {
-                        self.order.push(v as u32);
-                    }
-                }
-            }
-        }
-        // Heads never reached (only possible if the bush were not acyclic) must not keep a count.
-        let mut unreached = 0;
-        for (a, &inb) in self.in_bush.iter().enumerate() {
-            if inb {
-                unreached += (s.indeg[topo.head[a] as usize] != 0) as usize;
-                s.indeg[topo.head[a] as usize] = 0;
-            }
-        }
-        debug_assert_eq!(unreached, 0, "bush of {} is not acyclic", self.root);
+    /// The bush-link entries entering the node at position `p`.
+    #[inline]
+    fn entering(&self, p: usize) -> std::ops::Range<usize> {
+        self.first[p] as usize..self.first[p + 1] as usize
     }
 
-    /// Shortest and longest (all links, used links) labels in topological order, and positions.
-    fn label(&self, topo: &Topology, state: &LinkState, s: &mut Scratch) {
-        for &v in &s.order {
-            s.pos[v as usize] = NONE;
-            s.labels[v as usize] = Labels::UNSET;
-            s.sp_pred[v as usize] = NONE;
-            s.lp_pred[v as usize] = NONE;
-        }
-        s.order.clear();
-        s.order.extend_from_slice(&self.order);
-        for (k, &v) in self.order.iter().enumerate() {
-            s.pos[v as usize] = k as u32;
-        }
-        s.labels[self.root as usize] = Labels { shortest: 0.0, longest_all: 0.0, longest_used: 0.0 };
-        for k in 1..s.order.len() {
-            let v = s.order[k];
-            let (mut sp, mut spa, mut la, mut lu, mut lpa) =
+    /// Shortest and longest (all links, used links) labels per position, in topological order.
+    fn label(&self, state: &LinkState, s: &mut Scratch) {
+        s.labels[0] = Labels { shortest: 0.0, longest_all: 0.0, longest_used: 0.0 };
+        s.sp_pred[0] = NONE;
+        s.lp_pred[0] = NONE;
+        for p in 1..self.nodes.len() {
+            let (mut sp, mut spe, mut la, mut lu, mut lpe) =
                 (f64::INFINITY, NONE, f64::NEG_INFINITY, f64::NEG_INFINITY, NONE);
-            for a in topo.into(v) {
-                if !self.in_bush[a] {
-                    continue;
-                }
-                let tl = s.labels[topo.tail[a] as usize];
-                let c = state.cost[a];
+            for e in self.entering(p) {
+                let tl = s.labels[self.tail_pos[e] as usize];
+                let c = state.cost[self.link[e] as usize];
                 let d = tl.shortest + c;
                 if d < sp {
                     sp = d;
-                    spa = a as u32;
+                    spe = e as u32;
                 }
                 la = la.max(tl.longest_all + c);
-                if self.flow[a] > FLOW_EPS && tl.longest_used + c > lu {
+                if self.flow[e] > FLOW_EPS && tl.longest_used + c > lu {
                     lu = tl.longest_used + c;
-                    lpa = a as u32;
+                    lpe = e as u32;
                 }
             }
-            s.labels[v as usize] = Labels { shortest: sp, longest_all: la, longest_used: lu };
-            s.sp_pred[v as usize] = spa;
-            s.lp_pred[v as usize] = lpa;
+            s.labels[p] = Labels { shortest: sp, longest_all: la, longest_used: lu };
+            s.sp_pred[p] = spe;
+            s.lp_pred[p] = lpe;
         }
     }
 
     /// Drops unused links off the shortest tree and adds shortcuts that keep the bush acyclic.
     /// Returns the number of links added.
     fn update(&mut self, net: &Network, topo: &Topology, state: &LinkState, s: &mut Scratch) -> usize {
-        self.label(topo, state, s);
-        for a in 0..self.in_bush.len() {
-            if self.in_bush[a] && self.flow[a] <= FLOW_EPS && s.sp_pred[topo.head[a] as usize] != a as u32 {
-                self.in_bush[a] = false;
-                self.flow[a] = 0.0;
-            }
+        self.label(state, s);
+        for (p, &v) in self.nodes.iter().enumerate() {
+            s.pos[v as usize] = p as u32;
         }
+        s.first.clear();
+        s.link.clear();
+        s.tail_pos.clear();
+        s.flow.clear();
+        s.first.push(0);
+        s.first.push(0);
         let mut added = 0;
-        for a in 0..self.in_bush.len() {
-            if self.in_bush[a] {
-                continue;
+        for p in 1..self.nodes.len() {
+            let lv = s.labels[p];
+            let mut existing = self.entering(p).peekable();
+            // The node's network in-links and its bush links are both in internal id order: merge them.
+            for a in topo.into(self.nodes[p]) {
+                if let Some(&e) = existing.peek().filter(|&&e| self.link[e] as usize == a) {
+                    existing.next();
+                    if self.flow[e] > FLOW_EPS || s.sp_pred[p] == e as u32 {
+                        s.link.push(a as u32);
+                        s.tail_pos.push(self.tail_pos[e]);
+                        s.flow.push(self.flow[e]);
+                        continue;
+                    }
+                    // Dropped: it may still come back below as a shortcut, without flow.
+                }
+                let i = topo.tail[a];
+                let pi = s.pos[i as usize];
+                if pi == NONE || (i != self.root && !net.through()[i as usize]) {
+                    continue;
+                }
+                let li = s.labels[pi as usize];
+                let improves = li.shortest + state.cost[a] < lv.shortest * (1.0 - 1e-14);
+                if improves && li.longest_all < lv.longest_all {
+                    s.link.push(a as u32);
+                    s.tail_pos.push(pi);
+                    s.flow.push(0.0);
+                    added += 1;
+                }
             }
-            let (i, j) = (topo.tail[a] as usize, topo.head[a] as usize);
-            if s.pos[i] == NONE || s.pos[j] == NONE || (i as u32 != self.root && !net.through()[i]) {
-                continue;
-            }
-            let (li, lj) = (s.labels[i], s.labels[j]);
-            let improves = li.shortest + state.cost[a] < lj.shortest * (1.0 - 1e-14);
-            if improves && li.longest_all < lj.longest_all {
-                self.in_bush[a] = true;
-                added += 1;
-            }
+            s.first.push(s.link.len() as u32);
         }
+        std::mem::swap(&mut self.first, &mut s.first);
+        std::mem::swap(&mut self.link, &mut s.link);
+        std::mem::swap(&mut self.tail_pos, &mut s.tail_pos);
+        std::mem::swap(&mut self.flow, &mut s.flow);
         if added > 0 {
             self.sort(topo, s);
+        }
+        for &v in &self.nodes {
+            s.pos[v as usize] = NONE;
         }
         added
     }
 
-    /// One pass of Newton flow shifts from longest used to shortest paths. Returns the largest cost
-    /// difference met (a convergence hint).
-    pub(crate) fn shift(
-        &mut self,
-        net: &Network,
-        topo: &Topology,
-        state: &mut LinkState,
-        s: &mut Scratch,
-    ) -> f64 {
-        self.label(topo, state, s);
-        let mut worst: f64 = 0.0;
-        for k in (1..s.order.len()).rev() {
-            let j = s.order[k] as usize;
-            let (spa, lpa) = (s.sp_pred[j], s.lp_pred[j]);
-            if lpa == NONE || spa == lpa {
-                continue;
+    /// Recomputes the topological order (Kahn, scanning forward stars) after links were added, and
+    /// lays the link arrays out in the new order. Expects `s.pos` to hold the current positions.
+    fn sort(&mut self, topo: &Topology, s: &mut Scratch) {
+        for (p, &v) in self.nodes.iter().enumerate() {
+            let range = self.entering(p);
+            s.indeg[v as usize] = range.len() as u32;
+            for e in range {
+                s.mark[self.link[e] as usize] = true;
             }
-            // Walk both paths back to where they diverge, the later node (in topological order) first.
-            let (mut a, mut b) = (topo.tail[spa as usize] as usize, topo.tail[lpa as usize] as usize);
-            while a != b {
-                if s.pos[a] > s.pos[b] {
-                    a = topo.tail[s.sp_pred[a] as usize] as usize;
-                } else {
-                    b = topo.tail[s.lp_pred[b] as usize] as usize;
+        }
+        s.order.clear();
+        s.order.push(self.root);
+        let mut i = 0;
+        while i < s.order.len() {
+            let u = s.order[i];
+            i += 1;
+            for &a in topo.out(u) {
+                if s.mark[a as usize] {
+                    let v = topo.head[a as usize] as usize;
+                    s.indeg[v] -= 1;
+                    if s.indeg[v] == 0 {
+                        s.order.push(v as u32);
+                    }
                 }
             }
-            let divergence = a;
+        }
+        debug_assert_eq!(s.order.len(), self.nodes.len(), "bush of {} is not acyclic", self.root);
+        for &a in &self.link {
+            s.mark[a as usize] = false;
+        }
+        // Old position of each new position's node, then the new positions.
+        let old: Vec<u32> = s.order.iter().map(|&v| s.pos[v as usize]).collect();
+        for (p, &v) in s.order.iter().enumerate() {
+            s.pos[v as usize] = p as u32;
+        }
+        s.first.clear();
+        s.link.clear();
+        s.tail_pos.clear();
+        s.flow.clear();
+        s.first.push(0);
+        for &op in &old {
+            for e in self.entering(op as usize) {
+                s.link.push(self.link[e]);
+                s.tail_pos.push(s.pos[topo.tail[self.link[e] as usize] as usize]);
+                s.flow.push(self.flow[e]);
+            }
+            s.first.push(s.link.len() as u32);
+        }
+        std::mem::swap(&mut self.first, &mut s.first);
+        std::mem::swap(&mut self.link, &mut s.link);
+        std::mem::swap(&mut self.tail_pos, &mut s.tail_pos);
+        std::mem::swap(&mut self.flow, &mut s.flow);
+        std::mem::swap(&mut self.nodes, &mut s.order);
+    }
+
+    /// One pass of Newton flow shifts from longest used to shortest paths. Returns the largest cost
+    /// difference met (a convergence hint).
+    pub(crate) fn shift(&mut self, net: &Network, state: &mut LinkState, s: &mut Scratch) -> f64 {
+        self.label(state, s);
+        let mut worst: f64 = 0.0;
+        for j in (1..self.nodes.len()).rev() {
+            let (spe, lpe) = (s.sp_pred[j], s.lp_pred[j]);
+            if lpe == NONE || spe == lpe {
+                continue;
+            }
+            // Walk both paths back to where they diverge, the later position first.
+            let (mut a, mut b) = (self.tail_pos[spe as usize], self.tail_pos[lpe as usize]);
+            while a != b {
+                if a > b {
+                    a = self.tail_pos[s.sp_pred[a as usize] as usize];
+                } else {
+                    b = self.tail_pos[s.lp_pred[b as usize] as usize];
+                }
+            }
+            let divergence = a as usize;
             let (mut cs, mut ds, mut cl, mut dl, mut cap) = (0.0, 0.0, 0.0, 0.0, f64::INFINITY);
             let mut v = j;
             while v != divergence {
                 let e = s.sp_pred[v] as usize;
-                cs += state.cost[e];
-                ds += state.deriv[e];
-                v = topo.tail[e] as usize;
+                let l = self.link[e] as usize;
+                cs += state.cost[l];
+                ds += state.deriv[l];
+                v = self.tail_pos[e] as usize;
             }
             let mut v = j;
             while v != divergence {
                 let e = s.lp_pred[v] as usize;
-                cl += state.cost[e];
-                dl += state.deriv[e];
+                let l = self.link[e] as usize;
+                cl += state.cost[l];
+                dl += state.deriv[l];
                 cap = cap.min(self.flow[e]);
-                v = topo.tail[e] as usize;
+                v = self.tail_pos[e] as usize;
             }
             let diff = cl - cs;
             if diff <= 0.0 || cap <= 0.0 {
@@ -363,18 +432,20 @@ impl Bush {
             let mut v = j;
             while v != divergence {
                 let e = s.lp_pred[v] as usize;
+                let l = self.link[e] as usize;
                 self.flow[e] = if self.flow[e] - delta <= FLOW_EPS { 0.0 } else { self.flow[e] - delta };
-                state.x[e] = (state.x[e] - delta).max(0.0);
-                state.refresh(net, e);
-                v = topo.tail[e] as usize;
+                state.x[l] = (state.x[l] - delta).max(0.0);
+                state.refresh(net, l);
+                v = self.tail_pos[e] as usize;
             }
             let mut v = j;
             while v != divergence {
                 let e = s.sp_pred[v] as usize;
+                let l = self.link[e] as usize;
                 self.flow[e] += delta;
-                state.x[e] += delta;
-                state.refresh(net, e);
-                v = topo.tail[e] as usize;
+                state.x[l] += delta;
+                state.refresh(net, l);
+                v = self.tail_pos[e] as usize;
             }
         }
         worst
@@ -391,7 +462,7 @@ impl Bush {
     ) {
         self.update(net, topo, state, s);
         for _ in 0..passes {
-            if self.shift(net, topo, state, s) == 0.0 {
+            if self.shift(net, state, s) == 0.0 {
                 break;
             }
         }
@@ -420,14 +491,12 @@ pub(crate) fn solve(
     let total = |bushes: &[Bush]| {
         let mut x = vec![0.0; m];
         for b in bushes {
-            for (t, f) in x.iter_mut().zip(b.flows()) {
-                *t += f;
-            }
+            b.add_flows(&mut x);
         }
         x
     };
     let mut state = LinkState::new(net, &topo, total(&bushes));
-    let mut scratch = Scratch::new(net.num_nodes());
+    let mut scratch = Scratch::new(net.num_nodes(), m);
     let mut y = vec![0.0; m];
     loop {
         if measure(&topo.to_network_order(&state.x), &topo.to_network_order(&state.cost), &mut y)? {
@@ -439,7 +508,7 @@ pub(crate) fn solve(
         // Sweeps of flow shifts over every bush (no bush change) before the next measured iteration.
         for _ in 0..INNER_SWEEPS {
             for bush in &mut bushes {
-                bush.shift(net, &topo, &mut state, &mut scratch);
+                bush.shift(net, &mut state, &mut scratch);
             }
         }
         // Re-add the bushes' flows so rounding in the incremental updates never accumulates.
