@@ -13,6 +13,8 @@
 //! After each iteration the gap is measured exactly (one shortest-path tree per origin over the whole
 //! network, in parallel), as for the Frank–Wolfe family.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::demand::Demand;
 use crate::network::Network;
 
@@ -321,6 +323,8 @@ impl Bush {
         std::mem::swap(&mut self.link, &mut s.link);
         std::mem::swap(&mut self.tail_pos, &mut s.tail_pos);
         std::mem::swap(&mut self.flow, &mut s.flow);
+        // Re-sorted even when every added link points forward in the current order: keeping that order
+        // instead was measured slower (Chicago-Sketch 42 iterations to 1e-12 instead of 27).
         if added > 0 {
             self.sort(topo, s);
         }
@@ -488,31 +492,64 @@ pub(crate) fn solve(
     let mut free = vec![0.0; m];
     net.costs(&vec![0.0; m], &mut free);
     let mut bushes = crate::aon::initial_bushes(net, &g, &topo, demand, &free)?;
-    let total = |bushes: &[Bush]| {
-        let mut x = vec![0.0; m];
-        for b in bushes {
-            b.add_flows(&mut x);
-        }
-        x
-    };
-    let mut state = LinkState::new(net, &topo, total(&bushes));
+    let mut state = LinkState::new(net, &topo, total_flows(&bushes, m));
     let mut scratch = Scratch::new(net.num_nodes(), m);
     let mut y = vec![0.0; m];
+    let abort = AtomicBool::new(false);
     loop {
-        if measure(&topo.to_network_order(&state.x), &topo.to_network_order(&state.cost), &mut y)? {
-            break;
-        }
-        for bush in &mut bushes {
-            bush.improve(net, &topo, &mut state, &mut scratch, SHIFT_PASSES);
-        }
-        // Sweeps of flow shifts over every bush (no bush change) before the next measured iteration.
-        for _ in 0..INNER_SWEEPS {
-            for bush in &mut bushes {
-                bush.shift(net, &mut state, &mut scratch);
+        // The gap of these flows is measured (on the other threads) while the next iteration runs on this
+        // one; the iteration gives way as soon as the measurement says stop. The flow trajectory does not
+        // depend on the measurement, so results are those of measuring first and iterating after.
+        let (x, cost) = (topo.to_network_order(&state.x), topo.to_network_order(&state.cost));
+        abort.store(false, Ordering::Relaxed);
+        let mut stop = Ok(false);
+        rayon::in_place_scope(|scope| {
+            scope.spawn(|_| iterate(net, &topo, &mut bushes, &mut state, &mut scratch, &abort));
+            stop = measure(&x, &cost, &mut y);
+            if !matches!(stop, Ok(false)) {
+                abort.store(true, Ordering::Relaxed);
             }
+        });
+        if stop? {
+            return Ok(x);
         }
-        // Re-add the bushes' flows so rounding in the incremental updates never accumulates.
-        state = LinkState::new(net, &topo, total(&bushes));
     }
-    Ok(topo.to_network_order(&state.x))
+}
+
+/// One Algorithm B iteration over all bushes, unless `abort` is raised (then the state is left partly
+/// updated: the caller drops it).
+fn iterate(
+    net: &Network,
+    topo: &Topology,
+    bushes: &mut [Bush],
+    state: &mut LinkState,
+    scratch: &mut Scratch,
+    abort: &AtomicBool,
+) {
+    for bush in bushes.iter_mut() {
+        if abort.load(Ordering::Relaxed) {
+            return;
+        }
+        bush.improve(net, topo, state, scratch, SHIFT_PASSES);
+    }
+    // Sweeps of flow shifts over every bush (no bush change) before the next measured iteration.
+    for _ in 0..INNER_SWEEPS {
+        for bush in bushes.iter_mut() {
+            if abort.load(Ordering::Relaxed) {
+                return;
+            }
+            bush.shift(net, state, scratch);
+        }
+    }
+    // Re-add the bushes' flows so rounding in the incremental updates never accumulates.
+    *state = LinkState::new(net, topo, total_flows(bushes, state.x.len()));
+}
+
+/// The bushes' flows added per internal link, in bush order.
+fn total_flows(bushes: &[Bush], m: usize) -> Vec<f64> {
+    let mut x = vec![0.0; m];
+    for b in bushes {
+        b.add_flows(&mut x);
+    }
+    x
 }
