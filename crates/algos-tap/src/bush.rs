@@ -1,19 +1,29 @@
 //! Algorithm B (Dial 2006): origin-based assignment on bushes, to relative gaps of 1e-10 and below.
 //!
 //! Every origin keeps a *bush*: an acyclic set of links rooted at it carrying that origin's flow. One
-//! iteration visits the origins in order (Gauss–Seidel, so results do not depend on the thread count):
-//! - **update the bush**: drop unused links that are not on the bush's shortest-path tree, add links
-//!   that shorten a path (`L_i + c_ij < L_j`) and keep the bush acyclic (`U_i < U_j`, `U` the longest
-//!   path labels over all bush links: a strict potential for the added links);
-//! - **shift flow**: in reverse topological order, at every node whose longest *used* path and shortest
+//! iteration:
+//! - **updates every bush's links**, all bushes in parallel against the iteration's starting costs (each
+//!   update reads only its own bush and those costs, so results do not depend on the thread count):
+//!   drop unused links that are not on the bush's shortest-path tree, add links that shorten a path
+//!   (`L_i + c_ij < L_j`) and keep the bush acyclic (`U_i < U_j`, `U` the longest path labels over all
+//!   bush links: a strict potential for the added links);
+//! - **shifts flow**, bush after bush in origin order (Gauss–Seidel: each sees the costs the previous
+//!   ones left): in reverse topological order, at every node whose longest *used* path and shortest
 //!   path arrive by different links, find where the two paths diverge and move
 //!   `Δ = (C_long − C_short) / (D_long + D_short)` (a Newton step on the two segments, capped by the
-//!   smallest bush flow on the long one), updating the moved links' costs exactly; a few passes.
+//!   smallest bush flow on the long one), updating the moved links' costs exactly; a few passes per
+//!   bush, then a few sweeps over all bushes.
 //!
-//! After each iteration the gap is measured exactly (one shortest-path tree per origin over the whole
-//! network, in parallel), as for the Frank–Wolfe family.
+//! Updating the links of all bushes at once (Jacobi) rather than each just before its shifts was
+//! measured better as well as parallel: Chicago-Sketch with doubled demand needs 146 iterations to 1e-12
+//! instead of 218.
+//!
+//! Each iteration's gap is measured exactly (one shortest-path tree per origin over the whole network)
+//! on the other threads while the next iteration runs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
 
 use crate::demand::Demand;
 use crate::network::Network;
@@ -454,23 +464,6 @@ impl Bush {
         }
         worst
     }
-
-    /// One Algorithm B step for this bush: update, then `passes` flow-shift passes.
-    pub(crate) fn improve(
-        &mut self,
-        net: &Network,
-        topo: &Topology,
-        state: &mut LinkState,
-        s: &mut Scratch,
-        passes: usize,
-    ) {
-        self.update(net, topo, state, s);
-        for _ in 0..passes {
-            if self.shift(net, state, s) == 0.0 {
-                break;
-            }
-        }
-    }
 }
 
 /// Flow-shift passes per bush after its update, and shift-only sweeps over all bushes per iteration:
@@ -526,11 +519,27 @@ fn iterate(
     scratch: &mut Scratch,
     abort: &AtomicBool,
 ) {
+    // Topology updates against this iteration's starting costs, all bushes at once: each one depends on
+    // its own links and those costs only, so not on the thread count.
+    let (n, m) = (net.num_nodes(), state.x.len());
+    let shared: &LinkState = state;
+    bushes.par_iter_mut().for_each_init(
+        || Scratch::new(n, m),
+        |s, bush| {
+            if !abort.load(Ordering::Relaxed) {
+                bush.update(net, topo, shared, s);
+            }
+        },
+    );
     for bush in bushes.iter_mut() {
         if abort.load(Ordering::Relaxed) {
             return;
         }
-        bush.improve(net, topo, state, scratch, SHIFT_PASSES);
+        for _ in 0..SHIFT_PASSES {
+            if bush.shift(net, state, scratch) == 0.0 {
+                break;
+            }
+        }
     }
     // Sweeps of flow shifts over every bush (no bush change) before the next measured iteration.
     for _ in 0..INNER_SWEEPS {

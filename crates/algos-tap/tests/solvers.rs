@@ -129,14 +129,20 @@ fn grid_network(side: u32) -> (Network, Demand) {
 #[test]
 fn flows_do_not_depend_on_the_thread_count() {
     let (net, demand) = grid_network(12);
-    let run = |threads| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-6)).unwrap())
-    };
-    let one = run(1);
-    let four = run(4);
-    assert_eq!(one.flows, four.flows, "flows differ between 1 and 4 threads");
-    assert_eq!(one.history.len(), four.history.len());
+    // Algorithm B updates its bushes in parallel and measures gaps beside its next iteration.
+    for (algorithm, gap) in [(Algorithm::BiconjugateFw, 1e-6), (Algorithm::AlgorithmB, 1e-11)] {
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| assign(&net, &demand, &options(algorithm, gap)).unwrap())
+        };
+        let one = run(1);
+        let four = run(4);
+        assert!(one.converged || algorithm != Algorithm::AlgorithmB, "B did not converge");
+        assert_eq!(one.flows, four.flows, "{algorithm}: flows differ between 1 and 4 threads");
+        assert_eq!(one.history.len(), four.history.len());
+        let three = run(3);
+        assert_eq!(one.flows, three.flows, "{algorithm}: flows differ between 1 and 3 threads");
+    }
 }
 
 #[test]
