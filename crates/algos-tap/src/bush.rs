@@ -468,6 +468,9 @@ impl Bush {
 
 /// Flow-shift passes per bush after its update, and shift-only sweeps over all bushes per iteration:
 /// measured on Anaheim, Barcelona, Winnipeg and Chicago-Sketch (2/4 was best or near best on each).
+/// Re-measured after the Jacobi updates (2 threads): 1/4 is 10–20% faster to 1e-12 on the small networks
+/// and Berlin-Center, but slower on Philadelphia at high precision (1e-8 at 309 s instead of 224 s, 1e-10
+/// not reached in 600 s instead of 452 s), so 2/4 stays.
 const SHIFT_PASSES: usize = 2;
 /// Shift-only sweeps over all bushes per iteration.
 const INNER_SWEEPS: usize = 4;
