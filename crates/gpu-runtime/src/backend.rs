@@ -19,7 +19,9 @@ pub enum Backend<'a> {
     Cpu,
     /// This GPU.
     Gpu(&'a GpuContext),
-    /// The process-wide GPU context ([`GpuContext::shared`]) when an adapter exists, else the CPU.
+    /// The process-wide GPU context when the best adapter is a hardware GPU ([`GpuContext::auto`]),
+    /// else the CPU: software adapters (lavapipe) are never chosen automatically, since they are
+    /// slower than the CPU backend; see [`crate::context::auto_adapter`] for the reason in words.
     #[default]
     Auto,
 }
@@ -39,7 +41,7 @@ impl<'a> Backend<'a> {
         match self {
             Backend::Cpu => Resolved::Cpu,
             Backend::Gpu(ctx) => Resolved::Gpu(ctx),
-            Backend::Auto => GpuContext::shared().map_or(Resolved::Cpu, Resolved::Gpu),
+            Backend::Auto => GpuContext::auto().map_or(Resolved::Cpu, Resolved::Gpu),
         }
     }
 }
@@ -62,9 +64,9 @@ fn rayon_threads() -> usize {
 pub enum BackendChoice {
     /// rayon on the CPU.
     Cpu,
-    /// The best GPU; an error if there is none.
+    /// The best GPU, a software adapter too (with a one-line warning); an error if there is none.
     Gpu,
-    /// The GPU if any, else the CPU.
+    /// A hardware GPU if any, else the CPU.
     #[default]
     Auto,
 }
@@ -90,14 +92,29 @@ impl BackendChoice {
         }
     }
 
-    /// The backend, creating the shared GPU context when needed.
+    /// The backend, creating the shared GPU context when needed. Asking for `Gpu` when the best
+    /// adapter is a software one prints one warning line on stderr (it is for testing).
     pub fn backend(self) -> Result<Backend<'static>, GpuError> {
         match self {
             Self::Cpu => Ok(Backend::Cpu),
             Self::Auto => Ok(Backend::Auto),
-            Self::Gpu => GpuContext::shared().map(Backend::Gpu).ok_or_else(|| {
-                GpuError::NoAdapter(" (--backend gpu was asked for; try --backend cpu)".into())
-            }),
+            Self::Gpu => {
+                let ctx = GpuContext::shared().ok_or_else(|| {
+                    GpuError::NoAdapter(" (--backend gpu was asked for; try --backend cpu)".into())
+                })?;
+                if ctx.is_software() {
+                    eprintln!("{}", software_warning(&ctx.info.name));
+                }
+                Ok(Backend::Gpu(ctx))
+            }
         }
     }
+}
+
+/// The warning printed when a software adapter is used on request.
+pub fn software_warning(adapter: &str) -> String {
+    format!(
+        "urbanflow: warning: `{adapter}` is a software adapter: it runs GPU shaders on the CPU, for \
+         testing only, and is far slower than --backend cpu"
+    )
 }

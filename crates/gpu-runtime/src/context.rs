@@ -94,6 +94,7 @@ pub struct GpuContext {
     lost_reason: Arc<Mutex<String>>,
     pipelines: PipelineCache,
     staging: Mutex<Vec<wgpu::Buffer>>,
+    created_in: std::time::Duration,
 }
 
 impl fmt::Debug for GpuContext {
@@ -105,6 +106,8 @@ impl fmt::Debug for GpuContext {
             .finish_non_exhaustive()
     }
 }
+
+static SHARED: OnceLock<Option<GpuContext>> = OnceLock::new();
 
 /// The instance, built once per process from the environment (`WGPU_BACKEND`).
 fn instance() -> &'static wgpu::Instance {
@@ -147,6 +150,114 @@ pub fn adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
     all
 }
 
+/// One adapter as the process sees it, for reports and for the automatic choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterSummary {
+    /// The adapter's name.
+    pub name: String,
+    /// Vulkan, Metal, Dx12, Gl, ...
+    pub backend: String,
+    /// Discrete GPU, integrated GPU, virtual, other or CPU (software).
+    pub device_type: wgpu::DeviceType,
+    /// Driver name and version.
+    pub driver: String,
+}
+
+impl AdapterSummary {
+    fn of(info: &wgpu::AdapterInfo) -> Self {
+        Self {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: info.device_type,
+            driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+        }
+    }
+
+    /// True for adapters that run shaders on the CPU (Mesa's lavapipe / llvmpipe, WARP, SwiftShader).
+    pub fn is_software(&self) -> bool {
+        self.device_type == wgpu::DeviceType::Cpu
+    }
+}
+
+impl fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.device_type {
+            wgpu::DeviceType::DiscreteGpu => "discrete GPU",
+            wgpu::DeviceType::IntegratedGpu => "integrated GPU",
+            wgpu::DeviceType::VirtualGpu => "virtual GPU",
+            wgpu::DeviceType::Other => "other",
+            wgpu::DeviceType::Cpu => "software, runs on the CPU",
+        };
+        write!(f, "{} ({kind}; {}; driver {})", self.name, self.backend, self.driver)
+    }
+}
+
+/// What [`crate::Backend::Auto`] uses in this process, and why.
+#[derive(Debug, Clone)]
+pub struct AutoAdapter {
+    /// Every adapter found, best first (see [`adapters`]).
+    pub found: Vec<AdapterSummary>,
+    /// Index into `found` of the adapter `Auto` uses; `None` means the CPU.
+    pub chosen: Option<usize>,
+    /// One sentence saying why.
+    pub reason: String,
+}
+
+/// The automatic choice, decided once per process from the adapter list without creating a device.
+pub fn auto_adapter() -> &'static AutoAdapter {
+    static AUTO: OnceLock<AutoAdapter> = OnceLock::new();
+    AUTO.get_or_init(|| {
+        let opts = GpuOptions::default();
+        let found: Vec<AdapterSummary> =
+            adapters(&opts).iter().map(|a| AdapterSummary::of(&a.get_info())).collect();
+        let named = name_filter(&opts);
+        let (chosen, reason) = auto_rule(&found, named.as_deref());
+        AutoAdapter { found, chosen, reason }
+    })
+}
+
+/// The rule behind [`auto_adapter`]: the best adapter unless it is a software one, which is used only
+/// when asked for by name (`WGPU_ADAPTER_NAME`); software adapters run every shader on the very cores
+/// the CPU backend would use, hundreds of times slower.
+///
+/// ```
+/// use gpu_runtime::context::{AdapterSummary, auto_rule};
+/// use gpu_runtime::wgpu::DeviceType;
+/// let lavapipe = AdapterSummary {
+///     name: "llvmpipe (LLVM 19.1.7, 256 bits)".into(),
+///     backend: "Vulkan".into(),
+///     device_type: DeviceType::Cpu,
+///     driver: "llvmpipe".into(),
+/// };
+/// assert_eq!(auto_rule(&[lavapipe.clone()], None).0, None);
+/// assert_eq!(auto_rule(&[lavapipe], Some("llvmpipe")).0, Some(0));
+/// ```
+pub fn auto_rule(found: &[AdapterSummary], named: Option<&str>) -> (Option<usize>, String) {
+    match found.first() {
+        None => (
+            None,
+            "no GPU adapter found (on Linux a Vulkan driver is needed: the GPU vendor's, or \
+             mesa-vulkan-drivers): the CPU backend is used"
+                .into(),
+        ),
+        Some(a) if !a.is_software() => {
+            (Some(0), format!("`{}` is the best adapter found: a hardware GPU", a.name))
+        }
+        Some(a) if named.is_some() => (
+            Some(0),
+            format!("`{}` is a software adapter, used because WGPU_ADAPTER_NAME asks for it", a.name),
+        ),
+        Some(a) => (
+            None,
+            format!(
+                "only software adapters found (`{}` runs shaders on the CPU, slower than the CPU backend): \
+                 the CPU backend is used; --backend gpu or WGPU_ADAPTER_NAME select it for testing",
+                a.name
+            ),
+        ),
+    }
+}
+
 impl GpuContext {
     /// The best adapter (high-performance first; see [`adapters`]) with default options.
     pub fn new() -> Result<Self, GpuError> {
@@ -167,6 +278,7 @@ impl GpuContext {
     /// A context on a given adapter: the adapter's own limits and the requested optional features it
     /// has.
     pub fn from_adapter(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Self, GpuError> {
+        let started = std::time::Instant::now();
         let info = adapter.get_info();
         let wanted = opts.features.or_else(env_features).unwrap_or(OptionalFeatures::ALL);
         let features = wanted.to_wgpu() & adapter.features();
@@ -214,14 +326,32 @@ impl GpuContext {
             lost_reason,
             pipelines: PipelineCache::default(),
             staging: Mutex::new(Vec::new()),
+            created_in: started.elapsed(),
         })
     }
 
-    /// A process-wide context on the best adapter, created on first use; `None` when there is no
-    /// adapter (used by [`crate::Backend::Auto`]).
+    /// A process-wide context on the best adapter, software adapters included, created on first use;
+    /// `None` when there is no adapter. This is what `--backend gpu` uses; [`crate::Backend::Auto`]
+    /// uses [`GpuContext::auto`] instead.
     pub fn shared() -> Option<&'static GpuContext> {
-        static SHARED: OnceLock<Option<GpuContext>> = OnceLock::new();
         SHARED.get_or_init(|| GpuContext::new().ok()).as_ref()
+    }
+
+    /// The shared context if [`auto_adapter`] accepts the best adapter (a hardware GPU, or a software
+    /// one asked for by name), else `None`: what [`crate::Backend::Auto`] runs on. No device is created
+    /// when the answer is `None`.
+    pub fn auto() -> Option<&'static GpuContext> {
+        if auto_adapter().chosen.is_some() { GpuContext::shared() } else { None }
+    }
+
+    /// True once the process-wide context exists (so using it costs no device creation).
+    pub fn shared_is_created() -> bool {
+        SHARED.get().is_some_and(Option::is_some)
+    }
+
+    /// How long creating this context (device, queue) took.
+    pub fn creation_time(&self) -> std::time::Duration {
+        self.created_in
     }
 
     /// The optional features that are on.
