@@ -151,3 +151,54 @@ fn compressed_files_round_trip_and_truncation_is_an_error() {
     assert_eq!(pace.num_arcs(), 2);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Format detection never guesses: a `.gr` file without its `p sp` line is an error at the first arc,
+/// an `a u v w` file under another name is refused as ambiguous with both readings named, and naming
+/// the format reads it.
+#[test]
+fn format_detection_refuses_what_it_cannot_know() {
+    use graph_core::io::{GraphFormat, LoadOptions, detect_format, load_graph, read_graph_as};
+    let dir = std::env::temp_dir().join(format!("urbanflow-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let headless = "c only a comment\na 1 2 3\n";
+    for name in ["headless.gr", "headless.gr.gz"] {
+        let path = dir.join(name);
+        let mut w = io::create_text(&path).unwrap();
+        w.write_all(headless.as_bytes()).unwrap();
+        drop(w);
+        let err = io::read_graph::<u32>(&path, ReadOptions::default()).unwrap_err();
+        assert_eq!(err.line(), Some(2), "{err}");
+        assert!(matches!(err.kind(), Some(ParseError::MissingProblemLine { .. })), "{err}");
+        assert!(err.to_string().contains(name) && err.to_string().contains(":2:"), "{err}");
+    }
+    let txt = dir.join("arcs.txt");
+    std::fs::write(&txt, headless).unwrap();
+    let err = io::read_graph::<u32>(&txt, ReadOptions::default()).unwrap_err();
+    assert!(matches!(err.kind(), Some(ParseError::Ambiguous { .. })), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("1-based") && msg.contains("0-based") && msg.contains("dimacs0"), "{msg}");
+    // Named formats: the 0-based reading has 4 vertices (ids 0..=3), DIMACS refuses the missing header.
+    let g: Csr<u32> = read_graph_as(&txt, GraphFormat::DimacsZeroBased, ReadOptions::default()).unwrap();
+    assert_eq!((g.num_vertices(), g.out_arcs(1).collect::<Vec<_>>()), (3, vec![(2, 3)]));
+    assert!(read_graph_as::<u32>(&txt, GraphFormat::Dimacs, ReadOptions::default()).is_err());
+    // Clean files are detected.
+    std::fs::write(dir.join("ok.gr"), "c x\np sp 2 1\na 1 2 3\n").unwrap();
+    std::fs::write(dir.join("pace.gr"), "c x\np tw 2 1\n1 2\n").unwrap();
+    std::fs::write(dir.join("edges.txt"), "# x\n0 1 5\n1 2 6\n").unwrap();
+    assert_eq!(detect_format(dir.join("ok.gr")).unwrap(), GraphFormat::Dimacs);
+    assert_eq!(detect_format(dir.join("pace.gr")).unwrap(), GraphFormat::Pace);
+    assert_eq!(detect_format(dir.join("edges.txt")).unwrap(), GraphFormat::EdgeList);
+    // A TNTP network: detected, read with its own ids and zones; refused by the plain reader.
+    let sioux =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/SiouxFalls_net.tntp");
+    assert_eq!(detect_format(&sioux).unwrap(), GraphFormat::Tntp);
+    let loaded = load_graph(&sioux, &LoadOptions::default()).unwrap();
+    assert_eq!((loaded.graph.num_vertices(), loaded.graph.num_arcs()), (24, 76));
+    assert_eq!((loaded.ids[0], loaded.vertex(24)), (1, Some(23)));
+    assert_eq!(loaded.zones.as_ref().map(Vec::len), Some(24));
+    assert!(read_graph_as::<u32>(&sioux, GraphFormat::Auto, ReadOptions::default()).is_err());
+    // Names on the command line.
+    assert_eq!("DIMACS0".parse::<GraphFormat>(), Ok(GraphFormat::DimacsZeroBased));
+    assert!("gr".parse::<GraphFormat>().unwrap_err().contains("dimacs, dimacs0, pace, edges, tntp"));
+    std::fs::remove_dir_all(&dir).ok();
+}

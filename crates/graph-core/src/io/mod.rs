@@ -9,7 +9,9 @@
 //! | DIMACS coordinates `.co` | `c …`, `p aux sp co n`, `v id x y` | 1-based | [`read_dimacs_coordinates`] |
 //! | TNTP traffic assignment | `<KEY> value` metadata, `~` comments, rows ending in `;` | file's own | [`tntp`] |
 //!
-//! [`read_graph`] picks the format from the file's problem line. Every error names the file, the line and
+//! [`read_graph`] picks the format from the file's content and refuses files two formats would read
+//! differently; [`read_graph_as`] takes the format by name ([`GraphFormat`]); [`load_graph`] also reads
+//! TNTP networks and keeps the file's vertex ids. Every error names the file, the line and
 //! what was expected ([`ReadError`]); header counts are checked against the body; nothing is silently
 //! dropped (parallel arcs and self-loops are kept unless [`ReadOptions`] says otherwise).
 //!
@@ -29,6 +31,7 @@
 mod coords;
 mod dimacs;
 mod edge_list;
+mod format;
 mod lines;
 mod source;
 pub mod tntp;
@@ -40,6 +43,7 @@ pub use dimacs::{
     read_pace,
 };
 pub use edge_list::{parse_edge_list, read_edge_list};
+pub use format::{GraphFormat, LoadOptions, LoadedGraph, detect_format, load_graph, read_graph_as};
 pub use source::{Compression, open_text};
 pub use write::{create_text, write_dimacs_sp, write_edge_list, write_pace};
 
@@ -124,6 +128,14 @@ pub enum ParseError {
         /// What the format starts with.
         expected: &'static str,
     },
+    /// The file reads differently in two formats; the caller must name one.
+    #[error("ambiguous file: it reads as {first}, or as {second}; name the format")]
+    Ambiguous {
+        /// One reading.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
     /// A content line came before the problem line.
     #[error("expected the problem line `{expected}` before this line")]
     MissingProblemLine {
@@ -206,46 +218,11 @@ pub enum ParseError {
     Graph(GraphError),
 }
 
-/// Reads any supported graph file, choosing the format from its content: a `p sp` line means DIMACS
-/// shortest-path, `p tw` PACE-2016; `a` lines without a problem line the 0-based variant; lines of
-/// numbers a plain edge list.
+/// Reads any supported plain graph file, the format detected from its content ([`detect_format`]:
+/// `p sp` means DIMACS shortest-path, `p tw` PACE-2016, lines of numbers a plain edge list). Files two
+/// formats would read differently — `a u v w` arcs with no `p sp` line, which DIMACS reads 1-based and
+/// the fast_paths variant 0-based — are refused with both readings named; [`read_graph_as`] takes the
+/// format from the caller instead.
 pub fn read_graph<W: Weight>(path: impl AsRef<Path>, opts: ReadOptions) -> Result<Csr<W>, ReadError> {
-    let path = path.as_ref();
-    match sniff(path)? {
-        Sniffed::DimacsSp => read_dimacs_sp(path, opts),
-        Sniffed::Pace => read_pace(path, opts),
-        Sniffed::ZeroBasedArcs => read_dimacs_sp_zero_based(path, opts),
-        Sniffed::EdgeList => read_edge_list(path, opts),
-    }
-}
-
-enum Sniffed {
-    DimacsSp,
-    Pace,
-    ZeroBasedArcs,
-    EdgeList,
-}
-
-fn sniff(path: &Path) -> Result<Sniffed, ReadError> {
-    let mut lines = lines::Lines::new(open_text(path)?, path);
-    while let Some(line) = lines.next_line()? {
-        let mut f = line.split_ascii_whitespace();
-        match f.next() {
-            None | Some("c") | Some("#") | Some("%") => continue,
-            Some("p") => {
-                let kind = match f.next() {
-                    Some("sp") => Ok(Sniffed::DimacsSp),
-                    Some("tw") => Ok(Sniffed::Pace),
-                    _ => Err(ParseError::BadProblemLine {
-                        found: lines::excerpt(line),
-                        expected: "p sp <n> <m> or p tw <n> <m>",
-                    }),
-                };
-                return kind.map_err(|e| lines.error(e));
-            }
-            Some("a") => return Ok(Sniffed::ZeroBasedArcs),
-            Some(_) => return Ok(Sniffed::EdgeList),
-        }
-    }
-    Err(lines.error(ParseError::Empty { expected: "a graph" }))
+    read_graph_as(path, GraphFormat::Auto, opts)
 }

@@ -2,7 +2,7 @@
 //!
 //! The readers keep the files' own node ids (they may be sparse: Munich's reach 2,146,237,932) and every
 //! row in file order; turning them into a dense network is the job of the assignment crate. They accept
-//! the quirks of the real files (`shared/specs/tap.md` §6.2): metadata separated by spaces or tabs and in
+//! the quirks of the real files: metadata separated by spaces or tabs and in
 //! any number, `~` comments, rows with or without a leading tab and with `;`, ` ; `, `1;` or no
 //! terminator, CRLF line ends, empty fields (read as 0 and reported), scientific notation, extra or
 //! different columns (mapped by the `~` column header when there is one, else by position, and reported),

@@ -1,0 +1,243 @@
+//! Which format a graph file is in: named by the caller, or detected from the content without
+//! guessing — a file that two formats read differently is refused with both readings named.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use super::lines::{Lines, excerpt};
+use super::tntp::read_net;
+use super::{
+    ParseError, ReadError, ReadOptions, open_text, read_dimacs_sp, read_dimacs_sp_zero_based, read_edge_list,
+    read_pace,
+};
+use crate::csr::Csr;
+use crate::weight::Weight;
+
+/// A graph file format (`--format` in the examples).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GraphFormat {
+    /// Detected from the content ([`detect_format`]); ambiguous files are refused.
+    #[default]
+    Auto,
+    /// DIMACS shortest-path `.gr`: `p sp n m`, then `a u v w` with 1-based ids (`dimacs`).
+    Dimacs,
+    /// The 0-based `a u v w` variant of fast_paths, `p sp` line optional (`dimacs0`).
+    DimacsZeroBased,
+    /// PACE-2016 `.gr`: `p tw n m`, then `u v` undirected unweighted edges, 1-based (`pace`).
+    Pace,
+    /// Plain edge list `u v [w]`, 0-based, `#`/`%` comments (`edges`).
+    EdgeList,
+    /// A TNTP `_net` file, taken as a plain graph of free-flow times (`tntp`; see [`load_graph`]).
+    Tntp,
+}
+
+impl GraphFormat {
+    /// The name used on command lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphFormat::Auto => "auto",
+            GraphFormat::Dimacs => "dimacs",
+            GraphFormat::DimacsZeroBased => "dimacs0",
+            GraphFormat::Pace => "pace",
+            GraphFormat::EdgeList => "edges",
+            GraphFormat::Tntp => "tntp",
+        }
+    }
+
+    /// Every format, `Auto` first.
+    pub const ALL: [GraphFormat; 6] = [
+        GraphFormat::Auto,
+        GraphFormat::Dimacs,
+        GraphFormat::DimacsZeroBased,
+        GraphFormat::Pace,
+        GraphFormat::EdgeList,
+        GraphFormat::Tntp,
+    ];
+}
+
+impl fmt::Display for GraphFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for GraphFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim().to_ascii_lowercase();
+        GraphFormat::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = GraphFormat::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown graph format `{s}`: expected one of {}", names.join(", "))
+        })
+    }
+}
+
+/// Whether a path names a `.gr` file (also `.gr.gz`, `.gr.xz`).
+fn is_dot_gr(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = name.strip_suffix(".gz").or_else(|| name.strip_suffix(".xz")).unwrap_or(&name);
+    name.ends_with(".gr")
+}
+
+/// The format of a file, from its first content line (comments skipped):
+///
+/// | first content line | format |
+/// |---|---|
+/// | `<KEY> value` (TNTP metadata) | [`GraphFormat::Tntp`] |
+/// | `p sp n m` | [`GraphFormat::Dimacs`] |
+/// | `p tw n m` | [`GraphFormat::Pace`] |
+/// | `a u v w` | refused: in a `.gr` file, the missing `p sp` line is reported ([`ParseError::MissingProblemLine`]); elsewhere the file is [`ParseError::Ambiguous`] between DIMACS without its header (1-based) and the 0-based variant |
+/// | numbers | [`GraphFormat::EdgeList`] |
+///
+/// ```
+/// use graph_core::io::{GraphFormat, ParseError, detect_format};
+/// let dir = std::env::temp_dir().join(format!("uf-detect-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("ok.gr"), "c fine\np sp 2 1\na 1 2 3\n").unwrap();
+/// assert_eq!(detect_format(dir.join("ok.gr")).unwrap(), GraphFormat::Dimacs);
+/// std::fs::write(dir.join("headless.gr"), "c only a comment\na 1 2 3\n").unwrap();
+/// let err = detect_format(dir.join("headless.gr")).unwrap_err();
+/// assert_eq!(err.line(), Some(2));
+/// assert!(matches!(err.kind(), Some(ParseError::MissingProblemLine { .. })));
+/// # std::fs::remove_dir_all(&dir).ok();
+/// ```
+pub fn detect_format(path: impl AsRef<Path>) -> Result<GraphFormat, ReadError> {
+    let path = path.as_ref();
+    let mut lines = Lines::new(open_text(path)?, path);
+    while let Some(line) = lines.next_line()? {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('<') {
+            return Ok(GraphFormat::Tntp);
+        }
+        let mut f = trimmed.split_ascii_whitespace();
+        match f.next() {
+            None | Some("c") | Some("#") | Some("%") | Some("~") => continue,
+            Some(tok) if tok.starts_with('#') || tok.starts_with('%') || tok.starts_with('~') => continue,
+            Some("p") => {
+                let kind = match f.next() {
+                    Some("sp") => Ok(GraphFormat::Dimacs),
+                    Some("tw") => Ok(GraphFormat::Pace),
+                    _ => Err(ParseError::BadProblemLine {
+                        found: excerpt(line),
+                        expected: "p sp <n> <m> or p tw <n> <m>",
+                    }),
+                };
+                return kind.map_err(|e| lines.error(e));
+            }
+            Some("a") if is_dot_gr(path) => {
+                return Err(lines.error(ParseError::MissingProblemLine { expected: "p sp <n> <m>" }));
+            }
+            Some("a") => {
+                return Err(lines.error(ParseError::Ambiguous {
+                    first: "DIMACS shortest-path arcs without their `p sp <n> <m>` line (1-based ids; \
+                            add the line, or --format dimacs to be told what else is missing)",
+                    second: "the 0-based `a u v w` variant (--format dimacs0)",
+                }));
+            }
+            Some(_) => return Ok(GraphFormat::EdgeList),
+        }
+    }
+    Err(lines.error(ParseError::Empty { expected: "a graph" }))
+}
+
+/// Reads a graph in `format` (detected when [`GraphFormat::Auto`]). TNTP networks have real-valued
+/// link times and their own ids: read them with [`load_graph`], which scales and rounds the times.
+pub fn read_graph_as<W: Weight>(
+    path: impl AsRef<Path>,
+    format: GraphFormat,
+    opts: ReadOptions,
+) -> Result<Csr<W>, ReadError> {
+    let path = path.as_ref();
+    let format = if format == GraphFormat::Auto { detect_format(path)? } else { format };
+    match format {
+        GraphFormat::Auto | GraphFormat::Dimacs => read_dimacs_sp(path, opts),
+        GraphFormat::DimacsZeroBased => read_dimacs_sp_zero_based(path, opts),
+        GraphFormat::Pace => read_pace(path, opts),
+        GraphFormat::EdgeList => read_edge_list(path, opts),
+        GraphFormat::Tntp => Err(ReadError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            kind: ParseError::UnexpectedLine {
+                found: "a TNTP network".into(),
+                expected: "a plain graph format here; TNTP networks are read by load_graph (free-flow \
+                           times × units, file ids kept)",
+            },
+        }),
+    }
+}
+
+/// A graph read from a file, with the file's own vertex ids.
+#[derive(Debug, Clone)]
+pub struct LoadedGraph {
+    /// The graph, vertices numbered `0..n`.
+    pub graph: Csr<u32>,
+    /// The file's id of each vertex (1-based files: `v + 1`; TNTP: the node numbers).
+    pub ids: Vec<u64>,
+    /// TNTP zones as vertices, when they are nodes `1..=zones`.
+    pub zones: Option<Vec<u32>>,
+    /// The format read.
+    pub format: GraphFormat,
+}
+
+impl LoadedGraph {
+    /// The vertex whose file id is `id`, if any.
+    pub fn vertex(&self, id: u64) -> Option<u32> {
+        match self.format {
+            // TNTP ids can be sparse (Munich): search.
+            GraphFormat::Tntp => self.ids.iter().position(|&x| x == id).map(|v| v as u32),
+            // Consecutive ids from the first: no search needed.
+            _ => {
+                let first = self.ids.first().copied().unwrap_or(0);
+                id.checked_sub(first).filter(|&v| v < self.ids.len() as u64).map(|v| v as u32)
+            }
+        }
+    }
+}
+
+/// Options of [`load_graph`].
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// The format (default: detected).
+    pub format: GraphFormat,
+    /// Parallel arcs and self-loops.
+    pub read: ReadOptions,
+    /// TNTP only: weight units per free-flow time unit (the times are scaled, then rounded).
+    pub tntp_units: f64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self { format: GraphFormat::Auto, read: ReadOptions::default(), tntp_units: 1000.0 }
+    }
+}
+
+/// Reads any supported graph file as a `u32`-weighted graph with the file's ids: the plain formats of
+/// [`read_graph_as`], and TNTP `_net` files as free-flow travel times × [`LoadOptions::tntp_units`].
+///
+/// ```
+/// use graph_core::io::{LoadOptions, load_graph};
+/// let dir = std::env::temp_dir().join(format!("uf-load-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("tiny.gr"), "p sp 3 2\na 1 2 5\na 2 3 7\n").unwrap();
+/// let g = load_graph(dir.join("tiny.gr"), &LoadOptions::default()).unwrap();
+/// assert_eq!((g.graph.num_vertices(), g.ids[2], g.vertex(3)), (3, 3, Some(2)));
+/// # std::fs::remove_dir_all(&dir).ok();
+/// ```
+pub fn load_graph(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<LoadedGraph, ReadError> {
+    let path = path.as_ref();
+    let format = if opts.format == GraphFormat::Auto { detect_format(path)? } else { opts.format };
+    if format == GraphFormat::Tntp {
+        let net = read_net(path)?;
+        let g = net.free_flow_graph(opts.tntp_units)?;
+        let zones = g.zone_vertices(net.zones);
+        return Ok(LoadedGraph { graph: g.graph, ids: g.node_ids, zones, format });
+    }
+    let graph: Csr<u32> = read_graph_as(path, format, opts.read)?;
+    let first = match format {
+        GraphFormat::DimacsZeroBased | GraphFormat::EdgeList => 0,
+        _ => 1,
+    };
+    let ids = (first..first + graph.num_vertices() as u64).collect();
+    Ok(LoadedGraph { graph, ids, zones: None, format })
+}
