@@ -15,8 +15,9 @@ use crate::pred::canonical_predecessors;
 /// The shortest-path algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Algorithm {
-    /// CPU: Dijkstra for single sources (the fastest on road graphs, see docs/benchmarks.md); GPU:
-    /// near–far.
+    /// Chosen per call ([`crate::auto::single_source_choice`]): Dijkstra on the CPU unless the GPU is
+    /// measured faster on this adapter for a graph this large, counting what the call pays (device,
+    /// compilation, upload). [`crate::ShortestPaths::algorithm`] says what ran.
     #[default]
     Auto,
     /// Dijkstra, binary heap (CPU).
@@ -170,13 +171,15 @@ pub fn solve(
     backend: Backend,
 ) -> Result<ShortestPaths, SsspError> {
     validate(graph, q)?;
-    // CPU algorithms never touch the GPU: resolving `Auto` would create a device for nothing.
-    let resolved =
-        if algorithm == Algorithm::Auto || algorithm.is_gpu() { backend.resolve() } else { Resolved::Cpu };
-    let algorithm = match (algorithm, resolved) {
-        (Algorithm::Auto, Resolved::Cpu) => Algorithm::Dijkstra,
-        (Algorithm::Auto, Resolved::Gpu(_)) => Algorithm::NearFar(None),
-        (a, _) => a,
+    // CPU algorithms never touch the GPU: resolving `Auto` would create a device for nothing. `Auto`
+    // weighs what this one call pays (device, compilation, upload) against the CPU (crate::auto).
+    let (algorithm, resolved) = match algorithm {
+        Algorithm::Auto => {
+            let (a, r, _why) = crate::auto::single_source_choice(graph, backend);
+            (a, r)
+        }
+        a if a.is_gpu() => (a, backend.resolve()),
+        a => (a, Resolved::Cpu),
     };
     let (mut dist, stats) = match (algorithm, resolved) {
         (Algorithm::Dijkstra, _) => {
@@ -191,16 +194,24 @@ pub fn solve(
             let which = GpuAlgorithm::from_algorithm(gpu_algo).expect("CPU algorithms handled above");
             let mut solver = GpuSssp::new(ctx, graph)?;
             let r = solver.run(q.source, which, q.predecessors)?;
-            return Ok(finish(graph, q, r.dist, r.pred_arc, r.stats, false));
+            return Ok(finish(graph, q, r.dist, r.pred_arc, r.stats, false, algorithm));
         }
         (gpu_algo, Resolved::Cpu) => {
-            return Err(SsspError::WrongBackend { algorithm: gpu_algo.name(), backend: "cpu" });
+            let why = match backend {
+                Backend::Auto => format!(
+                    ": the automatic backend chose the CPU because {} (ask for the GPU with --backend gpu / \
+                     Backend::Gpu)",
+                    gpu_runtime::context::auto_adapter().reason
+                ),
+                _ => String::new(),
+            };
+            return Err(SsspError::WrongBackend { algorithm: gpu_algo.name(), backend: "cpu", why });
         }
     };
     if let Some(c) = q.cutoff {
         dist.iter_mut().filter(|d| **d > c).for_each(|d| *d = UNREACHABLE);
     }
-    Ok(finish(graph, q, dist, None, stats, true))
+    Ok(finish(graph, q, dist, None, stats, true, algorithm))
 }
 
 fn finish(
@@ -210,6 +221,7 @@ fn finish(
     pred: Option<Vec<u32>>,
     stats: crate::paths::SsspStats,
     cutoff_done: bool,
+    algorithm: Algorithm,
 ) -> ShortestPaths {
     if !cutoff_done && let Some(c) = q.cutoff {
         dist.iter_mut().filter(|d| **d > c).for_each(|d| *d = UNREACHABLE);
@@ -218,5 +230,5 @@ fn finish(
         Some(p) if q.cutoff.is_none() => p,
         _ => canonical_predecessors(graph, q.source, &dist),
     });
-    ShortestPaths { source: q.source, dist, pred_arc, stats }
+    ShortestPaths { source: q.source, dist, pred_arc, stats, algorithm }
 }

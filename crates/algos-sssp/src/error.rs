@@ -38,12 +38,14 @@ pub enum SsspError {
         weight: u32,
     },
     /// The algorithm needs a GPU but the backend is the CPU (or the reverse).
-    #[error("algorithm {algorithm} does not run on the {backend} backend")]
+    #[error("algorithm {algorithm} does not run on the {backend} backend{why}")]
     WrongBackend {
         /// Algorithm name.
         algorithm: &'static str,
         /// Backend name.
         backend: &'static str,
+        /// Why that backend was chosen, when it was chosen automatically (starts with `: `).
+        why: String,
     },
     /// A GPU work queue filled up; the result would be wrong, so none is given (use another algorithm).
     #[error("GPU queue `{queue}` overflowed its capacity of {capacity} entries")]

@@ -9,10 +9,10 @@
 //! | [`Algorithm::DeltaStepping`] | CPU (rayon) | GAP-style buckets |
 //! | [`Algorithm::BellmanFord`] | CPU | FIFO label-correcting reference |
 //! | [`Algorithm::Harish`] | GPU | vertex-parallel relaxation, race fixed with `atomicMin` |
-//! | [`Algorithm::Martin`], [`Algorithm::CrauserOut`], [`Algorithm::CrauserInOut`] | GPU | label-setting frontier phases (seed 003 ch. 3; IN criterion from Crauser et al.) |
+//! | [`Algorithm::Martin`], [`Algorithm::CrauserOut`], [`Algorithm::CrauserInOut`] | GPU | label-setting frontier phases (Martín et al. 2009; Crauser et al. 1998, OUT and IN criteria; as in Ortega-Arranz 2015) |
 //! | [`Algorithm::NearFar`] | GPU | near–far work queues, the loop kept on the GPU |
-//! | [`Algorithm::Lbr`] | GPU | locality-based relaxation, depth-first up to k hops (seed 002) |
-//! | [`Algorithm::Jradi`] | GPU | Jradi's Dijkstra in one workgroup (seed 000 ch. 7, WebGPU-safe) |
+//! | [`Algorithm::Lbr`] | GPU | locality-based relaxation, depth-first up to k hops (Safari & Ebneenasir, TTCS 2017) |
+//! | [`Algorithm::Jradi`] | GPU | Jradi's Dijkstra in one workgroup (Jradi 2016, ch. 7; WebGPU-safe) |
 //!
 //! Distances are `u32`; [`UNREACHABLE`] marks vertices not reached. Sums saturate at [`SATURATED`]
 //! (`u32::MAX − 1`); a distance reaching it is an error ([`SsspError::WeightOverflow`]), never
@@ -33,6 +33,7 @@
 //! ```
 
 mod api;
+pub mod auto;
 pub mod cpu;
 mod error;
 pub mod floyd;

@@ -1,11 +1,11 @@
 //! Many sources at once: shortest-path trees streamed to a callback in blocks, and distance matrices.
 //!
 //! CPU: rayon over the sources of a block, each thread reusing its own distance row and radix heap.
-//! GPU: batched locality-based relaxation (`shaders/sssp_lbr.wgsl`), one invocation per
-//! (source, vertex) pair, so a whole block of trees advances in every launch; the block size comes from
-//! the device's storage-binding limit ([`GpuSssp::max_batch`]).
+//! GPU: one source per workgroup ([`GpuBatchSssp`], `shaders/sssp_batch.wgsl`), as many sources at once
+//! as the device's memory and binding limits allow. [`Schedule::Auto`] (the default) chooses the CPU,
+//! the GPU or both from measured rates ([`crate::auto`]).
 
-use gpu_runtime::{Backend, Resolved};
+use gpu_runtime::{Backend, GpuContext, Resolved};
 use graph_core::Csr;
 use rayon::prelude::*;
 
@@ -90,8 +90,10 @@ pub enum Schedule {
     /// CPU threads and the GPU together, taking chunks from one shared cursor: one GPU batch at a
     /// time, [`CPU_CHUNK`] sources per CPU grab (seed 003's WS policy).
     WorkQueue,
-    /// [`Schedule::WorkQueue`] when the backend resolves to a hardware GPU, [`Schedule::Single`]
-    /// otherwise (a software adapter runs on the very cores the CPU threads would use).
+    /// Measured: the CPU alone, the GPU alone or both from a work queue, whichever the measured rates
+    /// say is fastest ([`crate::auto::place`]); never the GPU unless it is measured faster than the
+    /// CPU. The first trees are computed on the CPU to time it. Use [`Schedule::Single`] to force the
+    /// GPU.
     #[default]
     Auto,
 }
@@ -121,14 +123,14 @@ pub struct ManyOptions<'a> {
     pub predecessors: bool,
     /// CPU and GPU together or not.
     pub schedule: Schedule,
-    /// GPU launch configuration (default: [`crate::tuning::batch_config`], autotuned on first use).
+    /// GPU launch configuration (default: [`crate::tuning`], measured on first use and cached).
     pub gpu: Option<BatchConfig>,
     /// CPU threads working beside the GPU (default: rayon's thread count − 1, at least 1).
     pub cpu_threads: Option<usize>,
 }
 
 /// What [`many_to_all_with`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ManyStats {
     /// Work counters summed over all trees.
     pub stats: SsspStats,
@@ -136,14 +138,33 @@ pub struct ManyStats {
     pub gpu_trees: usize,
     /// Trees computed on the CPU.
     pub cpu_trees: usize,
-    /// The schedule that ran (never `Auto`).
+    /// The schedule that ran (never `Auto`; `Single` on the CPU when `Auto` chose the CPU).
     pub schedule: Schedule,
+    /// The GPU launch settings used, when the GPU ran.
+    pub gpu_config: Option<BatchConfig>,
+    /// Seconds spent measuring GPU launch settings in this call.
+    pub tune_s: f64,
+    /// Under [`Schedule::Auto`]: the measured rates and the reason for the choice.
+    pub decision: Option<AutoDecision>,
 }
 
-/// [`many_to_all`] with every option; under [`Schedule::Equitable`] or [`Schedule::WorkQueue`] with a
-/// GPU, CPU threads and the GPU work at once and blocks arrive in any order (each names its position,
-/// [`TreeBlock::first`]); the rows themselves never depend on the schedule. `sink` runs on the calling
-/// thread.
+/// How [`Schedule::Auto`] decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoDecision {
+    /// Trees timed on the CPU first (part of the result).
+    pub probe_trees: usize,
+    /// Trees per second on the CPU (all threads), from those.
+    pub cpu_trees_per_s: f64,
+    /// Trees per second of the GPU's tuning sample, when measured (now or in an earlier run).
+    pub gpu_trees_per_s: Option<f64>,
+    /// One sentence.
+    pub reason: String,
+}
+
+/// [`many_to_all`] with every option; under [`Schedule::Equitable`] or [`Schedule::WorkQueue`] (or
+/// [`Schedule::Auto`] choosing both) CPU threads and the GPU work at once and blocks arrive in any order
+/// (each names its position, [`TreeBlock::first`]); the rows themselves never depend on the schedule.
+/// `sink` runs on the calling thread.
 pub fn many_to_all_with(
     graph: &Csr<u32>,
     sources: &[u32],
@@ -163,42 +184,178 @@ pub fn many_to_all_with(
         });
         sink(TreeBlock { first, sources: block, n, dist, pred: pred.as_deref() });
     };
-    let resolved = opts.backend.resolve();
-    let schedule = match (opts.schedule, resolved) {
-        (_, Resolved::Cpu) => Schedule::Single,
-        (Schedule::Auto, Resolved::Gpu(ctx)) if ctx.is_software() => Schedule::Single,
-        (Schedule::Auto, _) => Schedule::WorkQueue,
-        (s, _) => s,
+    let mut out = ManyStats::default();
+    let (placement, done) = match (opts.backend, opts.schedule) {
+        (Backend::Cpu, _) => (Plan::Cpu, 0),
+        (backend, Schedule::Auto) => auto_plan(graph, sources, backend, opts, &mut out, &mut emit)?,
+        (backend, schedule) => match backend.resolve() {
+            Resolved::Cpu => (Plan::Cpu, 0),
+            Resolved::Gpu(ctx) => (Plan::Gpu(ctx, schedule, opts.gpu), 0),
+        },
     };
-    let mut out = ManyStats { schedule, ..Default::default() };
-    match (resolved, schedule) {
-        (Resolved::Cpu, _) => {
-            let mut dist = vec![0u32; CPU_BLOCK * n];
-            for (b, block) in sources.chunks(CPU_BLOCK).enumerate() {
-                let rows = &mut dist[..block.len() * n];
-                let stats: Vec<SsspStats> = rows
-                    .par_chunks_mut(n.max(1))
-                    .zip(block.par_iter())
-                    .map_init(RadixHeap::new, |heap, (row, &s)| dijkstra_into(graph, s, row, heap))
-                    .collect::<Result<_, _>>()?;
-                for s in stats {
-                    out.stats.phases += s.phases;
+    let rest = &sources[done..];
+    let mut emit_rest = |first: usize, block: &[u32], dist: &[u32]| emit(done + first, block, dist);
+    match placement {
+        Plan::Cpu => {
+            out.schedule = Schedule::Single;
+            cpu_blocks(graph, rest, &mut out, &mut emit_rest)?;
+        }
+        Plan::Gpu(ctx, schedule, config) => {
+            let config = match config {
+                Some(c) => c,
+                None => {
+                    let t = std::time::Instant::now();
+                    let c = crate::tuning::batch_config(ctx, graph)?;
+                    out.tune_s += t.elapsed().as_secs_f64();
+                    c
                 }
-                emit(b * CPU_BLOCK, block, &dist[..block.len() * n]);
+            };
+            out.schedule = schedule;
+            out.gpu_config = Some(config);
+            if rest.is_empty() {
+                return Ok(out);
             }
-            out.cpu_trees = sources.len();
-        }
-        (Resolved::Gpu(ctx), Schedule::Single) => {
-            let mut solver = gpu_solver(ctx, graph, opts, sources.len())?;
-            out.stats = solver.for_each_block(sources, |first, block, dist| emit(first, block, dist))?;
-            out.gpu_trees = sources.len();
-        }
-        (Resolved::Gpu(ctx), _) => {
-            let threads = opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1);
-            hetero(graph, sources, ctx, opts, schedule, threads, &mut out, &mut emit)?;
+            if schedule == Schedule::Single {
+                let mut solver = gpu_solver(ctx, graph, config, rest.len())?;
+                let stats =
+                    solver.for_each_block(rest, |first, block, dist| emit_rest(first, block, dist))?;
+                out.stats.phases += stats.phases;
+                out.stats.dispatches += stats.dispatches;
+                out.stats.readbacks += stats.readbacks;
+                out.gpu_trees += rest.len();
+            } else {
+                let threads =
+                    opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1);
+                hetero(graph, rest, ctx, config, schedule, threads, &mut out, &mut emit_rest)?;
+            }
         }
     }
     Ok(out)
+}
+
+/// Where the trees go after the automatic choice.
+enum Plan<'a> {
+    Cpu,
+    Gpu(&'a GpuContext, Schedule, Option<BatchConfig>),
+}
+
+/// The CPU path: rayon over blocks of [`CPU_BLOCK`] sources, each thread with its own heap.
+fn cpu_blocks(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    out: &mut ManyStats,
+    emit: &mut RowSink<'_>,
+) -> Result<(), SsspError> {
+    let n = graph.num_vertices() as usize;
+    let mut dist = vec![0u32; CPU_BLOCK.min(sources.len()) * n];
+    for (b, block) in sources.chunks(CPU_BLOCK).enumerate() {
+        let rows = &mut dist[..block.len() * n];
+        let stats: Vec<SsspStats> = rows
+            .par_chunks_mut(n.max(1))
+            .zip(block.par_iter())
+            .map_init(RadixHeap::new, |heap, (row, &s)| dijkstra_into(graph, s, row, heap))
+            .collect::<Result<_, _>>()?;
+        for s in stats {
+            out.stats.phases += s.phases;
+        }
+        emit(b * CPU_BLOCK, block, &dist[..block.len() * n]);
+    }
+    out.cpu_trees += sources.len();
+    Ok(())
+}
+
+/// [`Schedule::Auto`]: time the first trees on the CPU (delivered as part of the result), then place
+/// the rest by measured rates ([`crate::auto`]). Returns the plan and how many sources are done.
+fn auto_plan<'a>(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    backend: Backend<'a>,
+    opts: &ManyOptions<'_>,
+    out: &mut ManyStats,
+    emit: &mut RowSink<'_>,
+) -> Result<(Plan<'a>, usize), SsspError> {
+    use crate::auto::{MIN_CPU_SECONDS_FOR_A_NEW_DEVICE, Placement, place, tuning_budget};
+    let threads = rayon::current_num_threads();
+    let probe = sources.len().min((threads * 4).clamp(8, CPU_BLOCK));
+    let t = std::time::Instant::now();
+    cpu_blocks(graph, &sources[..probe], out, emit)?;
+    let cpu_rate = probe as f64 / t.elapsed().as_secs_f64().max(1e-9);
+    let rest = sources.len() - probe;
+    let cpu_seconds = rest as f64 / cpu_rate;
+    let mut decision = AutoDecision {
+        probe_trees: probe,
+        cpu_trees_per_s: cpu_rate,
+        gpu_trees_per_s: None,
+        reason: String::new(),
+    };
+    let cpu = |decision: AutoDecision, out: &mut ManyStats| {
+        out.decision = Some(decision);
+        Ok((Plan::Cpu, probe))
+    };
+    if rest == 0 {
+        decision.reason = "every source was computed while timing the CPU".into();
+        return cpu(decision, out);
+    }
+    let ctx = match backend {
+        Backend::Auto
+            if !GpuContext::shared_is_created() && cpu_seconds < MIN_CPU_SECONDS_FOR_A_NEW_DEVICE =>
+        {
+            decision.reason = format!(
+                "the CPU needs about {cpu_seconds:.2} s for the rest, less than a new GPU device costs to set up"
+            );
+            return cpu(decision, out);
+        }
+        Backend::Auto if gpu_runtime::context::auto_adapter().chosen.is_none() => {
+            decision.reason = gpu_runtime::context::auto_adapter().reason.clone();
+            return cpu(decision, out);
+        }
+        b => match b.resolve() {
+            Resolved::Gpu(ctx) => ctx,
+            Resolved::Cpu => {
+                decision.reason = "no GPU could be opened".into();
+                return cpu(decision, out);
+            }
+        },
+    };
+    if ctx.is_software() {
+        decision.reason = format!("`{}` is a software adapter: slower than the CPU", ctx.info.name);
+        return cpu(decision, out);
+    }
+    let (config, gpu_rate) = match opts.gpu {
+        // Caller-given settings: nothing is measured, so there is no GPU rate to weigh the CPU
+        // threads against; the caller chose this GPU, which runs alone.
+        Some(c) => (c, None),
+        None => {
+            let tuned = crate::tuning::tune(ctx, graph, Some(tuning_budget(cpu_seconds)))?;
+            out.tune_s += tuned.tune_s;
+            (tuned.config, tuned.trees_per_s)
+        }
+    };
+    decision.gpu_trees_per_s = gpu_rate;
+    let placement = if opts.gpu.is_some() { Placement::Gpu } else { place(cpu_rate, gpu_rate) };
+    decision.reason = match (placement, gpu_rate) {
+        (_, None) if opts.gpu.is_some() => "launch settings were given: the GPU runs alone".into(),
+        (Placement::Cpu, None) => format!(
+            "the GPU is not measured on this graph yet and the tuning budget ({:.2} s, a tenth of the CPU's \
+             estimated time) did not allow it: the CPU runs; a larger run measures it",
+            tuning_budget(cpu_seconds).as_secs_f64()
+        ),
+        (Placement::Cpu, Some(g)) => format!("GPU {g:.0} trees/s is not faster than CPU {cpu_rate:.0}"),
+        (Placement::Gpu, Some(g)) => format!(
+            "GPU {g:.0} trees/s; the CPU's {cpu_rate:.0} adds less than {:.0}% of that",
+            crate::auto::WORK_QUEUE_MIN_CPU_SHARE * 100.0
+        ),
+        (Placement::Both, Some(g)) => {
+            format!("GPU {g:.0} trees/s and CPU {cpu_rate:.0} together (work queue)")
+        }
+        (_, None) => unreachable!("place() never chooses the GPU without a rate"),
+    };
+    out.decision = Some(decision);
+    Ok(match placement {
+        Placement::Cpu => (Plan::Cpu, probe),
+        Placement::Gpu => (Plan::Gpu(ctx, Schedule::Single, Some(config)), probe),
+        Placement::Both => (Plan::Gpu(ctx, Schedule::WorkQueue, Some(config)), probe),
+    })
 }
 
 /// All-pairs shortest paths streamed to `sink`: [`many_to_all_with`] from every vertex.
@@ -214,13 +371,9 @@ pub fn all_pairs(
 fn gpu_solver<'a>(
     ctx: &'a gpu_runtime::GpuContext,
     graph: &'a Csr<u32>,
-    opts: &ManyOptions<'_>,
+    config: BatchConfig,
     sources: usize,
 ) -> Result<GpuBatchSssp<'a>, SsspError> {
-    let config = match opts.gpu {
-        Some(c) => c,
-        None => crate::tuning::batch_config(ctx, graph)?,
-    };
     let mut slots = config.slots.min(sources.max(1));
     loop {
         match GpuBatchSssp::new(ctx, graph, BatchConfig { slots, ..config }) {
@@ -255,7 +408,7 @@ fn hetero(
     graph: &Csr<u32>,
     sources: &[u32],
     ctx: &gpu_runtime::GpuContext,
-    opts: &ManyOptions<'_>,
+    config: BatchConfig,
     schedule: Schedule,
     cpu_threads: usize,
     out: &mut ManyStats,
@@ -359,7 +512,7 @@ fn hetero(
         drop(tx);
         // The GPU, driven from this thread.
         let gpu = (|| {
-            let mut solver = gpu_solver(ctx, graph, opts, total)?;
+            let mut solver = gpu_solver(ctx, graph, config, total)?;
             let slots = solver.slots();
             let mut own = share(0);
             let started = Instant::now();

@@ -35,6 +35,8 @@ pub struct ShortestPaths {
     pub pred_arc: Option<Vec<u32>>,
     /// Work counters.
     pub stats: SsspStats,
+    /// The algorithm that ran ([`crate::Algorithm::Auto`] decided).
+    pub algorithm: crate::Algorithm,
 }
 
 impl ShortestPaths {

@@ -1,15 +1,16 @@
-//! Autotuned launch settings of the batched many-source kernel ([`crate::gpu::GpuBatchSssp`]).
+//! Tuned launch settings of the batched many-source kernel ([`crate::gpu::GpuBatchSssp`]).
 //!
-//! On first use per adapter and graph, a sample batch of sources is timed under each combination of
-//! workgroup size (128, 256, 512) and near–far window (4, 8, 16 × the mean arc weight); the fastest
-//! per tree is cached for the process ([`gpu_runtime::tuning`]). Software adapters and
-//! `URBANFLOW_TUNE=off` take the portable defaults ([`BatchConfig::for_graph`]) without measuring.
-//! Callers who know better pass their own [`BatchConfig`].
+//! Candidates (workgroup size 128, 256, 512 × near–far window 4, 8, 16 × the mean arc weight, the
+//! portable default first) are timed on a sample batch of sources. Each measurement is remembered
+//! across processes ([`gpu_runtime::tuning`]: a cache file keyed by adapter, driver, kernel source and
+//! a fingerprint of the graph), so a second run of the same graph measures nothing. Under a time budget
+//! ([`tune`]) the search stops early and the next run goes on from there. `URBANFLOW_TUNE=off` takes
+//! the portable defaults ([`BatchConfig::for_graph`]); `refresh` measures again.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gpu_runtime::GpuContext;
-use gpu_runtime::tuning::{LaunchConfig, adapter_key, tuned};
+use gpu_runtime::tuning::{LaunchConfig, adapter_key, fingerprint_words, kernel_version, tune_within};
 use graph_core::Csr;
 
 use crate::error::SsspError;
@@ -18,54 +19,97 @@ use crate::gpu::{BatchConfig, GpuBatchSssp};
 /// Sources timed per candidate (or fewer when the batch or the graph is smaller).
 pub const SAMPLE: usize = 256;
 
-/// The launch settings for `graph` on `ctx`: tuned on first use, then cached.
+/// The tuned launch settings and what is known of the GPU's speed with them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TunedBatch {
+    /// The settings to run with.
+    pub config: BatchConfig,
+    /// Trees per second of the sample batch with `config`, when measured (now or in an earlier run).
+    pub trees_per_s: Option<f64>,
+    /// Time this call spent measuring (0 when everything came from the cache).
+    pub tune_s: f64,
+    /// Candidates not measured yet (the budget ran out or tuning is off).
+    pub unmeasured: usize,
+}
+
+/// The launch settings for `graph` on `ctx`, measuring every candidate not measured before. Software
+/// adapters take the portable defaults (their timings say nothing about a GPU).
 pub fn batch_config(ctx: &GpuContext, graph: &Csr<u32>) -> Result<BatchConfig, SsspError> {
     if ctx.is_software() {
         return Ok(BatchConfig::for_graph(ctx, graph));
     }
-    measured_batch_config(ctx, graph)
+    tune(ctx, graph, None).map(|t| t.config)
 }
 
 /// [`batch_config`] measured on any adapter, software ones included (tests, or a caller who wants
-/// the measurement anyway); cached like it.
+/// the measurement anyway).
 pub fn measured_batch_config(ctx: &GpuContext, graph: &Csr<u32>) -> Result<BatchConfig, SsspError> {
-    let base = BatchConfig::for_graph(ctx, graph);
-    let mean = crate::gpu::mean_weight(graph);
-    let mut candidates = vec![LaunchConfig {
+    tune(ctx, graph, None).map(|t| t.config)
+}
+
+/// The candidates, most promising first (the portable default, then the workgroup sizes at the default
+/// window, then the windows), so a search cut short by its budget has tried the likeliest ones.
+fn candidates(ctx: &GpuContext, base: &BatchConfig, mean: f64) -> Vec<LaunchConfig> {
+    let with = |wg: u32, factor: f64| LaunchConfig {
+        workgroup_size: wg,
+        batch: base.slots as u32,
+        param: ((factor * mean) as u32).max(1),
+    };
+    let mut out = vec![LaunchConfig {
         workgroup_size: base.workgroup_size,
         batch: base.slots as u32,
         param: base.delta,
     }];
-    for wg in [128u32, 256, 512] {
-        for factor in [4.0, 8.0, 16.0] {
-            let c = LaunchConfig {
-                workgroup_size: wg,
-                batch: base.slots as u32,
-                param: ((factor * mean) as u32).max(1),
-            };
-            if !candidates.contains(&c) && wg <= ctx.limits.max_compute_invocations_per_workgroup {
-                candidates.push(c);
-            }
+    let order = [
+        (256, 8.0),
+        (512, 8.0),
+        (256, 4.0),
+        (256, 16.0),
+        (128, 4.0),
+        (128, 16.0),
+        (512, 4.0),
+        (512, 16.0),
+        (128, 8.0),
+    ];
+    for (wg, factor) in order {
+        let c = with(wg, factor);
+        if !out.contains(&c) && wg <= ctx.limits.max_compute_invocations_per_workgroup {
+            out.push(c);
         }
     }
+    out
+}
+
+/// Tunes within `budget` (`None`: no limit) and reports the GPU's measured rate.
+pub fn tune(ctx: &GpuContext, graph: &Csr<u32>, budget: Option<Duration>) -> Result<TunedBatch, SsspError> {
+    let base = BatchConfig::for_graph(ctx, graph);
+    let mean = crate::gpu::mean_weight(graph);
+    let candidates = candidates(ctx, &base, mean);
     let n = graph.num_vertices();
-    let sample_len = SAMPLE.min(base.slots).min(n as usize);
+    let sample_len = SAMPLE.min(base.slots).min(n as usize).max(1);
     // Evenly spread sample sources: trees of different sizes, the same for every candidate.
     let sample: Vec<u32> =
-        (0..sample_len as u64).map(|i| (i * n as u64 / sample_len.max(1) as u64) as u32).collect();
-    let problem = format!("n={n} m={} mean={mean:.3} slots={}", graph.num_arcs(), base.slots);
-    let best = tuned((&adapter_key(ctx), "sssp_batch", &problem), &candidates, |c| {
-        let config = BatchConfig {
-            workgroup_size: c.workgroup_size,
-            slots: sample_len.max(1),
-            delta: c.param,
-            ..base
-        };
+        (0..sample_len as u64).map(|i| (i * n as u64 / sample_len as u64) as u32).collect();
+    let started = Instant::now();
+    let fingerprint = fingerprint_words(graph.offsets())
+        ^ fingerprint_words(graph.targets()).rotate_left(21)
+        ^ fingerprint_words(graph.weights()).rotate_left(42);
+    let problem = format!("n={n} m={} graph={fingerprint:016x} sample={sample_len}", graph.num_arcs());
+    let kernel = format!("sssp_batch@{}", kernel_version(crate::gpu::batch::SOURCE));
+    let budget = budget.map(|b| b.saturating_sub(started.elapsed()));
+    let t = tune_within((&adapter_key(ctx), &kernel, &problem), &candidates, budget, |c| {
+        let config =
+            BatchConfig { workgroup_size: c.workgroup_size, slots: sample_len, delta: c.param, ..base };
         let mut solver = GpuBatchSssp::new(ctx, graph, config)?;
         solver.run(&sample[..sample_len.min(8)])?; // warm-up: pipeline and first-touch costs
         let t = Instant::now();
         solver.run(&sample)?;
-        Ok::<f64, SsspError>(t.elapsed().as_secs_f64() / sample_len.max(1) as f64)
+        Ok::<f64, SsspError>(t.elapsed().as_secs_f64() / sample_len as f64)
     })?;
-    Ok(BatchConfig { workgroup_size: best.workgroup_size, delta: best.param, ..base })
+    Ok(TunedBatch {
+        config: BatchConfig { workgroup_size: t.config.workgroup_size, delta: t.config.param, ..base },
+        trees_per_s: t.seconds_per_unit.map(|s| 1.0 / s),
+        tune_s: started.elapsed().as_secs_f64(),
+        unmeasured: t.unmeasured,
+    })
 }

@@ -16,6 +16,9 @@ use crate::paths::{SATURATED, SsspStats};
 
 const BATCH: Shader = gpu_runtime::shader!("sssp_batch");
 
+/// The kernel's WGSL source (its hash versions the tuning cache).
+pub(crate) const SOURCE: &str = BATCH.source;
+
 /// Iterations each workgroup runs per dispatch: bounds the length of one dispatch.
 pub const DEFAULT_BUDGET: u32 = 1024;
 /// Device memory the per-slot buffers may take by default (distances, flags, two lists: 16 bytes per

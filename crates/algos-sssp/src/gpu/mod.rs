@@ -4,7 +4,7 @@
 //! phases after the last useful one are no-ops (every kernel tests the `done` word first), and the host
 //! reads the control words once per batch. Batches grow 16, 32, … up to 1024 phases.
 
-mod batch;
+pub(crate) mod batch;
 mod frontier;
 
 pub use batch::{BatchConfig, DEFAULT_BUDGET, DEFAULT_MEMORY, GpuBatchSssp, MAX_SLOTS, max_slots};
