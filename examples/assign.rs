@@ -23,9 +23,15 @@ use urbanflow::tap::{
     assign_with_progress,
 };
 
-/// User-equilibrium (or system-optimum) traffic assignment.
+/// Static traffic assignment of a TNTP network: user equilibrium (or system optimum) by MSA, Frank–Wolfe,
+/// conjugate and bi-conjugate Frank–Wolfe, or Algorithm B.
+///
+/// Example: assign --net ChicagoSketch_net.tntp --algorithm b --gap 1e-8 --json
+///
+/// Without arguments it solves the bundled Sioux Falls network to a relative gap of 1e-4 and prints the
+/// convergence table.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Args {
     /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
     #[arg(long)]

@@ -20,9 +20,11 @@ enum Kind {
     Gnm,
 }
 
-/// Generate a seeded graph and write it in DIMACS shortest-path format.
+/// Generate a seeded graph (road-like, grid or G(n, m)) and write it in DIMACS shortest-path format.
+///
+/// Example: generate --kind road --vertices 1000000 --out road1m.gr.xz
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Args {
     /// Graph family.
     #[arg(long, value_enum, default_value = "road")]

@@ -11,17 +11,23 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use urbanflow::gpu::context::auto_adapter;
 use urbanflow::gpu::{BackendChoice, Resolved};
-use urbanflow::graph::io::{ReadOptions, read_graph};
-use urbanflow::graph::{Csr, Permutation};
+use urbanflow::graph::Permutation;
+use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 
-/// Print the statistics of a road graph and the compute backend urbanflow would use.
+/// Statistics of a graph file (size, degrees, weights, bandwidth) and the backend urbanflow would use.
+///
+/// Example: graph_stats ../shared/data/road/weighted/NY.gr.xz
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Args {
-    /// Graph file (DIMACS `.gr`, PACE `.gr`, 0-based `a u v w`, edge list; plain, .gz or .xz).
-    /// Default: the bundled small road graph.
+    /// Graph file (DIMACS `.gr`, PACE `.gr`, 0-based `a u v w`, edge list, TNTP `_net`; plain, .gz or
+    /// .xz). Default: the bundled small road graph.
     graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
+    #[arg(long, default_value = "auto")]
+    format: GraphFormat,
     /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto).
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -43,8 +49,8 @@ fn main() -> ExitCode {
         }
     };
     let t = Instant::now();
-    let g: Csr<u32> = match read_graph(&path, ReadOptions::default()) {
-        Ok(g) => g,
+    let g = match load_graph(&path, &LoadOptions { format: args.format, ..Default::default() }) {
+        Ok(loaded) => loaded.graph,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
@@ -83,6 +89,9 @@ fn main() -> ExitCode {
     println!("loaded in  {load:.2?} ({:.1} MiB as CSR)", g.size_in_bytes() as f64 / (1 << 20) as f64);
     match choice.backend() {
         Ok(b) => match b.resolve() {
+            Resolved::Cpu if choice == BackendChoice::Auto => {
+                println!("backend    cpu ({} threads): {}", rayon_threads(), auto_adapter().reason)
+            }
             Resolved::Cpu => println!("backend    cpu ({} threads)", rayon_threads()),
             Resolved::Gpu(ctx) => println!("backend    gpu: {}", ctx.describe()),
         },

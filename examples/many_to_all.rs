@@ -13,40 +13,48 @@
 //! distances over all trees, mod 2^64 (equal on every backend). `--json` prints one JSON object with
 //! `sources` (ids as in the file), `trees_per_s`, `checksum`, `solve_s` and how the work was split.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
 use rayon::prelude::*;
-use urbanflow::gpu::{BackendChoice, Resolved};
-use urbanflow::graph::Csr;
-use urbanflow::graph::io::tntp::read_net;
-use urbanflow::graph::io::{ReadOptions, read_graph};
+use urbanflow::gpu::{BackendChoice, GpuContext, Resolved};
+use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::graph::rng::SplitMix64;
 use urbanflow::sssp::UNREACHABLE;
 use urbanflow::sssp::gpu::BatchConfig;
 use urbanflow::sssp::many::{ManyOptions, Schedule, many_to_all_with};
 use urbanflow::sssp::tuning;
 
-/// Shortest-path trees from many sources.
+/// Shortest-path trees from many sources at once, on the CPU, the GPU or both, with trees per second.
+///
+/// Example: many_to_all --graph bremen_time.gr.gz --sources 10000 --json
+///
+/// With the default `--backend auto --schedule auto`, the first trees are timed on the CPU and the GPU
+/// is used only when measured faster (launch settings are measured once per graph and adapter and kept
+/// in the user's cache directory; URBANFLOW_TUNE=off|refresh). The output says what ran and why.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Args {
-    /// Graph file: DIMACS .gr or TNTP _net (plain, .gz or .xz). Default: the bundled Sioux Falls network.
+    /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
+    /// bundled Sioux Falls network.
     #[arg(long)]
     graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
+    #[arg(long, default_value = "auto")]
+    format: GraphFormat,
     /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed`.
     #[arg(long, default_value = "zones")]
     sources: String,
     /// Seed of the drawn sources.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto).
+    /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto: a hardware GPU if there is one).
     #[arg(long)]
     backend: Option<BackendChoice>,
-    /// With a GPU: single (GPU alone), equitable, work-queue (CPU threads beside the GPU) or auto
-    /// (work-queue on a hardware GPU). `--backend gpu` defaults to single.
+    /// single (the backend alone), equitable, work-queue (CPU threads beside the GPU) or auto (measured:
+    /// CPU, GPU or both). `--backend gpu` defaults to single.
     #[arg(long)]
     schedule: Option<Schedule>,
     /// Worker threads (default: all cores).
@@ -55,10 +63,10 @@ struct Args {
     /// TNTP weight units per free-flow time unit.
     #[arg(long, default_value_t = 1000.0)]
     units: f64,
-    /// GPU invocations per workgroup (default: autotuned on first use).
+    /// GPU invocations per workgroup (default: tuned).
     #[arg(long)]
     workgroup_size: Option<u32>,
-    /// GPU near–far window Δ in weight units (default: autotuned).
+    /// GPU near–far window Δ in weight units (default: tuned).
     #[arg(long)]
     delta: Option<u32>,
     /// GPU sources per batch (default: from the device's memory limits).
@@ -67,29 +75,6 @@ struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
-}
-
-/// A graph read from a file.
-struct Loaded {
-    graph: Csr<u32>,
-    /// The file's id of each vertex.
-    ids: Vec<u64>,
-    /// The zone vertices (TNTP files).
-    zones: Option<Vec<u32>>,
-}
-
-fn load(path: &Path, units: f64) -> Result<Loaded, String> {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-    if name.contains("_net") || name.contains(".tntp") {
-        let net = read_net(path).map_err(|e| e.to_string())?;
-        let g = net.free_flow_graph(units).map_err(|e| e.to_string())?;
-        let zones = g.zone_vertices(net.zones);
-        Ok(Loaded { graph: g.graph, ids: g.node_ids, zones })
-    } else {
-        let g: Csr<u32> = read_graph(path, ReadOptions::default()).map_err(|e| e.to_string())?;
-        let ids = (1..=g.num_vertices() as u64).collect(); // DIMACS ids are 1-based
-        Ok(Loaded { graph: g, ids, zones: None })
-    }
 }
 
 fn pick_sources(spec: &str, n: u32, zones: Option<&[u32]>, seed: u64) -> Result<Vec<u32>, String> {
@@ -132,14 +117,17 @@ fn run(args: Args) -> Result<(), String> {
     let schedule =
         args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });
     let t = Instant::now();
-    let Loaded { graph: g, ids, zones } = load(&path, args.units)?;
+    let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
+    let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
+    let (g, ids) = (&loaded.graph, &loaded.ids);
     let load_s = t.elapsed().as_secs_f64();
-    let sources = pick_sources(&args.sources, g.num_vertices(), zones.as_deref(), args.seed)?;
+    let sources = pick_sources(&args.sources, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
+    // Launch settings given on the command line replace the tuned ones (the others stay tuned).
     let gpu = match backend.resolve() {
         Resolved::Gpu(ctx)
             if args.workgroup_size.is_some() || args.delta.is_some() || args.slots.is_some() =>
         {
-            let tuned = tuning::batch_config(ctx, &g).map_err(|e| e.to_string())?;
+            let tuned = tuning::batch_config(ctx, g).map_err(|e| e.to_string())?;
             Some(BatchConfig {
                 workgroup_size: args.workgroup_size.unwrap_or(tuned.workgroup_size),
                 delta: args.delta.unwrap_or(tuned.delta),
@@ -149,19 +137,11 @@ fn run(args: Args) -> Result<(), String> {
         }
         _ => None,
     };
-    let t = Instant::now();
-    // Tuning happens once per adapter and graph; it is timed apart from the trees.
-    let config = match (gpu, backend.resolve()) {
-        (Some(c), _) => Some(c),
-        (None, Resolved::Gpu(ctx)) => Some(tuning::batch_config(ctx, &g).map_err(|e| e.to_string())?),
-        _ => None,
-    };
-    let tune_s = t.elapsed().as_secs_f64();
-    let opts = ManyOptions { backend, schedule, gpu: config, ..Default::default() };
+    let opts = ManyOptions { backend, schedule, gpu, ..Default::default() };
     let mut checksum = 0u64;
     let mut trees = 0usize;
     let t = Instant::now();
-    let out = many_to_all_with(&g, &sources, &opts, |b| {
+    let out = many_to_all_with(g, &sources, &opts, |b| {
         let sum = b
             .dist
             .par_chunks(4096)
@@ -171,40 +151,50 @@ fn run(args: Args) -> Result<(), String> {
         trees += b.sources.len();
     })
     .map_err(|e| e.to_string())?;
-    let solve_s = t.elapsed().as_secs_f64();
-    assert_eq!(trees, sources.len(), "every tree is delivered once");
-    let trees_per_s = trees as f64 / solve_s.max(1e-12);
-    let device = match backend.resolve() {
-        Resolved::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
-        r => r.to_string(),
+    let total_s = t.elapsed().as_secs_f64();
+    // Tuning happens once per adapter and graph (then it is read from the cache): timed apart.
+    let solve_s = (total_s - out.tune_s).max(1e-12);
+    if trees != sources.len() {
+        return Err(format!("internal error: {trees} trees delivered for {} sources", sources.len()));
+    }
+    let trees_per_s = trees as f64 / solve_s;
+    let threads = rayon::current_num_threads();
+    let device = match (out.gpu_trees, GpuContext::shared().filter(|_| GpuContext::shared_is_created())) {
+        (1.., Some(ctx)) => Resolved::Gpu(ctx).to_string(),
+        _ => format!("cpu ({threads} threads)"),
     };
+    let why = out.decision.as_ref().map_or("asked for".to_string(), |d| d.reason.clone());
     if args.json {
         let src: Vec<String> = sources.iter().map(|&s| ids[s as usize].to_string()).collect();
         println!(
-            "{{\"graph\":{:?},\"n\":{},\"m\":{},\"device\":{:?},\"schedule\":\"{:?}\",\"threads\":{},\
+            "{{\"graph\":{:?},\"format\":\"{}\",\"n\":{},\"m\":{},\"device\":{:?},\"schedule\":\"{:?}\",\"why\":{:?},\"threads\":{threads},\
              \"sources\":[{}],\"trees\":{trees},\"gpu_trees\":{},\"cpu_trees\":{},\"trees_per_s\":{trees_per_s:.3},\
-             \"checksum\":{checksum},\"solve_s\":{solve_s:.6},\"load_s\":{load_s:.6},\"tune_s\":{tune_s:.6},\"gpu_config\":\"{}\"}}",
+             \"checksum\":{checksum},\"solve_s\":{solve_s:.6},\"load_s\":{load_s:.6},\"tune_s\":{:.6},\"gpu_config\":\"{}\"}}",
             path.display().to_string(),
+            loaded.format,
             g.num_vertices(),
             g.num_arcs(),
             device,
             out.schedule,
-            rayon::current_num_threads(),
+            why,
             src.join(","),
             out.gpu_trees,
             out.cpu_trees,
-            config.map_or(String::new(), |c| format!("{c:?}")),
+            out.tune_s,
+            out.gpu_config.map_or(String::new(), |c| format!("{c:?}")),
         );
     } else {
         println!(
-            "graph     {} ({} vertices, {} arcs, read in {load_s:.2} s)",
+            "graph     {} ({} format, {} vertices, {} arcs, read in {load_s:.2} s)",
             path.display(),
+            loaded.format,
             g.num_vertices(),
             g.num_arcs()
         );
         println!("device    {device}, schedule {:?}", out.schedule);
-        if let Some(c) = config {
-            println!("gpu       {c:?} (chosen in {tune_s:.2} s)");
+        println!("why       {why}");
+        if let Some(c) = out.gpu_config {
+            println!("gpu       {c:?} (tuning took {:.2} s)", out.tune_s);
         }
         println!("trees     {trees} ({} on the GPU, {} on the CPU)", out.gpu_trees, out.cpu_trees);
         println!("time      {solve_s:.3} s, {trees_per_s:.1} trees/s");

@@ -1,5 +1,6 @@
 //! The standard TNTP test networks: where their files lie under the data root, the cost factors their
-//! READMEs give, and the best-known objective values (`shared/specs/tap.md` §6.3–6.4).
+//! READMEs give, and the best-known objective values (from the TransportationNetworks repository's READMEs and
+//! published solution files).
 
 use std::path::{Path, PathBuf};
 

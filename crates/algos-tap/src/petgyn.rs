@@ -3,7 +3,7 @@
 //! preferential flows (y1, y2) and circulating flows of a small loop or roundabout at the link's end (w1…w3).
 //!
 //! With `A = 3.6 · length_m / speed_kmh` (free-flow seconds) and `f` lanes, one branch-free formula
-//! covers every type (`shared/specs/tap.md` §2.3):
+//! covers every type:
 //! `t = A[1 + (αx·x + αz·z)/(K1 f) + (x/(K2 f))³ + hasZ·(z/(K3 f))³ + hasW·Σ(w_i/1800)³]
 //!      + hasY·((y1/300)² + (y2/300)²) + signal·s(3 + A)`.
 //! Types 1–2 use 500 in the cubic term where the others use 900 or 1200: as printed in the seed (it

@@ -1,0 +1,114 @@
+//! What urbanflow sees on this machine: paste its output into a bug report.
+//!
+//! ```text
+//! cargo run --release --example doctor
+//! ```
+//! Prints the version, the CPU threads, every GPU adapter found, which one the automatic backend uses
+//! and why, the recorded single-source crossover for it, the tuning cache, the data directory and the
+//! environment variables urbanflow reads.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use urbanflow::gpu::context::auto_adapter;
+use urbanflow::gpu::{GpuContext, tuning};
+use urbanflow::graph::datasets;
+use urbanflow::sssp::auto::crossover_for;
+
+/// Report what urbanflow sees on this machine (adapters, automatic choice, caches, data, environment).
+///
+/// Example: doctor
+///
+/// Paste the output into a bug report. Nothing is measured or changed; creating the chosen GPU's device
+/// (to list its features and limits) is the only work done.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Also open a device on the adapter `--backend gpu` would use when the automatic backend uses none
+    /// (software adapters included) and list its features.
+    #[arg(long)]
+    all: bool,
+}
+
+const ENV: [&str; 10] = [
+    "URBANFLOW_BACKEND",
+    "WGPU_BACKEND",
+    "WGPU_ADAPTER_NAME",
+    "WGPU_POWER_PREF",
+    "URBANFLOW_GPU_FEATURES",
+    "URBANFLOW_TUNE",
+    "URBANFLOW_CACHE_DIR",
+    "URBANFLOW_DATA",
+    "RAYON_NUM_THREADS",
+    "VK_DRIVER_FILES",
+];
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    println!("urbanflow {}", env!("CARGO_PKG_VERSION"));
+    println!("system     {} {}", std::env::consts::OS, std::env::consts::ARCH);
+    println!(
+        "cpu        {} hardware threads, rayon uses {}",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        rayon::current_num_threads()
+    );
+    let auto = auto_adapter();
+    if auto.found.is_empty() {
+        println!("adapters   none");
+    }
+    for (i, a) in auto.found.iter().enumerate() {
+        let mark = if auto.chosen == Some(i) { "  <- automatic backend" } else { "" };
+        println!("adapter {i}  {a}{mark}");
+    }
+    println!(
+        "auto       {}",
+        match auto.chosen {
+            Some(i) => format!("GPU `{}`: {}", auto.found[i].name, auto.reason),
+            None => format!("CPU: {}", auto.reason),
+        }
+    );
+    let ctx = if auto.chosen.is_some() {
+        GpuContext::auto()
+    } else if args.all {
+        GpuContext::shared()
+    } else {
+        None
+    };
+    if let Some(ctx) = ctx {
+        println!("device     {}", ctx.describe());
+        println!("           created in {:.3} s", ctx.creation_time().as_secs_f64());
+        match crossover_for(&ctx.info.name) {
+            Some(c) => println!(
+                "crossover  single source: {} from {} vertices (device ready) / {} (cold process)",
+                c.algorithm, c.min_vertices_warm, c.min_vertices_cold
+            ),
+            None => println!(
+                "crossover  none recorded for this adapter: one-source Auto runs Dijkstra on the CPU"
+            ),
+        }
+    } else if !auto.found.is_empty() {
+        println!("device     not opened (pass --all to open the adapter --backend gpu would use)");
+    }
+    match tuning::cache_file() {
+        Some(path) => {
+            let entries = tuning::DiskCache::at(&path).entries().len();
+            let state =
+                if path.exists() { format!("{entries} measurements") } else { "not written yet".into() };
+            println!("tuning     {} ({state}; URBANFLOW_TUNE mode {:?})", path.display(), tuning::mode());
+        }
+        None => println!("tuning     no cache directory on this system: measurements last for the process"),
+    }
+    match datasets::data_root() {
+        Some(root) => println!("data       {}", root.display()),
+        None => println!(
+            "data       not found (set {} to the folder holding the shared data)",
+            datasets::DATA_ENV
+        ),
+    }
+    for name in ENV {
+        if let Ok(v) = std::env::var(name) {
+            println!("env        {name}={v}");
+        }
+    }
+    ExitCode::SUCCESS
+}
