@@ -44,9 +44,10 @@ struct Args {
     /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
     #[arg(long, default_value = "auto")]
     format: GraphFormat,
-    /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed`.
-    #[arg(long, default_value = "zones")]
-    sources: String,
+    /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed`. Default: the zones
+    /// of a TNTP network, else 1,000 vertices (or all, when fewer).
+    #[arg(long)]
+    sources: Option<String>,
     /// Seed of the drawn sources.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -121,13 +122,18 @@ fn run(args: Args) -> Result<(), String> {
     let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
     let (g, ids) = (&loaded.graph, &loaded.ids);
     let load_s = t.elapsed().as_secs_f64();
-    let sources = pick_sources(&args.sources, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
+    let spec = match &args.sources {
+        Some(s) => s.clone(),
+        None if loaded.zones.is_some() => "zones".into(),
+        None => g.num_vertices().min(1000).to_string(),
+    };
+    let sources = pick_sources(&spec, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
     // Launch settings given on the command line replace the tuned ones (the others stay tuned).
-    let gpu = match backend.resolve() {
-        Resolved::Gpu(ctx)
-            if args.workgroup_size.is_some() || args.delta.is_some() || args.slots.is_some() =>
-        {
-            let tuned = tuning::batch_config(ctx, g).map_err(|e| e.to_string())?;
+    let launch_flags = args.workgroup_size.is_some() || args.delta.is_some() || args.slots.is_some();
+    // Resolving the backend creates a device: only when launch flags need one.
+    let gpu = match if launch_flags { backend.resolve() } else { Resolved::Cpu } {
+        Resolved::Gpu(ctx) => {
+            let tuned = tuning::tune_for(ctx, g, sources.len()).map_err(|e| e.to_string())?.config;
             Some(BatchConfig {
                 workgroup_size: args.workgroup_size.unwrap_or(tuned.workgroup_size),
                 delta: args.delta.unwrap_or(tuned.delta),

@@ -3,19 +3,23 @@
 //!
 //! **One source.** A single [`crate::solve`] call on a GPU pays for what a warm benchmark does not:
 //! the device (when the process has none yet), pipeline compilation, the graph's upload and scratch
-//! allocation. Measured per process on the H100 (docs/benchmarks.md, "Automatic choices"), these
-//! costs exceed the CPU's whole Dijkstra on every graph below several million vertices. `Auto` takes
-//! the GPU only on an adapter with a recorded [`Crossover`] and a graph at least that large; on any
-//! other adapter (unmeasured, or software) it runs Dijkstra on the CPU.
+//! allocation. `Auto` takes the GPU only on an adapter with a recorded [`Crossover`] and a graph at
+//! least that large; on any other adapter (unmeasured, or software) it runs Dijkstra on the CPU.
+//! No adapter is recorded today: on the H100, per process and per call (docs/benchmarks.md,
+//! "Automatic choices"), the GPU wins on generated road-like graphs from 2M vertices (LBR 2.6× warm,
+//! 1.1× cold) but loses 3× on the real Florida network at 1.07M vertices (LBR 225 ms against
+//! Dijkstra's 77 ms: long chains of degree-2 vertices make many dependent phases), so a vertex-count
+//! rule would make real road networks slower. Repeated queries on one graph belong on
+//! [`crate::gpu::GpuSssp`] (uploaded once), many sources on [`crate::many`].
 //!
 //! **Many sources.** Measured, not recorded: the first trees are computed on the CPU (they are part of
-//! the answer) and time the CPU; the GPU's rate comes from the tuning measurements of
-//! [`crate::tuning`] (cached across processes, bounded by a tenth of the CPU's estimated time for the
-//! rest). The GPU is used only when it is measured faster; the CPU threads join it (work queue) only
-//! when they add at least [`WORK_QUEUE_MIN_CPU_SHARE`] of the GPU's rate, below which the measured work
-//! queue was slower than the GPU alone (NY: 2,106 vs 2,507 trees/s).
-
-use std::time::Duration;
+//! the answer) and time the CPU. When the CPU would need less than [`MIN_CPU_SECONDS_FOR_GPU`] for
+//! the rest, the CPU does it. Otherwise the GPU's rate comes from [`crate::tuning::tune_for`] (the
+//! portable default timed once per graph and machine, the other candidates within a tenth of the
+//! expected GPU time, all cached across processes). The GPU is used only when it is measured faster;
+//! the CPU threads join it (work queue) only when they add at least [`WORK_QUEUE_MIN_CPU_SHARE`] of the
+//! GPU's rate, below which the measured work queue was slower than the GPU alone (NY: 2,446 vs 2,702
+//! trees/s; bremen 10,510 vs 10,841).
 
 use gpu_runtime::context::auto_adapter;
 use gpu_runtime::{Backend, GpuContext, Resolved};
@@ -107,17 +111,11 @@ pub fn single_source_choice<'a>(graph: &Csr<u32>, backend: Backend<'a>) -> (Algo
 /// Least share of the GPU's rate the CPU threads must add before they work beside it.
 pub const WORK_QUEUE_MIN_CPU_SHARE: f64 = 0.45;
 
-/// Least estimated CPU time for the remaining trees before a device is created for them: below it,
-/// creating a device, compiling and uploading cannot pay off (about 0.3–0.5 s on the H100 host).
-pub const MIN_CPU_SECONDS_FOR_A_NEW_DEVICE: f64 = 1.0;
-
-/// Share of the estimated CPU time that tuning may spend measuring the GPU.
-pub const TUNING_SHARE: f64 = 0.1;
-
-/// The tuning budget for work the CPU would finish in `cpu_seconds`.
-pub fn tuning_budget(cpu_seconds: f64) -> Duration {
-    Duration::from_secs_f64((cpu_seconds * TUNING_SHARE).max(0.0))
-}
+/// Least estimated CPU time for the remaining trees before the GPU is considered at all: below it the
+/// GPU's fixed costs (a device when the process has none, about 0.07–0.1 s on the H100 host; pipeline
+/// compilation; row buffers; and, once per graph and machine, timing the default launch settings,
+/// 0.1 s on bremen to 0.7 s on NY) cannot pay off reliably.
+pub const MIN_CPU_SECONDS_FOR_GPU: f64 = 2.0;
 
 /// Where the rest of a many-source run goes, from measured rates (trees per second).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

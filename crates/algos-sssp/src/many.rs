@@ -204,10 +204,9 @@ pub fn many_to_all_with(
             let config = match config {
                 Some(c) => c,
                 None => {
-                    let t = std::time::Instant::now();
-                    let c = crate::tuning::batch_config(ctx, graph)?;
-                    out.tune_s += t.elapsed().as_secs_f64();
-                    c
+                    let t = crate::tuning::tune_for(ctx, graph, rest.len())?;
+                    out.tune_s += t.tune_s;
+                    t.config
                 }
             };
             out.schedule = schedule;
@@ -274,7 +273,7 @@ fn auto_plan<'a>(
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
 ) -> Result<(Plan<'a>, usize), SsspError> {
-    use crate::auto::{MIN_CPU_SECONDS_FOR_A_NEW_DEVICE, Placement, place, tuning_budget};
+    use crate::auto::{MIN_CPU_SECONDS_FOR_GPU, Placement, place};
     let threads = rayon::current_num_threads();
     let probe = sources.len().min((threads * 4).clamp(8, CPU_BLOCK));
     let t = std::time::Instant::now();
@@ -296,15 +295,19 @@ fn auto_plan<'a>(
         decision.reason = "every source was computed while timing the CPU".into();
         return cpu(decision, out);
     }
+    if let Backend::Gpu(ctx) = backend
+        && ctx.is_software()
+    {
+        decision.reason = format!("`{}` is a software adapter: slower than the CPU", ctx.info.name);
+        return cpu(decision, out);
+    }
+    if cpu_seconds < MIN_CPU_SECONDS_FOR_GPU {
+        decision.reason = format!(
+            "the CPU needs about {cpu_seconds:.2} s for the rest: too little for a GPU's fixed costs to pay off"
+        );
+        return cpu(decision, out);
+    }
     let ctx = match backend {
-        Backend::Auto
-            if !GpuContext::shared_is_created() && cpu_seconds < MIN_CPU_SECONDS_FOR_A_NEW_DEVICE =>
-        {
-            decision.reason = format!(
-                "the CPU needs about {cpu_seconds:.2} s for the rest, less than a new GPU device costs to set up"
-            );
-            return cpu(decision, out);
-        }
         Backend::Auto if gpu_runtime::context::auto_adapter().chosen.is_none() => {
             decision.reason = gpu_runtime::context::auto_adapter().reason.clone();
             return cpu(decision, out);
@@ -326,7 +329,7 @@ fn auto_plan<'a>(
         // threads against; the caller chose this GPU, which runs alone.
         Some(c) => (c, None),
         None => {
-            let tuned = crate::tuning::tune(ctx, graph, Some(tuning_budget(cpu_seconds)))?;
+            let tuned = crate::tuning::tune_for(ctx, graph, rest)?;
             out.tune_s += tuned.tune_s;
             (tuned.config, tuned.trees_per_s)
         }
@@ -335,11 +338,7 @@ fn auto_plan<'a>(
     let placement = if opts.gpu.is_some() { Placement::Gpu } else { place(cpu_rate, gpu_rate) };
     decision.reason = match (placement, gpu_rate) {
         (_, None) if opts.gpu.is_some() => "launch settings were given: the GPU runs alone".into(),
-        (Placement::Cpu, None) => format!(
-            "the GPU is not measured on this graph yet and the tuning budget ({:.2} s, a tenth of the CPU's \
-             estimated time) did not allow it: the CPU runs; a larger run measures it",
-            tuning_budget(cpu_seconds).as_secs_f64()
-        ),
+        (Placement::Cpu, None) => "the GPU could not be measured: the CPU runs".into(),
         (Placement::Cpu, Some(g)) => format!("GPU {g:.0} trees/s is not faster than CPU {cpu_rate:.0}"),
         (Placement::Gpu, Some(g)) => format!(
             "GPU {g:.0} trees/s; the CPU's {cpu_rate:.0} adds less than {:.0}% of that",

@@ -253,7 +253,8 @@ pub struct Tuned {
 }
 
 /// Measures the candidates not measured before, in order, while the time spent stays under `budget`
-/// (`None`: no limit), and returns the fastest measured so far. A measurement that fails is skipped;
+/// (`None`: no limit; a measurement starts only if one as long as the longest so far still fits), and
+/// returns the fastest measured so far. A measurement that fails is skipped;
 /// if every attempt failed and nothing was measured before, the first error is returned. With
 /// `URBANFLOW_TUNE=off` nothing is measured and stored values are still used.
 ///
@@ -272,20 +273,30 @@ pub fn tune_within<E>(
     let mut best: Option<(f64, LaunchConfig)> = None;
     let mut first_error = None;
     let (mut measured_now, mut unmeasured) = (0, 0);
+    // The longest measurement so far: the next one starts only if it would, at that length, still end
+    // inside the budget.
+    let mut longest = Duration::ZERO;
     for c in candidates {
-        let t = match stored_measurement(key, c) {
+        let stored = stored_measurement(key, c);
+        let fits = budget.is_none_or(|b| started.elapsed() + longest < b);
+        let t = match stored {
             Some(t) => t,
-            None if enabled() && budget.is_none_or(|b| started.elapsed() < b) => match measure(*c) {
-                Ok(t) => {
-                    measured_now += 1;
-                    store_measurement(key, c, t);
-                    t
+            None if enabled() && fits => {
+                let one = Instant::now();
+                let r = measure(*c);
+                longest = longest.max(one.elapsed());
+                match r {
+                    Ok(t) => {
+                        measured_now += 1;
+                        store_measurement(key, c, t);
+                        t
+                    }
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                        continue;
+                    }
                 }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                    continue;
-                }
-            },
+            }
             None => {
                 unmeasured += 1;
                 continue;

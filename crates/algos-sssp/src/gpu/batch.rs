@@ -42,14 +42,16 @@ pub struct BatchConfig {
 }
 
 impl BatchConfig {
-    /// Portable defaults for `graph` on `ctx`: 128 invocations, Δ = 8 × the mean arc weight, and as many
-    /// slots as [`DEFAULT_MEMORY`], the storage-binding limit and [`MAX_SLOTS`] allow.
+    /// Defaults for `graph` on `ctx`: 256 invocations (or the device's maximum when lower), Δ = 4 × the
+    /// mean arc weight — the best or within 5% of the best of the nine tuning candidates on NY and bremen
+    /// on the H100 (docs/benchmarks.md) — and as many slots as [`DEFAULT_MEMORY`], the storage-binding
+    /// limit and [`MAX_SLOTS`] allow.
     pub fn for_graph(ctx: &GpuContext, graph: &Csr<u32>) -> Self {
         let mean = mean_weight(graph);
         Self {
-            workgroup_size: 128,
+            workgroup_size: 256.min(ctx.limits.max_compute_invocations_per_workgroup),
             slots: max_slots(ctx, graph.num_vertices(), DEFAULT_MEMORY),
-            delta: ((8.0 * mean) as u32).max(1),
+            delta: ((4.0 * mean) as u32).max(1),
             budget: DEFAULT_BUDGET,
         }
     }
