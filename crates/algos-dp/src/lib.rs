@@ -1,5 +1,13 @@
 //! # algos-dp
 //!
-//! Dynamic programmes on CPU and GPU: unconstrained 2-D guillotine cutting and CVRP pricing relaxations
-//! (q-routes, through-q-routes, ng-routes). Not implemented yet:
-//! this crate holds no API yet.
+//! Dynamic programmes on the CPU and the GPU.
+//!
+//! - [`guillotine`]: unconstrained two-dimensional guillotine cutting — the optimal value and the
+//!   cutting pattern, serial and rayon wavefront, with an independent pattern checker; [`io`] reads
+//!   the OR-Library gcut files and [`generators`] makes seeded instances (randcut's optimum is known
+//!   by construction).
+//! - CVRP pricing relaxations (q-routes, ng-routes): to come.
+
+pub mod generators;
+pub mod guillotine;
+pub mod io;

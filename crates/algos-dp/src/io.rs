@@ -1,0 +1,111 @@
+//! Reading cutting instances: the OR-Library `gcut` format.
+//!
+//! ```text
+//! m                      number of piece types
+//! L W                    stock length (along the width) and width (along the height)
+//! l w v                  m lines: piece length, width, value
+//! ```
+//! Numbers may be spread over lines in any way (OR-Library files wrap them); every error names the
+//! file and the line. Pieces larger than the stock are kept (they never fit) and counted in
+//! [`GcutFile::too_large`].
+
+use std::path::{Path, PathBuf};
+
+use crate::guillotine::{Instance, Piece};
+
+/// A gcut file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The file could not be opened.
+    #[error("{}: cannot open: {source}", path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The content is not what the format expects.
+    #[error("{}:{line}: {what}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What was expected and found.
+        what: String,
+    },
+}
+
+/// An instance read from a file, with what the reader noticed.
+#[derive(Debug, Clone)]
+pub struct GcutFile {
+    /// The instance (fixed orientation; use [`Instance::with_rotation`] for the rotated variant).
+    pub instance: Instance,
+    /// Pieces larger than the stock in either direction (kept; they never fit).
+    pub too_large: usize,
+}
+
+/// Reads an OR-Library gcut file.
+pub fn read_gcut(path: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| ReadError::Open { path: path.to_path_buf(), source })?;
+    parse_gcut(&text, path)
+}
+
+/// Parses gcut text; `name` is used in errors.
+///
+/// ```
+/// let f = algos_dp::io::parse_gcut("2\n10 6\n4 3 12\n6 6 40\n", "tiny.txt").unwrap();
+/// assert_eq!((f.instance.width, f.instance.pieces.len()), (10, 2));
+/// let err = algos_dp::io::parse_gcut("2\n10 6\n4 3 12\n6 x 40\n", "bad.txt").unwrap_err();
+/// assert_eq!(err.to_string(), "bad.txt:4: piece 2 width: expected a whole number, found `x`");
+/// ```
+pub fn parse_gcut(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+    let path = name.as_ref().to_path_buf();
+    let mut tokens =
+        text.lines().enumerate().flat_map(|(l, line)| line.split_whitespace().map(move |t| (l + 1, t)));
+    let last_line = text.lines().count().max(1);
+    let mut next = |what: String| -> Result<(usize, u64), ReadError> {
+        match tokens.next() {
+            Some((line, tok)) => tok.parse::<u64>().map(|v| (line, v)).map_err(|_| ReadError::Parse {
+                path: path.clone(),
+                line,
+                what: format!("{what}: expected a whole number, found `{tok}`"),
+            }),
+            None => Err(ReadError::Parse {
+                path: path.clone(),
+                line: last_line,
+                what: format!("{what}: expected a whole number, found the end of the file"),
+            }),
+        }
+    };
+    let side = |(line, v): (usize, u64), what: &str| -> Result<u32, ReadError> {
+        u32::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| ReadError::Parse {
+            path: path.clone(),
+            line,
+            what: format!("{what} {v}: expected a side from 1 to {}", u32::MAX),
+        })
+    };
+    let (_, m) = next("number of piece types".into())?;
+    let width = side(next("stock length".into())?, "stock length")?;
+    let height = side(next("stock width".into())?, "stock width")?;
+    let mut pieces = Vec::new();
+    let mut too_large = 0;
+    for k in 1..=m {
+        let w = side(next(format!("piece {k} length"))?, &format!("piece {k} length"))?;
+        let h = side(next(format!("piece {k} width"))?, &format!("piece {k} width"))?;
+        let (_, value) = next(format!("piece {k} value"))?;
+        too_large += usize::from(w > width || h > height);
+        pieces.push(Piece::new(w, h, value));
+    }
+    if let Some((line, tok)) = tokens.next() {
+        return Err(ReadError::Parse {
+            path,
+            line,
+            what: format!("unexpected `{tok}` after the {m} pieces the file announces"),
+        });
+    }
+    Ok(GcutFile { instance: Instance::new(width, height, pieces), too_large })
+}

@@ -1,0 +1,125 @@
+//! Guillotine cutting: published optimal values, oracles by construction and by brute force, serial =
+//! rayon tables, and every pattern checked independently.
+
+use algos_dp::generators::{randcut, testcut};
+use algos_dp::guillotine::{
+    Grid, Instance, Piece, check_pattern, solution_from, solve, solve_rayon, solve_tables, solve_tables_rayon,
+};
+use algos_dp::io::read_gcut;
+use graph_core::datasets::data_path;
+use graph_core::rng::SplitMix64;
+
+/// Optimal values of gcut1–13, fixed orientation and with rotation (Cintra's tables, reproduced by an
+/// independent DP).
+const GCUT: [(u64, u64); 13] = [
+    (56_460, 58_136),
+    (60_536, 60_611),
+    (61_036, 61_626),
+    (61_698, 62_265),
+    (246_000, 246_000),
+    (238_998, 240_951),
+    (242_567, 245_866),
+    (246_633, 247_787),
+    (971_100, 971_100),
+    (982_025, 982_025),
+    (980_096, 980_096),
+    (979_986, 988_694),
+    (8_997_780, 9_000_000),
+];
+
+/// Serial and rayon tables (identical), the pattern checked; the optimum.
+fn solve_checked(inst: &Instance, label: &str) -> u64 {
+    let grid = Grid::new(inst).unwrap();
+    let serial = solve_tables(&grid);
+    assert!(serial == solve_tables_rayon(&grid), "{label}: serial and rayon tables differ");
+    let sol = solution_from(&grid, &serial);
+    check_pattern(inst, &sol).unwrap_or_else(|e| panic!("{label}: {e}"));
+    sol.value
+}
+
+#[test]
+fn gcut_optimal_values_fixed_and_rotated() {
+    for (k, &(fixed, rotated)) in GCUT.iter().enumerate() {
+        let name = format!("gcut{}", k + 1);
+        let Some(path) = data_path(&format!("cutting/gcut/{name}.txt"), "gcut_optimal_values") else {
+            return;
+        };
+        let file = read_gcut(&path).unwrap();
+        let inst = file.instance;
+        assert_eq!(solve_checked(&inst, &name), fixed, "{name} fixed");
+        let inst = inst.with_rotation(true);
+        assert_eq!(solve_checked(&inst, &name), rotated, "{name} rotated");
+    }
+}
+
+#[test]
+fn randcut_reaches_the_stock_area() {
+    for (w, h, types, seed) in
+        [(1, 1, 1, 0), (7, 3, 4, 1), (60, 40, 12, 2), (250, 250, 30, 3), (997, 503, 45, 4)]
+    {
+        let inst = randcut(w, h, types, seed);
+        assert_eq!(solve_checked(&inst, &format!("randcut {w}x{h}")), w as u64 * h as u64);
+    }
+}
+
+/// Best value over all integer cut positions (not only normal ones): an independent discretisation.
+fn brute(inst: &Instance) -> u64 {
+    let (w, h) = (inst.width as usize, inst.height as usize);
+    let mut kinds: Vec<(u32, u32, u64)> = inst.pieces.iter().map(|p| (p.w, p.h, p.value)).collect();
+    if inst.rotation {
+        kinds.extend(inst.pieces.iter().map(|p| (p.h, p.w, p.value)));
+    }
+    let mut f = vec![vec![0u64; h + 1]; w + 1];
+    for a in 1..=w {
+        for b in 1..=h {
+            let mut best = kinds
+                .iter()
+                .filter(|k| k.0 as usize <= a && k.1 as usize <= b)
+                .map(|k| k.2)
+                .max()
+                .unwrap_or(0);
+            for c in 1..a {
+                best = best.max(f[c][b] + f[a - c][b]);
+            }
+            for c in 1..b {
+                best = best.max(f[a][c] + f[a][b - c]);
+            }
+            f[a][b] = best;
+        }
+    }
+    f[w][h]
+}
+
+#[test]
+fn small_stocks_equal_brute_force_over_every_cut() {
+    let mut rng = SplitMix64::new(99);
+    for case in 0..300 {
+        let (w, h) = (1 + rng.below(12) as u32, 1 + rng.below(12) as u32);
+        let n = 1 + rng.below(5) as usize;
+        let pieces = (0..n)
+            .map(|_| Piece::new(1 + rng.below(14) as u32, 1 + rng.below(14) as u32, rng.below(60)))
+            .collect();
+        let inst = Instance::new(w, h, pieces).with_rotation(case % 3 == 0);
+        assert_eq!(solve_checked(&inst, &format!("case {case}")), brute(&inst), "case {case}: {inst:?}");
+    }
+}
+
+#[test]
+fn ties_and_edge_cases() {
+    // Nothing fits: value 0, no placement, a valid (empty) pattern.
+    let inst = Instance::new(5, 5, vec![Piece::new(6, 1, 10)]);
+    let s = solve(&inst).unwrap();
+    assert_eq!((s.value, s.placements.len()), (0, 0));
+    check_pattern(&inst, &s).unwrap();
+    // A piece exactly the stock's size beats every cut of equal value (ties go to the piece).
+    let inst = Instance::new(4, 4, vec![Piece::new(4, 4, 16), Piece::new(2, 2, 4)]);
+    let s = solve(&inst).unwrap();
+    assert_eq!((s.value, s.placements.len()), (16, 1));
+    // Zero sides are refused, not panicked on.
+    assert!(solve(&Instance::new(0, 3, vec![])).is_err());
+    assert!(solve(&Instance::new(3, 3, vec![Piece::new(1, 0, 1)])).is_err());
+    // Wide tiles: serial and rayon agree on a table larger than one tile in both directions.
+    let inst = testcut(700, 12, 5);
+    let v = solve_checked(&inst, "testcut 700");
+    assert_eq!(solve_rayon(&inst).unwrap().value, v);
+}
