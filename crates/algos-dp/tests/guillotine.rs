@@ -123,3 +123,42 @@ fn ties_and_edge_cases() {
     let v = solve_checked(&inst, "testcut 700");
     assert_eq!(solve_rayon(&inst).unwrap().value, v);
 }
+
+/// The GPU wavefront fills the same value and cut tables as the CPU (tie rule included), on every
+/// adapter: random small instances with ties, a randcut, and gcut1–2 fixed and rotated.
+#[test]
+fn gpu_tables_equal_the_cpu() {
+    use algos_dp::guillotine::{candidate_count, solve_tables_gpu};
+    gpu_runtime::testing::for_each_context("gpu_tables_equal_the_cpu", |ctx| {
+        let mut rng = SplitMix64::new(7);
+        let mut cases: Vec<(String, Instance)> = (0..40)
+            .map(|case| {
+                let (w, h) = (1 + rng.below(40) as u32, 1 + rng.below(40) as u32);
+                let n = 1 + rng.below(6) as usize;
+                // Small values make ties between cuts and pieces common.
+                let pieces = (0..n)
+                    .map(|_| Piece::new(1 + rng.below(20) as u32, 1 + rng.below(20) as u32, rng.below(8)))
+                    .collect();
+                (format!("random {case}"), Instance::new(w, h, pieces).with_rotation(case % 2 == 0))
+            })
+            .collect();
+        cases.push(("randcut 90x70".into(), randcut(90, 70, 14, 11)));
+        for k in [1, 2] {
+            if let Some(p) = data_path(&format!("cutting/gcut/gcut{k}.txt"), "gpu_tables_equal_the_cpu") {
+                let inst = read_gcut(&p).unwrap().instance;
+                cases.push((format!("gcut{k} rotated"), inst.clone().with_rotation(true)));
+                cases.push((format!("gcut{k}"), inst));
+            }
+        }
+        for (label, inst) in &cases {
+            let grid = Grid::new(inst).unwrap();
+            let cpu = solve_tables(&grid);
+            let gpu = solve_tables_gpu(ctx, &grid).unwrap();
+            assert!(gpu.value == cpu.value, "{label}: values differ");
+            assert!(gpu.cut == cpu.cut, "{label}: cut records differ");
+            assert_eq!(candidate_count(&grid), cpu.candidates, "{label}");
+            let sol = solution_from(&grid, &gpu);
+            check_pattern(inst, &sol).unwrap();
+        }
+    });
+}

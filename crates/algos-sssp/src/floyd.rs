@@ -18,6 +18,7 @@
 //! assert_eq!(apsp.path(2, 0), None);
 //! ```
 
+use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{Backend, GpuBuffer, GpuContext, PipelineKey, Resolved, Shader, wgpu};
 use graph_core::Csr;
 use rayon::prelude::*;
@@ -335,29 +336,20 @@ fn blocked_gpu(
             "{tiles} tiles per side exceed the dispatch limit {max}"
         )));
     }
-    let mut round = 0u32;
-    while round < tiles {
-        let end = (round + ROUNDS_PER_SUBMIT as u32).min(tiles);
-        ctx.scoped("Floyd–Warshall rounds", || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                for _ in round..end {
-                    let grids = [[1, 1, 1], [2 * others, 1, 1], [others, others, 1], [1, 1, 1]];
-                    for ((p, b), g) in pipelines.iter().zip(&binds).zip(grids) {
-                        if g.contains(&0) {
-                            continue;
-                        }
-                        pass.set_pipeline(p);
-                        pass.set_bind_group(0, b, &[]);
-                        pass.dispatch_workgroups(g[0], g[1], g[2]);
-                    }
-                }
-            }
-            ctx.queue.submit([enc.finish()]);
-        })?;
-        round = end;
-    }
+    // Every round recorded without a round trip; the advance kernel moves the round counter on.
+    let grids = [[1, 1, 1], [2 * others, 1, 1], [others, others, 1], [1, 1, 1]];
+    let body: Vec<Step<'_>> = pipelines
+        .iter()
+        .zip(&binds)
+        .zip(grids)
+        .map(|((p, b), g)| Step { pipeline: p, bind_group: b, grid: Grid::Fixed(g) })
+        .collect();
+    ctx.run(&Sequence {
+        label: "Floyd–Warshall rounds",
+        body: &body,
+        iterations: tiles,
+        per_submit: ROUNDS_PER_SUBMIT as u32,
+    })?;
     let dist = dist_buf.read(ctx)?;
     let next = if track { next_buf.read(ctx)? } else { Vec::new() };
     Ok((dist, next))

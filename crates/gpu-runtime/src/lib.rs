@@ -7,6 +7,7 @@
 //! - [`GpuBuffer`]: typed storage buffers with upload and single-map readback;
 //! - [`Shader`] and the WGSL `//!include` mechanism, validated by naga ([`shader::validate`]);
 //! - [`dispatch`]: workgroup grids that split past the 65,535-per-dimension limit;
+//! - [`sequence`]: a loop of dispatches described once and run without host round trips;
 //! - [`GpuTimer`]: GPU timestamps when the adapter has them;
 //! - [`Backend`]: the CPU / GPU / automatic choice every algorithm accepts;
 //! - [`testing`]: run a test on every adapter, fail loudly in CI when there is none.
@@ -20,6 +21,7 @@ pub mod copy;
 pub mod dispatch;
 pub mod error;
 pub mod pipeline;
+pub mod sequence;
 pub mod shader;
 pub mod testing;
 pub mod timing;

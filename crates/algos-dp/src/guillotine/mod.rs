@@ -17,8 +17,9 @@
 //! independently ([`check_pattern`]).
 //!
 //! Backends: [`solve`] (serial reference, row by row), [`solve_rayon`] (anti-diagonal wavefront over
-//! 64 × 64 tiles: all tiles of a tile anti-diagonal are independent). Value tables and cut records
-//! are identical on every backend.
+//! 64 × 64 tiles: all tiles of a tile anti-diagonal are independent), [`solve_gpu`] (one dispatch per
+//! anti-diagonal of cells, one workgroup per cell, the whole loop recorded without round trips).
+//! Value tables and cut records are identical on every backend.
 //!
 //! ```
 //! use algos_dp::guillotine::{Instance, Piece, check_pattern, solve};
@@ -30,10 +31,12 @@
 //! ```
 
 mod dp;
+mod gpu;
 mod normal;
 mod pattern;
 
 pub use dp::{Tables, solve_tables, solve_tables_rayon};
+pub use gpu::{candidate_count, solve_gpu, solve_tables_gpu};
 pub use normal::Grid;
 pub use pattern::{PatternError, check_pattern, solution_from};
 
@@ -154,7 +157,7 @@ pub struct DpStats {
 }
 
 /// Why an instance cannot be solved.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GcutError {
     /// The stock or a piece has a zero side.
@@ -175,6 +178,9 @@ pub enum GcutError {
         /// The largest representable value.
         limit: u128,
     },
+    /// A GPU operation failed.
+    #[error("GPU: {0}")]
+    Gpu(#[from] gpu_runtime::GpuError),
     /// The table would not fit the memory limit.
     #[error("the table needs {bytes} bytes, more than the limit of {limit}")]
     TooLarge {

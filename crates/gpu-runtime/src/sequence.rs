@@ -1,0 +1,105 @@
+//! A sequence of dispatches described once and run without host round trips.
+//!
+//! GPU algorithms here are loops of a few kernels (relax, advance; diagonal, panels, rest; one
+//! anti-diagonal of a DP table, then the next). [`Sequence`] names the kernels of one iteration (each
+//! a pipeline, its bind group and its grid) and how many iterations to record; [`GpuContext::run`]
+//! records them in compute passes and submits them, [`Sequence::per_submit`] iterations per command
+//! buffer, with no readback. Loops whose end is only known on the device stop themselves: a kernel
+//! of the body writes the next grid into a buffer ([`Grid::Indirect`]; zero workgroups once done) or
+//! the kernels return early after reading a flag, and the sequence records an upper bound of
+//! iterations. Within a compute pass wgpu orders each dispatch after the writes of the previous ones.
+//!
+//! ```no_run
+//! # use gpu_runtime::{GpuContext, sequence::{Grid, Sequence, Step}};
+//! # fn demo(ctx: &GpuContext, relax: &wgpu::ComputePipeline, advance: &wgpu::ComputePipeline,
+//! #         bind_relax: &wgpu::BindGroup, bind_advance: &wgpu::BindGroup, args: &wgpu::Buffer)
+//! #         -> Result<(), gpu_runtime::GpuError> {
+//! // Up to 1,000 iterations of: relax over a grid the advance kernel computed, then advance.
+//! let body = [
+//!     Step { pipeline: relax, bind_group: bind_relax, grid: Grid::Indirect(args, 0) },
+//!     Step { pipeline: advance, bind_group: bind_advance, grid: Grid::Fixed([1, 1, 1]) },
+//! ];
+//! ctx.run(&Sequence { label: "relax loop", body: &body, iterations: 1000, per_submit: 256 })?;
+//! # Ok(()) }
+//! ```
+
+use crate::context::GpuContext;
+use crate::error::GpuError;
+
+/// How many workgroups a step launches.
+#[derive(Debug, Clone, Copy)]
+pub enum Grid<'a> {
+    /// Fixed counts `[x, y, z]` (a zero anywhere skips the dispatch).
+    Fixed([u32; 3]),
+    /// Three `u32` counts read from this buffer (which needs `INDIRECT` usage) at this byte offset
+    /// when the dispatch runs: written by an earlier kernel of the sequence.
+    Indirect(&'a wgpu::Buffer, u64),
+}
+
+/// One dispatch.
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    /// The kernel.
+    pub pipeline: &'a wgpu::ComputePipeline,
+    /// Its bindings (group 0).
+    pub bind_group: &'a wgpu::BindGroup,
+    /// Its grid.
+    pub grid: Grid<'a>,
+}
+
+/// The body's steps recorded `iterations` times, in order.
+#[derive(Debug, Clone, Copy)]
+pub struct Sequence<'a> {
+    /// Names the work in error messages.
+    pub label: &'a str,
+    /// One iteration.
+    pub body: &'a [Step<'a>],
+    /// Iterations to record (an upper bound when the kernels stop themselves).
+    pub iterations: u32,
+    /// Iterations per command buffer (at least 1): bounds a submission's length, which some drivers
+    /// and operating systems limit (watchdogs), and lets the GPU start before all are recorded.
+    pub per_submit: u32,
+}
+
+impl GpuContext {
+    /// Records and submits `seq` (validation and out-of-memory errors become [`GpuError`]s). Returns
+    /// once submitted, not once done: read a result (or [`GpuContext::wait`]) to wait.
+    pub fn run(&self, seq: &Sequence<'_>) -> Result<(), GpuError> {
+        let per_submit = seq.per_submit.max(1);
+        let mut done = 0;
+        while done < seq.iterations {
+            let end = done.saturating_add(per_submit).min(seq.iterations);
+            self.scoped(seq.label, || {
+                let mut enc = self
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(seq.label) });
+                {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(seq.label),
+                        timestamp_writes: None,
+                    });
+                    for _ in done..end {
+                        for step in seq.body {
+                            if let Grid::Fixed(g) = step.grid
+                                && g.contains(&0)
+                            {
+                                continue;
+                            }
+                            pass.set_pipeline(step.pipeline);
+                            pass.set_bind_group(0, step.bind_group, &[]);
+                            match step.grid {
+                                Grid::Fixed([x, y, z]) => pass.dispatch_workgroups(x, y, z),
+                                Grid::Indirect(buffer, offset) => {
+                                    pass.dispatch_workgroups_indirect(buffer, offset)
+                                }
+                            }
+                        }
+                    }
+                }
+                self.queue.submit([enc.finish()]);
+            })?;
+            done = end;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,261 @@
+//! Unconstrained two-dimensional guillotine cutting: the optimal value and cutting pattern.
+//!
+//! ```text
+//! cargo run --release --example guillotine -- --instance ../shared/data/cutting/gcut/gcut13.txt --svg gcut13.svg
+//! cargo run --release --example guillotine -- --generate randcut:2000,1500,7 --backend gpu --json
+//! ```
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use urbanflow::dp::generators::{randcut, testcut};
+use urbanflow::dp::guillotine::{Cut, Instance, Solution, check_pattern, solve, solve_gpu, solve_rayon};
+use urbanflow::dp::io::read_gcut;
+use urbanflow::gpu::{BackendChoice, Resolved};
+
+/// The optimal guillotine cutting pattern of a stock rectangle (unconstrained: any number of copies of
+/// each piece type), on the CPU (serial or all cores) or a GPU.
+///
+/// Example: guillotine --instance gcut13.txt --rotation --svg pattern.svg
+///
+/// Reads OR-Library gcut files (`m`, stock `L W`, then `l w v` per piece) or generates a seeded instance:
+/// `randcut:W,H,SEED` (a random guillotine partition: the optimum is W·H) or `testcut:W,SEED` (the
+/// benchmark family of Boschetti et al.). The pattern is checked independently before it is printed.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// An OR-Library gcut file.
+    #[arg(long, conflicts_with = "generate")]
+    instance: Option<PathBuf>,
+    /// randcut:W,H,SEED (types: 40) or testcut:W,SEED (types: 80).
+    #[arg(long)]
+    generate: Option<String>,
+    /// Pieces may be turned by 90°.
+    #[arg(long)]
+    rotation: bool,
+    /// cpu (all cores), serial (one thread, the reference), gpu or auto (default: $URBANFLOW_BACKEND,
+    /// else auto = cpu).
+    #[arg(long)]
+    backend: Option<String>,
+    /// Worker threads for --backend cpu (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the cutting pattern as an SVG picture.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn instance(args: &Args) -> Result<(String, Instance), String> {
+    let inst = match (&args.instance, &args.generate) {
+        (Some(path), None) => {
+            let f = read_gcut(path).map_err(|e| e.to_string())?;
+            if f.too_large > 0 {
+                eprintln!("note: {} piece type(s) are larger than the stock and never fit", f.too_large);
+            }
+            (path.display().to_string(), f.instance)
+        }
+        (None, Some(spec)) => {
+            let (kind, rest) =
+                spec.split_once(':').ok_or(format!("--generate `{spec}`: expected KIND:ARGS"))?;
+            let nums: Vec<u64> = rest
+                .split(',')
+                .map(|s| {
+                    s.trim().parse::<u64>().map_err(|_| format!("--generate `{spec}`: `{s}` is not a number"))
+                })
+                .collect::<Result<_, _>>()?;
+            let side = |v: u64| {
+                u32::try_from(v).ok().filter(|&v| v > 0).ok_or(format!("--generate `{spec}`: bad side {v}"))
+            };
+            match (kind, nums.as_slice()) {
+                ("randcut", &[w, h, seed]) => (spec.clone(), randcut(side(w)?, side(h)?, 40, seed)),
+                ("testcut", &[w, seed]) => (spec.clone(), testcut(side(w)?, 80, seed)),
+                _ => return Err(format!("--generate `{spec}`: expected randcut:W,H,SEED or testcut:W,SEED")),
+            }
+        }
+        _ => {
+            let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/gcut-example.txt");
+            let f = read_gcut(&p).map_err(|e| e.to_string())?;
+            (p.display().to_string(), f.instance)
+        }
+    };
+    Ok((inst.0, inst.1.with_rotation(args.rotation)))
+}
+
+fn run(args: Args) -> Result<(), String> {
+    if let Some(t) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+    }
+    let (name, inst) = instance(&args)?;
+    let backend = match args.backend.as_deref() {
+        Some("serial") => "serial".to_string(),
+        Some(other) => match other.parse::<BackendChoice>()? {
+            BackendChoice::Gpu => "gpu".into(),
+            _ => "cpu".into(),
+        },
+        None => match BackendChoice::from_env()? {
+            BackendChoice::Gpu => "gpu".into(),
+            _ => "cpu".into(),
+        },
+    };
+    let t = Instant::now();
+    let (sol, device) = match backend.as_str() {
+        "serial" => (solve(&inst).map_err(|e| e.to_string())?, "cpu (1 thread)".to_string()),
+        "gpu" => {
+            let b = BackendChoice::Gpu.backend().map_err(|e| e.to_string())?;
+            let Resolved::Gpu(ctx) = b.resolve() else { return Err("no GPU".into()) };
+            (solve_gpu(ctx, &inst).map_err(|e| e.to_string())?, format!("gpu ({})", ctx.info.name))
+        }
+        _ => (
+            solve_rayon(&inst).map_err(|e| e.to_string())?,
+            format!("cpu ({} threads)", rayon::current_num_threads()),
+        ),
+    };
+    let solve_s = t.elapsed().as_secs_f64();
+    check_pattern(&inst, &sol).map_err(|e| format!("internal error, the pattern is invalid: {e}"))?;
+    if let Some(path) = &args.svg {
+        std::fs::write(path, svg(&inst, &sol)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let area = inst.width as u64 * inst.height as u64;
+    let used: u64 = sol
+        .placements
+        .iter()
+        .map(|p| inst.pieces[p.piece as usize].w as u64 * inst.pieces[p.piece as usize].h as u64)
+        .sum();
+    if args.json {
+        let placements: Vec<String> = sol
+            .placements
+            .iter()
+            .map(|p| {
+                format!("{{\"piece\":{},\"x\":{},\"y\":{},\"rotated\":{}}}", p.piece + 1, p.x, p.y, p.rotated)
+            })
+            .collect();
+        println!(
+            "{{\"instance\":{name:?},\"width\":{},\"height\":{},\"types\":{},\"rotation\":{},\"value\":{},\"pieces_used\":{},\"placements\":[{}],\"normal_x\":{},\"normal_y\":{},\"candidates\":{},\"solve_s\":{solve_s:.6},\"backend\":{device:?}}}",
+            inst.width,
+            inst.height,
+            inst.pieces.len(),
+            inst.rotation,
+            sol.value,
+            sol.placements.len(),
+            placements.join(","),
+            sol.stats.xs,
+            sol.stats.ys,
+            sol.stats.candidates,
+        );
+    } else {
+        println!(
+            "instance   {name} ({} × {}, {} piece types{})",
+            inst.width,
+            inst.height,
+            inst.pieces.len(),
+            if inst.rotation { ", rotation" } else { "" }
+        );
+        println!("value      {}", sol.value);
+        println!(
+            "pieces     {} cut, covering {:.2}% of the stock",
+            sol.placements.len(),
+            100.0 * used as f64 / area as f64
+        );
+        println!(
+            "table      {} × {} normal positions, {} candidate cuts",
+            sol.stats.xs, sol.stats.ys, sol.stats.candidates
+        );
+        println!("solve      {solve_s:.3} s on {device}");
+        if let Some(p) = &args.svg {
+            println!("picture    {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// The pattern as an SVG: the stock in grey (waste), pieces coloured by type and labelled, cuts as lines.
+fn svg(inst: &Instance, sol: &Solution) -> String {
+    let scale = 800.0 / inst.width.max(inst.height) as f64;
+    let (w, h) = (inst.width as f64 * scale, inst.height as f64 * scale);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0}\" height=\"{:.0}\" viewBox=\"-10 -30 {:.0} {:.0}\" font-family=\"sans-serif\">",
+        w + 20.0,
+        h + 40.0,
+        w + 20.0,
+        h + 40.0
+    );
+    let _ = writeln!(
+        out,
+        "<text x=\"0\" y=\"-12\" font-size=\"14\">{} × {} stock, value {} ({} pieces)</text>",
+        inst.width,
+        inst.height,
+        sol.value,
+        sol.placements.len()
+    );
+    let _ = writeln!(
+        out,
+        "<rect x=\"0\" y=\"0\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"#d0d0d0\" stroke=\"black\"/>"
+    );
+    for p in &sol.placements {
+        let piece = inst.pieces[p.piece as usize];
+        let (pw, ph) = if p.rotated { (piece.h, piece.w) } else { (piece.w, piece.h) };
+        let hue = (p.piece as f64 * 137.508) % 360.0;
+        // y grows downwards in SVG: flip so the stock's origin is bottom-left.
+        let (x, y) = (p.x as f64 * scale, h - (p.y + ph) as f64 * scale);
+        let (rw, rh) = (pw as f64 * scale, ph as f64 * scale);
+        let _ = writeln!(
+            out,
+            "<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{rw:.2}\" height=\"{rh:.2}\" fill=\"hsl({hue:.0},60%,70%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>piece {} ({pw} × {ph}{}) at {}, {}</title></rect>",
+            p.piece + 1,
+            if p.rotated { ", rotated" } else { "" },
+            p.x,
+            p.y
+        );
+        if rw > 24.0 && rh > 12.0 {
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.2}\" y=\"{:.2}\" font-size=\"{:.0}\" text-anchor=\"middle\" dominant-baseline=\"middle\">{}</text>",
+                x + rw / 2.0,
+                y + rh / 2.0,
+                (rh / 3.0).clamp(6.0, 14.0),
+                p.piece + 1
+            );
+        }
+    }
+    for node in &sol.cut_tree {
+        let line = match node.cut {
+            Cut::Vertical(c) => {
+                Some(((node.x + c) as f64, node.y as f64, (node.x + c) as f64, (node.y + node.h) as f64))
+            }
+            Cut::Horizontal(c) => {
+                Some((node.x as f64, (node.y + c) as f64, (node.x + node.w) as f64, (node.y + c) as f64))
+            }
+            _ => None,
+        };
+        if let Some((x1, y1, x2, y2)) = line {
+            let _ = writeln!(
+                out,
+                "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"black\" stroke-width=\"1.2\"/>",
+                x1 * scale,
+                h - y1 * scale,
+                x2 * scale,
+                h - y2 * scale
+            );
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
