@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::dp::generators::{randcut, testcut};
-use urbanflow::dp::guillotine::{Cut, Instance, Solution, check_pattern, solve, solve_gpu, solve_rayon};
+use urbanflow::dp::guillotine::{Cut, Instance, Solution, check_pattern, solve, solve_with};
 use urbanflow::dp::io::read_gcut;
 use urbanflow::gpu::{BackendChoice, Resolved};
 
@@ -36,8 +36,8 @@ struct Args {
     /// Pieces may be turned by 90°.
     #[arg(long)]
     rotation: bool,
-    /// cpu (all cores), serial (one thread, the reference), gpu or auto (default: $URBANFLOW_BACKEND,
-    /// else auto = cpu).
+    /// cpu (all cores), serial (one thread), gpu or auto (default: $URBANFLOW_BACKEND, else auto: the
+    /// GPU only on an adapter where it was measured faster for a table this large, else all cores).
     #[arg(long)]
     backend: Option<String>,
     /// Worker threads for --backend cpu (default: all cores).
@@ -92,29 +92,23 @@ fn run(args: Args) -> Result<(), String> {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
     }
     let (name, inst) = instance(&args)?;
-    let backend = match args.backend.as_deref() {
-        Some("serial") => "serial".to_string(),
-        Some(other) => match other.parse::<BackendChoice>()? {
-            BackendChoice::Gpu => "gpu".into(),
-            _ => "cpu".into(),
-        },
-        None => match BackendChoice::from_env()? {
-            BackendChoice::Gpu => "gpu".into(),
-            _ => "cpu".into(),
-        },
+    let choice = match args.backend.as_deref() {
+        Some("serial") => None,
+        Some(other) => Some(other.parse::<BackendChoice>()?),
+        None => Some(BackendChoice::from_env()?),
     };
     let t = Instant::now();
-    let (sol, device) = match backend.as_str() {
-        "serial" => (solve(&inst).map_err(|e| e.to_string())?, "cpu (1 thread)".to_string()),
-        "gpu" => {
-            let b = BackendChoice::Gpu.backend().map_err(|e| e.to_string())?;
-            let Resolved::Gpu(ctx) = b.resolve() else { return Err("no GPU".into()) };
-            (solve_gpu(ctx, &inst).map_err(|e| e.to_string())?, format!("gpu ({})", ctx.info.name))
+    let (sol, device) = match choice {
+        None => (solve(&inst).map_err(|e| e.to_string())?, "cpu (1 thread)".to_string()),
+        Some(choice) => {
+            let backend = choice.backend().map_err(|e| e.to_string())?;
+            let (sol, on_gpu) = solve_with(&inst, backend).map_err(|e| e.to_string())?;
+            let device = match (on_gpu, backend.resolve()) {
+                (true, Resolved::Gpu(ctx)) => format!("gpu ({})", ctx.info.name),
+                _ => format!("cpu ({} threads)", rayon::current_num_threads()),
+            };
+            (sol, device)
         }
-        _ => (
-            solve_rayon(&inst).map_err(|e| e.to_string())?,
-            format!("cpu ({} threads)", rayon::current_num_threads()),
-        ),
     };
     let solve_s = t.elapsed().as_secs_f64();
     check_pattern(&inst, &sol).map_err(|e| format!("internal error, the pattern is invalid: {e}"))?;
@@ -189,7 +183,7 @@ fn svg(inst: &Instance, sol: &Solution) -> String {
     );
     let _ = writeln!(
         out,
-        "<text x=\"0\" y=\"-12\" font-size=\"14\">{} × {} stock, value {} ({} pieces)</text>",
+        "<text x=\"0\" y=\"-12\" font-size=\"14\">{} × {} stock, value {} ({} pieces; grey: waste, r: rotated)</text>",
         inst.width,
         inst.height,
         sol.value,
@@ -221,7 +215,7 @@ fn svg(inst: &Instance, sol: &Solution) -> String {
                 x + rw / 2.0,
                 y + rh / 2.0,
                 (rh / 3.0).clamp(6.0, 14.0),
-                p.piece + 1
+                format!("{}{}", p.piece + 1, if p.rotated { "r" } else { "" })
             );
         }
     }

@@ -198,6 +198,46 @@ pub const MAX_SIDE: u32 = (1 << 30) - 1;
 /// record of 4 bytes per cell, 4 GiB in all.
 pub const MAX_CPU_TABLE_BYTES: u64 = 4 << 30;
 
+/// Fewest candidate cuts for which [`solve_with`]'s automatic backend uses a GPU, on adapters where
+/// that was measured ([`GPU_MEASURED_ON`]): on the H100, gcut13 (2.1 × 10⁹ candidates) took 0.11 s on
+/// the GPU against 0.48 s on 16 CPU threads (device creation ≈ 0.1 s more), while gcut12 (3.7 × 10⁶)
+/// was launch-bound (0.015 s against 0.017 s); sizes in between were not measured.
+pub const GPU_MIN_CANDIDATES: u64 = 2_000_000_000;
+
+/// Adapters (name substrings) on which the automatic backend may choose the GPU: the others run on
+/// the CPU until measured (docs/benchmarks.md, guillotine).
+pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
+
+/// The optimal pattern on `backend`: `Cpu` runs [`solve_rayon`], `Gpu` [`solve_gpu`], and `Auto` the
+/// GPU only on a measured hardware adapter for at least [`GPU_MIN_CANDIDATES`] candidate cuts (else the
+/// CPU). Also says whether the GPU ran.
+pub fn solve_with(inst: &Instance, backend: gpu_runtime::Backend<'_>) -> Result<(Solution, bool), GcutError> {
+    use gpu_runtime::{Backend, Resolved};
+    let grid = Grid::new(inst)?;
+    let ctx = match backend {
+        Backend::Cpu => None,
+        Backend::Gpu(ctx) => Some(ctx),
+        Backend::Auto => {
+            let auto = gpu_runtime::context::auto_adapter();
+            let measured =
+                auto.chosen.is_some_and(|i| GPU_MEASURED_ON.iter().any(|m| auto.found[i].name.contains(m)));
+            if measured && candidate_count(&grid) >= GPU_MIN_CANDIDATES {
+                match backend.resolve() {
+                    Resolved::Gpu(ctx) => Some(ctx),
+                    Resolved::Cpu => None,
+                }
+            } else {
+                None
+            }
+        }
+    };
+    let tables = match ctx {
+        Some(ctx) => solve_tables_gpu(ctx, &grid)?,
+        None => solve_tables_rayon(&grid),
+    };
+    Ok((pattern::solution_from(&grid, &tables), ctx.is_some()))
+}
+
 /// The optimal pattern, by the serial DP.
 pub fn solve(inst: &Instance) -> Result<Solution, GcutError> {
     let grid = Grid::new(inst)?;
