@@ -205,6 +205,24 @@ fn tiled<V: Value>(g: &Grid, parallel: bool) -> Tables {
     Tables { value, cut, candidates }
 }
 
+/// The tile's own copies of lines `which` of `shared` (each `stride` long), up to `end`: positions
+/// before `start` as earlier tiles left them, the rest zero until the tile fills them.
+fn own_lines<V: Value>(
+    shared: &[V],
+    stride: usize,
+    which: std::ops::Range<usize>,
+    start: usize,
+    end: usize,
+) -> Vec<Vec<V>> {
+    which
+        .map(|k| {
+            let mut line = shared[k * stride..k * stride + end].to_vec();
+            line[start..].fill(V::default());
+            line
+        })
+        .collect()
+}
+
 /// One tile, cells `i0..i1` × `j0..j1`, against the shared lines as left by earlier tiles.
 fn tile<V: Value>(
     g: &Grid,
@@ -215,21 +233,8 @@ fn tile<V: Value>(
     let (wl, hl) = (g.pidx.len(), g.qidx.len());
     let (x0, x1) = (g.xs[i0] as usize, span_end(&g.xs, i1 - 1, wl));
     let (y0, y1) = (g.ys[j0] as usize, span_end(&g.ys, j1 - 1, hl));
-    // Each line up to the tile's end: the prefix from the shared lines, the rest filled here.
-    let mut my_rows: Vec<Vec<V>> = (j0..j1)
-        .map(|j| {
-            let mut line = rows[j * wl..j * wl + x1].to_vec();
-            line[x0..].fill(V::default());
-            line
-        })
-        .collect();
-    let mut my_cols: Vec<Vec<V>> = (i0..i1)
-        .map(|i| {
-            let mut line = cols[i * hl..i * hl + y1].to_vec();
-            line[y0..].fill(V::default());
-            line
-        })
-        .collect();
+    let mut my_rows = own_lines(rows, wl, j0..j1, x0, x1);
+    let mut my_cols = own_lines(cols, hl, i0..i1, y0, y1);
     let mut cells = Vec::with_capacity((i1 - i0) * (j1 - j0));
     for j in j0..j1 {
         for i in i0..i1 {
