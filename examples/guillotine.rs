@@ -211,11 +211,12 @@ fn svg(inst: &Instance, sol: &Solution) -> String {
         if rw > 24.0 && rh > 12.0 {
             let _ = writeln!(
                 out,
-                "<text x=\"{:.2}\" y=\"{:.2}\" font-size=\"{:.0}\" text-anchor=\"middle\" dominant-baseline=\"middle\">{}</text>",
+                "<text x=\"{:.2}\" y=\"{:.2}\" font-size=\"{:.0}\" text-anchor=\"middle\" dominant-baseline=\"middle\">{}{}</text>",
                 x + rw / 2.0,
                 y + rh / 2.0,
                 (rh / 3.0).clamp(6.0, 14.0),
-                format!("{}{}", p.piece + 1, if p.rotated { "r" } else { "" })
+                p.piece + 1,
+                if p.rotated { "r" } else { "" }
             );
         }
     }
