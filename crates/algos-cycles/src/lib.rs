@@ -1,4 +1,32 @@
 //! # algos-cycles
 //!
-//! Enumeration of chordless (induced) cycles on CPU and GPU. Not implemented yet:
-//! this crate holds no API yet.
+//! Every chordless (induced) cycle of an undirected graph, exactly once: cycles with no edge between
+//! two of their vertices other than the cycle's own. Uses: the "holes" of road networks, rings in
+//! chemistry, niche-overlap graphs of food webs.
+//!
+//! - [`SimpleGraph`]: symmetric, sorted adjacency; built from edge lists or any graph-core graph with an
+//!   explicit policy for self-loops, repeated edges and directed input ([`Simplify`]), reporting what it
+//!   changed.
+//! - [`chordless_cycles`]: the sequential enumeration, streamed to a sink that can stop it, with length
+//!   bounds and a limit; [`chordless_cycles_vec`] collects them.
+//! - [`count_chordless_cycles_rayon`]: counts on every core, identical to the sequential counts.
+//!
+//! A GPU version (level-synchronous expansion) is to come.
+//!
+//! ```
+//! use algos_cycles::{ChordlessOptions, SimpleGraph, Simplify, count_chordless_cycles_rayon};
+//! // The Petersen graph: 12 five-cycles and 10 six-cycles are chordless.
+//! let g = graph_core::generators::petersen();
+//! let (g, _) = SimpleGraph::from_csr(&g, Simplify::Repair).unwrap();
+//! let stats = count_chordless_cycles_rayon(&g, &ChordlessOptions::default()).unwrap();
+//! assert_eq!((stats.total, stats.by_length[5], stats.by_length[6]), (22, 12, 10));
+//! ```
+
+mod enumerate;
+mod graph;
+
+pub use enumerate::{
+    ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_vec, count_chordless_cycles_rayon,
+    degeneracy_order,
+};
+pub use graph::{CyclesError, SimpleGraph, Simplify, SimplifyReport};

@@ -1,0 +1,375 @@
+//! Every chordless cycle exactly once (Dias, Castonguay, Longo & Jradi 2013), by depth-first expansion
+//! of chordless paths with blocked-neighbour counters.
+//!
+//! Vertices are ranked by a degeneracy order (repeatedly the vertex of least remaining degree, ties to
+//! the smallest id). A k-cycle is generated only as `⟨v1, v2, …, vk⟩` where `v2` has the smallest rank on
+//! the cycle and `rank(v1) < rank(v3)`: from every initial path `⟨x, u, y⟩` with `rank(u) < rank(x) <
+//! rank(y)` (a triangle when `x ~ y`), paths grow at their end by vertices ranked above `u` that are not
+//! adjacent to any inner vertex (a counter per vertex says how many inner vertices it touches); a new
+//! vertex adjacent to `v1` closes a chordless cycle. Correctness does not depend on the order; the
+//! amount of work does.
+
+use std::ops::ControlFlow;
+
+use rayon::prelude::*;
+
+use crate::graph::{CyclesError, SimpleGraph};
+
+/// What to enumerate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChordlessOptions {
+    /// Shortest cycle reported (at least 3).
+    pub min_len: u32,
+    /// Longest cycle reported; longer paths are not expanded (`None`: no limit).
+    pub max_len: Option<u32>,
+    /// Stop after this many cycles.
+    pub limit: Option<u64>,
+}
+
+impl Default for ChordlessOptions {
+    fn default() -> Self {
+        Self { min_len: 3, max_len: None, limit: None }
+    }
+}
+
+impl ChordlessOptions {
+    fn check(&self) -> Result<u32, CyclesError> {
+        let max = self.max_len.unwrap_or(u32::MAX);
+        if self.min_len < 3 || self.min_len > max {
+            return Err(CyclesError::BadLengths { min: self.min_len, max });
+        }
+        Ok(max)
+    }
+}
+
+/// Counts of what was found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CycleStats {
+    /// Cycles reported.
+    pub total: u64,
+    /// `by_length[k]` = cycles of length k reported.
+    pub by_length: Vec<u64>,
+    /// Initial paths expanded (triangles excluded).
+    pub initial_paths: u64,
+    /// True when `limit` or the sink stopped the enumeration early.
+    pub stopped_early: bool,
+}
+
+impl CycleStats {
+    fn add_cycle(&mut self, len: usize) {
+        self.total += 1;
+        if self.by_length.len() <= len {
+            self.by_length.resize(len + 1, 0);
+        }
+        self.by_length[len] += 1;
+    }
+
+    fn merge(mut self, other: CycleStats) -> CycleStats {
+        self.total += other.total;
+        self.initial_paths += other.initial_paths;
+        self.stopped_early |= other.stopped_early;
+        if self.by_length.len() < other.by_length.len() {
+            self.by_length.resize(other.by_length.len(), 0);
+        }
+        for (a, b) in self.by_length.iter_mut().zip(other.by_length) {
+            *a += b;
+        }
+        self
+    }
+}
+
+/// The graph renumbered by rank (vertex `r` has rank `r`), so rank tests are id comparisons and
+/// adjacency lists are sorted by rank.
+struct Ranked {
+    g: SimpleGraph,
+    /// Original id of each ranked vertex.
+    original: Vec<u32>,
+}
+
+/// Degeneracy order: repeatedly the vertex of least degree in what remains, ties to the smallest id.
+pub fn degeneracy_order(g: &SimpleGraph) -> Vec<u32> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let n = g.num_vertices();
+    let mut degree: Vec<u32> = (0..n).map(|v| g.degree(v)).collect();
+    let mut removed = vec![false; n as usize];
+    let mut heap: BinaryHeap<Reverse<(u32, u32)>> =
+        (0..n).map(|v| Reverse((degree[v as usize], v))).collect();
+    let mut order = Vec::with_capacity(n as usize);
+    while let Some(Reverse((d, v))) = heap.pop() {
+        if removed[v as usize] || d != degree[v as usize] {
+            continue; // stale entry
+        }
+        removed[v as usize] = true;
+        order.push(v);
+        for &w in g.neighbours(v) {
+            if !removed[w as usize] {
+                degree[w as usize] -= 1;
+                heap.push(Reverse((degree[w as usize], w)));
+            }
+        }
+    }
+    order
+}
+
+fn ranked(g: &SimpleGraph) -> Ranked {
+    let order = degeneracy_order(g);
+    let mut rank_of = vec![0u32; order.len()];
+    for (r, &v) in order.iter().enumerate() {
+        rank_of[v as usize] = r as u32;
+    }
+    let g = g.relabelled(&rank_of).expect("a rank order is a permutation");
+    Ranked { g, original: order }
+}
+
+/// Per-thread working state: membership and blocked counters over the ranked vertices.
+struct Scratch {
+    in_path: Vec<bool>,
+    blocked: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(n: u32) -> Self {
+        Self { in_path: vec![false; n as usize], blocked: vec![0; n as usize] }
+    }
+
+    fn block(&mut self, g: &SimpleGraph, v: u32, by: i32) {
+        for &w in g.neighbours(v) {
+            self.blocked[w as usize] = self.blocked[w as usize].wrapping_add_signed(by);
+        }
+    }
+}
+
+/// Expands `path` (at least 3 vertices, chordless, `path[1]` the smallest rank) depth-first, calling
+/// `found` with every closing cycle (ranked ids); stops when `found` breaks. Leaves `s` as it found it.
+fn expand(
+    g: &SimpleGraph,
+    path: &mut Vec<u32>,
+    s: &mut Scratch,
+    max_len: u32,
+    found: &mut dyn FnMut(&[u32]) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let base = path.len();
+    for &v in path.iter() {
+        s.in_path[v as usize] = true;
+    }
+    for &v in &path[1..base - 1] {
+        s.block(g, v, 1);
+    }
+    let (v1, v2) = (path[0], path[1]);
+    // next[d] = the next neighbour position to try at the end of the path of length base + d.
+    let mut next: Vec<usize> = vec![0];
+    let mut flow = ControlFlow::Continue(());
+    while let Some(&pos) = next.last() {
+        let vk = *path.last().expect("non-empty path");
+        let adj = g.neighbours(vk);
+        if pos == adj.len() {
+            next.pop();
+            if next.is_empty() {
+                break;
+            }
+            // Backtrack: drop vk; the vertex before it is the end again, so no longer inner.
+            s.in_path[vk as usize] = false;
+            path.pop();
+            let end = *path.last().expect("base path remains");
+            s.block(g, end, -1);
+            continue;
+        }
+        *next.last_mut().expect("checked above") += 1;
+        let v = adj[pos];
+        if v <= v2 || s.in_path[v as usize] || s.blocked[v as usize] > 0 {
+            continue;
+        }
+        if g.adjacent(v, v1) {
+            if (path.len() as u32) < max_len {
+                path.push(v);
+                flow = found(path);
+                path.pop();
+                if flow.is_break() {
+                    break;
+                }
+            }
+            continue;
+        }
+        if path.len() as u32 + 2 > max_len {
+            continue; // any cycle through the longer path would be too long
+        }
+        s.block(g, vk, 1);
+        path.push(v);
+        s.in_path[v as usize] = true;
+        next.push(0);
+    }
+    // Unwind whatever is left above the base (after a break), then the base itself.
+    while path.len() > base {
+        let v = path.pop().expect("above base");
+        s.in_path[v as usize] = false;
+        let end = *path.last().expect("base remains");
+        s.block(g, end, -1);
+    }
+    for &v in path.iter() {
+        s.in_path[v as usize] = false;
+    }
+    for &v in &path[1..base - 1] {
+        s.block(g, v, -1);
+    }
+    flow
+}
+
+/// Every chordless cycle of `g` (with the options' lengths and limit), each once, passed to `sink` as
+/// the graph's vertex ids, with `v2` the lowest-ranked vertex; `sink` may stop the enumeration.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use algos_cycles::{ChordlessOptions, SimpleGraph, Simplify, chordless_cycles};
+/// // A 2 × 3 grid: two squares; the 6-cycle around them has the middle rung as a chord.
+/// let (g, _) = SimpleGraph::from_edges(6, &[(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)], Simplify::Repair).unwrap();
+/// let mut cycles = Vec::new();
+/// let stats = chordless_cycles(&g, &ChordlessOptions::default(), &mut |c: &[u32]| {
+///     cycles.push(c.to_vec());
+///     ControlFlow::Continue(())
+/// })
+/// .unwrap();
+/// assert_eq!((stats.total, stats.by_length[4]), (2, 2));
+/// assert!(cycles.iter().all(|c| c.len() == 4));
+/// ```
+pub fn chordless_cycles(
+    g: &SimpleGraph,
+    opts: &ChordlessOptions,
+    sink: &mut dyn FnMut(&[u32]) -> ControlFlow<()>,
+) -> Result<CycleStats, CyclesError> {
+    let max_len = opts.check()?;
+    let r = ranked(g);
+    let mut stats = CycleStats::default();
+    let mut s = Scratch::new(g.num_vertices());
+    let mut path = Vec::new();
+    let mut out = Vec::new();
+    let mut found = |c: &[u32], stats: &mut CycleStats| -> ControlFlow<()> {
+        if (c.len() as u32) < opts.min_len {
+            return ControlFlow::Continue(());
+        }
+        stats.add_cycle(c.len());
+        out.clear();
+        out.extend(c.iter().map(|&v| r.original[v as usize]));
+        let flow = sink(&out);
+        if flow.is_break() || opts.limit.is_some_and(|l| stats.total >= l) {
+            stats.stopped_early = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    };
+    let g = &r.g;
+    for u in 0..g.num_vertices() {
+        let adj = g.neighbours(u);
+        let above = adj.partition_point(|&x| x <= u);
+        for (a, &x) in adj[above..].iter().enumerate() {
+            for &y in &adj[above + a + 1..] {
+                if g.adjacent(x, y) {
+                    if max_len >= 3 && found(&[x, u, y], &mut stats).is_break() {
+                        return Ok(stats);
+                    }
+                    continue;
+                }
+                if max_len < 4 {
+                    continue;
+                }
+                stats.initial_paths += 1;
+                path.clear();
+                path.extend([x, u, y]);
+                let mut inner = |c: &[u32]| found(c, &mut stats);
+                if expand(g, &mut path, &mut s, max_len, &mut inner).is_break() {
+                    return Ok(stats);
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// [`chordless_cycles`] into a `Vec` (each cycle as the graph's ids).
+pub fn chordless_cycles_vec(g: &SimpleGraph, opts: &ChordlessOptions) -> Result<Vec<Vec<u32>>, CyclesError> {
+    let mut all = Vec::new();
+    chordless_cycles(g, opts, &mut |c: &[u32]| {
+        all.push(c.to_vec());
+        ControlFlow::Continue(())
+    })?;
+    Ok(all)
+}
+
+/// Counts (no cycle is materialised) on rayon's threads: the initial paths are expanded breadth-first
+/// until there are at least 16 paths per thread (their subtrees are very unequal: a grid has one
+/// initial path per face), then each is expanded depth-first on some thread. The counts equal
+/// [`chordless_cycles`]'s whatever the thread count; `limit` is ignored.
+pub fn count_chordless_cycles_rayon(
+    g: &SimpleGraph,
+    opts: &ChordlessOptions,
+) -> Result<CycleStats, CyclesError> {
+    let max_len = opts.check()?;
+    let r = ranked(g);
+    let g = &r.g;
+    let n = g.num_vertices();
+    let mut stats = CycleStats::default();
+    let count = |len: usize, stats: &mut CycleStats| {
+        if len as u32 >= opts.min_len {
+            stats.add_cycle(len);
+        }
+    };
+    // Triangles and initial paths.
+    let mut frontier: Vec<Vec<u32>> = Vec::new();
+    for u in 0..n {
+        let adj = g.neighbours(u);
+        let above = adj.partition_point(|&x| x <= u);
+        for (a, &x) in adj[above..].iter().enumerate() {
+            for &y in &adj[above + a + 1..] {
+                if g.adjacent(x, y) {
+                    if max_len >= 3 {
+                        count(3, &mut stats);
+                    }
+                } else if max_len >= 4 {
+                    stats.initial_paths += 1;
+                    frontier.push(vec![x, u, y]);
+                }
+            }
+        }
+    }
+    // Breadth-first levels until there is enough independent work.
+    let want = 16 * rayon::current_num_threads();
+    while !frontier.is_empty() && frontier.len() < want {
+        let mut next = Vec::new();
+        for path in &frontier {
+            let (v1, v2, vk) = (path[0], path[1], *path.last().expect("non-empty"));
+            for &v in g.neighbours(vk) {
+                if v <= v2 || path.contains(&v) || path[1..path.len() - 1].iter().any(|&w| g.adjacent(v, w)) {
+                    continue;
+                }
+                if g.adjacent(v, v1) {
+                    if (path.len() as u32) < max_len {
+                        count(path.len() + 1, &mut stats);
+                    }
+                } else if path.len() as u32 + 2 <= max_len {
+                    let mut p = path.clone();
+                    p.push(v);
+                    next.push(p);
+                }
+            }
+        }
+        frontier = next;
+    }
+    let rest = frontier
+        .into_par_iter()
+        .map_init(
+            || Scratch::new(n),
+            |s, mut path| {
+                let mut local = CycleStats::default();
+                let mut on = |c: &[u32]| {
+                    if c.len() as u32 >= opts.min_len {
+                        local.add_cycle(c.len());
+                    }
+                    ControlFlow::Continue(())
+                };
+                let _ = expand(g, &mut path, s, max_len, &mut on);
+                local
+            },
+        )
+        .reduce(CycleStats::default, CycleStats::merge);
+    Ok(stats.merge(rest))
+}
