@@ -24,11 +24,13 @@ pub struct ChordlessOptions {
     pub max_len: Option<u32>,
     /// Stop after this many cycles.
     pub limit: Option<u64>,
+    /// Count only: the sink is never called (no cycle is translated to the graph's ids).
+    pub count_only: bool,
 }
 
 impl Default for ChordlessOptions {
     fn default() -> Self {
-        Self { min_len: 3, max_len: None, limit: None }
+        Self { min_len: 3, max_len: None, limit: None, count_only: false }
     }
 }
 
@@ -122,21 +124,33 @@ fn ranked(g: &SimpleGraph) -> Ranked {
     Ranked { g, original: order }
 }
 
-/// Per-thread working state: membership and blocked counters over the ranked vertices.
+/// Per-thread working state, one word per ranked vertex: how many inner path vertices it touches (low
+/// bits), whether it is on the path, whether it touches the path's first vertex. One load answers
+/// both tests of a candidate.
 struct Scratch {
-    in_path: Vec<bool>,
-    blocked: Vec<u32>,
+    state: Vec<u32>,
 }
+
+/// On the path.
+const ON_PATH: u32 = 1 << 30;
+/// Adjacent to the path's first vertex (fixed for a whole expansion): a candidate that is closes a cycle.
+const NEAR_FIRST: u32 = 1 << 29;
 
 impl Scratch {
     fn new(n: u32) -> Self {
-        Self { in_path: vec![false; n as usize], blocked: vec![0; n as usize] }
+        Self { state: vec![0; n as usize] }
     }
 
+    /// `v`'s neighbours gain (`by = 1`) or lose (`by = -1`) one inner path vertex.
     fn block(&mut self, g: &SimpleGraph, v: u32, by: i32) {
         for &w in g.neighbours(v) {
-            self.blocked[w as usize] = self.blocked[w as usize].wrapping_add_signed(by);
+            self.state[w as usize] = self.state[w as usize].wrapping_add_signed(by);
         }
+    }
+
+    fn mark(&mut self, v: u32, bit: u32, on: bool) {
+        let w = &mut self.state[v as usize];
+        *w = if on { *w | bit } else { *w & !bit };
     }
 }
 
@@ -151,36 +165,40 @@ fn expand(
 ) -> ControlFlow<()> {
     let base = path.len();
     for &v in path.iter() {
-        s.in_path[v as usize] = true;
+        s.mark(v, ON_PATH, true);
     }
     for &v in &path[1..base - 1] {
         s.block(g, v, 1);
     }
     let (v1, v2) = (path[0], path[1]);
-    // next[d] = the next neighbour position to try at the end of the path of length base + d.
-    let mut next: Vec<usize> = vec![0];
+    for &w in g.neighbours(v1) {
+        s.mark(w, NEAR_FIRST, true);
+    }
+    let (offsets, adj) = g.raw();
+    let span = |v: u32| (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
+    // (next adjacency position to try, end) for the end vertex of each path length from the base up.
+    let mut next: Vec<(usize, usize)> = vec![span(path[base - 1])];
     let mut flow = ControlFlow::Continue(());
-    while let Some(&pos) = next.last() {
-        let vk = *path.last().expect("non-empty path");
-        let adj = g.neighbours(vk);
-        if pos == adj.len() {
+    while let Some(&mut (ref mut pos, end)) = next.last_mut() {
+        if *pos == end {
             next.pop();
             if next.is_empty() {
                 break;
             }
-            // Backtrack: drop vk; the vertex before it is the end again, so no longer inner.
-            s.in_path[vk as usize] = false;
-            path.pop();
+            // Backtrack: drop the end; the vertex before it is the end again, so no longer inner.
+            let vk = path.pop().expect("above the base");
+            s.mark(vk, ON_PATH, false);
             let end = *path.last().expect("base path remains");
             s.block(g, end, -1);
             continue;
         }
-        *next.last_mut().expect("checked above") += 1;
-        let v = adj[pos];
-        if v <= v2 || s.in_path[v as usize] || s.blocked[v as usize] > 0 {
-            continue;
+        let v = adj[*pos];
+        *pos += 1;
+        let state = s.state[v as usize];
+        if v <= v2 || state & !NEAR_FIRST != 0 {
+            continue; // ranked below v2, on the path, or touching an inner vertex (a chord)
         }
-        if g.adjacent(v, v1) {
+        if state & NEAR_FIRST != 0 {
             if (path.len() as u32) < max_len {
                 path.push(v);
                 flow = found(path);
@@ -194,23 +212,27 @@ fn expand(
         if path.len() as u32 + 2 > max_len {
             continue; // any cycle through the longer path would be too long
         }
+        let vk = *path.last().expect("non-empty path");
         s.block(g, vk, 1);
         path.push(v);
-        s.in_path[v as usize] = true;
-        next.push(0);
+        s.mark(v, ON_PATH, true);
+        next.push(span(v));
     }
     // Unwind whatever is left above the base (after a break), then the base itself.
     while path.len() > base {
         let v = path.pop().expect("above base");
-        s.in_path[v as usize] = false;
+        s.mark(v, ON_PATH, false);
         let end = *path.last().expect("base remains");
         s.block(g, end, -1);
     }
     for &v in path.iter() {
-        s.in_path[v as usize] = false;
+        s.mark(v, ON_PATH, false);
     }
     for &v in &path[1..base - 1] {
         s.block(g, v, -1);
+    }
+    for &w in g.neighbours(v1) {
+        s.mark(w, NEAR_FIRST, false);
     }
     flow
 }
@@ -248,9 +270,13 @@ pub fn chordless_cycles(
             return ControlFlow::Continue(());
         }
         stats.add_cycle(c.len());
-        out.clear();
-        out.extend(c.iter().map(|&v| r.original[v as usize]));
-        let flow = sink(&out);
+        let flow = if opts.count_only {
+            ControlFlow::Continue(())
+        } else {
+            out.clear();
+            out.extend(c.iter().map(|&v| r.original[v as usize]));
+            sink(&out)
+        };
         if flow.is_break() || opts.limit.is_some_and(|l| stats.total >= l) {
             stats.stopped_early = true;
             return ControlFlow::Break(());
@@ -296,7 +322,7 @@ pub fn chordless_cycles_vec(g: &SimpleGraph, opts: &ChordlessOptions) -> Result<
 }
 
 /// Counts (no cycle is materialised) on rayon's threads: the initial paths are expanded breadth-first
-/// until there are at least 16 paths per thread (their subtrees are very unequal: a grid has one
+/// until there are at least 256 paths per thread (their subtrees are very unequal: a grid has one
 /// initial path per face), then each is expanded depth-first on some thread. The counts equal
 /// [`chordless_cycles`]'s whatever the thread count; `limit` is ignored.
 pub fn count_chordless_cycles_rayon(
@@ -331,28 +357,38 @@ pub fn count_chordless_cycles_rayon(
             }
         }
     }
-    // Breadth-first levels until there is enough independent work.
-    let want = 16 * rayon::current_num_threads();
+    // Breadth-first levels (each level in parallel) until there is enough independent work: the
+    // subtrees under single paths are very unequal, so many more paths than threads.
+    let want = 256 * rayon::current_num_threads();
     while !frontier.is_empty() && frontier.len() < want {
-        let mut next = Vec::new();
-        for path in &frontier {
-            let (v1, v2, vk) = (path[0], path[1], *path.last().expect("non-empty"));
-            for &v in g.neighbours(vk) {
-                if v <= v2 || path.contains(&v) || path[1..path.len() - 1].iter().any(|&w| g.adjacent(v, w)) {
-                    continue;
-                }
-                if g.adjacent(v, v1) {
-                    if (path.len() as u32) < max_len {
-                        count(path.len() + 1, &mut stats);
+        let (next, found): (Vec<Vec<Vec<u32>>>, Vec<CycleStats>) = frontier
+            .par_iter()
+            .map(|path| {
+                let mut next = Vec::new();
+                let mut found = CycleStats::default();
+                let (v1, v2, vk) = (path[0], path[1], *path.last().expect("non-empty"));
+                for &v in g.neighbours(vk) {
+                    if v <= v2
+                        || path.contains(&v)
+                        || path[1..path.len() - 1].iter().any(|&w| g.adjacent(v, w))
+                    {
+                        continue;
                     }
-                } else if path.len() as u32 + 2 <= max_len {
-                    let mut p = path.clone();
-                    p.push(v);
-                    next.push(p);
+                    if g.adjacent(v, v1) {
+                        if (path.len() as u32) < max_len {
+                            count(path.len() + 1, &mut found);
+                        }
+                    } else if path.len() as u32 + 2 <= max_len {
+                        let mut p = path.clone();
+                        p.push(v);
+                        next.push(p);
+                    }
                 }
-            }
-        }
-        frontier = next;
+                (next, found)
+            })
+            .unzip();
+        stats = found.into_iter().fold(stats, CycleStats::merge);
+        frontier = next.into_iter().flatten().collect();
     }
     let rest = frontier
         .into_par_iter()

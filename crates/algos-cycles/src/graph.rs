@@ -182,6 +182,11 @@ impl SimpleGraph {
         self.neighbours(a).binary_search(&b).is_ok()
     }
 
+    /// Offsets and adjacency arrays (neighbours of `v` at `adj[offsets[v]..offsets[v + 1]]`).
+    pub(crate) fn raw(&self) -> (&[u32], &[u32]) {
+        (&self.offsets, &self.adj)
+    }
+
     /// Degree of `v`.
     pub fn degree(&self, v: u32) -> u32 {
         self.offsets[v as usize + 1] - self.offsets[v as usize]

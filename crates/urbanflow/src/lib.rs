@@ -16,7 +16,7 @@
 //! | [`reduce`] | `algos-reduce` | GPU reductions, scans and compaction |
 //! | [`sssp`] | `algos-sssp` | shortest paths: one source, many sources, all pairs |
 //! | [`tap`] | `algos-tap` | static traffic assignment |
-//! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (to come) |
+//! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU; GPU to come) |
 //! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting (done), VRP relaxations (to come) |
 //!
 //! Shortest paths on a road graph, in the file's own vertex ids:

@@ -1,0 +1,292 @@
+//! Every chordless (induced) cycle of a graph.
+//!
+//! ```text
+//! cargo run --release --example cycles -- --generate grid:6x10 --count-only --json
+//! cargo run --release --example cycles -- --graph examples/data/SiouxFalls_net.tntp --out cycles.txt
+//! ```
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use urbanflow::cycles::{
+    ChordlessOptions, CycleStats, SimpleGraph, Simplify, chordless_cycles, count_chordless_cycles_rayon,
+};
+use urbanflow::graph::generators;
+use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
+use urbanflow::graph::rng::SplitMix64;
+
+/// Every chordless cycle of an undirected graph (cycles with no chord), each once: count, lengths, and
+/// the cycles themselves.
+///
+/// Example: cycles --generate grid:6x10 --count-only
+///
+/// Graph files are read as undirected: both directions of an edge (the usual way road graphs are
+/// stored) count once, self-loops are dropped, and the report says what was merged. `--out` writes
+/// one cycle per line in the file's own vertex ids. `--backend cpu` counts on every core
+/// (`--count-only`); the listing runs on one thread. A GPU version is to come.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Graph file (DIMACS, PACE, edge list, TNTP _net; plain, .gz or .xz).
+    #[arg(long, conflicts_with = "generate")]
+    graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
+    #[arg(long, default_value = "auto")]
+    format: GraphFormat,
+    /// grid:RxC, grid3:AxBxC, hypercube:D, complete:N, wheel:N, petersen or gnp:N,P,SEED.
+    #[arg(long)]
+    generate: Option<String>,
+    /// Shortest cycle to report (at least 3).
+    #[arg(long, default_value_t = 3)]
+    min_len: u32,
+    /// Longest cycle to report.
+    #[arg(long)]
+    max_len: Option<u32>,
+    /// Stop after this many cycles.
+    #[arg(long)]
+    limit: Option<u64>,
+    /// Count only (no cycle is kept or written).
+    #[arg(long)]
+    count_only: bool,
+    /// serial (one thread) or cpu (every core; counting only) — default cpu when counting, else serial.
+    #[arg(long)]
+    backend: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the cycles here, one per line.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn generated(spec: &str) -> Result<SimpleGraph, String> {
+    let bad = || {
+        format!(
+            "--generate `{spec}`: expected grid:RxC, grid3:AxBxC, hypercube:D, complete:N, wheel:N, petersen or gnp:N,P,SEED"
+        )
+    };
+    let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+    let nums = |sep: char| -> Result<Vec<u32>, String> {
+        rest.split(sep).map(|s| s.trim().parse::<u32>().map_err(|_| bad())).collect()
+    };
+    let repair = |g: &urbanflow::graph::Csr<u32>| SimpleGraph::from_csr(g, Simplify::Repair).map(|(g, _)| g);
+    let g = match (kind, spec) {
+        ("grid", _) => match nums('x')?.as_slice() {
+            &[r, c] => repair(&generators::grid_2d(r, c)),
+            _ => return Err(bad()),
+        },
+        ("grid3", _) => match nums('x')?.as_slice() {
+            &[a, b, c] => {
+                let id = |x: u32, y: u32, z: u32| (x * b + y) * c + z;
+                let mut e = Vec::new();
+                for x in 0..a {
+                    for y in 0..b {
+                        for z in 0..c {
+                            if x + 1 < a {
+                                e.push((id(x, y, z), id(x + 1, y, z)));
+                            }
+                            if y + 1 < b {
+                                e.push((id(x, y, z), id(x, y + 1, z)));
+                            }
+                            if z + 1 < c {
+                                e.push((id(x, y, z), id(x, y, z + 1)));
+                            }
+                        }
+                    }
+                }
+                SimpleGraph::from_edges(a * b * c, &e, Simplify::Repair).map(|(g, _)| g)
+            }
+            _ => return Err(bad()),
+        },
+        ("hypercube", _) => match nums(',')?.as_slice() {
+            &[d] => repair(&generators::hypercube(d).map_err(|e| e.to_string())?),
+            _ => return Err(bad()),
+        },
+        ("complete", _) => match nums(',')?.as_slice() {
+            &[n] => repair(&generators::complete(n)),
+            _ => return Err(bad()),
+        },
+        ("wheel", _) => match nums(',')?.as_slice() {
+            &[n] => repair(&generators::wheel(n).map_err(|e| e.to_string())?),
+            _ => return Err(bad()),
+        },
+        ("petersen", _) => repair(&generators::petersen()),
+        ("gnp", _) => {
+            let parts: Vec<&str> = rest.split(',').collect();
+            let [n, p, seed] = parts.as_slice() else { return Err(bad()) };
+            let n: u32 = n.trim().parse().map_err(|_| bad())?;
+            let p: f64 = p.trim().parse().map_err(|_| bad())?;
+            let seed: u64 = seed.trim().parse().map_err(|_| bad())?;
+            let mut rng = SplitMix64::new(seed);
+            let mut e = Vec::new();
+            for u in 0..n {
+                for v in u + 1..n {
+                    if rng.unit_f64() < p {
+                        e.push((u, v));
+                    }
+                }
+            }
+            SimpleGraph::from_edges(n, &e, Simplify::Repair).map(|(g, _)| g)
+        }
+        _ => return Err(bad()),
+    };
+    g.map_err(|e| e.to_string())
+}
+
+fn run(args: Args) -> Result<(), String> {
+    if let Some(t) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+    }
+    let (name, g, ids, note) = match (&args.graph, &args.generate) {
+        (Some(path), _) => {
+            let loaded = load_graph(path, &LoadOptions { format: args.format, ..Default::default() })
+                .map_err(|e| e.to_string())?;
+            let (g, r) = SimpleGraph::from_csr(&loaded.graph, Simplify::Repair).map_err(|e| e.to_string())?;
+            let note = format!(
+                "read as undirected: {} repeated edges merged (both directions count once), {} self-loops dropped, {} one-way arcs taken as edges",
+                r.repeated, r.self_loops, r.one_way
+            );
+            (path.display().to_string(), g, loaded.ids, Some(note))
+        }
+        (None, Some(spec)) => {
+            let g = generated(spec)?;
+            let ids = (0..g.num_vertices() as u64).collect();
+            (spec.clone(), g, ids, None)
+        }
+        (None, None) => return Err("give --graph FILE or --generate SPEC (see --help)".into()),
+    };
+    let opts = ChordlessOptions {
+        min_len: args.min_len,
+        max_len: args.max_len,
+        limit: args.limit,
+        count_only: args.count_only && args.out.is_none(),
+    };
+    let parallel = match args.backend.as_deref() {
+        None => args.count_only && args.limit.is_none(),
+        Some("cpu") if !args.count_only => return Err("--backend cpu counts only: add --count-only".into()),
+        Some("cpu") => true,
+        Some("serial") => false,
+        Some("gpu") => {
+            return Err(
+                "the GPU version of the cycle enumeration is not implemented yet: use serial or cpu".into()
+            );
+        }
+        Some(other) => return Err(format!("--backend `{other}`: expected serial or cpu")),
+    };
+    let mut out = match &args.out {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        )),
+        None => None,
+    };
+    let progress = (!args.json).then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar
+    });
+    let t = Instant::now();
+    let stats: CycleStats = if parallel {
+        if let Some(bar) = &progress {
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar.set_message("counting on every core");
+        }
+        count_chordless_cycles_rayon(&g, &opts).map_err(|e| e.to_string())?
+    } else {
+        let mut write_error = None;
+        let mut seen = 0u64;
+        let s = chordless_cycles(&g, &opts, &mut |c: &[u32]| {
+            seen += 1;
+            if seen.is_multiple_of(1 << 16)
+                && let Some(bar) = &progress
+                && t.elapsed() > Duration::from_secs(1)
+            {
+                bar.set_message(format!("{seen} cycles"));
+                bar.tick();
+            }
+            if let (Some(w), false) = (&mut out, args.count_only) {
+                let line: Vec<String> = c.iter().map(|&v| ids[v as usize].to_string()).collect();
+                if let Err(e) = writeln!(w, "{}", line.join(" ")) {
+                    write_error = Some(e.to_string());
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(e) = write_error {
+            return Err(format!("writing the cycles: {e}"));
+        }
+        s
+    };
+    let solve_s = t.elapsed().as_secs_f64();
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    if let Some(mut w) = out {
+        w.flush().map_err(|e| e.to_string())?;
+    }
+    let by_length: Vec<String> = stats
+        .by_length
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(k, c)| format!("\"{k}\":{c}"))
+        .collect();
+    let backend = if parallel {
+        format!("cpu ({} threads)", rayon::current_num_threads())
+    } else {
+        "cpu (1 thread)".into()
+    };
+    if args.json {
+        println!(
+            "{{\"graph\":{name:?},\"vertices\":{},\"edges\":{},\"cycles\":{},\"by_length\":{{{}}},\"initial_paths\":{},\"stopped_early\":{},\"solve_s\":{solve_s:.6},\"cycles_per_s\":{:.1},\"backend\":{backend:?}}}",
+            g.num_vertices(),
+            g.num_edges(),
+            stats.total,
+            by_length.join(","),
+            stats.initial_paths,
+            stats.stopped_early,
+            stats.total as f64 / solve_s.max(1e-12),
+        );
+    } else {
+        println!("graph      {name} ({} vertices, {} edges)", g.num_vertices(), g.num_edges());
+        if let Some(n) = note {
+            println!("           {n}");
+        }
+        println!(
+            "cycles     {}{}",
+            stats.total,
+            if stats.stopped_early { " (stopped at the limit)" } else { "" }
+        );
+        println!("by length  {}", by_length.join(" ").replace('"', ""));
+        println!(
+            "time       {solve_s:.3} s on {backend}, {:.0} cycles/s",
+            stats.total as f64 / solve_s.max(1e-12)
+        );
+        if let Some(p) = &args.out {
+            println!("written    {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
