@@ -110,6 +110,19 @@ fn grids() {
     for (n, &want) in (1..=7).zip(&five) {
         assert_eq!(total(&from(&generators::grid_2d(5, n))), want, "grid 5x{n}");
     }
+    for (n, want) in [(8, 6188), (9, 17_912), (10, 52_620)] {
+        assert_eq!(total(&from(&generators::grid_2d(5, n))), want, "grid 5x{n}");
+    }
+    for (n, want) in [(7, 13_350), (8, 50_203), (9, 196_918), (10, 800_139)] {
+        assert_eq!(total(&from(&generators::grid_2d(6, n))), want, "grid 6x{n}");
+    }
+    // Count-only never calls the sink and counts the same.
+    let g = from(&generators::grid_2d(5, 6));
+    let s = chordless_cycles(&g, &ChordlessOptions { count_only: true, ..Default::default() }, &mut |_| {
+        panic!("count-only must not call the sink")
+    })
+    .unwrap();
+    assert_eq!(s.total, 749);
     // max_len: the 6×6 grid has 25 four-cycles and 16 eight-cycles up to length 8.
     let g = from(&generators::grid_2d(6, 6));
     let s = count(&g, &ChordlessOptions { max_len: Some(8), ..Default::default() });
