@@ -128,7 +128,7 @@ fn ties_and_edge_cases() {
 /// adapter: random small instances with ties, a randcut, and gcut1–2 fixed and rotated.
 #[test]
 fn gpu_tables_equal_the_cpu() {
-    use algos_dp::guillotine::{candidate_count, solve_tables_gpu};
+    use algos_dp::guillotine::solve_tables_gpu;
     gpu_runtime::testing::for_each_context("gpu_tables_equal_the_cpu", |ctx| {
         let mut rng = SplitMix64::new(7);
         let mut cases: Vec<(String, Instance)> = (0..40)
@@ -157,7 +157,7 @@ fn gpu_tables_equal_the_cpu() {
             let gpu = solve_tables_gpu(ctx, &grid).unwrap();
             assert!(gpu.value == cpu.value, "{label}: values differ");
             assert!(gpu.cut == cpu.cut, "{label}: cut records differ");
-            assert_eq!(candidate_count(&grid), cpu.candidates, "{label}");
+            assert_eq!(grid.candidates(), cpu.candidates, "{label}");
             let sol = solution_from(&grid, &gpu);
             check_pattern(inst, &sol).unwrap();
             if let Some(k) =

@@ -338,7 +338,7 @@ fn auto_plan<'a>(
     let placement = if opts.gpu.is_some() { Placement::Gpu } else { place(cpu_rate, gpu_rate) };
     decision.reason = match (placement, gpu_rate) {
         (_, None) if opts.gpu.is_some() => "launch settings were given: the GPU runs alone".into(),
-        (Placement::Cpu, None) => "the GPU could not be measured: the CPU runs".into(),
+        (_, None) => "the GPU could not be measured: the CPU runs".into(),
         (Placement::Cpu, Some(g)) => format!("GPU {g:.0} trees/s is not faster than CPU {cpu_rate:.0}"),
         (Placement::Gpu, Some(g)) => format!(
             "GPU {g:.0} trees/s; the CPU's {cpu_rate:.0} adds less than {:.0}% of that",
@@ -347,7 +347,6 @@ fn auto_plan<'a>(
         (Placement::Both, Some(g)) => {
             format!("GPU {g:.0} trees/s and CPU {cpu_rate:.0} together (work queue)")
         }
-        (_, None) => unreachable!("place() never chooses the GPU without a rate"),
     };
     out.decision = Some(decision);
     Ok(match placement {

@@ -85,65 +85,79 @@ pub fn tune_for(ctx: &GpuContext, graph: &Csr<u32>, sources: usize) -> Result<Tu
         return Ok(TunedBatch { config, trees_per_s: None, tune_s: 0.0, unmeasured: 0 });
     }
     let started = Instant::now();
-    let first = tune(ctx, graph, Some(Duration::ZERO)).and_then(|t| match t.trees_per_s {
-        Some(_) => Ok(t),
-        None => tune_first(ctx, graph),
-    })?;
+    let problem = Problem::new(ctx, graph);
+    let first =
+        search(ctx, graph, &problem, Some(Duration::ZERO), usize::MAX).and_then(|t| match t.trees_per_s {
+            Some(_) => Ok(t),
+            None => search(ctx, graph, &problem, None, 1), // the portable default alone
+        })?;
     let expected = sources as f64 / first.trees_per_s.unwrap_or(f64::INFINITY);
     let budget =
         Duration::from_secs_f64((SHARE_OF_WORK * expected).max(0.0)).saturating_sub(started.elapsed());
-    let mut t = tune(ctx, graph, Some(budget))?;
+    let mut t = search(ctx, graph, &problem, Some(budget), usize::MAX)?;
     t.tune_s = started.elapsed().as_secs_f64();
     Ok(t)
 }
 
-/// Measures the portable default alone.
-fn tune_first(ctx: &GpuContext, graph: &Csr<u32>) -> Result<TunedBatch, SsspError> {
-    search(ctx, graph, None, 1)
-}
-
 /// Tunes within `budget` (`None`: no limit) and reports the GPU's measured rate.
 pub fn tune(ctx: &GpuContext, graph: &Csr<u32>, budget: Option<Duration>) -> Result<TunedBatch, SsspError> {
-    search(ctx, graph, budget, usize::MAX)
+    search(ctx, graph, &Problem::new(ctx, graph), budget, usize::MAX)
+}
+
+/// What a search measures and the cache key naming it: computed once per tuning (the graph's
+/// fingerprint reads every arc).
+struct Problem {
+    base: BatchConfig,
+    candidates: Vec<LaunchConfig>,
+    sample: Vec<u32>,
+    adapter: String,
+    kernel: String,
+    key: String,
+}
+
+impl Problem {
+    fn new(ctx: &GpuContext, graph: &Csr<u32>) -> Self {
+        let base = BatchConfig::for_graph(ctx, graph);
+        let candidates = candidates(ctx, &base, crate::gpu::mean_weight(graph));
+        let n = graph.num_vertices();
+        let sample_len = SAMPLE.min(base.slots).min(n as usize).max(1);
+        // Evenly spread sample sources: trees of different sizes, the same for every candidate.
+        let sample = (0..sample_len as u64).map(|i| (i * n as u64 / sample_len as u64) as u32).collect();
+        let fingerprint = fingerprint_words(graph.offsets())
+            ^ fingerprint_words(graph.targets()).rotate_left(21)
+            ^ fingerprint_words(graph.weights()).rotate_left(42);
+        let key = format!("n={n} m={} graph={fingerprint:016x} sample={sample_len}", graph.num_arcs());
+        // The measurement includes reading the rows back, as a real run does (`readback` in the key:
+        // the kernel-only measurements of earlier versions overstated the rate up to 3× on small graphs).
+        let kernel = format!("sssp_batch+readback@{}", kernel_version(crate::gpu::batch::SOURCE));
+        Self { base, candidates, sample, adapter: adapter_key(ctx), kernel, key }
+    }
 }
 
 /// The first `limit` candidates, measured within `budget`.
 fn search(
     ctx: &GpuContext,
     graph: &Csr<u32>,
+    p: &Problem,
     budget: Option<Duration>,
     limit: usize,
 ) -> Result<TunedBatch, SsspError> {
-    let base = BatchConfig::for_graph(ctx, graph);
-    let mean = crate::gpu::mean_weight(graph);
-    let mut candidates = candidates(ctx, &base, mean);
-    candidates.truncate(limit.max(1));
-    let n = graph.num_vertices();
-    let sample_len = SAMPLE.min(base.slots).min(n as usize).max(1);
-    // Evenly spread sample sources: trees of different sizes, the same for every candidate.
-    let sample: Vec<u32> =
-        (0..sample_len as u64).map(|i| (i * n as u64 / sample_len as u64) as u32).collect();
     let started = Instant::now();
-    let fingerprint = fingerprint_words(graph.offsets())
-        ^ fingerprint_words(graph.targets()).rotate_left(21)
-        ^ fingerprint_words(graph.weights()).rotate_left(42);
-    let problem = format!("n={n} m={} graph={fingerprint:016x} sample={sample_len}", graph.num_arcs());
-    // The measurement includes reading the rows back, as a real run does (`readback` in the key: the
-    // kernel-only measurements of earlier versions overstated the rate up to 3× on small graphs).
-    let kernel = format!("sssp_batch+readback@{}", kernel_version(crate::gpu::batch::SOURCE));
-    let budget = budget.map(|b| b.saturating_sub(started.elapsed()));
-    let t = tune_within((&adapter_key(ctx), &kernel, &problem), &candidates, budget, |c| {
+    let base = p.base;
+    let sample = &p.sample;
+    let candidates = &p.candidates[..limit.clamp(1, p.candidates.len())];
+    let t = tune_within((&p.adapter, &p.kernel, &p.key), candidates, budget, |c| {
         let config =
-            BatchConfig { workgroup_size: c.workgroup_size, slots: sample_len, delta: c.param, ..base };
+            BatchConfig { workgroup_size: c.workgroup_size, slots: sample.len(), delta: c.param, ..base };
         let mut solver = GpuBatchSssp::new(ctx, graph, config)?;
-        solver.run(&sample[..sample_len.min(8)])?; // warm-up: pipeline and first-touch costs
+        solver.run(&sample[..sample.len().min(8)])?; // warm-up: pipeline and first-touch costs
         let t = Instant::now();
         let mut checksum = 0u64; // touch the rows, as a caller would
-        solver.for_each_block(&sample, |_, _, rows| {
+        solver.for_each_block(sample, |_, _, rows| {
             checksum = checksum.wrapping_add(rows[rows.len() / 2] as u64)
         })?;
         std::hint::black_box(checksum);
-        Ok::<f64, SsspError>(t.elapsed().as_secs_f64() / sample_len as f64)
+        Ok::<f64, SsspError>(t.elapsed().as_secs_f64() / sample.len() as f64)
     })?;
     Ok(TunedBatch {
         config: BatchConfig { workgroup_size: t.config.workgroup_size, delta: t.config.param, ..base },

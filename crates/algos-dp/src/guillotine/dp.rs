@@ -155,7 +155,7 @@ struct TileOut<V> {
 
 fn tiled<V: Value>(g: &Grid, parallel: bool) -> Tables {
     let (nx, ny) = (g.xs.len(), g.ys.len());
-    let candidates = super::gpu::candidate_count(g);
+    let candidates = g.candidates();
     if nx < 2 || ny < 2 {
         // Only row or column 0 (zero width or height): nothing to compute.
         return Tables { value: vec![0; nx * ny], cut: vec![code::WASTE; nx * ny], candidates };

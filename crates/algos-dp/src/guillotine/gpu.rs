@@ -23,25 +23,6 @@ pub fn solve_gpu(ctx: &GpuContext, inst: &Instance) -> Result<Solution, GcutErro
     Ok(pattern::solution_from(&grid, &tables))
 }
 
-/// Candidate cuts the DP evaluates, counted without running it: cell (i, j) tries the x positions
-/// up to half of `xs[i]` and the y positions up to half of `ys[j]`.
-pub fn candidate_count(g: &Grid) -> u64 {
-    let halves = |ps: &[u32]| -> u64 {
-        // For each position, the number of earlier positions (from index 1) at most half of it.
-        let mut k = 1usize;
-        let mut total = 0u64;
-        for &p in ps.iter().skip(1) {
-            while k < ps.len() && 2 * ps[k] <= p {
-                k += 1;
-            }
-            total += (k - 1) as u64;
-        }
-        total
-    };
-    let (nx, ny) = (g.xs.len() as u64, g.ys.len() as u64);
-    halves(&g.xs) * (ny - 1) + halves(&g.ys) * (nx - 1)
-}
-
 /// The value and cut tables of `g` computed on `ctx`. Values are u32 on the GPU: instances whose
 /// optimum could pass `u32::MAX / 2` are refused with [`GcutError::ValueOverflow`]; tables beyond the
 /// device's storage-binding limit with [`GcutError::TooLarge`].
@@ -113,5 +94,5 @@ pub fn solve_tables_gpu(ctx: &GpuContext, g: &Grid) -> Result<Tables, GcutError>
     })?;
     let value = rows.read(ctx)?.into_iter().map(u64::from).collect();
     let cut = cuts.read(ctx)?;
-    Ok(Tables { value, cut, candidates: candidate_count(g) })
+    Ok(Tables { value, cut, candidates: g.candidates() })
 }

@@ -36,7 +36,7 @@ mod normal;
 mod pattern;
 
 pub use dp::{Tables, solve_tables, solve_tables_rayon};
-pub use gpu::{candidate_count, solve_gpu, solve_tables_gpu};
+pub use gpu::{solve_gpu, solve_tables_gpu};
 pub use normal::Grid;
 pub use pattern::{PatternError, check_pattern, solution_from};
 
@@ -221,7 +221,7 @@ pub fn solve_with(inst: &Instance, backend: gpu_runtime::Backend<'_>) -> Result<
             let auto = gpu_runtime::context::auto_adapter();
             let measured =
                 auto.chosen.is_some_and(|i| GPU_MEASURED_ON.iter().any(|m| auto.found[i].name.contains(m)));
-            if measured && candidate_count(&grid) >= GPU_MIN_CANDIDATES {
+            if measured && grid.candidates() >= GPU_MIN_CANDIDATES {
                 match backend.resolve() {
                     Resolved::Gpu(ctx) => Some(ctx),
                     Resolved::Cpu => None,

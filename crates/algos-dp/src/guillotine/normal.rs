@@ -106,6 +106,26 @@ impl Grid {
     pub fn cells(&self) -> usize {
         self.xs.len() * self.ys.len()
     }
+
+    /// Candidate cuts of the recurrence over normal positions, counted without running it: cell (i, j)
+    /// tries the x positions up to half of `xs[i]` and the y positions up to half of `ys[j]`. The work
+    /// measure reported by every backend.
+    pub fn candidates(&self) -> u64 {
+        let halves = |ps: &[u32]| -> u64 {
+            // For each position, the number of earlier positions (from index 1) at most half of it.
+            let mut k = 1usize;
+            let mut total = 0u64;
+            for &p in ps.iter().skip(1) {
+                while k < ps.len() && 2 * ps[k] <= p {
+                    k += 1;
+                }
+                total += (k - 1) as u64;
+            }
+            total
+        };
+        let (nx, ny) = (self.xs.len() as u64, self.ys.len() as u64);
+        halves(&self.xs) * (ny - 1) + halves(&self.ys) * (nx - 1)
+    }
 }
 
 /// Larger value first, then the smaller kind index (kind 0 = none loses to any piece).
