@@ -61,6 +61,13 @@ pub struct Sequence<'a> {
     pub per_submit: u32,
 }
 
+impl<'a> Sequence<'a> {
+    /// The body once, in one submission.
+    pub fn once(label: &'a str, body: &'a [Step<'a>]) -> Self {
+        Self { label, body, iterations: 1, per_submit: 1 }
+    }
+}
+
 impl GpuContext {
     /// Records and submits `seq` (validation and out-of-memory errors become [`GpuError`]s). Returns
     /// once submitted, not once done: read a result (or [`GpuContext::wait`]) to wait.

@@ -10,6 +10,7 @@ mod frontier;
 pub use batch::{BatchConfig, DEFAULT_BUDGET, DEFAULT_MEMORY, GpuBatchSssp, MAX_SLOTS, max_slots};
 pub use frontier::{SettleRule, frontier_mirror};
 
+use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 use graph_core::Csr;
 
@@ -30,36 +31,17 @@ pub const WG: u32 = 256;
 const FIRST_BATCH: u32 = 16;
 const MAX_BATCH: u32 = 1024;
 
-/// How one recorded step is dispatched.
-#[derive(Clone, Copy)]
-enum Grid {
-    /// A fixed grid of workgroups.
-    Fixed([u32; 3]),
-    /// Indirect arguments at this byte offset of the given buffer.
-    Indirect(u64),
-}
+/// One invocation's grid.
+const ONE: Grid<'static> = Grid::Fixed([1, 1, 1]);
 
-/// Records `steps` (pipeline, bind group, grid) into `pass`; returns the number of dispatches.
-fn record(
-    pass: &mut wgpu::ComputePass<'_>,
-    indirect: Option<&wgpu::Buffer>,
-    steps: &[(&wgpu::ComputePipeline, &wgpu::BindGroup, Grid)],
-) -> u64 {
-    for &(pipeline, bind, grid) in steps {
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bind, &[]);
-        match grid {
-            Grid::Fixed(g) => gpu_runtime::dispatch::dispatch(pass, g),
-            Grid::Indirect(offset) => pass.dispatch_workgroups_indirect(
-                indirect.expect("indirect steps need an argument buffer"),
-                offset,
-            ),
-        }
-    }
-    steps.len() as u64
+/// A step of a phase loop.
+fn step<'a>(
+    pipeline: &'a wgpu::ComputePipeline,
+    bind_group: &'a wgpu::BindGroup,
+    grid: Grid<'a>,
+) -> Step<'a> {
+    Step { pipeline, bind_group, grid }
 }
-
-const ONE: Grid = Grid::Fixed([1, 1, 1]);
 
 /// A GPU algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,23 +210,18 @@ impl<'a> GpuSssp<'a> {
         Ok(GpuRun { dist, pred_arc, stats })
     }
 
-    /// Records `batch` phases with `record`, submits, reads the control words; repeats until `done`.
+    /// Runs `batch` phases of `body` as one device-side sequence, reads the control words; repeats with
+    /// twice the batch (up to [`MAX_BATCH`]) until `done`.
     fn batched(
         &self,
         stats: &mut SsspStats,
-        mut record: impl FnMut(&mut wgpu::ComputePass<'_>) -> u64,
+        body: &[Step<'_>],
         done: impl Fn(&[u32]) -> bool,
     ) -> Result<Vec<u32>, SsspError> {
         let mut batch = FIRST_BATCH;
         loop {
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                for _ in 0..batch {
-                    stats.dispatches += record(&mut pass);
-                }
-            }
-            self.ctx.scoped("submitting SSSP phases", || self.ctx.queue.submit([enc.finish()]))?;
+            self.ctx.run(&Sequence { label: "SSSP phases", body, iterations: batch, per_submit: batch })?;
+            stats.dispatches += batch as u64 * body.len() as u64;
             let control = self.control.read(self.ctx)?;
             stats.readbacks += 1;
             if done(&control) {
@@ -262,14 +239,7 @@ impl<'a> GpuSssp<'a> {
     ) -> Result<(), SsspError> {
         self.control.write(self.ctx, 0, control)?;
         let grid = self.vertex_grid()?;
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, bind, &[]);
-            gpu_runtime::dispatch::dispatch(&mut pass, grid);
-        }
-        self.ctx.scoped("initialising SSSP", || self.ctx.queue.submit([enc.finish()]))?;
+        self.ctx.run(&Sequence::once("initialising SSSP", &[step(pipeline, bind, Grid::Fixed(grid))]))?;
         Ok(())
     }
 
@@ -296,14 +266,9 @@ impl<'a> GpuSssp<'a> {
         self.init(&init, &bi, &[0; 16])?;
         let grid = self.vertex_grid()?;
         let mut stats = SsspStats::default();
-        let control = self.batched(
-            &mut stats,
-            |pass| {
-                let g = Grid::Fixed(grid);
-                record(pass, None, &[(&relax, &br, g), (&update, &bu, g), (&advance, &ba, ONE)])
-            },
-            |c| c[0] != 0,
-        )?;
+        let g = Grid::Fixed(grid);
+        let body = [step(&relax, &br, g), step(&update, &bu, g), step(&advance, &ba, ONE)];
+        let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
         stats.phases = control[2] as u64;
         Ok(stats)
     }
@@ -335,18 +300,10 @@ impl<'a> GpuSssp<'a> {
         self.init(&init, &bi, &control)?;
         let grid = self.vertex_grid()?;
         let mut stats = SsspStats::default();
-        let control = self.batched(
-            &mut stats,
-            |pass| {
-                let g = Grid::Fixed(grid);
-                record(
-                    pass,
-                    None,
-                    &[(&relax, &br, g), (&minimum, &bm, g), (&advance, &ba, ONE), (&update, &bu, g)],
-                )
-            },
-            |c| c[0] != 0,
-        )?;
+        let g = Grid::Fixed(grid);
+        let body =
+            [step(&relax, &br, g), step(&minimum, &bm, g), step(&advance, &ba, ONE), step(&update, &bu, g)];
+        let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
         stats.phases = control[1] as u64;
         Ok(stats)
     }
@@ -406,19 +363,13 @@ impl<'a> GpuSssp<'a> {
         control[11] = UNREACHABLE;
         self.init(&pl[0], &bi, &control)?;
         let mut stats = SsspStats::default();
-        let control = self.batched(
-            &mut stats,
-            |pass| {
-                let steps = [
-                    (&*pl[1], &br, Grid::Indirect(0)),
-                    (&*pl[2], &bd, ONE),
-                    (&*pl[3], &bs, Grid::Indirect(12)),
-                    (&*pl[4], &bss, ONE),
-                ];
-                record(pass, Some(args.buffer()), &steps)
-            },
-            |c| c[0] != 0,
-        )?;
+        let body = [
+            step(&pl[1], &br, Grid::Indirect(args.buffer(), 0)),
+            step(&pl[2], &bd, ONE),
+            step(&pl[3], &bs, Grid::Indirect(args.buffer(), 12)),
+            step(&pl[4], &bss, ONE),
+        ];
+        let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
         if control[12] != 0 {
             let (queue, capacity) = if control[4] > near_cap { ("near", near_cap) } else { ("far", far_cap) };
             return Err(SsspError::QueueOverflow { queue, capacity: capacity as u64 });
@@ -527,20 +478,10 @@ impl<'a> GpuSssp<'a> {
         let ba = self.bind_only(&advance, &[c])?;
         let grid = self.ctx.grid_1d(cells as u64, WG)?;
         self.control.write(self.ctx, 0, &[0; 16])?;
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&init);
-            pass.set_bind_group(0, &bi, &[]);
-            gpu_runtime::dispatch::dispatch(&mut pass, grid);
-        }
-        self.ctx.scoped("initialising LBR", || self.ctx.queue.submit([enc.finish()]))?;
+        self.ctx.run(&Sequence::once("initialising LBR", &[step(&init, &bi, Grid::Fixed(grid))]))?;
         let mut stats = SsspStats::default();
-        let control = self.batched(
-            &mut stats,
-            |pass| record(pass, None, &[(&relax, &br, Grid::Fixed(grid)), (&advance, &ba, ONE)]),
-            |c| c[0] != 0,
-        )?;
+        let body = [step(&relax, &br, Grid::Fixed(grid)), step(&advance, &ba, ONE)];
+        let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
         stats.phases = control[2] as u64;
         Ok(stats)
     }
@@ -561,8 +502,7 @@ impl<'a> GpuSssp<'a> {
         control[2] = 1; // live entries
         self.init(&init, &bi, &control)?;
         let mut stats = SsspStats::default();
-        let control =
-            self.batched(&mut stats, |pass| record(pass, None, &[(&run, &br, ONE)]), |c| c[0] != 0)?;
+        let control = self.batched(&mut stats, &[step(&run, &br, ONE)], |c| c[0] != 0)?;
         if control[4] != 0 {
             return Err(SsspError::QueueOverflow { queue: "jradi", capacity: cap as u64 });
         }
@@ -581,18 +521,10 @@ impl<'a> GpuSssp<'a> {
         let params = self.params(source, &[]);
         let br = self.bind_only(&reset, &[(4, self.scratch.buffer()), (7, &params)])?;
         let bt = self.bind(&tight, &[(3, self.dist.buffer()), (4, self.scratch.buffer()), (7, &params)])?;
-        let grid = self.vertex_grid()?;
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            for (p, b) in [(&reset, &br), (&tight, &bt)] {
-                pass.set_pipeline(p);
-                pass.set_bind_group(0, b, &[]);
-                gpu_runtime::dispatch::dispatch(&mut pass, grid);
-            }
-        }
+        let grid = Grid::Fixed(self.vertex_grid()?);
+        self.ctx
+            .run(&Sequence::once("predecessor pass", &[step(&reset, &br, grid), step(&tight, &bt, grid)]))?;
         stats.dispatches += 2;
-        self.ctx.scoped("predecessor pass", || self.ctx.queue.submit([enc.finish()]))?;
         stats.readbacks += 1;
         Ok(self.scratch.read(self.ctx)?)
     }
