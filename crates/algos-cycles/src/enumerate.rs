@@ -175,7 +175,11 @@ fn expand(
         s.mark(w, NEAR_FIRST, true);
     }
     let (offsets, adj) = g.raw();
-    let span = |v: u32| (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
+    // Neighbours ranked at or below v2 can never extend the path: start each scan above them.
+    let span = |v: u32| {
+        let (lo, hi) = (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
+        (lo + adj[lo..hi].partition_point(|&w| w <= v2), hi)
+    };
     // (next adjacency position to try, end) for the end vertex of each path length from the base up.
     let mut next: Vec<(usize, usize)> = vec![span(path[base - 1])];
     let mut flow = ControlFlow::Continue(());
@@ -195,8 +199,8 @@ fn expand(
         let v = adj[*pos];
         *pos += 1;
         let state = s.state[v as usize];
-        if v <= v2 || state & !NEAR_FIRST != 0 {
-            continue; // ranked below v2, on the path, or touching an inner vertex (a chord)
+        if state & !NEAR_FIRST != 0 {
+            continue; // on the path, or touching an inner vertex (a chord)
         }
         if state & NEAR_FIRST != 0 {
             if (path.len() as u32) < max_len {
