@@ -28,26 +28,7 @@ fn graph(spec: &str) -> SimpleGraph {
         ("hypercube", &[d]) => repair(&generators::hypercube(d).unwrap()),
         ("kmn", &[k]) => repair(&generators::complete_bipartite(k, k)),
         ("wheel", &[n]) => repair(&generators::wheel(n).unwrap()),
-        ("grid3", &[a, b, c]) => {
-            let id = |x: u32, y: u32, z: u32| (x * b + y) * c + z;
-            let mut e = Vec::new();
-            for x in 0..a {
-                for y in 0..b {
-                    for z in 0..c {
-                        if x + 1 < a {
-                            e.push((id(x, y, z), id(x + 1, y, z)));
-                        }
-                        if y + 1 < b {
-                            e.push((id(x, y, z), id(x, y + 1, z)));
-                        }
-                        if z + 1 < c {
-                            e.push((id(x, y, z), id(x, y, z + 1)));
-                        }
-                    }
-                }
-            }
-            SimpleGraph::from_edges(a * b * c, &e, Simplify::Repair).unwrap().0
-        }
+        ("grid3", &[a, b, c]) => repair(&generators::grid_3d(a, b, c)),
         _ => panic!("unknown graph `{spec}`"),
     }
 }

@@ -18,7 +18,6 @@ use urbanflow::cycles::{
 };
 use urbanflow::graph::generators;
 use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
-use urbanflow::graph::rng::SplitMix64;
 
 /// Every chordless cycle of an undirected graph (cycles with no chord), each once: count, lengths, and
 /// the cycles themselves.
@@ -84,26 +83,7 @@ fn generated(spec: &str) -> Result<SimpleGraph, String> {
             _ => return Err(bad()),
         },
         ("grid3", _) => match nums('x')?.as_slice() {
-            &[a, b, c] => {
-                let id = |x: u32, y: u32, z: u32| (x * b + y) * c + z;
-                let mut e = Vec::new();
-                for x in 0..a {
-                    for y in 0..b {
-                        for z in 0..c {
-                            if x + 1 < a {
-                                e.push((id(x, y, z), id(x + 1, y, z)));
-                            }
-                            if y + 1 < b {
-                                e.push((id(x, y, z), id(x, y + 1, z)));
-                            }
-                            if z + 1 < c {
-                                e.push((id(x, y, z), id(x, y, z + 1)));
-                            }
-                        }
-                    }
-                }
-                SimpleGraph::from_edges(a * b * c, &e, Simplify::Repair).map(|(g, _)| g)
-            }
+            &[a, b, c] => repair(&generators::grid_3d(a, b, c)),
             _ => return Err(bad()),
         },
         ("hypercube", _) => match nums(',')?.as_slice() {
@@ -125,16 +105,7 @@ fn generated(spec: &str) -> Result<SimpleGraph, String> {
             let n: u32 = n.trim().parse().map_err(|_| bad())?;
             let p: f64 = p.trim().parse().map_err(|_| bad())?;
             let seed: u64 = seed.trim().parse().map_err(|_| bad())?;
-            let mut rng = SplitMix64::new(seed);
-            let mut e = Vec::new();
-            for u in 0..n {
-                for v in u + 1..n {
-                    if rng.unit_f64() < p {
-                        e.push((u, v));
-                    }
-                }
-            }
-            SimpleGraph::from_edges(n, &e, Simplify::Repair).map(|(g, _)| g)
+            repair(&generators::gnp_undirected(n, p, seed))
         }
         _ => return Err(bad()),
     };

@@ -32,24 +32,7 @@ fn total(g: &SimpleGraph) -> u64 {
 }
 
 fn grid3(a: u32, b: u32, c: u32) -> SimpleGraph {
-    let id = |x: u32, y: u32, z: u32| (x * b + y) * c + z;
-    let mut e = Vec::new();
-    for x in 0..a {
-        for y in 0..b {
-            for z in 0..c {
-                if x + 1 < a {
-                    e.push((id(x, y, z), id(x + 1, y, z)));
-                }
-                if y + 1 < b {
-                    e.push((id(x, y, z), id(x, y + 1, z)));
-                }
-                if z + 1 < c {
-                    e.push((id(x, y, z), id(x, y, z + 1)));
-                }
-            }
-        }
-    }
-    simple(a * b * c, &e)
+    from(&generators::grid_3d(a, b, c))
 }
 
 fn cycle(n: u32) -> SimpleGraph {
@@ -95,6 +78,7 @@ fn closed_forms_and_named_graphs() {
     let q4 = count(&from(&generators::hypercube(4).unwrap()), &ChordlessOptions::default());
     assert_eq!((q4.by_length[4], q4.by_length[6], q4.by_length[8]), (24, 32, 168));
     assert_eq!(total(&grid3(3, 3, 3)), 1785);
+    assert_eq!(total(&grid3(3, 3, 4)), 15_818);
 }
 
 #[test]
@@ -185,16 +169,7 @@ fn normalise(c: &[u32]) -> Vec<u32> {
 }
 
 fn gnp(n: u32, p: f64, seed: u64) -> SimpleGraph {
-    let mut rng = SplitMix64::new(seed);
-    let mut e = Vec::new();
-    for u in 0..n {
-        for v in u + 1..n {
-            if rng.unit_f64() < p {
-                e.push((u, v));
-            }
-        }
-    }
-    simple(n, &e)
+    from(&generators::gnp_undirected(n, p, seed))
 }
 
 #[test]

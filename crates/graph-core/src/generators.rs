@@ -40,6 +40,48 @@ pub fn grid_2d(rows: u32, cols: u32) -> Csr<u32> {
     undirected(n, edges)
 }
 
+/// An `a × b × c` 6-neighbour lattice, both directions, unit weights; vertex `(x · b + y) · c + z`.
+///
+/// ```
+/// let g = graph_core::generators::grid_3d(2, 3, 4);
+/// assert_eq!((g.num_vertices(), g.num_arcs()), (24, 2 * (12 + 16 + 18)));
+/// ```
+pub fn grid_3d(a: u32, b: u32, c: u32) -> Csr<u32> {
+    let id = |x: u32, y: u32, z: u32| (x * b + y) * c + z;
+    let mut edges = Vec::new();
+    for x in 0..a {
+        for y in 0..b {
+            for z in 0..c {
+                if x + 1 < a {
+                    edges.push((id(x, y, z), id(x + 1, y, z)));
+                }
+                if y + 1 < b {
+                    edges.push((id(x, y, z), id(x, y + 1, z)));
+                }
+                if z + 1 < c {
+                    edges.push((id(x, y, z), id(x, y, z + 1)));
+                }
+            }
+        }
+    }
+    undirected(a * b * c, edges)
+}
+
+/// Erdős–Rényi G(n, p), undirected: each of the n(n−1)/2 pairs is an edge with probability `p`
+/// (both directions, unit weights), drawn in pair order from the seed.
+pub fn gnp_undirected(n: u32, p: f64, seed: u64) -> Csr<u32> {
+    let mut rng = SplitMix64::new(seed);
+    let mut edges = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.unit_f64() < p {
+                edges.push((u, v));
+            }
+        }
+    }
+    undirected(n, edges)
+}
+
 /// The complete directed graph on `n` vertices (every ordered pair, no self-loops), unit weights.
 pub fn complete(n: u32) -> Csr<u32> {
     let mut b = GraphBuilder::new(n);
