@@ -182,3 +182,14 @@ fn automatic_backend_stays_on_the_cpu_without_a_measured_gpu() {
         assert!(!on_gpu);
     }
 }
+
+/// Stocks too large for the cut records or the memory limit are refused before allocating.
+#[test]
+fn oversized_stocks_are_refused_not_allocated() {
+    use algos_dp::guillotine::GcutError;
+    let huge = Instance::new(1 << 30, 10, vec![Piece::new(1, 1, 1)]);
+    assert!(matches!(solve(&huge), Err(GcutError::SideTooLarge { .. })));
+    // A unit piece makes every coordinate a normal position: a 200,000² table is far beyond the limit.
+    let big = Instance::new(200_000, 200_000, vec![Piece::new(1, 1, 1)]);
+    assert!(matches!(solve(&big), Err(GcutError::TooLarge { .. })));
+}

@@ -178,6 +178,14 @@ pub enum GcutError {
         /// The largest representable value.
         limit: u128,
     },
+    /// A stock side beyond what cut records can hold.
+    #[error("a stock side of {side} is beyond the largest supported, {max}")]
+    SideTooLarge {
+        /// The side.
+        side: u32,
+        /// The largest supported.
+        max: u32,
+    },
     /// A GPU operation failed.
     #[error("GPU: {0}")]
     Gpu(#[from] gpu_runtime::GpuError),
@@ -194,8 +202,9 @@ pub enum GcutError {
 /// Largest stock side: cut records keep coordinates in 30 bits.
 pub const MAX_SIDE: u32 = (1 << 30) - 1;
 
-/// Largest table (cells of `|X| × |Y|`) the CPU solvers accept: 2 value tables of 8 bytes and one cut
-/// record of 4 bytes per cell, 4 GiB in all.
+/// Most memory the CPU solvers take: values, cut records and the piece table (20 bytes a cell of
+/// `|X| × |Y|`) plus the gap-filled row and column lines; larger instances get
+/// [`GcutError::TooLarge`] before anything that size is allocated.
 pub const MAX_CPU_TABLE_BYTES: u64 = 4 << 30;
 
 /// Fewest candidate cuts for which [`solve_with`]'s automatic backend uses a GPU, on adapters where

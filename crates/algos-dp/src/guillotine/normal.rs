@@ -41,7 +41,12 @@ impl Grid {
             return Err(GcutError::ZeroSize { what: "the stock".into(), w, h });
         }
         if w > MAX_SIDE || h > MAX_SIDE {
-            return Err(GcutError::TooLarge { bytes: u64::from(w.max(h)), limit: u64::from(MAX_SIDE) });
+            return Err(GcutError::SideTooLarge { side: w.max(h), max: MAX_SIDE });
+        }
+        // The per-coordinate arrays (reachability, rounding) come first: refuse before allocating them.
+        let per_coordinate = (w as u64 + h as u64 + 2) * 5;
+        if per_coordinate > MAX_CPU_TABLE_BYTES {
+            return Err(GcutError::TooLarge { bytes: per_coordinate, limit: MAX_CPU_TABLE_BYTES });
         }
         let mut kinds = Vec::new();
         for (k, p) in inst.pieces.iter().enumerate() {
@@ -68,7 +73,10 @@ impl Grid {
         }
         let xs = normal_positions(kinds.iter().filter(|k| k.h <= h).map(|k| k.w), w);
         let ys = normal_positions(kinds.iter().filter(|k| k.w <= w).map(|k| k.h), h);
-        let bytes = (xs.len() as u64) * (ys.len() as u64) * 20;
+        // Values, cut records and the piece table (20 bytes a cell), and the gap-filled lines of the CPU
+        // solvers (a value at every integer width of each row and height of each column, ≤ 8 bytes).
+        let (nx, ny) = (xs.len() as u64, ys.len() as u64);
+        let bytes = nx * ny * 20 + ((w as u64 + 1) * ny + (h as u64 + 1) * nx) * 8;
         if bytes > MAX_CPU_TABLE_BYTES {
             return Err(GcutError::TooLarge { bytes, limit: MAX_CPU_TABLE_BYTES });
         }
