@@ -53,6 +53,14 @@ pub enum CyclesError {
         /// The other.
         v: u32,
     },
+    /// More edges than 32-bit adjacency offsets hold.
+    #[error("{edges} edges: at most {max} are supported")]
+    TooManyEdges {
+        /// Edges after simplification.
+        edges: u64,
+        /// The most supported.
+        max: u64,
+    },
     /// `min_len` below 3 or above `max_len`.
     #[error("cycle lengths {min}..={max} are empty or below 3")]
     BadLengths {
@@ -130,6 +138,10 @@ impl SimpleGraph {
             if both == 0 {
                 report.one_way = 0;
             }
+        }
+        // Offsets are u32: both directions of every edge must fit.
+        if unique.len() as u64 * 2 > u32::MAX as u64 {
+            return Err(CyclesError::TooManyEdges { edges: unique.len() as u64, max: u32::MAX as u64 / 2 });
         }
         let mut degree = vec![0u32; n as usize + 1];
         for &(u, v) in &unique {
