@@ -5,6 +5,8 @@
 //! cargo run --release --example cycles -- --graph examples/data/SiouxFalls_net.tntp --out cycles.txt
 //! ```
 
+mod common;
+
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -253,11 +255,5 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::finish(run(Args::parse()))
 }

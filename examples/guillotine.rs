@@ -5,6 +5,8 @@
 //! cargo run --release --example guillotine -- --generate randcut:2000,1500,7 --backend gpu --json
 //! ```
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -246,11 +248,5 @@ fn svg(inst: &Instance, sol: &Solution) -> String {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::finish(run(Args::parse()))
 }

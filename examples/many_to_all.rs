@@ -13,6 +13,8 @@
 //! distances over all trees, mod 2^64 (equal on every backend). `--json` prints one JSON object with
 //! `sources` (ids as in the file), `trees_per_s`, `checksum`, `solve_s` and how the work was split.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -210,11 +212,5 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::finish(run(Args::parse()))
 }

@@ -8,6 +8,8 @@
 //! reached vertices, a checksum (sum of finite distances mod 2^64), and load and solve times; `--json`
 //! prints one JSON object with those fields instead.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -182,11 +184,5 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::finish(run(Args::parse()))
 }
