@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::cycles::{
-    ChordlessOptions, CycleStats, SimpleGraph, Simplify, chordless_cycles, count_chordless_cycles_rayon,
+    ChordlessOptions, CycleStats, Ran, SimpleGraph, Simplify, chordless_cycles, chordless_cycles_on,
 };
+use urbanflow::gpu::{BackendChoice, GpuContext};
 use urbanflow::graph::generators;
 use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 
@@ -28,8 +29,10 @@ use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 ///
 /// Graph files are read as undirected: both directions of an edge (the usual way road graphs are
 /// stored) count once, self-loops are dropped, and the report says what was merged. `--out` writes
-/// one cycle per line in the file's own vertex ids. `--backend cpu` counts on every core
-/// (`--count-only`); the listing runs on one thread. A GPU version is to come.
+/// one cycle per line in the file's own vertex ids. `--backend serial` is the depth-first search on
+/// one thread; `cpu` counts on every core (`--count-only`, else one thread); `gpu` expands all paths
+/// level by level on the GPU; `auto` (the default) finishes small graphs with a short sequential probe
+/// and sends large ones to a GPU measured faster than the CPU, else to the CPU.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -54,7 +57,7 @@ struct Args {
     /// Count only (no cycle is kept or written).
     #[arg(long)]
     count_only: bool,
-    /// serial (one thread) or cpu (every core; counting only) — default cpu when counting, else serial.
+    /// serial, cpu, gpu or auto (default: auto, or URBANFLOW_BACKEND).
     #[arg(long)]
     backend: Option<String>,
     /// Worker threads (default: all cores).
@@ -142,17 +145,10 @@ fn run(args: Args) -> Result<(), String> {
         limit: args.limit,
         count_only: args.count_only && args.out.is_none(),
     };
-    let parallel = match args.backend.as_deref() {
-        None => args.count_only && args.limit.is_none(),
-        Some("cpu") if !args.count_only => return Err("--backend cpu counts only: add --count-only".into()),
-        Some("cpu") => true,
-        Some("serial") => false,
-        Some("gpu") => {
-            return Err(
-                "the GPU version of the cycle enumeration is not implemented yet: use serial or cpu".into()
-            );
-        }
-        Some(other) => return Err(format!("--backend `{other}`: expected serial or cpu")),
+    let choice = match args.backend.as_deref() {
+        Some("serial") => None,
+        Some(other) => Some(other.parse::<BackendChoice>()?),
+        None => Some(BackendChoice::from_env()?),
     };
     let mut out = match &args.out {
         Some(p) => Some(std::io::BufWriter::new(
@@ -169,39 +165,39 @@ fn run(args: Args) -> Result<(), String> {
         bar
     });
     let t = Instant::now();
-    let stats: CycleStats = if parallel {
-        if let Some(bar) = &progress {
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar.set_message("counting on every core");
+    if let Some(bar) = &progress {
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar.set_message("enumerating");
+    }
+    let mut write_error = None;
+    let mut seen = 0u64;
+    let mut sink = |c: &[u32]| {
+        seen += 1;
+        if seen.is_multiple_of(1 << 16)
+            && let Some(bar) = &progress
+            && t.elapsed() > Duration::from_secs(1)
+        {
+            bar.set_message(format!("{seen} cycles"));
         }
-        count_chordless_cycles_rayon(&g, &opts).map_err(|e| e.to_string())?
-    } else {
-        let mut write_error = None;
-        let mut seen = 0u64;
-        let s = chordless_cycles(&g, &opts, &mut |c: &[u32]| {
-            seen += 1;
-            if seen.is_multiple_of(1 << 16)
-                && let Some(bar) = &progress
-                && t.elapsed() > Duration::from_secs(1)
-            {
-                bar.set_message(format!("{seen} cycles"));
-                bar.tick();
+        if let (Some(w), false) = (&mut out, args.count_only) {
+            let line: Vec<String> = c.iter().map(|&v| ids[v as usize].to_string()).collect();
+            if let Err(e) = writeln!(w, "{}", line.join(" ")) {
+                write_error = Some(e.to_string());
+                return ControlFlow::Break(());
             }
-            if let (Some(w), false) = (&mut out, args.count_only) {
-                let line: Vec<String> = c.iter().map(|&v| ids[v as usize].to_string()).collect();
-                if let Err(e) = writeln!(w, "{}", line.join(" ")) {
-                    write_error = Some(e.to_string());
-                    return ControlFlow::Break(());
-                }
-            }
-            ControlFlow::Continue(())
-        })
-        .map_err(|e| e.to_string())?;
-        if let Some(e) = write_error {
-            return Err(format!("writing the cycles: {e}"));
         }
-        s
+        ControlFlow::Continue(())
     };
+    let (stats, ran): (CycleStats, Ran) = match choice {
+        None => (chordless_cycles(&g, &opts, &mut sink).map_err(|e| e.to_string())?, Ran::Serial),
+        Some(choice) => {
+            let backend = choice.backend().map_err(|e| e.to_string())?;
+            chordless_cycles_on(&g, &opts, backend, &mut sink).map_err(|e| e.to_string())?
+        }
+    };
+    if let Some(e) = write_error {
+        return Err(format!("writing the cycles: {e}"));
+    }
     let solve_s = t.elapsed().as_secs_f64();
     if let Some(bar) = progress {
         bar.finish_and_clear();
@@ -216,10 +212,16 @@ fn run(args: Args) -> Result<(), String> {
         .filter(|(_, c)| **c > 0)
         .map(|(k, c)| format!("\"{k}\":{c}"))
         .collect();
-    let backend = if parallel {
-        format!("cpu ({} threads)", rayon::current_num_threads())
-    } else {
-        "cpu (1 thread)".into()
+    let backend = match ran {
+        Ran::Serial => "cpu (1 thread)".to_string(),
+        Ran::Rayon => format!("cpu ({} threads)", rayon::current_num_threads()),
+        Ran::Gpu => match (choice, GpuContext::auto()) {
+            (Some(BackendChoice::Auto), Some(ctx)) => format!("gpu ({})", ctx.info.name),
+            _ => match GpuContext::shared() {
+                Some(ctx) => format!("gpu ({})", ctx.info.name),
+                None => "gpu".into(),
+            },
+        },
     };
     if args.json {
         println!(

@@ -35,7 +35,7 @@ impl Default for ChordlessOptions {
 }
 
 impl ChordlessOptions {
-    fn check(&self) -> Result<u32, CyclesError> {
+    pub(crate) fn check(&self) -> Result<u32, CyclesError> {
         let max = self.max_len.unwrap_or(u32::MAX);
         if self.min_len < 3 || self.min_len > max {
             return Err(CyclesError::BadLengths { min: self.min_len, max });
@@ -55,10 +55,14 @@ pub struct CycleStats {
     pub initial_paths: u64,
     /// True when `limit` or the sink stopped the enumeration early.
     pub stopped_early: bool,
+    /// Expansion steps (level-synchronous backends: GPU and its CPU mirror; 0 elsewhere).
+    pub levels: u64,
+    /// Most paths held at once (level-synchronous backends; 0 elsewhere).
+    pub peak_paths: u64,
 }
 
 impl CycleStats {
-    fn add_cycle(&mut self, len: usize) {
+    pub(crate) fn add_cycle(&mut self, len: usize) {
         self.total += 1;
         if self.by_length.len() <= len {
             self.by_length.resize(len + 1, 0);
@@ -70,6 +74,8 @@ impl CycleStats {
         self.total += other.total;
         self.initial_paths += other.initial_paths;
         self.stopped_early |= other.stopped_early;
+        self.levels = self.levels.max(other.levels);
+        self.peak_paths = self.peak_paths.max(other.peak_paths);
         if self.by_length.len() < other.by_length.len() {
             self.by_length.resize(other.by_length.len(), 0);
         }
@@ -82,10 +88,10 @@ impl CycleStats {
 
 /// The graph renumbered by rank (vertex `r` has rank `r`), so rank tests are id comparisons and
 /// adjacency lists are sorted by rank.
-struct Ranked {
-    g: SimpleGraph,
+pub(crate) struct Ranked {
+    pub g: SimpleGraph,
     /// Original id of each ranked vertex.
-    original: Vec<u32>,
+    pub original: Vec<u32>,
 }
 
 /// Degeneracy order: repeatedly the vertex of least degree in what remains, ties to the smallest id.
@@ -114,7 +120,7 @@ pub fn degeneracy_order(g: &SimpleGraph) -> Vec<u32> {
     order
 }
 
-fn ranked(g: &SimpleGraph) -> Ranked {
+pub(crate) fn ranked(g: &SimpleGraph) -> Ranked {
     let order = degeneracy_order(g);
     let mut rank_of = vec![0u32; order.len()];
     for (r, &v) in order.iter().enumerate() {

@@ -26,7 +26,7 @@ pub struct SimplifyReport {
 }
 
 /// Why a graph cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CyclesError {
     /// An edge names a vertex outside `0..n`.
@@ -69,6 +69,23 @@ pub enum CyclesError {
         /// Largest.
         max: u32,
     },
+    /// The level-synchronous expansion could not fit the children of even one path of this depth
+    /// into its memory budget (raise the budget; the depth-first CPU backends need none).
+    #[error(
+        "the GPU path stacks ({rows} rows each, {bytes} bytes in all) cannot hold the children of one \
+         path at depth {depth}: raise the memory budget"
+    )]
+    MemoryBudget {
+        /// Path depth (paths of depth + 3 vertices).
+        depth: u32,
+        /// Rows per stack.
+        rows: u64,
+        /// Bytes of both stacks.
+        bytes: u64,
+    },
+    /// The GPU failed (out of memory, device lost, a limit).
+    #[error(transparent)]
+    Gpu(#[from] gpu_runtime::GpuError),
 }
 
 /// A simple undirected graph: symmetric adjacency, sorted, no loops, no repeated edges.

@@ -11,7 +11,9 @@
 //!   bounds and a limit; [`chordless_cycles_vec`] collects them.
 //! - [`count_chordless_cycles_rayon`]: counts on every core, identical to the sequential counts.
 //!
-//! A GPU version (level-synchronous expansion) is to come.
+//! - [`chordless_cycles_gpu`]: on any GPU, level by level (every path of a level extended at once),
+//!   chunked depth-first when a level does not fit its memory budget; [`chordless_cycles_levels`] is
+//!   its CPU mirror (same steps, same output order).
 //!
 //! ```
 //! use algos_cycles::{ChordlessOptions, SimpleGraph, Simplify, count_chordless_cycles_rayon};
@@ -22,11 +24,16 @@
 //! assert_eq!((stats.total, stats.by_length[5], stats.by_length[6]), (22, 12, 10));
 //! ```
 
+mod auto;
 mod enumerate;
+mod gpu;
 mod graph;
+mod levels;
 
+pub use auto::{GPU_MEASURED_ON, PROBE_CYCLES, Ran, chordless_cycles_on};
 pub use enumerate::{
     ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_vec, count_chordless_cycles_rayon,
     degeneracy_order,
 };
+pub use gpu::{LevelsConfig, chordless_cycles_gpu, chordless_cycles_gpu_with, chordless_cycles_levels};
 pub use graph::{CyclesError, SimpleGraph, Simplify, SimplifyReport};
