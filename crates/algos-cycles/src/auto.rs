@@ -1,21 +1,48 @@
 //! Choosing where the enumeration runs.
 //!
 //! How many cycles a graph has cannot be told from its size (a 6 × 10 grid: 60 vertices, 800,139
-//! cycles), so `Auto` asks the graph: a sequential probe enumerates up to [`PROBE_CYCLES`] cycles. A
-//! graph that has fewer is done (the probe is the answer, faster than starting a GPU or a thread
-//! pool); a graph with more goes to a GPU on which the level-synchronous expansion was measured faster
-//! than the 16-core CPU ([`GPU_MEASURED_ON`], docs/benchmarks.md), else to the CPU.
+//! cycles), nor from a count of early cycles (on an 8 × 10 grid the sequential search takes two seconds
+//! to find its first 131,072), so `Auto` asks the clock, in two rounds:
+//!
+//! 1. The sequential search runs for up to [`PROBE_TIME`]. A graph it finishes is done, with no
+//!    thread pool or GPU started.
+//! 2. Counting a larger graph: rayon counts; after [`GPU_QUIET_TIME`] a thread looks for an adapter
+//!    on which the GPU expansion was measured faster than the 16-core CPU ([`GPU_MEASURED_ON`],
+//!    docs/benchmarks.md) and starts it (device, pipelines: about 0.2 s on an H100). When the GPU is
+//!    ready, and rayon has had at least [`GPU_HEAD_START`] (the GPU's own fixed cost per run), rayon
+//!    stops and the GPU counts from the start; if rayon finishes first, its count is the answer. The
+//!    CPU work thrown away is at most the GPU's start-up time, and only on graphs that take the CPU
+//!    longer than that.
+//!
+//! Listing, and counting with a limit, stay on the CPU. The GPU lists the 7 × 10 grid 2.5× faster
+//! than the sequential search on an H100 (the host decodes and hands over every cycle), but a listing
+//! cannot be raced (the sink has seen what the CPU found), and on graphs the CPU lists in under a few
+//! tenths of a second starting the GPU alone costs more.
 
 use std::ops::ControlFlow;
 
-use gpu_runtime::{Backend, Resolved};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
-use crate::enumerate::{ChordlessOptions, CycleStats, chordless_cycles, count_chordless_cycles_rayon};
-use crate::gpu::chordless_cycles_gpu;
+use gpu_runtime::{Backend, GpuContext};
+
+use crate::enumerate::{
+    ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_until, count_chordless_cycles_rayon,
+    count_rayon_until,
+};
+use crate::gpu::{chordless_cycles_gpu, warm_up};
 use crate::graph::{CyclesError, SimpleGraph};
 
-/// Cycles the automatic choice enumerates sequentially before deciding the graph is large.
-pub const PROBE_CYCLES: u64 = 1 << 17;
+/// How long the automatic choice searches sequentially before deciding the graph is large.
+pub const PROBE_TIME: Duration = Duration::from_millis(5);
+
+/// How long rayon counts alone before the GPU is looked for at all.
+pub const GPU_QUIET_TIME: Duration = Duration::from_millis(40);
+
+/// How long rayon counts before a ready GPU may take over: about what one GPU run costs whatever the
+/// graph (buffers, first submissions: 50–100 ms on an H100), so graphs rayon finishes sooner stay on it.
+pub const GPU_HEAD_START: Duration = Duration::from_millis(100);
 
 /// Adapters (name substrings) on which `Auto` may choose the GPU for large graphs.
 pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
@@ -61,34 +88,88 @@ pub fn chordless_cycles_on(
         Backend::Cpu => cpu(sink),
         Backend::Gpu(ctx) => Ok((chordless_cycles_gpu(ctx, g, opts, sink)?, Ran::Gpu)),
         Backend::Auto => {
-            // The probe: the sequential search, stopped after PROBE_CYCLES cycles (kept, to be passed
-            // on if it finishes, so a small graph is enumerated once).
-            let cap = PROBE_CYCLES.min(opts.limit.unwrap_or(u64::MAX));
-            let mut kept: Vec<Vec<u32>> = Vec::new();
-            let probe_opts = ChordlessOptions { limit: Some(cap), ..*opts };
-            let probe = chordless_cycles(g, &probe_opts, &mut |c| {
-                kept.push(c.to_vec());
-                ControlFlow::Continue(())
-            })?;
-            if !probe.stopped_early || opts.limit.is_some_and(|l| l <= PROBE_CYCLES) {
-                let mut stats = probe;
-                if let Some(stop) = kept.iter().position(|c| sink(c).is_break()) {
-                    // The sink stopped here: the stats count what it saw.
-                    stats = CycleStats { stopped_early: true, ..Default::default() };
-                    for c in &kept[..=stop] {
-                        stats.add_cycle(c.len());
-                    }
-                }
+            if !opts.count_only || opts.limit.is_some() {
+                return cpu(sink);
+            }
+            let deadline = Instant::now() + PROBE_TIME;
+            if let Some(stats) = chordless_cycles_until(g, opts, sink, Some(deadline))? {
                 return Ok((stats, Ran::Serial));
             }
-            drop(kept);
-            let auto = gpu_runtime::context::auto_adapter();
-            let measured =
-                auto.chosen.is_some_and(|i| GPU_MEASURED_ON.iter().any(|m| auto.found[i].name.contains(m)));
-            match (measured, backend.resolve()) {
-                (true, Resolved::Gpu(ctx)) => Ok((chordless_cycles_gpu(ctx, g, opts, sink)?, Ran::Gpu)),
-                _ => cpu(sink),
-            }
+            race(g, opts, sink, measured_gpu)
+        }
+    }
+}
+
+/// The shared context, if the automatic adapter is one on which the GPU expansion was measured faster
+/// than the 16-core CPU. Looking for adapters is itself slow (tens of milliseconds), so only the
+/// racing thread calls this.
+fn measured_gpu() -> Option<&'static GpuContext> {
+    let auto = gpu_runtime::context::auto_adapter();
+    let name = &auto.found[auto.chosen?].name;
+    if GPU_MEASURED_ON.iter().any(|m| name.contains(m)) { GpuContext::auto() } else { None }
+}
+
+/// Counts on rayon while a detached thread gets a GPU from `gpu` and starts it; whichever is ready
+/// first wins (module docs). The thread is detached so that a CPU win does not wait for device
+/// creation; the context it makes stays for later calls.
+fn race(
+    g: &SimpleGraph,
+    opts: &ChordlessOptions,
+    sink: &mut dyn FnMut(&[u32]) -> ControlFlow<()>,
+    gpu: fn() -> Option<&'static GpuContext>,
+) -> Result<(CycleStats, Ran), CyclesError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let ready = Arc::clone(&stop);
+    let head_start = Instant::now() + GPU_HEAD_START;
+    let finished = Arc::new(AtomicBool::new(false));
+    let cpu_finished = Arc::clone(&finished);
+    std::thread::spawn(move || {
+        // Graphs rayon finishes in tens of milliseconds never touch a GPU driver (looking for
+        // adapters alone costs ~90 ms of CPU time, and would be taken from rayon).
+        std::thread::sleep(GPU_QUIET_TIME);
+        if cpu_finished.load(Ordering::Relaxed) {
+            return;
+        }
+        let ctx = gpu().filter(|ctx| warm_up(ctx).is_ok());
+        if ctx.is_some() {
+            std::thread::sleep(head_start.saturating_duration_since(Instant::now()));
+            ready.store(true, Ordering::Relaxed);
+        }
+        let _ = tx.send(ctx);
+    });
+    if let Some(stats) = count_rayon_until(g, opts, &stop)? {
+        finished.store(true, Ordering::Relaxed);
+        return Ok((stats, Ran::Rayon));
+    }
+    // Stopped: the GPU is ready.
+    match rx.recv().ok().flatten() {
+        Some(ctx) => Ok((chordless_cycles_gpu(ctx, g, opts, sink)?, Ran::Gpu)),
+        None => Ok((count_chordless_cycles_rayon(g, opts)?, Ran::Rayon)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Simplify;
+
+    /// The race gives the exact count whichever side wins (without a GPU, rayon runs alone).
+    #[test]
+    fn race_counts_exactly_whoever_wins() {
+        let (g, _) =
+            SimpleGraph::from_csr(&graph_core::generators::grid_2d(6, 10), Simplify::Repair).unwrap();
+        let opts = ChordlessOptions { count_only: true, ..Default::default() };
+        // Started beforehand, the GPU is ready when rayon's head start ends (0.1 s; two cores need
+        // about 0.15 s), so both sides are exercised.
+        if let Some(ctx) = GpuContext::shared() {
+            warm_up(ctx).unwrap();
+        }
+        for gpu in [|| None, GpuContext::shared] {
+            let (stats, ran) = race(&g, &opts, &mut |_| ControlFlow::Continue(()), gpu).unwrap();
+            eprintln!("ran on {ran:?}");
+            assert_eq!(stats.total, 800_139, "ran on {ran:?}");
+            assert!(!stats.stopped_early);
         }
     }
 }

@@ -9,7 +9,10 @@
 //! vertex adjacent to `v1` closes a chordless cycle. Correctness does not depend on the order; the
 //! amount of work does.
 
+use std::cell::Cell;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -160,14 +163,23 @@ impl Scratch {
     }
 }
 
+/// Asked every [`POLL_STEPS`] search steps whether to stop: a subtree can search for seconds between
+/// two cycles (dead ends), so stopping only at cycles would be late.
+type GiveUp<'a> = Option<&'a dyn Fn() -> bool>;
+
+/// Search steps (adjacency entries tried) between two [`GiveUp`] polls.
+const POLL_STEPS: u32 = 1 << 12;
+
 /// Expands `path` (at least 3 vertices, chordless, `path[1]` the smallest rank) depth-first, calling
-/// `found` with every closing cycle (ranked ids); stops when `found` breaks. Leaves `s` as it found it.
+/// `found` with every closing cycle (ranked ids); stops when `found` breaks or `give_up` says so.
+/// Leaves `s` as it found it.
 fn expand(
     g: &SimpleGraph,
     path: &mut Vec<u32>,
     s: &mut Scratch,
     max_len: u32,
     found: &mut dyn FnMut(&[u32]) -> ControlFlow<()>,
+    give_up: GiveUp<'_>,
 ) -> ControlFlow<()> {
     let base = path.len();
     for &v in path.iter() {
@@ -189,7 +201,18 @@ fn expand(
     // (next adjacency position to try, end) for the end vertex of each path length from the base up.
     let mut next: Vec<(usize, usize)> = vec![span(path[base - 1])];
     let mut flow = ControlFlow::Continue(());
+    let mut until_poll = POLL_STEPS;
     while let Some(&mut (ref mut pos, end)) = next.last_mut() {
+        if let Some(give_up) = give_up {
+            until_poll -= 1;
+            if until_poll == 0 {
+                until_poll = POLL_STEPS;
+                if give_up() {
+                    flow = ControlFlow::Break(());
+                    break;
+                }
+            }
+        }
         if *pos == end {
             next.pop();
             if next.is_empty() {
@@ -269,6 +292,17 @@ pub fn chordless_cycles(
     opts: &ChordlessOptions,
     sink: &mut dyn FnMut(&[u32]) -> ControlFlow<()>,
 ) -> Result<CycleStats, CyclesError> {
+    Ok(chordless_cycles_until(g, opts, sink, None)?.expect("no deadline"))
+}
+
+/// [`chordless_cycles`] that gives up (`None`) once `deadline` has passed (checked every 256 cycles):
+/// the automatic choice's probe.
+pub(crate) fn chordless_cycles_until(
+    g: &SimpleGraph,
+    opts: &ChordlessOptions,
+    sink: &mut dyn FnMut(&[u32]) -> ControlFlow<()>,
+    deadline: Option<Instant>,
+) -> Result<Option<CycleStats>, CyclesError> {
     let max_len = opts.check()?;
     let r = ranked(g);
     let mut stats = CycleStats::default();
@@ -293,15 +327,25 @@ pub fn chordless_cycles(
         }
         ControlFlow::Continue(())
     };
+    let late = Cell::new(false);
+    let past_deadline = || {
+        let past = deadline.is_some_and(|d| Instant::now() > d);
+        late.set(past);
+        past
+    };
+    let give_up: GiveUp<'_> = deadline.is_some().then_some(&past_deadline);
     let g = &r.g;
     for u in 0..g.num_vertices() {
+        if give_up.is_some_and(|give_up| give_up()) {
+            return Ok(None); // (a graph of many triangles and few paths polls here)
+        }
         let adj = g.neighbours(u);
         let above = adj.partition_point(|&x| x <= u);
         for (a, &x) in adj[above..].iter().enumerate() {
             for &y in &adj[above + a + 1..] {
                 if g.adjacent(x, y) {
                     if max_len >= 3 && found(&[x, u, y], &mut stats).is_break() {
-                        return Ok(stats);
+                        return Ok(Some(stats));
                     }
                     continue;
                 }
@@ -312,13 +356,13 @@ pub fn chordless_cycles(
                 path.clear();
                 path.extend([x, u, y]);
                 let mut inner = |c: &[u32]| found(c, &mut stats);
-                if expand(g, &mut path, &mut s, max_len, &mut inner).is_break() {
-                    return Ok(stats);
+                if expand(g, &mut path, &mut s, max_len, &mut inner, give_up).is_break() {
+                    return Ok((!late.get()).then_some(stats));
                 }
             }
         }
     }
-    Ok(stats)
+    Ok(Some(stats))
 }
 
 /// [`chordless_cycles`] into a `Vec` (each cycle as the graph's ids).
@@ -339,6 +383,20 @@ pub fn count_chordless_cycles_rayon(
     g: &SimpleGraph,
     opts: &ChordlessOptions,
 ) -> Result<CycleStats, CyclesError> {
+    let never = AtomicBool::new(false);
+    Ok(count_rayon_until(g, opts, &never)?.expect("never stopped"))
+}
+
+/// [`count_chordless_cycles_rayon`] that gives up (`None`) soon after `stop` is set: the automatic
+/// choice races it against starting a GPU.
+pub(crate) fn count_rayon_until(
+    g: &SimpleGraph,
+    opts: &ChordlessOptions,
+    stop: &AtomicBool,
+) -> Result<Option<CycleStats>, CyclesError> {
+    let stopped = || stop.load(Ordering::Relaxed);
+    // Set when some subtree was skipped or cut short: then the totals are incomplete.
+    let cut = AtomicBool::new(false);
     let max_len = opts.check()?;
     let r = ranked(g);
     let g = &r.g;
@@ -371,6 +429,9 @@ pub fn count_chordless_cycles_rayon(
     // subtrees under single paths are very unequal, so many more paths than threads.
     let want = 256 * rayon::current_num_threads();
     while !frontier.is_empty() && frontier.len() < want {
+        if stopped() {
+            return Ok(None);
+        }
         let (next, found): (Vec<Vec<Vec<u32>>>, Vec<CycleStats>) = frontier
             .par_iter()
             .map(|path| {
@@ -406,16 +467,22 @@ pub fn count_chordless_cycles_rayon(
             || Scratch::new(n),
             |s, mut path| {
                 let mut local = CycleStats::default();
+                if stopped() {
+                    cut.store(true, Ordering::Relaxed);
+                    return local;
+                }
                 let mut on = |c: &[u32]| {
                     if c.len() as u32 >= opts.min_len {
                         local.add_cycle(c.len());
                     }
                     ControlFlow::Continue(())
                 };
-                let _ = expand(g, &mut path, s, max_len, &mut on);
+                if expand(g, &mut path, s, max_len, &mut on, Some(&stopped)).is_break() {
+                    cut.store(true, Ordering::Relaxed);
+                }
                 local
             },
         )
         .reduce(CycleStats::default, CycleStats::merge);
-    Ok(stats.merge(rest))
+    Ok((!cut.load(Ordering::Relaxed)).then(|| stats.merge(rest)))
 }

@@ -135,6 +135,24 @@ pub fn chordless_cycles_levels(
     drive(&r, opts, max_len, caps, sink, &mut machine)
 }
 
+/// The expansion's five pipelines (compiled once per context, then cached by it): `start`, `count`,
+/// `fit`, `write`, `finish`.
+fn pipelines(ctx: &GpuContext) -> Result<[std::sync::Arc<wgpu::ComputePipeline>; 5], CyclesError> {
+    let key = |entry| PipelineKey::new(LEVELS, entry).with("WG", WG);
+    Ok([
+        ctx.pipeline(&key("start"))?,
+        ctx.pipeline(&key("count"))?,
+        ctx.pipeline(&key("fit"))?,
+        ctx.pipeline(&key("write"))?,
+        ctx.pipeline(&key("finish"))?,
+    ])
+}
+
+/// Compiles the pipelines ahead of a run (the automatic choice does it while the CPU works).
+pub(crate) fn warm_up(ctx: &GpuContext) -> Result<(), CyclesError> {
+    pipelines(ctx).map(|_| ())
+}
+
 /// Whether cycle records must be written: to pass them on, or to stop at a limit in output order.
 fn records_needed(opts: &ChordlessOptions) -> bool {
     !opts.count_only || opts.limit.is_some()
@@ -207,14 +225,7 @@ impl<'a> GpuMachine<'a> {
                 seg_at as u32,
             ],
         );
-        let key = |entry| PipelineKey::new(LEVELS, entry).with("WG", WG);
-        let pipelines = [
-            ctx.pipeline(&key("start"))?,
-            ctx.pipeline(&key("count"))?,
-            ctx.pipeline(&key("fit"))?,
-            ctx.pipeline(&key("write"))?,
-            ctx.pipeline(&key("finish"))?,
-        ];
+        let pipelines = pipelines(ctx)?;
         let all = [
             (0, &params),
             (1, graph.buffer()),

@@ -77,6 +77,7 @@ fn graphs() -> Vec<(&'static str, SimpleGraph)> {
         ("K7", from(&generators::complete(7))),
         ("3x3x3", from(&generators::grid_3d(3, 3, 3))),
         ("wheel 12", from(&generators::wheel(12).unwrap())),
+        ("dodecahedral", from(&generators::lcf(&[10, 7, 4, -4, -7, 10, -4, 7, -7, 4], 2).unwrap())),
         ("G(40, 0.12)", gnp(40, 0.12, 7)),
         ("G(70, 0.05)", gnp(70, 0.05, 3)),
     ]
