@@ -81,6 +81,48 @@ fn closed_forms_and_named_graphs() {
     assert_eq!(total(&grid3(3, 3, 4)), 15_818);
 }
 
+/// Cubic graphs in LCF notation, and the named graphs of networkx (tests/fixtures/named_graphs.txt).
+#[test]
+fn cubic_and_named_graphs() {
+    let lcf = |shifts: &[i32], repeats| from(&generators::lcf(shifts, repeats).unwrap());
+    assert_eq!(total(&lcf(&[10, 7, 4, -4, -7, 10, -4, 7, -7, 4], 2)), 168, "dodecahedral");
+    assert_eq!(total(&lcf(&[5, -5], 7)), 49, "Heawood");
+    assert_eq!(total(&lcf(&[5, -5], 8)), 58, "Möbius–Kantor");
+    assert_eq!(total(&lcf(&[5, -5, 9, -9], 5)), 152, "Desargues");
+    let named = named_graphs();
+    let want = [
+        ("karate", 103),
+        ("les_miserables", 594),
+        ("florentine_families", 11),
+        ("davis_southern_women", 879),
+        ("tutte", 8736),
+    ];
+    for (name, cycles) in want {
+        let g = &named.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} in the fixture")).1;
+        assert_eq!(total(g), cycles, "{name}");
+    }
+    let karate = count(&named[0].1, &ChordlessOptions::default());
+    assert_eq!(karate.by_length[3..7], [45, 36, 20, 2]);
+}
+
+/// The fixture's sections: `graph NAME VERTICES`, then `u v` lines.
+fn named_graphs() -> Vec<(String, SimpleGraph)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/named_graphs.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    // (name, vertices, edges)
+    type Section = (String, u32, Vec<(u32, u32)>);
+    let mut graphs: Vec<Section> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[..] {
+            ["graph", name, n] => graphs.push((name.to_string(), n.parse().unwrap(), Vec::new())),
+            [u, v] => graphs.last_mut().unwrap().2.push((u.parse().unwrap(), v.parse().unwrap())),
+            _ => panic!("{path}: unexpected line {line:?}"),
+        }
+    }
+    graphs.into_iter().map(|(name, n, edges)| (name, simple(n, &edges))).collect()
+}
+
 #[test]
 fn grids() {
     for (k, want) in [(2, 1), (3, 5), (4, 24), (5, 229), (6, 3436)] {

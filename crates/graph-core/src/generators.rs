@@ -120,6 +120,40 @@ pub fn wheel(n: u32) -> Result<Csr<u32>, GraphError> {
     Ok(undirected(n, spokes.chain(cycle)))
 }
 
+/// A cubic Hamiltonian graph from LCF notation `[shifts]^repeats`: the cycle `0 — 1 — … — n−1 — 0`
+/// (`n = shifts.len() × repeats`) plus, at each vertex `i`, the chord to `i + shifts[i mod len]` (mod
+/// `n`). The chords must pair up: the notation of a valid cubic graph names each chord from both ends.
+///
+/// ```
+/// // The Heawood graph: [5, −5]^7, 14 vertices, 21 edges.
+/// let g = graph_core::generators::lcf(&[5, -5], 7).unwrap();
+/// assert_eq!((g.num_vertices(), g.num_arcs()), (14, 42));
+/// ```
+pub fn lcf(shifts: &[i32], repeats: u32) -> Result<Csr<u32>, GraphError> {
+    let n = shifts.len() as u64 * repeats as u64;
+    if n < 4 || n > u32::MAX as u64 {
+        return Err(GraphError::InvalidParameter(format!(
+            "LCF notation gives {n} vertices (4 or more needed)"
+        )));
+    }
+    let n = n as i64;
+    let target = |i: i64| (i + shifts[(i as usize) % shifts.len()] as i64).rem_euclid(n);
+    let mut edges: Vec<(u32, u32)> = (0..n).map(|i| (i as u32, ((i + 1) % n) as u32)).collect();
+    for i in 0..n {
+        let j = target(i);
+        if target(j) != i || j == i || j == (i + 1) % n || i == (j + 1) % n {
+            return Err(GraphError::InvalidParameter(format!(
+                "LCF shift {} at vertex {i} does not name a chord back from vertex {j}",
+                shifts[i as usize % shifts.len()]
+            )));
+        }
+        if i < j {
+            edges.push((i as u32, j as u32));
+        }
+    }
+    Ok(undirected(n as u32, edges))
+}
+
 /// The Petersen graph: outer 5-cycle `0..5`, inner pentagram `5..10`, spokes `i — i+5`.
 pub fn petersen() -> Csr<u32> {
     let outer = (0..5).map(|i| (i, (i + 1) % 5));
