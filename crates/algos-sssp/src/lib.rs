@@ -38,6 +38,7 @@ pub mod cpu;
 mod error;
 pub mod floyd;
 pub mod gpu;
+pub mod ksp;
 pub mod many;
 mod paths;
 pub mod pred;

@@ -1,0 +1,117 @@
+//! K shortest loopless paths: the K cheapest s→t paths that repeat no vertex, in non-decreasing cost.
+//!
+//! - [`MpsTarget`]: everything that depends on the target only (distances to it, the sorted forward
+//!   star, the tree towards it), built once and reused for any number of sources.
+//! - [`MpsIter`]: the MPS ranking (Martins, Pascoal and Santos) as a lazy iterator: `take(k)` when K
+//!   is not known in advance. [`mps`] is the one-call form.
+//! - [`yen`]: Yen's algorithm, the classic baseline (one restricted shortest-path search per spur).
+//!
+//! Semantics (../shared/specs/ksp.md §1): parallel arcs are distinct paths; `s = t` gives one path with
+//! no arcs and cost 0; an unreachable target or `k = 0` gives none. Costs are summed in u64 and checked.
+//! Paths come in one canonical order — cost, then the sequence of arc ids compared lexicographically —
+//! so every implementation returns the same list (the exception, graphs with a cycle of zero-weight
+//! arcs, is described at [`MpsTarget`]).
+//!
+//! ```
+//! use algos_sssp::ksp::mps;
+//! use graph_core::GraphBuilder;
+//! // Two routes 0 → 3: through 1 (cost 2) and through 2 (cost 3); plus a slow direct arc (cost 10).
+//! let mut b = GraphBuilder::new(4);
+//! b.add_arc(0, 1, 1).add_arc(1, 3, 1).add_arc(0, 2, 1).add_arc(2, 3, 2).add_arc(0, 3, 10);
+//! let g = b.build().unwrap().0;
+//! let (paths, _) = mps(&g, 0, 3, 5).unwrap();
+//! let costs: Vec<u64> = paths.iter().map(|p| p.cost).collect();
+//! assert_eq!(costs, [2, 3, 10]);
+//! assert_eq!(paths[1].vertices(&g, 0), [0, 2, 3]);
+//! ```
+
+mod batch;
+mod heap;
+mod mps;
+mod target;
+mod yen;
+
+use std::time::Duration;
+
+use graph_core::Csr;
+
+use crate::error::SsspError;
+
+pub use batch::{BatchStats, ksp_batch_cpu};
+pub use mps::{MpsIter, mps};
+pub use target::MpsTarget;
+pub use yen::yen;
+
+/// One s→t path: its arcs (ids of the graph) and its cost.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Path {
+    /// Total weight (u64: long paths on graphs with large weights exceed u32).
+    pub cost: u64,
+    /// Arc ids from the source to the target.
+    pub arcs: Vec<u32>,
+}
+
+impl Path {
+    /// The vertices, from `s` (the source the path was asked from) to the target.
+    pub fn vertices(&self, g: &Csr<u32>, s: u32) -> Vec<u32> {
+        let mut v = Vec::with_capacity(self.arcs.len() + 1);
+        v.push(s);
+        v.extend(self.arcs.iter().map(|&a| g.targets()[a as usize]));
+        v
+    }
+}
+
+/// What a ranking did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KspStats {
+    /// Candidates taken from the heap (MPS) or paths accepted (Yen).
+    pub pops: u64,
+    /// Popped candidates that repeat a vertex (MPS expands them, never outputs them).
+    pub looped_pops: u64,
+    /// Largest number of candidates held at once.
+    pub max_heap: usize,
+    /// Shortest-path searches run (1 for MPS: the tree towards the target; one per spur for Yen).
+    pub searches: u64,
+    /// Time spent on what depends on the target only (the reverse tree and the sorted star).
+    pub prep_time: Duration,
+    /// MPS met so many looped candidates that the ranking went on with Yen (see [`MpsIter`]).
+    pub switched_to_yen: bool,
+}
+
+/// Why a K-shortest-paths query failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KspError {
+    /// The source or target is not a vertex.
+    #[error("{role} {vertex} is not a vertex (the graph has {n} vertices)")]
+    VertexOutOfRange {
+        /// "source" or "target".
+        role: &'static str,
+        /// The id given.
+        vertex: u32,
+        /// Number of vertices.
+        n: u32,
+    },
+    /// A path cost does not fit in u64.
+    #[error("a path cost exceeds u64::MAX")]
+    CostOverflow,
+    /// The graph given as the reverse has another size than the graph.
+    #[error(
+        "the reverse graph has {} vertices and {} arcs, the graph {} and {}: not its reverse",
+        vertices.1, arcs.1, vertices.0, arcs.0
+    )]
+    NotTheReverse {
+        /// (graph, reverse) vertex counts.
+        vertices: (u32, u32),
+        /// (graph, reverse) arc counts.
+        arcs: (u32, u32),
+    },
+    /// The distances to the target failed (a distance beyond u32).
+    #[error("distances to the target: {0}")]
+    Distances(#[from] SsspError),
+}
+
+pub(crate) fn check_vertex(g: &Csr<u32>, role: &'static str, vertex: u32) -> Result<(), KspError> {
+    let n = g.num_vertices();
+    if vertex < n { Ok(()) } else { Err(KspError::VertexOutOfRange { role, vertex, n }) }
+}

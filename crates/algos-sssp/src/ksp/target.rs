@@ -1,0 +1,204 @@
+//! What an MPS ranking needs that depends on the target alone: distances to the target (π), and every
+//! vertex's out-arcs sorted by reduced cost (the *sorted forward star*), whose first arc defines the
+//! shortest-path tree towards the target.
+
+use std::time::{Duration, Instant};
+
+use graph_core::Csr;
+use rayon::prelude::*;
+
+use super::mps::MpsIter;
+use super::{KspError, KspStats, Path, check_vertex};
+use crate::cpu::dijkstra::{Stop, dijkstra};
+use crate::paths::UNREACHABLE;
+
+/// Vertices per parallel task when sorting the stars (road graphs: a few arcs each).
+const STAR_BLOCK: usize = 4096;
+
+/// Distances to one target and the sorted forward star, reusable for any number of sources.
+///
+/// Building it costs one Dijkstra on the reverse graph and one sort per vertex's out-arcs; every
+/// [`query`](Self::query) or [`iter`](Self::iter) towards the same target then costs only the ranking.
+///
+/// The star orders each vertex `v`'s arcs `v → h` with `π(h) < ∞` by reduced cost
+/// `c̄ = w + π(h) − π(v)`, then by arc id. The first arc of the star (`c̄ = 0`) is `v`'s arc in the
+/// tree towards the target. **Zero-weight arcs**: a cycle of zero-weight arcs could make that rule
+/// point round the cycle forever, so on graphs with a zero-weight arc the order is (c̄, tight hops
+/// from `h` to the target, arc id): the tree arc then always leads one hop closer. The star order
+/// decides only how candidates are generated, never which paths come out or in what order: that is
+/// fixed by (cost, arc sequence) alone. (With zero-weight arcs a path can then be found after an
+/// equal-cost path that it precedes in arc order, so the iterator collects each cost class before
+/// giving it out.)
+///
+/// ```
+/// use algos_sssp::ksp::MpsTarget;
+/// use graph_core::GraphBuilder;
+/// let mut b = GraphBuilder::new(3);
+/// b.add_arc(0, 2, 5).add_arc(0, 1, 1).add_arc(1, 2, 1).add_arc(1, 0, 1);
+/// let g = b.build().unwrap().0;
+/// let to2 = MpsTarget::new(&g, 2).unwrap();
+/// assert_eq!(to2.distance(0), Some(2));
+/// // Every source reuses the same preparation.
+/// let from0: Vec<u64> = to2.iter(0).unwrap().map(|p| p.cost).collect();
+/// let from1: Vec<u64> = to2.iter(1).unwrap().map(|p| p.cost).collect();
+/// assert_eq!(from0, [2, 5]);
+/// assert_eq!(from1, [1, 6]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct MpsTarget<'g> {
+    pub(crate) g: &'g Csr<u32>,
+    pub(crate) t: u32,
+    pub(crate) pi: Vec<u32>,
+    /// Arc ids, each vertex's segment at its CSR offset, sorted; `star_len[v]` of them are valid.
+    pub(crate) star: Vec<u32>,
+    pub(crate) star_len: Vec<u32>,
+    pub(crate) prep_time: Duration,
+    /// The graph has a zero-weight arc (stars ordered with hops; see the type's docs).
+    pub(crate) zero_weights: bool,
+}
+
+impl<'g> MpsTarget<'g> {
+    /// Prepares rankings towards `t` (builds the reverse graph itself: for many targets on one graph,
+    /// use [`with_reverse`](Self::with_reverse) with one [`Csr::transpose`]).
+    pub fn new(g: &'g Csr<u32>, t: u32) -> Result<Self, KspError> {
+        check_vertex(g, "target", t)?;
+        let start = Instant::now();
+        let rev = g.transpose().graph;
+        let mut target = Self::with_reverse(g, &rev, t)?;
+        target.prep_time = start.elapsed();
+        Ok(target)
+    }
+
+    /// Prepares rankings towards `t`, given `rev`, the reverse of `g` (its arc ids do not matter).
+    pub fn with_reverse(g: &'g Csr<u32>, rev: &Csr<u32>, t: u32) -> Result<Self, KspError> {
+        check_vertex(g, "target", t)?;
+        if rev.num_vertices() != g.num_vertices() || rev.num_arcs() != g.num_arcs() {
+            return Err(KspError::NotTheReverse {
+                vertices: (g.num_vertices(), rev.num_vertices()),
+                arcs: (g.num_arcs(), rev.num_arcs()),
+            });
+        }
+        let start = Instant::now();
+        let (pi, _) = dijkstra(rev, t, &Stop::default())?;
+        let zero_weights = g.weights().contains(&0);
+        let hops = zero_weights.then(|| tight_hops(rev, &pi, t));
+        let (star, star_len) = sorted_stars(g, &pi, hops.as_deref());
+        Ok(Self { g, t, pi, star, star_len, prep_time: start.elapsed(), zero_weights })
+    }
+
+    /// The target.
+    pub fn target(&self) -> u32 {
+        self.t
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &'g Csr<u32> {
+        self.g
+    }
+
+    /// Distance from `v` to the target, `None` if the target cannot be reached (or `v` is no vertex).
+    pub fn distance(&self, v: u32) -> Option<u32> {
+        self.pi.get(v as usize).copied().filter(|&d| d != UNREACHABLE)
+    }
+
+    /// Time spent building this preparation (reverse graph, distances, stars).
+    pub fn prep_time(&self) -> Duration {
+        self.prep_time
+    }
+
+    /// `v`'s out-arcs in star order (arcs whose head cannot reach the target left out).
+    pub fn star(&self, v: u32) -> &[u32] {
+        let at = self.g.offsets()[v as usize] as usize;
+        &self.star[at..at + self.star_len[v as usize] as usize]
+    }
+
+    /// The tree arc out of `v` (first of its star); `None` at the target or where the target cannot
+    /// be reached.
+    pub fn tree_arc(&self, v: u32) -> Option<u32> {
+        if v == self.t { None } else { self.star(v).first().copied() }
+    }
+
+    /// Reduced cost of arc `a` (tail `v`): `w + π(head) − π(v)`; only for arcs in a star.
+    pub fn reduced_cost(&self, v: u32, a: u32) -> u64 {
+        let h = self.g.targets()[a as usize];
+        self.g.weights()[a as usize] as u64 + self.pi[h as usize] as u64 - self.pi[v as usize] as u64
+    }
+
+    /// The K cheapest loopless paths from `s`, in (cost, arc sequence) order.
+    pub fn query(&self, s: u32, k: usize) -> Result<(Vec<Path>, KspStats), KspError> {
+        let mut it = self.iter(s)?;
+        let paths: Vec<Path> = it.by_ref().take(k).collect();
+        Ok((paths, it.stats()))
+    }
+
+    /// The loopless paths from `s` one at a time, cheapest first: `take(k)` when K is not known in
+    /// advance.
+    pub fn iter(&self, s: u32) -> Result<MpsIter<'_>, KspError> {
+        check_vertex(self.g, "source", s)?;
+        Ok(MpsIter::new(self, s))
+    }
+}
+
+/// Fewest arcs from each vertex to `t` over tight arcs (`π(v) = w + π(h)`); `u32::MAX` where `π` is
+/// infinite. Every vertex that reaches `t` has a tight path (its shortest path), so the count is finite.
+fn tight_hops(rev: &Csr<u32>, pi: &[u32], t: u32) -> Vec<u32> {
+    let mut hops = vec![u32::MAX; pi.len()];
+    let mut queue = std::collections::VecDeque::from([t]);
+    hops[t as usize] = 0;
+    while let Some(x) = queue.pop_front() {
+        for (y, w) in rev.out_arcs(x) {
+            let (py, px) = (pi[y as usize], pi[x as usize]);
+            if py != UNREACHABLE && hops[y as usize] == u32::MAX && px as u64 + w as u64 == py as u64 {
+                hops[y as usize] = hops[x as usize] + 1;
+                queue.push_back(y);
+            }
+        }
+    }
+    hops
+}
+
+/// Each vertex's out-arcs towards vertices that reach the target, sorted by (c̄, hops, arc id), at the
+/// vertex's CSR offset; and how many each vertex keeps.
+fn sorted_stars(g: &Csr<u32>, pi: &[u32], hops: Option<&[u32]>) -> (Vec<u32>, Vec<u32>) {
+    let n = g.num_vertices() as usize;
+    let offsets = g.offsets();
+    let (heads, weights) = (g.targets(), g.weights());
+    let mut star = vec![0u32; g.num_arcs() as usize];
+    let mut star_len = vec![0u32; n];
+    // Split both arrays at vertex-block boundaries so that the blocks sort in parallel.
+    let mut blocks = Vec::with_capacity(n.div_ceil(STAR_BLOCK));
+    let (mut star_rest, mut len_rest) = (&mut star[..], &mut star_len[..]);
+    for first in (0..n).step_by(STAR_BLOCK) {
+        let last = (first + STAR_BLOCK).min(n);
+        let arcs = (offsets[last] - offsets[first]) as usize;
+        let (s, sr) = std::mem::take(&mut star_rest).split_at_mut(arcs);
+        let (l, lr) = std::mem::take(&mut len_rest).split_at_mut(last - first);
+        (star_rest, len_rest) = (sr, lr);
+        blocks.push((first, s, l));
+    }
+    blocks.into_par_iter().for_each(|(first, block_star, block_len)| {
+        let base = offsets[first] as usize;
+        let mut keyed: Vec<(u64, u32, u32)> = Vec::new();
+        for (i, len) in block_len.iter_mut().enumerate() {
+            let v = first + i;
+            if pi[v] == UNREACHABLE {
+                continue;
+            }
+            keyed.clear();
+            for a in offsets[v]..offsets[v + 1] {
+                let h = heads[a as usize] as usize;
+                if pi[h] != UNREACHABLE {
+                    let reduced = weights[a as usize] as u64 + pi[h] as u64 - pi[v] as u64;
+                    keyed.push((reduced, hops.map_or(0, |hp| hp[h]), a));
+                }
+            }
+            keyed.sort_unstable();
+            let at = offsets[v] as usize - base;
+            for (slot, &(_, _, a)) in block_star[at..].iter_mut().zip(&keyed) {
+                *slot = a;
+            }
+            *len = keyed.len() as u32;
+        }
+    });
+    (star, star_len)
+}
