@@ -1,7 +1,7 @@
 //! K shortest loopless paths: MPS, its iterator and reused target preparation, and Yen, all against
 //! brute force (every simple path by DFS, sorted by cost then arc sequence) and closed forms.
 
-use algos_sssp::ksp::{KspError, MpsTarget, Path, mps, yen};
+use algos_sssp::ksp::{KspError, MpsTarget, Path, ksp_batch_cpu, mps, yen};
 use graph_core::rng::SplitMix64;
 use graph_core::{Csr, GraphBuilder};
 use proptest::prelude::*;
@@ -294,4 +294,46 @@ fn target_reached_only_through_the_source() {
     assert_eq!(paths[0].cost, 8);
     assert!(it.stats().switched_to_yen);
     assert_eq!(yen(&g, 0, n, 5).unwrap().0, paths);
+}
+
+/// The GPU batch (lavapipe in CI) equals the CPU on random graphs with ties, unreachable targets,
+/// s = t and several batches; tiny capacities force the CPU fallback for some queries, still equal.
+#[test]
+fn gpu_batch_equals_cpu() {
+    use algos_sssp::ksp::{KspGpuOptions, ksp_batch_gpu};
+    gpu_runtime::testing::for_each_context("gpu_batch_equals_cpu", |ctx| {
+        let mut fell_back = 0;
+        for seed in 0..6u64 {
+            let n = 12 + 6 * seed as u32;
+            let g = random_graph(seed + 500, n, 3 * n, seed % 2 == 0, 1, if seed < 3 { 3 } else { 40 });
+            let mut rng = SplitMix64::new(seed);
+            let mut queries: Vec<(u32, u32)> =
+                (0..20).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
+            queries.push((3, 3));
+            let k = 1 + (seed as usize * 7) % 30;
+            let (want, _) = ksp_batch_cpu(&g, &queries, k).unwrap();
+            let roomy = KspGpuOptions { slots: 7, ..KspGpuOptions::for_k(k) };
+            let (got, st) = ksp_batch_gpu(ctx, &g, &queries, k, &roomy).unwrap();
+            assert_eq!(got, want, "seed {seed} k {k}");
+            assert_eq!(st.gpu_queries, queries.len(), "seed {seed}: every query on the GPU");
+            let tight = KspGpuOptions {
+                slots: 5,
+                pool: 12,
+                pops: 6,
+                arena: 40,
+                budget: 1,
+                ..KspGpuOptions::for_k(k)
+            };
+            let (got, st) = ksp_batch_gpu(ctx, &g, &queries, k, &tight).unwrap();
+            assert_eq!(got, want, "seed {seed} k {k}, tight capacities");
+            fell_back += queries.len() - st.gpu_queries;
+        }
+        assert!(fell_back > 0, "tight capacities sent some queries to the CPU");
+        // Zero-weight arcs: answered by the CPU, still equal.
+        let g = random_graph(77, 10, 30, true, 0, 2);
+        let queries = [(0, 9), (2, 5)];
+        let (got, st) = ksp_batch_gpu(ctx, &g, &queries, 10, &KspGpuOptions::for_k(10)).unwrap();
+        assert_eq!(got, ksp_batch_cpu(&g, &queries, 10).unwrap().0);
+        assert_eq!(st.gpu_queries, 0);
+    });
 }

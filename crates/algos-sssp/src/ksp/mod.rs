@@ -26,6 +26,7 @@
 //! ```
 
 mod batch;
+mod gpu;
 mod heap;
 mod mps;
 mod target;
@@ -38,6 +39,7 @@ use graph_core::Csr;
 use crate::error::SsspError;
 
 pub use batch::{BatchStats, ksp_batch_cpu};
+pub use gpu::{KspGpuOptions, ksp_batch_gpu};
 pub use mps::{MpsIter, mps};
 pub use target::MpsTarget;
 pub use yen::yen;
@@ -105,6 +107,19 @@ pub enum KspError {
         vertices: (u32, u32),
         /// (graph, reverse) arc counts.
         arcs: (u32, u32),
+    },
+    /// A GPU operation failed.
+    #[error("GPU: {0}")]
+    Gpu(#[from] gpu_runtime::GpuError),
+    /// One query's device buffers exceed the memory allowed for a batch.
+    #[error(
+        "one K-shortest-paths query needs {per_query} bytes of device buffers; {allowed} allowed per batch"
+    )]
+    GpuMemory {
+        /// Bytes per query.
+        per_query: u64,
+        /// Bytes allowed ([`KspGpuOptions::memory`]).
+        allowed: u64,
     },
     /// The distances to the target failed (a distance beyond u32).
     #[error("distances to the target: {0}")]

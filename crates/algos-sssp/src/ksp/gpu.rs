@@ -1,0 +1,339 @@
+//! Many K-shortest-paths queries on the GPU (`shaders/ksp_mps.wgsl`): one workgroup per query.
+//!
+//! Per batch of queries: the distances to every query's target come from the batched many-source
+//! kernel on the reverse graph ([`GpuBatchSssp`], rows left on the device); kernel `tree` picks every
+//! vertex's tree arc per query; kernel `rank` runs MPS per workgroup, resumable across dispatches;
+//! each finished query gathers its loopless paths' arcs into one compact buffer, which is all the host
+//! reads besides a small state row per query. The host sorts each query's paths by (cost, arc
+//! sequence) and keeps K, so the answers equal the CPU's exactly.
+//!
+//! The CPU answers instead — same results — every query whose GPU state overflowed a capacity (pool,
+//! pops, arena, ties at the K-th cost) or whose costs left u32, and whole batches on graphs with
+//! zero-weight arcs (the GPU's tree rule could circle through them). [`BatchStats::gpu_queries`]
+//! counts the queries the GPU answered.
+
+use std::time::Instant;
+
+use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use graph_core::Csr;
+
+use super::batch::BatchStats;
+use super::{KspError, MpsTarget, Path, check_vertex};
+use crate::gpu::{BatchConfig, GpuBatchSssp, GraphBuffers, max_slots};
+
+const KSP: Shader = gpu_runtime::shader!("ksp_mps");
+const WG: u32 = 128;
+const STATE_HEAD: usize = 10;
+const CAND_WORDS: u64 = 4;
+const REC_WORDS: u64 = 6;
+const DONE: u32 = 2;
+
+/// Capacities and batch size of the GPU ranking. [`KspGpuOptions::for_k`] gives the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KspGpuOptions {
+    /// Queries per batch (workgroups per dispatch); 0: as many as `memory` allows.
+    pub slots: usize,
+    /// Candidates a query may hold at once.
+    pub pool: u32,
+    /// Candidates a query may pop.
+    pub pops: u32,
+    /// Arc words of popped candidates a query may store.
+    pub arena: u32,
+    /// Device memory for the per-query buffers of one batch, in bytes.
+    pub memory: u64,
+    /// Pops per query per dispatch.
+    pub budget: u32,
+}
+
+impl KspGpuOptions {
+    /// Defaults for K paths per query: room for 64·K pops (road graphs pop about 3·K), 256 arcs per
+    /// pop and 16 candidates per pop; 3 GiB per batch.
+    pub fn for_k(k: usize) -> Self {
+        let pops = (64 * k as u64 + 1024).min(1 << 20) as u32;
+        Self {
+            slots: 0,
+            pool: pops.saturating_mul(16),
+            pops,
+            arena: pops.saturating_mul(256),
+            memory: 3 << 30,
+            budget: 64,
+        }
+    }
+}
+
+/// The `k` cheapest loopless paths of every `(source, target)` query on the GPU `ctx`, in the order
+/// of `queries`; identical to [`super::ksp_batch_cpu`].
+pub fn ksp_batch_gpu(
+    ctx: &GpuContext,
+    g: &Csr<u32>,
+    queries: &[(u32, u32)],
+    k: usize,
+    opts: &KspGpuOptions,
+) -> Result<(Vec<Vec<Path>>, BatchStats), KspError> {
+    let start = Instant::now();
+    for &(s, t) in queries {
+        check_vertex(g, "source", s)?;
+        check_vertex(g, "target", t)?;
+    }
+    let mut out = vec![Vec::new(); queries.len()];
+    let mut stats = BatchStats { queries: queries.len(), ..Default::default() };
+    let rev = g.transpose().graph;
+    let mut cpu_queue: Vec<usize> = Vec::new();
+    if k == 0 || queries.is_empty() {
+        stats.time = start.elapsed();
+        return Ok((out, stats));
+    }
+    if g.weights().contains(&0) || k > u32::MAX as usize / 4 {
+        cpu_queue.extend(0..queries.len());
+    } else {
+        let mut ranker = GpuRanker::new(ctx, g, &rev, k, opts)?;
+        for (chunk_no, chunk) in queries.chunks(ranker.slots).enumerate() {
+            let first = chunk_no * ranker.slots;
+            let answers = ranker.run(chunk)?;
+            for (i, answer) in answers.into_iter().enumerate() {
+                match answer {
+                    Some(paths) => {
+                        out[first + i] = paths;
+                        stats.gpu_queries += 1;
+                    }
+                    None => cpu_queue.push(first + i),
+                }
+            }
+        }
+    }
+    // The CPU answers the rest, one target preparation per query (they are the exceptions).
+    for i in cpu_queue {
+        let (s, t) = queries[i];
+        let target = MpsTarget::with_reverse(g, &rev, t)?;
+        let mut it = target.iter(s)?;
+        out[i] = it.by_ref().take(k).collect();
+        let st = it.stats();
+        stats.pops += st.pops;
+        stats.looped_pops += st.looped_pops;
+    }
+    let mut targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
+    targets.sort_unstable();
+    targets.dedup();
+    stats.targets = targets.len();
+    stats.time = start.elapsed();
+    Ok((out, stats))
+}
+
+/// The device side: buffers sized once, reused by every batch.
+struct GpuRanker<'a> {
+    ctx: &'a GpuContext,
+    g: &'a Csr<u32>,
+    k: usize,
+    slots: usize,
+    out_cap: usize,
+    state_words: usize,
+    budget: u32,
+    sssp: GpuBatchSssp<'a>,
+    tree: std::sync::Arc<wgpu::ComputePipeline>,
+    rank: std::sync::Arc<wgpu::ComputePipeline>,
+    tree_bind: wgpu::BindGroup,
+    rank_bind: wgpu::BindGroup,
+    params: wgpu::Buffer,
+    marks: GpuBuffer<u32>,
+    state: GpuBuffer<u32>,
+    control: GpuBuffer<u32>,
+    gathered: GpuBuffer<u32>,
+    _buffers: (GraphBuffers, [GpuBuffer<u32>; 4]),
+}
+
+impl<'a> GpuRanker<'a> {
+    fn new(
+        ctx: &'a GpuContext,
+        g: &'a Csr<u32>,
+        rev: &'a Csr<u32>,
+        k: usize,
+        opts: &KspGpuOptions,
+    ) -> Result<Self, KspError> {
+        let n = g.num_vertices().max(1) as u64;
+        let out_cap = 2 * k + 16;
+        let state_words = STATE_HEAD + 2 * out_cap;
+        // Bytes per slot: succ and two mark words per vertex, pool, pop records, arena, state, the
+        // gathered share (a quarter of the arena), and the batched search's 16 bytes per vertex.
+        let per_slot = 4 * 3 * n
+            + 16 * n
+            + 4 * (CAND_WORDS * opts.pool as u64 + REC_WORDS * opts.pops as u64)
+            + 4 * opts.arena as u64 * 5 / 4
+            + 4 * state_words as u64;
+        let binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size);
+        let largest_word_row =
+            [2 * n, CAND_WORDS * opts.pool as u64, REC_WORDS * opts.pops as u64, opts.arena as u64]
+                .into_iter()
+                .max()
+                .unwrap();
+        let by_binding = (binding / 4 / largest_word_row).min(u32::MAX as u64 / largest_word_row);
+        let mut slots =
+            (opts.memory / per_slot).min(by_binding).min(max_slots(ctx, rev.num_vertices(), u64::MAX) as u64);
+        if opts.slots > 0 {
+            slots = slots.min(opts.slots as u64);
+        }
+        if slots == 0 {
+            return Err(KspError::GpuMemory { per_query: per_slot, allowed: opts.memory });
+        }
+        let slots = slots as usize;
+        let config = BatchConfig { slots, ..BatchConfig::for_graph(ctx, rev) };
+        let sssp = GpuBatchSssp::new(ctx, rev, config)?;
+        let graph = GraphBuffers::upload(ctx, g)?;
+        let words = |x: u64| (slots as u64 * x) as usize;
+        let succ = GpuBuffer::zeroed(ctx, "ksp succ", words(n))?;
+        let marks = GpuBuffer::zeroed(ctx, "ksp marks", words(2 * n))?;
+        let pool = GpuBuffer::zeroed(ctx, "ksp pool", words(CAND_WORDS * opts.pool as u64))?;
+        let popped = GpuBuffer::zeroed(ctx, "ksp popped", words(REC_WORDS * opts.pops as u64))?;
+        let arena = GpuBuffer::zeroed(ctx, "ksp arena", words(opts.arena as u64))?;
+        let gather_cap = words(opts.arena as u64 / 4).max(1);
+        let gathered = GpuBuffer::zeroed(ctx, "ksp gathered", gather_cap)?;
+        let state = GpuBuffer::zeroed(ctx, "ksp state", words(state_words as u64))?;
+        let control = GpuBuffer::zeroed(ctx, "ksp control", 4)?;
+        for b in [&succ, &marks, &pool, &popped, &arena, &gathered, &state] {
+            b.check_bindable(ctx)?;
+        }
+        let p = [
+            g.num_vertices(),
+            0,
+            k as u32,
+            opts.budget,
+            opts.pool,
+            opts.pops,
+            opts.arena,
+            out_cap as u32,
+            gather_cap as u32,
+            state_words as u32,
+            0,
+            0,
+        ];
+        let params = ctx.uniform_words("ksp params", &p);
+        let tree = ctx.pipeline(&PipelineKey::new(KSP, "tree").with("WG", WG))?;
+        let rank = ctx.pipeline(&PipelineKey::new(KSP, "rank").with("WG", WG))?;
+        let [e0, e1, e2] = graph.entries();
+        let pi = sssp.dist_buffer().buffer();
+        let tree_bind = ctx.bind_buffers(
+            &tree,
+            "ksp tree",
+            &[e0, e1, e2, (3, pi), (4, succ.buffer()), (9, state.buffer()), (11, &params)],
+        )?;
+        let rank_bind = ctx.bind_buffers(
+            &rank,
+            "ksp rank",
+            &[
+                e0,
+                e1,
+                e2,
+                (3, pi),
+                (4, succ.buffer()),
+                (5, marks.buffer()),
+                (6, pool.buffer()),
+                (7, popped.buffer()),
+                (8, arena.buffer()),
+                (9, state.buffer()),
+                (10, control.buffer()),
+                (11, &params),
+                (12, gathered.buffer()),
+            ],
+        )?;
+        Ok(Self {
+            ctx,
+            g,
+            k,
+            slots,
+            out_cap,
+            state_words,
+            budget: opts.budget,
+            sssp,
+            tree,
+            rank,
+            tree_bind,
+            rank_bind,
+            params,
+            marks,
+            state,
+            control,
+            gathered,
+            _buffers: (graph, [succ, pool, popped, arena]),
+        })
+    }
+
+    /// Answers up to `slots` queries: `None` for a query the GPU could not finish (capacities).
+    fn run(&mut self, queries: &[(u32, u32)]) -> Result<Vec<Option<Vec<Path>>>, KspError> {
+        let ctx = self.ctx;
+        let batch = queries.len();
+        let targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
+        self.sssp.run(&targets)?;
+        let mut rows = vec![0u32; batch * self.state_words];
+        for (i, &(s, t)) in queries.iter().enumerate() {
+            rows[i * self.state_words] = s;
+            rows[i * self.state_words + 1] = t;
+        }
+        self.state.write(ctx, 0, &rows)?;
+        ctx.queue.write_buffer(&self.params, 4, bytemuck::bytes_of(&(batch as u32)));
+        ctx.scoped("clearing K-shortest-paths marks", || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(self.marks.buffer(), 0, None);
+            enc.clear_buffer(self.control.buffer(), 0, None);
+            ctx.queue.submit([enc.finish()]);
+        })?;
+        let n = self.g.num_vertices() as u64;
+        let max = ctx.limits.max_compute_workgroups_per_dimension;
+        let tree_grid = gpu_runtime::dispatch::grid_1d(batch as u64 * n, WG, max)?;
+        let rank_grid = gpu_runtime::dispatch::workgroups_1d(batch as u64, max)?;
+        ctx.run(&Sequence::once(
+            "ksp tree arcs",
+            &[Step { pipeline: &self.tree, bind_group: &self.tree_bind, grid: Grid::Fixed(tree_grid) }],
+        ))?;
+        let rank = [Step { pipeline: &self.rank, bind_group: &self.rank_bind, grid: Grid::Fixed(rank_grid) }];
+        let mut dispatches = 2;
+        loop {
+            ctx.run(&Sequence {
+                label: "ksp ranking",
+                body: &rank,
+                iterations: dispatches,
+                per_submit: dispatches,
+            })?;
+            let control = self.control.read_range(ctx, 0, 2)?;
+            if control[0] as usize >= batch {
+                break;
+            }
+            dispatches = (dispatches * 2).min(64);
+            let _ = self.budget;
+        }
+        let state = self.state.read_range(ctx, 0, batch * self.state_words)?;
+        let words = self.control.read_range(ctx, 1, 1)?[0] as usize;
+        let gathered = if words > 0 {
+            self.gathered.read_range(ctx, 0, words.min(self.gathered.len()))?
+        } else {
+            Vec::new()
+        };
+        let (heads, weights) = (self.g.targets(), self.g.weights());
+        let mut answers = Vec::with_capacity(batch);
+        for (i, &(s, t)) in queries.iter().enumerate() {
+            let row = &state[i * self.state_words..(i + 1) * self.state_words];
+            if row[6] != DONE {
+                answers.push(None);
+                continue;
+            }
+            if s == t {
+                answers.push(Some(vec![Path { cost: 0, arcs: Vec::new() }]));
+                continue;
+            }
+            let outs = row[5] as usize;
+            let mut at = row[8] as usize;
+            let mut paths = Vec::with_capacity(outs);
+            for j in 0..outs {
+                let len = row[STATE_HEAD + self.out_cap + j] as usize;
+                let arcs = gathered[at..at + len].to_vec();
+                at += len;
+                let cost = arcs.iter().map(|&a| weights[a as usize] as u64).sum();
+                debug_assert_eq!(arcs.last().map(|&a| heads[a as usize]), Some(t));
+                paths.push(Path { cost, arcs });
+            }
+            paths.sort_unstable();
+            paths.truncate(self.k);
+            answers.push(Some(paths));
+        }
+        Ok(answers)
+    }
+}
