@@ -6,8 +6,9 @@
 //! cargo bench --bench ksp -- --graph ../shared/data/road/osm-small/bremen_dist.gr.gz --k 10,100 \
 //!     --pairs 1000 --yen-pairs 5 --seed 1 [--gpu]
 //! ```
-//! `--yen-pairs` (default 5) pairs go through both Yens (each spur is a Dijkstra: seconds per query on
-//! road graphs); MPS runs those pairs too, for the ratio, and then all `--pairs` one at a time.
+//! `--yen-pairs` (default 5; 0 skips them) pairs go through both Yens (each spur is a Dijkstra: seconds
+//! per query on road graphs); MPS runs those pairs too, for the ratio, and then all `--pairs` one at a
+//! time (`--no-sequential` skips that) and as one batch on all cores.
 
 #[allow(dead_code)]
 mod common;
@@ -84,19 +85,22 @@ fn main() {
             }
         }
         let q = few.len().max(1) as f64;
-        println!(
-            "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"mps_s_per_query\":{:.6},\"yen_s_per_query\":{:.6},\"pathfinding_yen_s_per_query\":{:.6},\"mps_vs_pathfinding\":{:.1},\"mps_vs_yen\":{:.1},\"paths_pathfinding_missed\":{pf_missed}}}",
-            few.len(),
-            t_mps / q,
-            t_yen / q,
-            t_pf / q,
-            t_pf / t_mps,
-            t_yen / t_mps
-        );
+        if !few.is_empty() {
+            println!(
+                "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"mps_s_per_query\":{:.6},\"yen_s_per_query\":{:.6},\"pathfinding_yen_s_per_query\":{:.6},\"mps_vs_pathfinding\":{:.1},\"mps_vs_yen\":{:.1},\"paths_pathfinding_missed\":{pf_missed}}}",
+                few.len(),
+                t_mps / q,
+                t_yen / q,
+                t_pf / q,
+                t_pf / t_mps,
+                t_yen / t_mps
+            );
+        }
         // MPS one query at a time on all pairs (prep and ranking apart), then the batch.
         let (mut prep, mut total, mut pops, mut looped, mut found) = (0.0, 0.0, 0u64, 0u64, 0usize);
         let mut single = Vec::with_capacity(queries.len());
-        for &(s, t) in &queries {
+        let one_at_a_time = if flag("--no-sequential") { &queries[..0] } else { &queries[..] };
+        for &(s, t) in one_at_a_time {
             let c = Instant::now();
             let (p, st) = mps(g, s, t, k).unwrap();
             total += c.elapsed().as_secs_f64();
@@ -109,8 +113,8 @@ fn main() {
         let c = Instant::now();
         let (batch, bst) = ksp_batch_cpu(g, &queries, k).unwrap();
         let batch_s = c.elapsed().as_secs_f64();
-        for (i, p) in batch.iter().enumerate() {
-            assert_eq!(costs(p), single[i], "batch differs at query {i}");
+        for (i, p) in single.iter().enumerate() {
+            assert_eq!(&costs(&batch[i]), p, "batch differs at query {i}");
         }
         println!(
             "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"paths\":{found},\"mps_sequential_s\":{total:.3},\"prep_s\":{prep:.3},\"ranking_s\":{:.3},\"pops\":{pops},\"looped_pops\":{looped},\"cpu_batch_s\":{batch_s:.3},\"threads\":{},\"cpu_queries_per_s\":{:.1}}}",
@@ -125,7 +129,8 @@ fn main() {
     }
 }
 
-#[allow(unused_variables)]
+/// The GPU batch on the same queries: device start apart, then two runs (the first compiles the
+/// pipelines); answers asserted equal to the CPU batch's.
 fn gpu_rows(
     g: &urbanflow::graph::Csr<u32>,
     queries: &[(u32, u32)],
@@ -134,5 +139,28 @@ fn gpu_rows(
     cpu: &[Vec<Path>],
     cpu_s: f64,
 ) {
-    eprintln!("--gpu: the GPU batch is not built yet");
+    use urbanflow::gpu::GpuContext;
+    use urbanflow::sssp::ksp::{KspGpuOptions, ksp_batch_gpu};
+    let c = Instant::now();
+    let ctx = GpuContext::new().expect("a GPU");
+    let start_s = c.elapsed().as_secs_f64();
+    let opts = KspGpuOptions::for_k(k);
+    let mut times = Vec::new();
+    let mut gpu_queries = 0;
+    for _ in 0..2 {
+        let c = Instant::now();
+        let (got, st) = ksp_batch_gpu(&ctx, g, queries, k, &opts).expect("GPU batch");
+        times.push(c.elapsed().as_secs_f64());
+        assert!(got == cpu, "{name} K={k}: GPU answers differ from the CPU's");
+        gpu_queries = st.gpu_queries;
+    }
+    println!(
+        "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"adapter\":{:?},\"gpu_start_s\":{start_s:.3},\"gpu_first_s\":{:.3},\"gpu_s\":{:.3},\"gpu_queries\":{gpu_queries},\"gpu_queries_per_s\":{:.1},\"cpu_batch_s\":{cpu_s:.3},\"gpu_vs_cpu_batch\":{:.2}}}",
+        queries.len(),
+        ctx.info.name,
+        times[0],
+        times[1],
+        queries.len() as f64 / times[1],
+        cpu_s / times[1]
+    );
 }

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use graph_core::Csr;
 use rayon::prelude::*;
 
-use super::{KspError, MpsTarget, Path, check_vertex};
+use gpu_runtime::{Backend, GpuContext};
+
+use super::{KspError, KspGpuOptions, MpsTarget, Path, check_vertex, ksp_batch_gpu};
 
 /// What a batch did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -23,6 +25,68 @@ pub struct BatchStats {
     pub time: Duration,
     /// Queries answered by the GPU (the rest ran on the CPU).
     pub gpu_queries: usize,
+    /// Why the backend ran: what [`ksp_batch`] decided for `Backend::Auto`, or "asked for".
+    pub why: &'static str,
+}
+
+/// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
+/// than the 16-core CPU there (docs/benchmarks.md). Others stay on the CPU until measured.
+pub const GPU_MEASURED_ON: &[&str] = &[];
+/// Fewest queries `Backend::Auto` gives to a measured GPU (below, device start-up and the batched
+/// reverse search do not pay off).
+pub const AUTO_GPU_MIN_QUERIES: usize = 256;
+
+/// The `k` cheapest loopless paths of every `(source, target)` query, on `backend`:
+/// [`ksp_batch_cpu`] or [`ksp_batch_gpu`] (identical answers). `Backend::Auto` uses the GPU only on an
+/// adapter listed in [`GPU_MEASURED_ON`], for at least [`AUTO_GPU_MIN_QUERIES`] queries on a graph
+/// without zero-weight arcs; [`BatchStats::why`] says what it decided.
+///
+/// ```
+/// use algos_sssp::ksp::ksp_batch;
+/// use gpu_runtime::Backend;
+/// let g = graph_core::generators::grid_2d(3, 3);
+/// let (paths, stats) = ksp_batch(&g, &[(0, 8)], 3, Backend::Cpu).unwrap();
+/// assert_eq!(paths[0].iter().map(|p| p.cost).collect::<Vec<_>>(), [4, 4, 4]);
+/// assert_eq!(stats.gpu_queries, 0);
+/// ```
+pub fn ksp_batch(
+    g: &Csr<u32>,
+    queries: &[(u32, u32)],
+    k: usize,
+    backend: Backend,
+) -> Result<(Vec<Vec<Path>>, BatchStats), KspError> {
+    let (ctx, why) = match backend {
+        Backend::Cpu => (None, "asked for"),
+        Backend::Gpu(ctx) => (Some(ctx), "asked for"),
+        Backend::Auto => auto_gpu(g, queries.len()),
+    };
+    let (paths, mut stats) = match ctx {
+        Some(ctx) => ksp_batch_gpu(ctx, g, queries, k, &KspGpuOptions::for_k(k))?,
+        None => ksp_batch_cpu(g, queries, k)?,
+    };
+    stats.why = why;
+    Ok((paths, stats))
+}
+
+/// `Backend::Auto`'s choice, with the reason.
+fn auto_gpu(g: &Csr<u32>, queries: usize) -> (Option<&'static GpuContext>, &'static str) {
+    if queries < AUTO_GPU_MIN_QUERIES {
+        return (None, "auto: too few queries for the GPU to pay off");
+    }
+    if g.weights().contains(&0) {
+        return (None, "auto: zero-weight arcs (the GPU ranking refuses them)");
+    }
+    let auto = gpu_runtime::context::auto_adapter();
+    let Some(chosen) = auto.chosen else {
+        return (None, "auto: no hardware GPU");
+    };
+    if !GPU_MEASURED_ON.iter().any(|m| auto.found[chosen].name.contains(m)) {
+        return (None, "auto: the GPU ranking is not measured faster than the CPU on this adapter");
+    }
+    match GpuContext::auto() {
+        Some(ctx) => (Some(ctx), "auto: a GPU measured faster for large batches"),
+        None => (None, "auto: the GPU could not be started"),
+    }
 }
 
 /// One query's answer: its index, its paths, pops and looped pops.
@@ -74,7 +138,8 @@ pub fn ksp_batch_cpu(
         })
         .collect::<Result<_, KspError>>()?;
     let mut out = vec![Vec::new(); queries.len()];
-    let mut stats = BatchStats { queries: queries.len(), targets: groups.len(), ..Default::default() };
+    let mut stats =
+        BatchStats { queries: queries.len(), targets: groups.len(), why: "asked for", ..Default::default() };
     for (i, paths, pops, looped) in answered.into_iter().flatten() {
         out[i as usize] = paths;
         stats.pops += pops;

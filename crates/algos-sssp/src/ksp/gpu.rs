@@ -77,7 +77,7 @@ pub fn ksp_batch_gpu(
         check_vertex(g, "target", t)?;
     }
     let mut out = vec![Vec::new(); queries.len()];
-    let mut stats = BatchStats { queries: queries.len(), ..Default::default() };
+    let mut stats = BatchStats { queries: queries.len(), why: "asked for", ..Default::default() };
     let rev = g.transpose().graph;
     let mut cpu_queue: Vec<usize> = Vec::new();
     if k == 0 || queries.is_empty() {

@@ -38,7 +38,7 @@ use graph_core::Csr;
 
 use crate::error::SsspError;
 
-pub use batch::{BatchStats, ksp_batch_cpu};
+pub use batch::{AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, ksp_batch, ksp_batch_cpu};
 pub use gpu::{KspGpuOptions, ksp_batch_gpu};
 pub use mps::{MpsIter, mps};
 pub use target::MpsTarget;

@@ -1,0 +1,194 @@
+//! K shortest loopless paths between two vertices of a graph, or for many random pairs at once.
+//!
+//! ```text
+//! cargo run --release --example ksp -- --graph ../shared/data/road/weighted/NY.gr.xz \
+//!     --source 1 --target 5000 --k 10
+//! cargo run --release --example ksp -- --graph ../shared/data/road/weighted/NY.gr.xz \
+//!     --pairs 1000 --seed 1 --k 100 --backend gpu --json
+//! ```
+//! Vertex ids are the file's own (1-based in DIMACS files). Paths come cheapest first; equal costs in
+//! the order of their arc sequences, the same on every algorithm and backend.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, ValueEnum};
+use urbanflow::gpu::{BackendChoice, Resolved};
+use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
+use urbanflow::graph::rng::SplitMix64;
+use urbanflow::sssp::ksp::{Path, ksp_batch, mps, yen};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Algo {
+    /// Martins–Pascoal–Santos deviation ranking (the default).
+    Mps,
+    /// Yen's algorithm (one restricted Dijkstra per spur: slow, the classic baseline).
+    Yen,
+}
+
+/// The K cheapest loopless paths from a source to a target (or for N random pairs).
+///
+/// Example: ksp --graph NY.gr.xz --source 1 --target 5000 --k 10 --json
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Graph file (DIMACS .gr, PACE .gr, edge list, TNTP _net; plain, .gz or .xz). Default: the bundled
+    /// small road graph.
+    #[arg(long)]
+    graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
+    #[arg(long, default_value = "auto")]
+    format: GraphFormat,
+    /// Source vertex, as numbered in the file.
+    #[arg(long, default_value_t = 1)]
+    source: u64,
+    /// Target vertex, as numbered in the file.
+    #[arg(long, default_value_t = 2)]
+    target: u64,
+    /// Paths per query.
+    #[arg(long, default_value_t = 10)]
+    k: usize,
+    /// mps or yen (one query; batches always use MPS).
+    #[arg(long, value_enum, default_value = "mps")]
+    algorithm: Algo,
+    /// cpu, gpu or auto for batches (default: $URBANFLOW_BACKEND, else auto).
+    #[arg(long)]
+    backend: Option<BackendChoice>,
+    /// Batch mode: this many random (source, target) pairs instead of --source/--target.
+    #[arg(long)]
+    pairs: Option<usize>,
+    /// Seed of the random pairs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// TNTP files: weight units per free-flow time unit.
+    #[arg(long, default_value_t = 1000.0)]
+    units: f64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let path = args.graph.unwrap_or_else(|| {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-road.gr.gz");
+        p.canonicalize().unwrap_or(p)
+    });
+    let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
+    let backend = choice.backend().map_err(|e| e.to_string())?;
+    let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
+    let t = Instant::now();
+    let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
+    let load_s = t.elapsed().as_secs_f64();
+    let g = &loaded.graph;
+    let n = g.num_vertices();
+    if let Some(pairs) = args.pairs {
+        let mut rng = SplitMix64::new(args.seed);
+        let queries: Vec<(u32, u32)> =
+            (0..pairs).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
+        let t = Instant::now();
+        let (answers, stats) = ksp_batch(g, &queries, args.k, backend).map_err(|e| e.to_string())?;
+        let solve_s = t.elapsed().as_secs_f64();
+        let paths: usize = answers.iter().map(Vec::len).sum();
+        let ran = if stats.gpu_queries > 0 {
+            format!("{}", backend.resolve())
+        } else {
+            format!("{}", Resolved::Cpu)
+        };
+        if args.json {
+            println!(
+                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"queries_per_s\":{:.1}}}",
+                path.display().to_string(),
+                g.num_arcs(),
+                args.k,
+                stats.gpu_queries,
+                stats.why,
+                pairs as f64 / solve_s
+            );
+        } else {
+            println!("graph      {} ({n} vertices, {} arcs)", path.display(), g.num_arcs());
+            println!("queries    {pairs} random pairs (seed {}), K = {}", args.seed, args.k);
+            println!("backend    {ran} ({}; {} of {pairs} queries on the GPU)", stats.why, stats.gpu_queries);
+            println!(
+                "paths      {paths} ({} targets unreachable or short of K)",
+                answers.iter().filter(|a| a.len() < args.k).count()
+            );
+            println!(
+                "solve      {solve_s:.3} s, {:.1} queries/s (load {load_s:.3} s)",
+                pairs as f64 / solve_s
+            );
+        }
+        return Ok(());
+    }
+    let vertex = |id: u64, what: &str| {
+        loaded.vertex(id).ok_or(format!(
+            "{what} {id} is not a vertex of {}: ids run {}..={}",
+            path.display(),
+            loaded.ids.first().copied().unwrap_or(0),
+            loaded.ids.last().copied().unwrap_or(0)
+        ))
+    };
+    let (s, t) = (vertex(args.source, "source")?, vertex(args.target, "target")?);
+    let clock = Instant::now();
+    let (paths, stats) = match args.algorithm {
+        Algo::Mps => mps(g, s, t, args.k),
+        Algo::Yen => yen(g, s, t, args.k),
+    }
+    .map_err(|e| e.to_string())?;
+    let solve_s = clock.elapsed().as_secs_f64();
+    let ids = |p: &Path| -> Vec<u64> { p.vertices(g, s).iter().map(|&v| loaded.ids[v as usize]).collect() };
+    if args.json {
+        let list: Vec<String> = paths
+            .iter()
+            .map(|p| {
+                let v: Vec<String> = ids(p).iter().map(u64::to_string).collect();
+                format!("{{\"cost\":{},\"vertices\":[{}]}}", p.cost, v.join(","))
+            })
+            .collect();
+        println!(
+            "{{\"graph\":{:?},\"source\":{},\"target\":{},\"k\":{},\"algorithm\":\"{}\",\"found\":{},\"pops\":{},\"looped_pops\":{},\"searches\":{},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"paths\":[{}]}}",
+            path.display().to_string(),
+            args.source,
+            args.target,
+            args.k,
+            format!("{:?}", args.algorithm).to_lowercase(),
+            paths.len(),
+            stats.pops,
+            stats.looped_pops,
+            stats.searches,
+            list.join(",")
+        );
+    } else {
+        println!("graph      {} ({n} vertices, {} arcs)", path.display(), g.num_arcs());
+        println!("query      {} -> {}, K = {} ({:?})", args.source, args.target, args.k, args.algorithm);
+        if paths.is_empty() {
+            println!("paths      none: {} cannot be reached from {}", args.target, args.source);
+        }
+        for (i, p) in paths.iter().enumerate() {
+            let v = ids(p);
+            let shown: Vec<String> = if v.len() > 12 {
+                v[..5]
+                    .iter()
+                    .map(u64::to_string)
+                    .chain(["…".into()])
+                    .chain(v[v.len() - 5..].iter().map(u64::to_string))
+                    .collect()
+            } else {
+                v.iter().map(u64::to_string).collect()
+            };
+            println!("{:>4}  cost {:>10}  {:>5} vertices  {}", i + 1, p.cost, v.len(), shown.join(" "));
+        }
+        println!(
+            "work       {} pops ({} looped), {} shortest-path searches",
+            stats.pops, stats.looped_pops, stats.searches
+        );
+        println!("solve      {solve_s:.6} s (load {load_s:.3} s)");
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    common::finish(run(Args::parse()))
+}
