@@ -147,15 +147,17 @@ fn gpu_rows(
     let opts = KspGpuOptions::for_k(k);
     let mut times = Vec::new();
     let mut gpu_queries = 0;
+    let mut overflows = [0; 6];
     for _ in 0..2 {
         let c = Instant::now();
         let (got, st) = ksp_batch_gpu(&ctx, g, queries, k, &opts).expect("GPU batch");
         times.push(c.elapsed().as_secs_f64());
         assert!(got == cpu, "{name} K={k}: GPU answers differ from the CPU's");
         gpu_queries = st.gpu_queries;
+        overflows = st.gpu_overflows;
     }
     println!(
-        "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"adapter\":{:?},\"gpu_start_s\":{start_s:.3},\"gpu_first_s\":{:.3},\"gpu_s\":{:.3},\"gpu_queries\":{gpu_queries},\"gpu_queries_per_s\":{:.1},\"cpu_batch_s\":{cpu_s:.3},\"gpu_vs_cpu_batch\":{:.2}}}",
+        "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"adapter\":{:?},\"gpu_start_s\":{start_s:.3},\"gpu_first_s\":{:.3},\"gpu_s\":{:.3},\"gpu_queries\":{gpu_queries},\"overflows_pool_pops_arena_cost_ties_gather\":{overflows:?},\"gpu_queries_per_s\":{:.1},\"cpu_batch_s\":{cpu_s:.3},\"gpu_vs_cpu_batch\":{:.2}}}",
         queries.len(),
         ctx.info.name,
         times[0],

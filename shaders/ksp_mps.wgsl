@@ -3,8 +3,12 @@
 // `budget` pops per slot and the next dispatch goes on where it stopped.
 //
 // Per slot, with π = distances to the slot's target (a row of the batched reverse search):
-//   succ   the tree arc of every vertex: the out-arc of least (w + π(head), arc id), kernel `tree`;
-//   pool   candidates [cost, parent pop, deviation index, deviation arc], unordered;
+//   succ   the tree arc of every vertex and its head: the out-arc of least (w + π(head), arc id),
+//          kernel `tree` (pairs, so that the tail walk waits for one load per step);
+//   pool   candidates [cost, parent pop, deviation index, deviation arc], one unordered sub-pool per
+//          lane: a lane appends the children it generates to its own sub-pool and keeps its least
+//          (cost, index) in workgroup memory, so a pop reduces WG lane minima and rescans one
+//          sub-pool (cooperatively) instead of scanning the whole pool;
 //   popped one record per pop [arena start, arcs, deviation index, deviation arc, cost, loopless];
 //   arena  the arcs of every popped candidate, back to back (children copy their prefix from it);
 //   marks  per vertex [pop stamp, first position on the popped path] for the loop tests.
@@ -34,10 +38,11 @@ const ERR_COST: u32 = 6u;
 const ERR_TIES: u32 = 7u;
 const ERR_GATHER: u32 = 8u;
 
-// state row: [s, t, pool size, pops, arena used, paths out, status, cost of the K-th path,
-//             gather offset, gathered words, then out_cap pop ids of the loopless pops, then their
-//             lengths in arcs (written when gathering)]
+// state row: [s, t, unused, pops, arena used, paths out, status, cost of the K-th path,
+//             gather offset, gathered words, then WG sub-pool sizes, then out_cap pop ids of the
+//             loopless pops, then their lengths in arcs (written when gathering)]
 const STATE_HEAD: u32 = 10u;
+override OUT_AT: u32 = STATE_HEAD + WG;
 const CAND: u32 = 4u;
 const REC: u32 = 6u;
 
@@ -60,7 +65,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> targets: array<u32>;
 @group(0) @binding(2) var<storage, read> weights: array<u32>;
 @group(0) @binding(3) var<storage, read> pi: array<u32>;
-@group(0) @binding(4) var<storage, read_write> succ: array<u32>;
+@group(0) @binding(4) var<storage, read_write> succ: array<vec2<u32>>;
 @group(0) @binding(5) var<storage, read_write> marks: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> pool: array<u32>;
 @group(0) @binding(7) var<storage, read_write> popped: array<u32>;
@@ -105,18 +110,24 @@ fn tree(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
-    succ[base + v] = best;
+    var head = NONE;
+    if best != NONE {
+        head = targets[best];
+    }
+    succ[base + v] = vec2<u32>(best, head);
 }
 
 var<workgroup> sh_cost: array<u32, WG>;
 var<workgroup> sh_idx: array<u32, WG>;
+// Each lane's least (cost, pool index) of its own sub-pool (NONE when empty).
+var<workgroup> lane_cost: array<u32, WG>;
+var<workgroup> lane_idx: array<u32, WG>;
 // Phase decisions of lane 0, read by all: 0 go on, 1 stop, 2 gather and stop.
 var<workgroup> sh_stop: u32;
-var<workgroup> sh_pool: atomic<u32>;
-var<workgroup> sh_repeat: atomic<u32>;
 var<workgroup> sh_err: atomic<u32>;
-// The pop in hand: [pop id, arena start, arcs, deviation index, deviation arc, cost, parent start].
-var<workgroup> sh_pop: array<u32, 7>;
+// The pop in hand: [pop id, arena start, arcs, deviation index, deviation arc, cost, parent start,
+// lane owning its sub-pool].
+var<workgroup> sh_pop: array<u32, 8>;
 
 // Vertex `i` of the path whose arcs start at arena[at]: the source, then the arcs' heads.
 fn vertex_at(at: u32, i: u32, s: u32) -> u32 {
@@ -129,6 +140,18 @@ fn vertex_at(at: u32, i: u32, s: u32) -> u32 {
 // (key, arc) pairs compare as one key.
 fn before(k1: u32, a1: u32, k2: u32, a2: u32) -> bool {
     return k1 < k2 || (k1 == k2 && a1 < a2);
+}
+
+// sh_cost/sh_idx reduced to their least (cost, index) in entry 0 (all lanes call it).
+fn reduce_min(lid: u32) {
+    workgroupBarrier();
+    for (var half = WG / 2u; half > 0u; half >>= 1u) {
+        if lid < half && before(sh_cost[lid + half], sh_idx[lid + half], sh_cost[lid], sh_idx[lid]) {
+            sh_cost[lid] = sh_cost[lid + half];
+            sh_idx[lid] = sh_idx[lid + half];
+        }
+        workgroupBarrier();
+    }
 }
 
 @compute @workgroup_size(WG)
@@ -144,61 +167,59 @@ fn rank(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let t = state[st + 1u];
     let base = slot * n;
     let pb = slot * params.pool_cap * CAND;
+    let sub = params.pool_cap / WG;
     let rb = slot * params.pop_cap * REC;
     let ab = slot * params.arena_cap;
     let mb = slot * 2u * n;
 
-    for (var it = 0u; it < params.budget; it++) {
-        // 1. Start, or stop if finished.
-        if lid == 0u {
-            var stop = 0u;
-            let status = state[st + 6u];
-            if status >= DONE {
+    // 1. Start, or stop if finished.
+    if lid == 0u {
+        var stop = 0u;
+        let status = state[st + 6u];
+        if status >= DONE {
+            stop = 1u;
+        } else if status == FRESH {
+            state[st + 6u] = RUNNING;
+            let first = succ[base + s].x;
+            if s == t || first == NONE {
+                state[st + 6u] = DONE;
+                atomicAdd(&control[0], 1u);
                 stop = 1u;
-            } else if status == FRESH {
-                state[st + 6u] = RUNNING;
-                let first = succ[base + s];
-                if s == t || first == NONE {
-                    state[st + 6u] = DONE;
-                    atomicAdd(&control[0], 1u);
-                    stop = 1u;
-                } else {
-                    pool[pb] = pi[base + s];
-                    pool[pb + 1u] = NONE;
-                    pool[pb + 2u] = 0u;
-                    pool[pb + 3u] = first;
-                    state[st + 2u] = 1u;
-                }
-            }
-            sh_stop = stop;
-            atomicStore(&sh_pool, state[st + 2u]);
-            atomicStore(&sh_err, 0u);
-        }
-        if workgroupUniformLoad(&sh_stop) != 0u {
-            return;
-        }
-        // 2. The pool's least (cost, index).
-        let pool_size = atomicLoad(&sh_pool);
-        var bc = INF;
-        var bi = NONE;
-        for (var j = lid; j < pool_size; j += WG) {
-            let c = pool[pb + j * CAND];
-            if before(c, j, bc, bi) {
-                bc = c;
-                bi = j;
+            } else {
+                pool[pb] = pi[base + s];
+                pool[pb + 1u] = NONE;
+                pool[pb + 2u] = 0u;
+                pool[pb + 3u] = first;
+                state[st + STATE_HEAD] = 1u;
             }
         }
-        sh_cost[lid] = bc;
-        sh_idx[lid] = bi;
-        workgroupBarrier();
-        for (var half = WG / 2u; half > 0u; half >>= 1u) {
-            if lid < half && before(sh_cost[lid + half], sh_idx[lid + half], sh_cost[lid], sh_idx[lid]) {
-                sh_cost[lid] = sh_cost[lid + half];
-                sh_idx[lid] = sh_idx[lid + half];
-            }
-            workgroupBarrier();
+        sh_stop = stop;
+    }
+    if workgroupUniformLoad(&sh_stop) != 0u {
+        return;
+    }
+    storageBarrier();
+    // Each lane's least candidate of its own sub-pool.
+    var mc = INF;
+    var mi = NONE;
+    let own = state[st + STATE_HEAD + lid];
+    for (var j = 0u; j < own; j++) {
+        let idx = lid * sub + j;
+        let c = pool[pb + idx * CAND];
+        if before(c, idx, mc, mi) {
+            mc = c;
+            mi = idx;
         }
-        // 3. Lane 0 takes it out of the pool and walks its tree tail into the arena.
+    }
+    lane_cost[lid] = mc;
+    lane_idx[lid] = mi;
+
+    for (var it = 0u; it < params.budget; it++) {
+        // 2. The pool's least (cost, index): the least of the lanes' minima.
+        sh_cost[lid] = lane_cost[lid];
+        sh_idx[lid] = lane_idx[lid];
+        reduce_min(lid);
+        // 3. Lane 0 takes it out of its sub-pool and places its deviation arc.
         if lid == 0u {
             let best = sh_idx[0];
             let cost = sh_cost[0];
@@ -210,55 +231,35 @@ fn rank(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 let parent = pool[c + 1u];
                 let dev = pool[c + 2u];
                 let arc = pool[c + 3u];
-                let last = pb + (pool_size - 1u) * CAND;
+                let owner = best / sub;
+                let size = state[st + STATE_HEAD + owner] - 1u;
+                let last = pb + (owner * sub + size) * CAND;
                 for (var w = 0u; w < CAND; w++) {
                     pool[c + w] = pool[last + w];
                 }
-                atomicStore(&sh_pool, pool_size - 1u);
-                state[st + 2u] = pool_size - 1u;
+                state[st + STATE_HEAD + owner] = size;
                 let p = state[st + 3u];
                 let start = state[st + 4u];
-                var len = dev + 1u;
                 if p >= params.pop_cap {
                     state[st + 6u] = ERR_POPS;
                     stop = 1u;
-                } else if start + len > params.arena_cap {
+                } else if start + dev + 1u > params.arena_cap {
                     state[st + 6u] = ERR_ARENA;
                     stop = 1u;
                 } else {
                     arena[ab + start + dev] = arc;
-                    var x = targets[arc];
-                    while x != t {
-                        if start + len >= params.arena_cap {
-                            state[st + 6u] = ERR_ARENA;
-                            stop = 1u;
-                            break;
-                        }
-                        let a = succ[base + x];
-                        arena[ab + start + len] = a;
-                        len += 1u;
-                        x = targets[a];
-                    }
                     var parent_start = 0u;
                     if parent != NONE {
                         parent_start = popped[rb + parent * REC];
                     }
-                    let r = rb + p * REC;
-                    popped[r] = start;
-                    popped[r + 1u] = len;
-                    popped[r + 2u] = dev;
-                    popped[r + 3u] = arc;
-                    popped[r + 4u] = cost;
-                    popped[r + 5u] = 0u;
                     state[st + 3u] = p + 1u;
-                    state[st + 4u] = start + len;
-                    sh_pop = array<u32, 7>(p, start, len, dev, arc, cost, parent_start);
+                    sh_pop = array<u32, 8>(p, start, 0u, dev, arc, cost, parent_start, owner);
                 }
                 if stop == 1u {
                     atomicAdd(&control[0], 1u);
                 }
             }
-            atomicStore(&sh_repeat, NONE);
+            atomicStore(&sh_err, 0u);
             sh_stop = stop;
         }
         let decision = workgroupUniformLoad(&sh_stop);
@@ -269,54 +270,110 @@ fn rank(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if decision != 0u {
             return;
         }
+        storageBarrier();
         let p = sh_pop[0];
         let start = ab + sh_pop[1];
-        let len = sh_pop[2];
         let dev = sh_pop[3];
         let cost = sh_pop[5];
         let parent_start = ab + sh_pop[6];
-        // 4. The prefix comes from the parent.
+        let owner = sh_pop[7];
+        // The owner's sub-pool lost its least candidate: all lanes rescan it.
+        var oc = INF;
+        var oi = NONE;
+        let owned = state[st + STATE_HEAD + owner];
+        for (var j = lid; j < owned; j += WG) {
+            let idx = owner * sub + j;
+            let c = pool[pb + idx * CAND];
+            if before(c, idx, oc, oi) {
+                oc = c;
+                oi = idx;
+            }
+        }
+        sh_cost[lid] = oc;
+        sh_idx[lid] = oi;
+        reduce_min(lid);
+        if lid == owner {
+            lane_cost[lid] = sh_cost[0];
+            lane_idx[lid] = sh_idx[0];
+        }
+        // 4. The prefix comes from the parent, and its vertices (distinct: the parent's path had no
+        //    repeat before its position `dev`) get their positions (stamp = pop + 1).
         for (var j = lid; j < dev; j += WG) {
             arena[start + j] = arena[parent_start + j];
         }
         storageBarrier();
-        // 5. Loop test: each vertex's first position on the path (stamp = pop + 1).
         let stamp = p + 1u;
-        for (var i = lid; i <= len; i += WG) {
+        for (var i = lid; i <= dev; i += WG) {
             let v = vertex_at(start, i, s);
             atomicStore(&marks[mb + 2u * v], stamp);
-            atomicStore(&marks[mb + 2u * v + 1u], NONE);
+            atomicStore(&marks[mb + 2u * v + 1u], i);
         }
         storageBarrier();
-        for (var i = lid; i <= len; i += WG) {
-            atomicMin(&marks[mb + 2u * vertex_at(start, i, s) + 1u], i);
-        }
-        storageBarrier();
-        for (var i = lid; i <= len; i += WG) {
-            if atomicLoad(&marks[mb + 2u * vertex_at(start, i, s) + 1u]) < i {
-                atomicMin(&sh_repeat, i);
+        // 5. Lane 0 walks the tree from the deviation arc's head until t or the first vertex already
+        //    on the path: nothing beyond a repeat is ever read (children deviate before it, and a
+        //    looped candidate is not output), so most looped pops stop after a few steps.
+        if lid == 0u {
+            var x = targets[sh_pop[4]];
+            var len = dev + 1u;
+            var looped = false;
+            var stop = 0u;
+            loop {
+                if atomicLoad(&marks[mb + 2u * x]) == stamp {
+                    looped = true;
+                    break;
+                }
+                atomicStore(&marks[mb + 2u * x], stamp);
+                atomicStore(&marks[mb + 2u * x + 1u], len);
+                if x == t {
+                    break;
+                }
+                if start - ab + len >= params.arena_cap {
+                    state[st + 6u] = ERR_ARENA;
+                    atomicAdd(&control[0], 1u);
+                    stop = 1u;
+                    break;
+                }
+                let step = succ[base + x];
+                arena[start + len] = step.x;
+                len += 1u;
+                x = step.y;
             }
-        }
-        workgroupBarrier();
-        let first_repeat = atomicLoad(&sh_repeat);
-        if lid == 0u && first_repeat == NONE {
-            let out = state[st + 5u];
-            if out >= params.out_cap {
-                atomicMax(&sh_err, ERR_TIES);
-            } else {
-                popped[rb + p * REC + 5u] = 1u;
-                state[st + STATE_HEAD + out] = p;
-                state[st + 5u] = out + 1u;
-                if out + 1u == params.k {
-                    state[st + 7u] = cost;
+            let r = rb + p * REC;
+            popped[r] = start - ab;
+            popped[r + 1u] = len;
+            popped[r + 2u] = dev;
+            popped[r + 3u] = sh_pop[4];
+            popped[r + 4u] = cost;
+            popped[r + 5u] = select(1u, 0u, looped);
+            state[st + 4u] = start - ab + len;
+            sh_pop[2] = len;
+            if !looped && stop == 0u {
+                let out = state[st + 5u];
+                if out >= params.out_cap {
+                    atomicMax(&sh_err, ERR_TIES);
+                } else {
+                    state[st + OUT_AT + out] = p;
+                    state[st + 5u] = out + 1u;
+                    if out + 1u == params.k {
+                        state[st + 7u] = cost;
+                    }
                 }
             }
+            sh_stop = stop;
         }
+        if workgroupUniformLoad(&sh_stop) != 0u {
+            return;
+        }
+        storageBarrier();
+        let len = sh_pop[2];
         // 6. Children: at each position from the deviation on (before any repeat, never at t), the
         //    next arc after the path's own in (w + π(head), arc id) order whose head is not on the
-        //    path up to there.
-        let limit = min(first_repeat, len);
-        for (var i = dev + lid; i < limit; i += WG) {
+        //    path up to there. Each lane appends to its own sub-pool.
+        //    Positions go round the lanes starting at lane `p mod WG`, so that the deviation position
+        //    (the one every pop has) does not always fill lane 0's sub-pool.
+        let limit = len;
+        let rot = (lid + WG - p % WG) % WG;
+        for (var i = dev + rot; i < limit; i += WG) {
             let v = vertex_at(start, i, s);
             if v == t {
                 continue;
@@ -354,28 +411,38 @@ fn rank(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 atomicMax(&sh_err, ERR_COST);
                 continue;
             }
-            let at = atomicAdd(&sh_pool, 1u);
-            if at >= params.pool_cap {
+            let size = state[st + STATE_HEAD + lid];
+            if size >= sub {
                 atomicMax(&sh_err, ERR_POOL);
                 continue;
             }
-            let c = pb + at * CAND;
+            let idx = lid * sub + size;
+            let c = pb + idx * CAND;
             pool[c] = child;
             pool[c + 1u] = p;
             pool[c + 2u] = i;
             pool[c + 3u] = best;
+            state[st + STATE_HEAD + lid] = size + 1u;
+            if before(child, idx, lane_cost[lid], lane_idx[lid]) {
+                lane_cost[lid] = child;
+                lane_idx[lid] = idx;
+            }
         }
         storageBarrier();
         workgroupBarrier();
         if lid == 0u {
-            state[st + 2u] = min(atomicLoad(&sh_pool), params.pool_cap);
             let err = atomicLoad(&sh_err);
             if err != 0u {
                 state[st + 6u] = err;
                 atomicAdd(&control[0], 1u);
+                sh_stop = 1u;
+            } else {
+                sh_stop = 0u;
             }
         }
-        storageBarrier();
+        if workgroupUniformLoad(&sh_stop) != 0u {
+            return;
+        }
     }
 }
 
@@ -386,10 +453,10 @@ fn gather(lid: u32, st: u32, rb: u32, ab: u32) {
         let outs = state[st + 5u];
         var words = 0u;
         for (var j = 0u; j < outs; j++) {
-            words += popped[rb + state[st + STATE_HEAD + j] * REC + 1u];
+            words += popped[rb + state[st + OUT_AT + j] * REC + 1u];
         }
         for (var j = 0u; j < outs; j++) {
-            state[st + STATE_HEAD + params.out_cap + j] = popped[rb + state[st + STATE_HEAD + j] * REC + 1u];
+            state[st + OUT_AT + params.out_cap + j] = popped[rb + state[st + OUT_AT + j] * REC + 1u];
         }
         let at = atomicAdd(&control[1], words);
         state[st + 8u] = at;
@@ -408,7 +475,7 @@ fn gather(lid: u32, st: u32, rb: u32, ab: u32) {
     var at = state[st + 8u];
     let outs = state[st + 5u];
     for (var j = 0u; j < outs; j++) {
-        let r = rb + state[st + STATE_HEAD + j] * REC;
+        let r = rb + state[st + OUT_AT + j] * REC;
         let src = ab + popped[r];
         let len = popped[r + 1u];
         for (var w = lid; w < len; w += WG) {

@@ -19,7 +19,7 @@ use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 use graph_core::Csr;
 
 use super::batch::BatchStats;
-use super::{KspError, MpsTarget, Path, check_vertex};
+use super::{KspError, Path, check_vertex};
 use crate::gpu::{BatchConfig, GpuBatchSssp, GraphBuffers, max_slots};
 
 const KSP: Shader = gpu_runtime::shader!("ksp_mps");
@@ -56,7 +56,7 @@ impl KspGpuOptions {
             pool: pops.saturating_mul(16),
             pops,
             arena: pops.saturating_mul(256),
-            memory: 3 << 30,
+            memory: 8 << 30,
             budget: 64,
         }
     }
@@ -78,40 +78,59 @@ pub fn ksp_batch_gpu(
     }
     let mut out = vec![Vec::new(); queries.len()];
     let mut stats = BatchStats { queries: queries.len(), why: "asked for", ..Default::default() };
-    let rev = g.transpose().graph;
-    let mut cpu_queue: Vec<usize> = Vec::new();
     if k == 0 || queries.is_empty() {
         stats.time = start.elapsed();
         return Ok((out, stats));
     }
     if g.weights().contains(&0) || k > u32::MAX as usize / 4 {
-        cpu_queue.extend(0..queries.len());
-    } else {
-        let mut ranker = GpuRanker::new(ctx, g, &rev, k, opts)?;
+        let (answers, st) = super::ksp_batch_cpu(g, queries, k)?;
+        return Ok((answers, BatchStats { time: start.elapsed(), why: stats.why, ..st }));
+    }
+    let rev = g.transpose().graph;
+    // A batch as large as the memory allows (each workgroup waits on memory most of the time, so
+    // throughput grows with the queries in flight); halved while the device cannot allocate it.
+    let mut try_opts = *opts;
+    let mut ranker = loop {
+        match GpuRanker::new(ctx, g, &rev, k, &try_opts) {
+            Err(e) if out_of_memory(&e) && try_opts.memory > 256 << 20 => try_opts.memory /= 2,
+            other => break other?,
+        }
+    };
+    // The queries a batch hands back go to the CPU's threads at once, while this thread drives the
+    // GPU through the next batches.
+    std::thread::scope(|scope| -> Result<(), KspError> {
+        let mut handed_back = Vec::new();
         for (chunk_no, chunk) in queries.chunks(ranker.slots).enumerate() {
             let first = chunk_no * ranker.slots;
-            let answers = ranker.run(chunk)?;
-            for (i, answer) in answers.into_iter().enumerate() {
+            let mut rest = Vec::new();
+            for (i, answer) in ranker.run(chunk)?.into_iter().enumerate() {
                 match answer {
-                    Some(paths) => {
+                    Ok(paths) => {
                         out[first + i] = paths;
                         stats.gpu_queries += 1;
                     }
-                    None => cpu_queue.push(first + i),
+                    Err(status) => {
+                        let reason = (status as usize).saturating_sub(3).min(5);
+                        stats.gpu_overflows[reason] += 1;
+                        rest.push(first + i);
+                    }
                 }
             }
+            if !rest.is_empty() {
+                let asked: Vec<(u32, u32)> = rest.iter().map(|&i| queries[i]).collect();
+                handed_back.push((rest, scope.spawn(move || super::ksp_batch_cpu(g, &asked, k))));
+            }
         }
-    }
-    // The CPU answers the rest, one target preparation per query (they are the exceptions).
-    for i in cpu_queue {
-        let (s, t) = queries[i];
-        let target = MpsTarget::with_reverse(g, &rev, t)?;
-        let mut it = target.iter(s)?;
-        out[i] = it.by_ref().take(k).collect();
-        let st = it.stats();
-        stats.pops += st.pops;
-        stats.looped_pops += st.looped_pops;
-    }
+        for (rest, handle) in handed_back {
+            let (answers, st) = handle.join().expect("a CPU ranking thread panicked")?;
+            for (i, paths) in rest.into_iter().zip(answers) {
+                out[i] = paths;
+            }
+            stats.pops += st.pops;
+            stats.looped_pops += st.looped_pops;
+        }
+        Ok(())
+    })?;
     let mut targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
     targets.sort_unstable();
     targets.dedup();
@@ -152,12 +171,14 @@ impl<'a> GpuRanker<'a> {
     ) -> Result<Self, KspError> {
         let n = g.num_vertices().max(1) as u64;
         let out_cap = 2 * k + 16;
-        let state_words = STATE_HEAD + 2 * out_cap;
+        let state_words = STATE_HEAD + WG as usize + 2 * out_cap;
+        // One sub-pool per lane.
+        let pool_cap = (opts.pool.max(WG) / WG) * WG;
         // Bytes per slot: succ and two mark words per vertex, pool, pop records, arena, state, the
         // gathered share (a quarter of the arena), and the batched search's 16 bytes per vertex.
-        let per_slot = 4 * 3 * n
+        let per_slot = 4 * 4 * n
             + 16 * n
-            + 4 * (CAND_WORDS * opts.pool as u64 + REC_WORDS * opts.pops as u64)
+            + 4 * (CAND_WORDS * pool_cap as u64 + REC_WORDS * opts.pops as u64)
             + 4 * opts.arena as u64 * 5 / 4
             + 4 * state_words as u64;
         let binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size);
@@ -180,9 +201,9 @@ impl<'a> GpuRanker<'a> {
         let sssp = GpuBatchSssp::new(ctx, rev, config)?;
         let graph = GraphBuffers::upload(ctx, g)?;
         let words = |x: u64| (slots as u64 * x) as usize;
-        let succ = GpuBuffer::zeroed(ctx, "ksp succ", words(n))?;
+        let succ = GpuBuffer::zeroed(ctx, "ksp succ", words(2 * n))?;
         let marks = GpuBuffer::zeroed(ctx, "ksp marks", words(2 * n))?;
-        let pool = GpuBuffer::zeroed(ctx, "ksp pool", words(CAND_WORDS * opts.pool as u64))?;
+        let pool = GpuBuffer::zeroed(ctx, "ksp pool", words(CAND_WORDS * pool_cap as u64))?;
         let popped = GpuBuffer::zeroed(ctx, "ksp popped", words(REC_WORDS * opts.pops as u64))?;
         let arena = GpuBuffer::zeroed(ctx, "ksp arena", words(opts.arena as u64))?;
         let gather_cap = words(opts.arena as u64 / 4).max(1);
@@ -197,7 +218,7 @@ impl<'a> GpuRanker<'a> {
             0,
             k as u32,
             opts.budget,
-            opts.pool,
+            pool_cap,
             opts.pops,
             opts.arena,
             out_cap as u32,
@@ -257,8 +278,8 @@ impl<'a> GpuRanker<'a> {
         })
     }
 
-    /// Answers up to `slots` queries: `None` for a query the GPU could not finish (capacities).
-    fn run(&mut self, queries: &[(u32, u32)]) -> Result<Vec<Option<Vec<Path>>>, KspError> {
+    /// Answers up to `slots` queries: `Err(status)` for a query the GPU could not finish (capacities).
+    fn run(&mut self, queries: &[(u32, u32)]) -> Result<Vec<Result<Vec<Path>, u32>>, KspError> {
         let ctx = self.ctx;
         let batch = queries.len();
         let targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
@@ -312,18 +333,18 @@ impl<'a> GpuRanker<'a> {
         for (i, &(s, t)) in queries.iter().enumerate() {
             let row = &state[i * self.state_words..(i + 1) * self.state_words];
             if row[6] != DONE {
-                answers.push(None);
+                answers.push(Err(row[6]));
                 continue;
             }
             if s == t {
-                answers.push(Some(vec![Path { cost: 0, arcs: Vec::new() }]));
+                answers.push(Ok(vec![Path { cost: 0, arcs: Vec::new() }]));
                 continue;
             }
             let outs = row[5] as usize;
             let mut at = row[8] as usize;
             let mut paths = Vec::with_capacity(outs);
             for j in 0..outs {
-                let len = row[STATE_HEAD + self.out_cap + j] as usize;
+                let len = row[STATE_HEAD + WG as usize + self.out_cap + j] as usize;
                 let arcs = gathered[at..at + len].to_vec();
                 at += len;
                 let cost = arcs.iter().map(|&a| weights[a as usize] as u64).sum();
@@ -332,8 +353,13 @@ impl<'a> GpuRanker<'a> {
             }
             paths.sort_unstable();
             paths.truncate(self.k);
-            answers.push(Some(paths));
+            answers.push(Ok(paths));
         }
         Ok(answers)
     }
+}
+
+fn out_of_memory(e: &KspError) -> bool {
+    use gpu_runtime::GpuError::OutOfMemory;
+    matches!(e, KspError::Gpu(OutOfMemory(_)) | KspError::Distances(crate::SsspError::Gpu(OutOfMemory(_))))
 }

@@ -5,12 +5,15 @@
 //! - [`MpsIter`]: the MPS ranking (Martins, Pascoal and Santos) as a lazy iterator: `take(k)` when K
 //!   is not known in advance. [`mps`] is the one-call form.
 //! - [`yen`]: Yen's algorithm, the classic baseline (one restricted shortest-path search per spur).
+//!   MPS hands over to it where looped candidates explode (see [`MpsIter`]).
+//! - [`ksp_batch`]: many (source, target) queries at once, on the CPU's threads ([`ksp_batch_cpu`],
+//!   one preparation per distinct target) or on a GPU ([`ksp_batch_gpu`], one workgroup per query).
 //!
-//! Semantics (../shared/specs/ksp.md §1): parallel arcs are distinct paths; `s = t` gives one path with
-//! no arcs and cost 0; an unreachable target or `k = 0` gives none. Costs are summed in u64 and checked.
-//! Paths come in one canonical order — cost, then the sequence of arc ids compared lexicographically —
-//! so every implementation returns the same list (the exception, graphs with a cycle of zero-weight
-//! arcs, is described at [`MpsTarget`]).
+//! Semantics: parallel arcs are distinct paths; `s = t` gives one path with no arcs and cost 0; an
+//! unreachable target or `k = 0` gives none. Costs are summed in u64. Weights are `u32`, so negative
+//! weights cannot occur. Paths come in one canonical order — cost, then the sequence of arc ids
+//! compared lexicographically — so every implementation and backend returns the same list, zero-weight
+//! arcs and ties included.
 //!
 //! ```
 //! use algos_sssp::ksp::mps;
@@ -38,7 +41,9 @@ use graph_core::Csr;
 
 use crate::error::SsspError;
 
-pub use batch::{AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, ksp_batch, ksp_batch_cpu};
+pub use batch::{
+    AUTO_GPU_MAX_K, AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, ksp_batch, ksp_batch_cpu,
+};
 pub use gpu::{KspGpuOptions, ksp_batch_gpu};
 pub use mps::{MpsIter, mps};
 pub use target::MpsTarget;
