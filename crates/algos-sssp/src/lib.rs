@@ -14,6 +14,8 @@
 //! | [`Algorithm::Lbr`] | GPU | locality-based relaxation, depth-first up to k hops (Safari & Ebneenasir, TTCS 2017) |
 //! | [`Algorithm::Jradi`] | GPU | Jradi's Dijkstra in one workgroup (Jradi 2016, ch. 7; WebGPU-safe) |
 //!
+//! K shortest loopless paths (MPS, Yen, batches of queries on the CPU and GPU) are in [`ksp`].
+//!
 //! Distances are `u32`; [`UNREACHABLE`] marks vertices not reached. Sums saturate at [`SATURATED`]
 //! (`u32::MAX − 1`); a distance reaching it is an error ([`SsspError::WeightOverflow`]), never
 //! "unreachable". Predecessors are *arcs* (parallel arcs exist in real data) chosen by one canonical

@@ -14,9 +14,9 @@
 //! | [`graph`] | `graph-core` | CSR graphs, readers and writers, generators, relabelling |
 //! | [`gpu`] | `gpu-runtime` | device setup, buffers, pipelines, backend choice, tuning cache |
 //! | [`reduce`] | `algos-reduce` | GPU reductions, scans and compaction |
-//! | [`sssp`] | `algos-sssp` | shortest paths: one source, many sources, all pairs |
+//! | [`sssp`] | `algos-sssp` | shortest paths: one source, many sources, all pairs, K shortest loopless paths |
 //! | [`tap`] | `algos-tap` | static traffic assignment |
-//! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU; GPU to come) |
+//! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU and GPU) |
 //! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting (done), VRP relaxations (to come) |
 //!
 //! Shortest paths on a road graph, in the file's own vertex ids:
