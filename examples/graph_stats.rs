@@ -6,6 +6,8 @@
 //! ```
 //! `URBANFLOW_BACKEND=cpu|gpu|auto` (or `--backend`) chooses the backend.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -33,14 +35,9 @@ struct Args {
     backend: Option<BackendChoice>,
 }
 
-fn bundled() -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-road.gr.gz");
-    p.canonicalize().unwrap_or(p)
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
-    let path = args.graph.unwrap_or_else(bundled);
+    let path = args.graph.unwrap_or_else(common::bundled_road_graph);
     let choice = match args.backend.map_or_else(BackendChoice::from_env, Ok) {
         Ok(c) => c,
         Err(e) => {

@@ -66,10 +66,7 @@ struct Args {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let path = args.graph.unwrap_or_else(|| {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-road.gr.gz");
-        p.canonicalize().unwrap_or(p)
-    });
+    let path = args.graph.unwrap_or_else(common::bundled_road_graph);
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
     let backend = choice.backend().map_err(|e| e.to_string())?;
     let t = Instant::now();

@@ -142,6 +142,20 @@ fn before(k1: u32, a1: u32, k2: u32, a2: u32) -> bool {
     return k1 < k2 || (k1 == k2 && a1 < a2);
 }
 
+// Least (cost, pool index) among entries first, first + stride, … below `size` of the sub-pool starting
+// at pool index `at`; (INF, NONE) when there are none.
+fn least_in(pb: u32, at: u32, first: u32, stride: u32, size: u32) -> vec2<u32> {
+    var best = vec2<u32>(INF, NONE);
+    for (var j = first; j < size; j += stride) {
+        let idx = at + j;
+        let c = pool[pb + idx * CAND];
+        if before(c, idx, best.x, best.y) {
+            best = vec2<u32>(c, idx);
+        }
+    }
+    return best;
+}
+
 // sh_cost/sh_idx reduced to their least (cost, index) in entry 0 (all lanes call it).
 fn reduce_min(lid: u32) {
     workgroupBarrier();
@@ -200,19 +214,9 @@ fn rank(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     storageBarrier();
     // Each lane's least candidate of its own sub-pool.
-    var mc = INF;
-    var mi = NONE;
-    let own = state[st + STATE_HEAD + lid];
-    for (var j = 0u; j < own; j++) {
-        let idx = lid * sub + j;
-        let c = pool[pb + idx * CAND];
-        if before(c, idx, mc, mi) {
-            mc = c;
-            mi = idx;
-        }
-    }
-    lane_cost[lid] = mc;
-    lane_idx[lid] = mi;
+    let own = least_in(pb, lid * sub, 0u, 1u, state[st + STATE_HEAD + lid]);
+    lane_cost[lid] = own.x;
+    lane_idx[lid] = own.y;
 
     for (var it = 0u; it < params.budget; it++) {
         // 2. The pool's least (cost, index): the least of the lanes' minima.
@@ -278,19 +282,9 @@ fn rank(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let parent_start = ab + sh_pop[6];
         let owner = sh_pop[7];
         // The owner's sub-pool lost its least candidate: all lanes rescan it.
-        var oc = INF;
-        var oi = NONE;
-        let owned = state[st + STATE_HEAD + owner];
-        for (var j = lid; j < owned; j += WG) {
-            let idx = owner * sub + j;
-            let c = pool[pb + idx * CAND];
-            if before(c, idx, oc, oi) {
-                oc = c;
-                oi = idx;
-            }
-        }
-        sh_cost[lid] = oc;
-        sh_idx[lid] = oi;
+        let part = least_in(pb, owner * sub, lid, WG, state[st + STATE_HEAD + owner]);
+        sh_cost[lid] = part.x;
+        sh_idx[lid] = part.y;
         reduce_min(lid);
         if lid == owner {
             lane_cost[lid] = sh_cost[0];

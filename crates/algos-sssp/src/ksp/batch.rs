@@ -33,9 +33,9 @@ pub struct BatchStats {
 }
 
 /// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
-/// than the 16-core CPU there (docs/benchmarks.md: NY, 1,000 pairs, K = 10: 3.2–4.0× the CPU batch,
-/// 1.3–2.1× counting the device start; at K = 100 the two are level, 0.9–1.0×). Others stay on the
-/// CPU until measured.
+/// than the 16-core CPU there (docs/benchmarks.md: NY, 1,000 pairs, K = 10: 3.0–4.0× the CPU batch,
+/// 1.3–2.3× counting the device start; at K = 100 the two are about level, 0.9–1.2×). Others stay on
+/// the CPU until measured.
 pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 /// Fewest queries `Backend::Auto` gives to a measured GPU (measured at 1,000; below, the device start
 /// is a larger share).

@@ -47,8 +47,12 @@ pub struct KspGpuOptions {
 }
 
 impl KspGpuOptions {
-    /// Defaults for K paths per query: room for 64·K pops (road graphs pop about 3·K), 256 arcs per
-    /// pop and 16 candidates per pop; 3 GiB per batch.
+    /// Defaults for K paths per query: room for 64·K + 1024 pops (NY at K = 100 pops 14·K on
+    /// average, 93% of them looped; the few queries that need more go to the CPU's threads while the
+    /// GPU goes on), 128 arcs and 32 candidates per pop; 16 GiB per batch, halved until the device
+    /// can allocate it (the more queries in flight, the better the GPU hides its memory latency:
+    /// about 930 per batch on NY). 16·K pops sent a third of NY's queries to the CPU at K = 100 and
+    /// was no faster (docs/benchmarks.md).
     pub fn for_k(k: usize) -> Self {
         let pops = (64 * k as u64 + 1024).min(1 << 20) as u32;
         Self {
