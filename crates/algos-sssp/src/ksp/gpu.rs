@@ -95,7 +95,7 @@ pub fn ksp_batch_gpu(
     // throughput grows with the queries in flight); halved while the device cannot allocate it.
     let mut try_opts = *opts;
     let mut ranker = loop {
-        match GpuRanker::new(ctx, g, &rev, k, &try_opts) {
+        match GpuRanker::new(ctx, g, &rev, k, queries.len(), &try_opts) {
             Err(e) if out_of_memory(&e) && try_opts.memory > 256 << 20 => try_opts.memory /= 2,
             other => break other?,
         }
@@ -171,6 +171,7 @@ impl<'a> GpuRanker<'a> {
         g: &'a Csr<u32>,
         rev: &'a Csr<u32>,
         k: usize,
+        queries: usize,
         opts: &KspGpuOptions,
     ) -> Result<Self, KspError> {
         let n = g.num_vertices().max(1) as u64;
@@ -197,6 +198,8 @@ impl<'a> GpuRanker<'a> {
         if opts.slots > 0 {
             slots = slots.min(opts.slots as u64);
         }
+        // Never more rows than queries: a small batch allocates only what it uses.
+        slots = slots.min(queries.max(1) as u64);
         if slots == 0 {
             return Err(KspError::GpuMemory { per_query: per_slot, allowed: opts.memory });
         }
