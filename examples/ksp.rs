@@ -4,7 +4,7 @@
 //! cargo run --release --example ksp -- --graph ../shared/data/road/weighted/NY.gr.xz \
 //!     --source 1 --target 5000 --k 10
 //! cargo run --release --example ksp -- --graph ../shared/data/road/weighted/NY.gr.xz \
-//!     --pairs 1000 --seed 1 --k 100 --backend gpu --json
+//!     --pairs 1000 --seed 1 --k 10 --backend gpu --json --out paths.tsv
 //! ```
 //! Vertex ids are the file's own (1-based in DIMACS files). Paths come cheapest first; equal costs in
 //! the order of their arc sequences, the same on every algorithm and backend.
@@ -63,6 +63,10 @@ struct Args {
     /// Seed of the random pairs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Batch mode: write every path to this file, one per line: query number, source, target, rank,
+    /// cost, then the vertices (file ids), tab-separated.
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// TNTP files: weight units per free-flow time unit.
     #[arg(long, default_value_t = 1000.0)]
     units: f64,
@@ -89,6 +93,10 @@ fn run(args: Args) -> Result<(), String> {
         let (answers, stats) = ksp_batch(g, &queries, args.k, backend).map_err(|e| e.to_string())?;
         let solve_s = t.elapsed().as_secs_f64();
         let paths: usize = answers.iter().map(Vec::len).sum();
+        if let Some(out) = &args.out {
+            write_paths(out, &queries, &answers, g, &loaded.ids)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
+        }
         let ran = if stats.gpu_queries > 0 {
             format!("{}", backend.resolve())
         } else {
@@ -96,7 +104,7 @@ fn run(args: Args) -> Result<(), String> {
         };
         if args.json {
             println!(
-                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"queries_per_s\":{:.1}}}",
+                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"queries_per_s\":{:.1}}}",
                 path.display().to_string(),
                 g.num_arcs(),
                 args.k,
@@ -184,6 +192,28 @@ fn run(args: Args) -> Result<(), String> {
         println!("solve      {solve_s:.6} s (load {load_s:.3} s)");
     }
     Ok(())
+}
+
+/// One line per path of a batch.
+fn write_paths(
+    out: &std::path::Path,
+    queries: &[(u32, u32)],
+    answers: &[Vec<Path>],
+    g: &urbanflow::graph::Csr<u32>,
+    ids: &[u64],
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    for (q, (&(s, t), paths)) in queries.iter().zip(answers).enumerate() {
+        for (rank, p) in paths.iter().enumerate() {
+            write!(w, "{q}\t{}\t{}\t{}\t{}", ids[s as usize], ids[t as usize], rank + 1, p.cost)?;
+            for v in p.vertices(g, s) {
+                write!(w, "\t{}", ids[v as usize])?;
+            }
+            writeln!(w)?;
+        }
+    }
+    w.flush()
 }
 
 fn main() -> ExitCode {
