@@ -239,10 +239,14 @@ fn one_target_many_sources() {
     let g = random_graph(7, 60, 240, true, 1, 20);
     let rev = g.transpose();
     let target = MpsTarget::with_reverse(&g, &rev.graph, 5).unwrap();
+    let queries: Vec<(u32, u32)> = (0..60).map(|s| (s, 5)).collect();
+    let (batch, stats) = ksp_batch_cpu(&g, &queries, 8).unwrap();
+    assert_eq!(stats.targets, 1);
     for s in 0..60 {
         let (shared, _) = target.query(s, 8).unwrap();
         assert_eq!(shared, mps(&g, s, 5, 8).unwrap().0, "source {s}");
         assert_eq!(shared, yen(&g, s, 5, 8).unwrap().0, "source {s}");
+        assert_eq!(shared, batch[s as usize], "batch, source {s}");
     }
 }
 

@@ -1,5 +1,6 @@
 //! Many (s, t) queries at once on the CPU: the reverse graph is built once, queries that share a
-//! target share its preparation, and targets run in parallel on rayon's threads.
+//! target share its preparation, and targets, and the sources of each target, run in parallel on
+//! rayon's threads.
 
 use std::time::{Duration, Instant};
 
@@ -136,8 +137,9 @@ pub fn ksp_batch_cpu(
         .map(|group| {
             let t = queries[group[0] as usize].1;
             let target = MpsTarget::with_reverse(g, &rev, t)?;
+            // Sources of one target in parallel too (nested: rayon balances both levels).
             group
-                .iter()
+                .par_iter()
                 .map(|&i| {
                     let mut it = target.iter(queries[i as usize].0)?;
                     let paths: Vec<Path> = it.by_ref().take(k).collect();
