@@ -21,11 +21,11 @@
 //
 // Graphs with zero-weight arcs never come here (the tree rule could circle through them).
 //!include grid
+//!include sssp_common
 
 override WG: u32 = 128;
 
 const NONE: u32 = 0xffffffffu;
-const INF: u32 = 0xffffffffu;
 
 // Slot status (state word 6).
 const FRESH: u32 = 0u;
@@ -61,9 +61,6 @@ struct Params {
     _pad1: u32,
 }
 
-@group(0) @binding(0) var<storage, read> offsets: array<u32>;
-@group(0) @binding(1) var<storage, read> targets: array<u32>;
-@group(0) @binding(2) var<storage, read> weights: array<u32>;
 @group(0) @binding(3) var<storage, read> pi: array<u32>;
 @group(0) @binding(4) var<storage, read_write> succ: array<vec2<u32>>;
 @group(0) @binding(5) var<storage, read_write> marks: array<atomic<u32>>;
@@ -76,11 +73,6 @@ struct Params {
 @group(0) @binding(11) var<uniform> params: Params;
 @group(0) @binding(12) var<storage, read_write> gathered: array<u32>;
 
-// w + π: saturates at INF (an arc whose sum does not fit cannot give a u32 cost).
-fn sat_add(a: u32, b: u32) -> u32 {
-    let s = a + b;
-    return select(s, INF, s < a);
-}
 
 // One invocation per (slot, vertex): the tree arc, the least (w + π(head), arc id) among arcs whose
 // head reaches the target (that least sum is π(v): the arc is tight).
@@ -401,7 +393,8 @@ fn rank(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 prefix = cost - cur_key;
             }
             let child = prefix + best_key;
-            if best_key == INF || child < prefix {
+            // Sums at or past OVF (sat_add of sssp_common saturates there) do not fit a u32 cost.
+            if best_key >= OVF || child < prefix || child >= OVF {
                 atomicMax(&sh_err, ERR_COST);
                 continue;
             }

@@ -333,6 +333,18 @@ fn gpu_batch_equals_cpu() {
             fell_back += queries.len() - st.gpu_queries;
         }
         assert!(fell_back > 0, "tight capacities sent some queries to the CPU");
+        // A candidate cost beyond u32 (distances fit): that query goes to the CPU, still equal.
+        let mut b = GraphBuilder::new(4);
+        b.add_arc(0, 1, 1).add_arc(1, 2, 1).add_arc(0, 2, u32::MAX - 5).add_arc(0, 3, 10).add_arc(
+            3,
+            2,
+            u32::MAX - 5,
+        );
+        let g = b.build().unwrap().0;
+        let (got, st) = ksp_batch_gpu(ctx, &g, &[(0, 2)], 3, &KspGpuOptions::for_k(3)).unwrap();
+        assert_eq!(got, ksp_batch_cpu(&g, &[(0, 2)], 3).unwrap().0);
+        assert_eq!(got[0].len(), 3);
+        assert_eq!((st.gpu_queries, st.gpu_overflows[3]), (0, 1), "the cost overflow is reported");
         // Zero-weight arcs: answered by the CPU, still equal.
         let g = random_graph(77, 10, 30, true, 0, 2);
         let queries = [(0, 9), (2, 5)];

@@ -151,7 +151,6 @@ struct GpuRanker<'a> {
     slots: usize,
     out_cap: usize,
     state_words: usize,
-    budget: u32,
     sssp: GpuBatchSssp<'a>,
     tree: std::sync::Arc<wgpu::ComputePipeline>,
     rank: std::sync::Arc<wgpu::ComputePipeline>,
@@ -270,7 +269,6 @@ impl<'a> GpuRanker<'a> {
             slots,
             out_cap,
             state_words,
-            budget: opts.budget,
             sssp,
             tree,
             rank,
@@ -326,7 +324,6 @@ impl<'a> GpuRanker<'a> {
                 break;
             }
             dispatches = (dispatches * 2).min(64);
-            let _ = self.budget;
         }
         let state = self.state.read_range(ctx, 0, batch * self.state_words)?;
         let words = self.control.read_range(ctx, 1, 1)?[0] as usize;
