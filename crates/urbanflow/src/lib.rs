@@ -18,6 +18,7 @@
 //! | [`tap`] | `algos-tap` | static traffic assignment |
 //! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU and GPU) |
 //! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting (done), VRP relaxations (to come) |
+//! | [`overlay`] | `algos-overlay` | membership overlay problem: certified Lagrangean bounds (STD, DIST; CPU and GPU) |
 //!
 //! Shortest paths on a road graph, in the file's own vertex ids:
 //!
@@ -53,6 +54,7 @@
 
 pub use algos_cycles as cycles;
 pub use algos_dp as dp;
+pub use algos_overlay as overlay;
 pub use algos_reduce as reduce;
 pub use algos_sssp as sssp;
 pub use algos_tap as tap;
