@@ -15,7 +15,7 @@ use std::time::Instant;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::gpu::{Backend, BackendChoice};
-use urbanflow::overlay::dist::{AUTO_GPU_MIN_NODES, engine_for};
+use urbanflow::overlay::dist::engine_for;
 use urbanflow::overlay::generator::Spec;
 use urbanflow::overlay::io::{read_instance, write_instance};
 use urbanflow::overlay::{
@@ -202,9 +202,6 @@ fn run(args: Args) -> Result<(), String> {
                 )
             }
             None => println!("LP bound   not computed (default up to 250 nodes; --lp forces it)"),
-        }
-        if args.method == "dist" && inst.n() < AUTO_GPU_MIN_NODES && backend_name == "auto" {
-            println!("note       auto keeps instances below {AUTO_GPU_MIN_NODES} nodes on the CPU");
         }
     }
     Ok(())

@@ -50,8 +50,8 @@ pub struct DistParams {
     /// Weight of the edge terms in a node's local value `b_h λ_h + w Σ_j max(0, p_hj − λ_ext[j] − λ_h) u_hj`,
     /// which decides which inner iterate a node keeps. The seed's ½ ("each edge is seen from both ends")
     /// makes the local sums add up to z_LR, but the kept λ_h then minimises a function whose slope is
-    /// `b_h − ½ load`, not the relaxation's `b_h − load`: DIST settles 1.5–2.4 % above the LP bound on
-    /// n = 100–250 instead of ≈ 1e-4. 1 (the default) is z_LR itself as a function of λ_h.
+    /// `b_h − ½ load`, not the relaxation's `b_h − load`: DIST settles 0.25–2.4 % above the LP bound on
+    /// n = 100–250 (4.6–5.8 % at n = 50) instead of 0.002–0.017 %. 1 (the default) is z_LR itself as a function of λ_h.
     pub local_weight: f64,
     /// Certify the bound (and record a history point) every this many external iterations.
     pub check_every: u32,
@@ -129,7 +129,8 @@ pub trait DistEngine {
 }
 
 /// DIST on `backend`: `Cpu` runs the rayon engine, `Gpu` the fused kernel, `Auto` the GPU only on an
-/// adapter and size where it was measured faster than all CPU cores (see [`auto_engine`]).
+/// adapter and size where it was measured faster than all CPU cores, start-up included (see
+/// [`auto_engine`]).
 ///
 /// ```
 /// use algos_overlay::{DistParams, generator::{Family, generate}, subgradient_dist, lp_bound_exact};
@@ -167,31 +168,39 @@ pub fn engine_for<'a>(
     }
 }
 
-/// Instances with fewer nodes stay on the CPU under `Auto` (below this the H100 run was not faster
-/// than 16 cores; see docs/benchmarks.md).
-pub const AUTO_GPU_MIN_NODES: usize = 250;
+/// With the process's GPU context already created, `Auto` runs DIST on the GPU from this many nodes
+/// (H100, 500 external iterations, warm: 0.017 s against 0.028 s on 16 cores at n = 100; 15× at 1,000).
+pub const AUTO_GPU_MIN_NODES_WARM: usize = 100;
 
-/// `Auto`'s choice: the GPU only when [`GpuContext::auto`] finds a hardware adapter whose name is in
-/// [`GPU_MEASURED_ON`] and the instance has at least [`AUTO_GPU_MIN_NODES`] nodes; else all CPU cores.
+/// Without a GPU context yet, `Auto` creates one only from this many nodes: a first call pays the
+/// device start-up (measured on the H100: 0.34–0.47 s for a whole n = 1,000 run including it, against
+/// 1.13–1.15 s on 16 cores; at 500 nodes start-up alone would eat the 0.3 s gain).
+pub const AUTO_GPU_MIN_NODES: usize = 1000;
+
+/// `Auto`'s choice: the GPU when [`GpuContext::auto`] finds a hardware adapter whose name is in
+/// [`GPU_MEASURED_ON`] and the instance is large enough ([`AUTO_GPU_MIN_NODES`], or
+/// [`AUTO_GPU_MIN_NODES_WARM`] once the context exists); else all CPU cores. The reason comes back in words.
 pub fn auto_engine<'a>(
     inst: &MopInstance,
     p: &DistParams,
 ) -> Result<(Box<dyn DistEngine + 'a>, String), OverlayError> {
-    let ctx: Option<&'static GpuContext> = match Backend::Auto.resolve() {
-        Resolved::Gpu(ctx) => Some(ctx),
-        Resolved::Cpu => None,
-    };
-    let why = match ctx {
-        None => "no hardware GPU".to_string(),
-        Some(ctx) if !GPU_MEASURED_ON.iter().any(|m| ctx.info.name.contains(m)) => {
-            format!("`{}` is not an adapter DIST was measured faster on", ctx.info.name)
-        }
-        Some(_) if inst.n() < AUTO_GPU_MIN_NODES => {
-            format!("{} nodes: below {AUTO_GPU_MIN_NODES} the CPU is as fast", inst.n())
-        }
-        Some(ctx) => {
-            let e = GpuEngine::new(ctx, inst, p, &GpuDistOptions::default())?;
-            return Ok((Box::new(e), format!("GPU measured faster from {AUTO_GPU_MIN_NODES} nodes")));
+    let n = inst.n();
+    let warm = GpuContext::shared_is_created();
+    let why = if n < AUTO_GPU_MIN_NODES_WARM {
+        format!("{n} nodes: below {AUTO_GPU_MIN_NODES_WARM} the GPU was not measured faster")
+    } else if !warm && n < AUTO_GPU_MIN_NODES {
+        format!("{n} nodes: below {AUTO_GPU_MIN_NODES} starting a GPU costs more than it saves")
+    } else {
+        match Backend::Auto.resolve() {
+            Resolved::Cpu => "no hardware GPU".to_string(),
+            Resolved::Gpu(ctx) if !GPU_MEASURED_ON.iter().any(|m| ctx.info.name.contains(m)) => {
+                format!("`{}` is not an adapter DIST was measured faster on", ctx.info.name)
+            }
+            Resolved::Gpu(ctx) => {
+                let e = GpuEngine::new(ctx, inst, p, &GpuDistOptions::default())?;
+                let from = if warm { AUTO_GPU_MIN_NODES_WARM } else { AUTO_GPU_MIN_NODES };
+                return Ok((Box::new(e), format!("GPU measured faster from {from} nodes")));
+            }
         }
     };
     Ok((Box::new(CpuEngine::rayon(inst, p)), why))
