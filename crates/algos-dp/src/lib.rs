@@ -6,8 +6,10 @@
 //!   cutting pattern, serial and rayon wavefront, with an independent pattern checker; [`io`] reads
 //!   the OR-Library gcut files and [`generators`] makes seeded instances (randcut's optimum is known
 //!   by construction).
-//! - CVRP pricing relaxations (q-routes, ng-routes): to come.
+//! - [`vrp`]: CVRP pricing relaxations — q-paths and ng-paths on raw or reduced costs, the cheapest
+//!   routes, and a root lower bound by column generation (CPU; through-q-routes and GPU to come).
 
 pub mod generators;
 pub mod guillotine;
 pub mod io;
+pub mod vrp;

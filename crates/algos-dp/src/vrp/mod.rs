@@ -1,0 +1,97 @@
+//! CVRP pricing relaxations (seed 001 ch. 5; spec vrp-relaxations.md): q-paths with 2-cycle
+//! elimination and ng-paths on raw or reduced costs, the cheapest routes they contain, and a root lower
+//! bound by column generation ([`root_bound`]).
+//!
+//! Status: CPU (serial and rayon, identical tables) for q-paths and ng-paths, forward on the given
+//! matrix (backward = [`Cvrp::transposed`]); through-q-routes and the GPU versions are not built yet.
+//!
+//! ```
+//! use algos_dp::vrp::{ArcCosts, Costs, Cvrp, q_paths};
+//! let x = [0.0f64, 1.0, 2.0];
+//! let cost: Vec<f64> = (0..9).map(|k| (x[k / 3] - x[k % 3]).abs()).collect();
+//! let inst = Cvrp::new("line", vec![0, 1, 1], 2, cost)?;
+//! let arcs = ArcCosts::new(&inst, &Costs::Raw)?;
+//! let t = q_paths(&inst, &arcs, false);
+//! assert_eq!(t.value(2, 2), 2.0); // 0 → 1 → 2
+//! # Ok::<(), algos_dp::vrp::VrpError>(())
+//! ```
+
+mod colgen;
+mod instance;
+mod ng;
+mod qpath;
+pub mod vrplib;
+
+use std::path::PathBuf;
+
+pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound};
+pub use instance::{ArcCosts, Costs, Cvrp};
+pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths};
+pub use qpath::{NONE, QPathTable, q_paths};
+
+/// A route: customers in visiting order (depot excluded), its load, and its cost under the arc costs
+/// of the DP that produced it (the reduced cost when the DP ran on reduced costs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    /// Customers 1..n in order.
+    pub customers: Vec<u32>,
+    /// Σ demands (with multiplicity).
+    pub load: u32,
+    /// Cost.
+    pub cost: f64,
+}
+
+/// What can go wrong with a CVRP instance or a DP call.
+#[derive(Debug, thiserror::Error)]
+pub enum VrpError {
+    /// A customer with demand 0 (stages must increase strictly in load).
+    #[error("customer {customer} has demand 0 (every customer needs a demand ≥ 1)")]
+    ZeroDemand {
+        /// The customer (1..n).
+        customer: u32,
+    },
+    /// A customer whose demand exceeds the vehicle capacity.
+    #[error("customer {customer} has demand {demand}, above the capacity {capacity}")]
+    DemandExceedsCapacity {
+        /// The customer (1..n).
+        customer: u32,
+        /// Its demand.
+        demand: u32,
+        /// The capacity.
+        capacity: u32,
+    },
+    /// Δ outside 1..=32.
+    #[error("ng-neighbourhood size {delta}: must lie in 1..={max}")]
+    NeighbourhoodTooLarge {
+        /// Asked for.
+        delta: usize,
+        /// Largest supported.
+        max: usize,
+    },
+    /// More ng labels than allowed.
+    #[error("ng state space: {states} labels ({bytes} bytes) exceed the limit of {limit} labels")]
+    StateSpaceTooLarge {
+        /// Labels so far.
+        states: usize,
+        /// Their bytes.
+        bytes: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// Inconsistent sizes or values.
+    #[error("bad instance: {0}")]
+    Shape(String),
+    /// A file that could not be read or parsed.
+    #[error("{}:{line}: {what}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (0: the file as a whole).
+        line: usize,
+        /// What was expected.
+        what: String,
+    },
+    /// The LP solver failed.
+    #[error("LP solver: {0}")]
+    Lp(String),
+}
