@@ -5,7 +5,8 @@ use std::path::Path;
 
 use algos_dp::vrp::vrplib::{Rounding, parse_vrplib, read_solution, read_vrplib};
 use algos_dp::vrp::{
-    ArcCosts, BoundOptions, Costs, Cvrp, NgSets, Relaxation, VrpError, ng_paths, q_paths, root_bound,
+    ArcCosts, BoundOptions, Costs, Cvrp, NgSets, Relaxation, VrpError, ng_paths, ng_paths_dominated, q_paths,
+    root_bound,
 };
 use graph_core::datasets::data_path;
 use graph_core::rng::SplitMix64;
@@ -148,10 +149,27 @@ fn ng_paths_span_walks_to_elementary_paths() {
                 ng_paths(&inst, &arcs, &ng, true, usize::MAX).unwrap(),
                 "seed {seed}: rayon differs"
             );
+            let dominated = ng_paths_dominated(&inst, &arcs, &ng, true, usize::MAX).unwrap();
+            assert!(dominated.len() <= t.len());
+            let (a, b) = (
+                t.best_routes(&inst, &arcs, 1000, f64::INFINITY),
+                dominated.best_routes(&inst, &arcs, 1000, f64::INFINITY),
+            );
+            assert_eq!(
+                a.iter().map(|r| r.cost).collect::<Vec<_>>(),
+                b.iter().map(|r| r.cost).collect::<Vec<_>>()
+            );
+            for r in &b {
+                assert!(
+                    ng_feasible(&r.customers, &ng),
+                    "seed {seed}: a dominated-table route breaks the ng rule"
+                );
+            }
             let mut values = Vec::new();
             for q in 1..=inst.capacity() {
                 for i in 1..=n {
                     let v = t.value(q, i);
+                    assert_eq!(v, dominated.value(q, i), "dominance keeps every value");
                     assert_eq!(
                         v,
                         brute_min(&inst, &all, q, i, |w| ng_feasible(w, &ng)),

@@ -5,7 +5,7 @@
 //! `max Σ u_i  s.t.  Σ_i a_ir u_i ≤ c_r` for the routes generated so far (u free), with
 //! [microlp](https://docs.rs/microlp) (pure Rust; it reports primal values only, and the dual form makes
 //! the duals its primal values; each round's new columns are new rows, then one re-solve). Pricing runs the
-//! q-path or ng-path DP on the reduced costs `c_ij − u_j`.
+//! q-path or ng-path DP (with subset dominance) on the reduced costs `c_ij − u_j`.
 //!
 //! **Certified bound every round**: for any u, every feasible x has
 //! `Σ c_r x_r = Σ_i u_i + Σ_r x_r rc_r ≥ Σ_i u_i + n · min(0, rc_min)` (each route visits at least one
@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use microlp::{ComparisonOp, OptimizationDirection, Problem, Solution};
 
-use super::{ArcCosts, Costs, Cvrp, NgSets, Route, VrpError, ng_paths, q_paths};
+use super::{ArcCosts, Costs, Cvrp, NgSets, Route, VrpError, ng_paths_dominated, q_paths};
 
 /// Which relaxation prices the columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +180,7 @@ pub fn root_bound(
                 (t.best_routes(inst, &arcs, k, f64::INFINITY), min_ratio(inst, &arcs, |q, i| t.value(q, i)))
             }
             Some(ng) => {
-                let t = ng_paths(inst, &arcs, ng, opts.parallel, opts.max_states)?;
+                let t = ng_paths_dominated(inst, &arcs, ng, opts.parallel, opts.max_states)?;
                 (t.best_routes(inst, &arcs, k, f64::INFINITY), min_ratio(inst, &arcs, |q, i| t.value(q, i)))
             }
         })

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound};
 pub use instance::{ArcCosts, Costs, Cvrp};
-pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths};
+pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
 pub use qpath::{NONE, QPathTable, q_paths};
 
 /// A route: customers in visiting order (depot excluded), its load, and its cost under the arc costs

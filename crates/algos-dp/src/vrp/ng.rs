@@ -129,14 +129,39 @@ impl Transitions {
     }
 }
 
-/// The ng-path states under `arcs` with neighbourhoods `ng` (serial when `parallel` is false).
-/// `max_states` bounds the labels kept ([`VrpError::StateSpaceTooLarge`] beyond).
+/// The ng-path states under `arcs` with neighbourhoods `ng` (serial when `parallel` is false), one label
+/// per exact memory (the seed's rule). `max_states` bounds the labels kept
+/// ([`VrpError::StateSpaceTooLarge`] beyond).
 pub fn ng_paths(
     inst: &Cvrp,
     arcs: &ArcCosts,
     ng: &NgSets,
     parallel: bool,
     max_states: usize,
+) -> Result<NgTable, VrpError> {
+    ng_paths_with(inst, arcs, ng, parallel, max_states, false)
+}
+
+/// [`ng_paths`] with subset dominance: a label is dropped when another label of the same (q, i) has a
+/// memory that is a subset of its own and a value no larger. Every `value(q, i)` and the cheapest routes
+/// are unchanged; far fewer labels are stored and extended (docs/benchmarks.md).
+pub fn ng_paths_dominated(
+    inst: &Cvrp,
+    arcs: &ArcCosts,
+    ng: &NgSets,
+    parallel: bool,
+    max_states: usize,
+) -> Result<NgTable, VrpError> {
+    ng_paths_with(inst, arcs, ng, parallel, max_states, true)
+}
+
+fn ng_paths_with(
+    inst: &Cvrp,
+    arcs: &ArcCosts,
+    ng: &NgSets,
+    parallel: bool,
+    max_states: usize,
+    dominance: bool,
 ) -> Result<NgTable, VrpError> {
     let m = inst.customers() + 1;
     if ng.members.len() != m {
@@ -182,6 +207,18 @@ pub fn ng_paths(
                 }
             }
             let mut out: Vec<NgState> = best.into_values().collect();
+            if dominance {
+                // Drop a label when another with a subset memory costs no more: every extension of it
+                // is open to the other, at no more cost and with a subset memory again.
+                out.sort_unstable_by(|a, b| a.value.total_cmp(&b.value).then(a.mask.cmp(&b.mask)));
+                let mut kept: Vec<NgState> = Vec::with_capacity(out.len());
+                for s in out {
+                    if !kept.iter().any(|k| k.mask & s.mask == k.mask) {
+                        kept.push(s);
+                    }
+                }
+                out = kept;
+            }
             out.sort_unstable_by_key(|s| s.mask);
             out
         };
