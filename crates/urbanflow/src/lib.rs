@@ -17,7 +17,7 @@
 //! | [`sssp`] | `algos-sssp` | shortest paths: one source, many sources, all pairs, K shortest loopless paths |
 //! | [`tap`] | `algos-tap` | static traffic assignment |
 //! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU and GPU) |
-//! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting (done), VRP relaxations (to come) |
+//! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting, CVRP relaxations and root bounds (CPU; GPU to come) |
 //! | [`overlay`] | `algos-overlay` | membership overlay problem: certified Lagrangean bounds (STD, DIST; CPU and GPU) |
 //!
 //! Shortest paths on a road graph, in the file's own vertex ids:
