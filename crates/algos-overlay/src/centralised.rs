@@ -173,6 +173,9 @@ pub fn subgradient_std_observed(
             Target::Fraction(c) => beta * c * z.abs() / norm2,
             Target::Value(t) => beta * (z - t).max(0.0) / norm2,
         };
+        if step == 0.0 {
+            break; // the target is reached (or z is 0): λ would not move again
+        }
         for (l, gi) in lambda.iter_mut().zip(&g) {
             *l = (*l + step * gi).max(0.0);
         }

@@ -44,7 +44,7 @@ pub struct BoundOptions {
     pub columns_per_round: usize,
     /// Stop when the least reduced cost is ≥ −tolerance.
     pub tolerance: f64,
-    /// ng labels kept at most per DP call.
+    /// ng labels kept at most per DP call (24 bytes each; default 50 M ≈ 1.2 GB).
     pub max_states: usize,
     /// Stop after this many seconds (the bound so far stays valid).
     pub max_seconds: Option<f64>,
@@ -60,7 +60,7 @@ impl Default for BoundOptions {
             max_rounds: 10_000,
             columns_per_round: 100,
             tolerance: 1e-6,
-            max_states: 200_000_000,
+            max_states: 50_000_000,
             max_seconds: None,
             smoothing: 0.8,
         }
@@ -146,6 +146,9 @@ pub fn root_bound(
     progress: &mut dyn FnMut(&Round),
 ) -> Result<BoundReport, VrpError> {
     let start = Instant::now();
+    if !(0.0..1.0).contains(&opts.smoothing) {
+        return Err(VrpError::Shape(format!("smoothing α = {}: must lie in [0, 1)", opts.smoothing)));
+    }
     let n = inst.customers();
     let ng = match opts.relaxation {
         Relaxation::NgRoute { delta } => Some(NgSets::nearest(inst, delta.min(n))?),
