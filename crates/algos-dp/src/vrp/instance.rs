@@ -167,6 +167,13 @@ impl ArcCosts {
         Ok(Self { m, a })
     }
 
+    /// A matrix given directly (row-major, `m × m` over the depot and the customers): for example the
+    /// transpose of another one, for backward DPs on reduced costs.
+    pub fn from_matrix(m: usize, a: Vec<f64>) -> Self {
+        assert_eq!(a.len(), m * m, "an m × m matrix");
+        Self { m, a }
+    }
+
     /// The arc cost `i → j`.
     #[inline]
     pub fn get(&self, i: usize, j: usize) -> f64 {

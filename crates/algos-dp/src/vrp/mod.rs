@@ -1,9 +1,10 @@
 //! CVRP pricing relaxations (seed 001 ch. 5; spec vrp-relaxations.md): q-paths with 2-cycle
-//! elimination and ng-paths on raw or reduced costs, the cheapest routes they contain, and a root lower
+//! elimination, through-q-routes and ng-paths on raw or reduced costs, the cheapest routes they contain, and a root lower
 //! bound by column generation ([`root_bound`]).
 //!
-//! Status: CPU (serial and rayon, identical tables) for q-paths and ng-paths, forward on the given
-//! matrix (backward = [`Cvrp::transposed`]); through-q-routes and the GPU versions are not built yet.
+//! Status: CPU (serial and rayon, identical tables) for q-paths, through-q-routes ([`through_q`]) and
+//! ng-paths, forward on the given matrix (backward = [`Cvrp::transposed`]); the GPU versions are not
+//! built yet.
 //!
 //! ```
 //! use algos_dp::vrp::{ArcCosts, Costs, Cvrp, q_paths};
@@ -20,6 +21,7 @@ mod colgen;
 mod instance;
 mod ng;
 mod qpath;
+mod throughq;
 pub mod vrplib;
 
 use std::path::PathBuf;
@@ -28,6 +30,7 @@ pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound};
 pub use instance::{ArcCosts, Costs, Cvrp};
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
 pub use qpath::{NONE, QPathTable, q_paths};
+pub use throughq::{LoadSemantics, through_q};
 
 /// A route: customers in visiting order (depot excluded), its load, and its cost under the arc costs
 /// of the DP that produced it (the reduced cost when the DP ran on reduced costs).
