@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use algos_dp::io::ReadError;
 use algos_dp::vrp::vrplib::{Rounding, parse_vrplib, read_solution, read_vrplib};
 use algos_dp::vrp::{
     ArcCosts, BoundOptions, Costs, Cvrp, LoadSemantics, NONE, NgSets, Relaxation, VrpError, ng_paths,
@@ -259,7 +260,7 @@ fn vrplib_files_and_errors() {
     assert_eq!((inst.customers(), inst.capacity(), inst.demands()), (2, 5, &[0, 2, 4][..]));
     assert_eq!((inst.cost(0, 1), inst.cost(2, 0), inst.cost(1, 2)), (4.0, 7.0, 3.0));
     let line_of = |t: &str| match parse_vrplib(t, Path::new("bad.vrp"), Rounding::Nint) {
-        Err(VrpError::Parse { line, .. }) => line,
+        Err(VrpError::Read(ReadError::Parse { line, .. })) => line,
         other => panic!("expected a parse error, got {other:?}"),
     };
     assert_eq!(line_of(&text.replace("3\t4", "3\tx")), 13);

@@ -24,8 +24,6 @@ mod qpath;
 mod throughq;
 pub mod vrplib;
 
-use std::path::PathBuf;
-
 pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound};
 pub use instance::{ArcCosts, Costs, Cvrp};
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
@@ -84,16 +82,9 @@ pub enum VrpError {
     /// Inconsistent sizes or values.
     #[error("bad instance: {0}")]
     Shape(String),
-    /// A file that could not be read or parsed.
-    #[error("{}:{line}: {what}", path.display())]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line (0: the file as a whole).
-        line: usize,
-        /// What was expected.
-        what: String,
-    },
+    /// A file that could not be opened or parsed (the crate's reader error: file and line).
+    #[error(transparent)]
+    Read(#[from] crate::io::ReadError),
     /// The LP solver failed.
     #[error("LP solver: {0}")]
     Lp(String),

@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Cvrp, VrpError};
+use crate::io::ReadError;
 
 /// How `EUC_2D` distances are rounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,7 +31,7 @@ struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     fn err(&self, line: usize, what: impl Into<String>) -> VrpError {
-        VrpError::Parse { path: self.path.to_path_buf(), line, what: what.into() }
+        ReadError::Parse { path: self.path.to_path_buf(), line, what: what.into() }.into()
     }
 
     /// The next `count` numbers, across lines; the line of each is kept for errors.
@@ -67,11 +68,7 @@ impl<'a> Lines<'a> {
 /// Reads a VRPLIB CVRP file.
 pub fn read_vrplib(path: impl AsRef<Path>, rounding: Rounding) -> Result<Cvrp, VrpError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| VrpError::Parse {
-        path: path.into(),
-        line: 0,
-        what: format!("cannot read: {e}"),
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::Open { path: path.into(), source: e })?;
     parse_vrplib(&text, path, rounding)
 }
 
@@ -215,7 +212,11 @@ pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp,
             cost[a * n + b] = cost_file[i * n + j];
         }
     }
-    let inst = Cvrp::new(name, demand, capacity, cost)?;
+    // Shape errors name the file; ZeroDemand / DemandExceedsCapacity stay typed (they name the customer).
+    let inst = Cvrp::new(name, demand, capacity, cost).map_err(|e| match e {
+        VrpError::Shape(what) => r.err(0, what),
+        other => other,
+    })?;
     Ok(match coords {
         Some(c) => inst.with_coords(order.iter().map(|&k| c[k]).collect()),
         None => inst,
@@ -241,12 +242,9 @@ pub struct Solution {
 /// Reads a CVRPLIB `.sol` file (`Route #k: c c c` lines and a `Cost X` line).
 pub fn read_solution(path: impl AsRef<Path>) -> Result<Solution, VrpError> {
     let path: PathBuf = path.as_ref().into();
-    let text = std::fs::read_to_string(&path).map_err(|e| VrpError::Parse {
-        path: path.clone(),
-        line: 0,
-        what: format!("cannot read: {e}"),
-    })?;
-    let err = |line, what: String| VrpError::Parse { path: path.clone(), line, what };
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| ReadError::Open { path: path.clone(), source: e })?;
+    let err = |line, what: String| VrpError::from(ReadError::Parse { path: path.clone(), line, what });
     let (mut routes, mut cost) = (Vec::new(), None);
     for (k, line) in text.lines().enumerate() {
         let line = line.trim();
