@@ -61,6 +61,9 @@ struct Args {
     /// Worker threads for the CPU (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Use the seed's parameters (StdParams::seed / DistParams::seed) instead of the corrected defaults.
+    #[arg(long)]
+    seed_params: bool,
     /// Save the instance in the text format.
     #[arg(long)]
     write: Option<PathBuf>,
@@ -121,16 +124,14 @@ fn run(args: Args) -> Result<(), String> {
     let t = Instant::now();
     let (result, why): (BoundResult, String) = match args.method.as_str() {
         "std" => {
-            let p = StdParams { max_iter: args.iters.unwrap_or(10_000), ..StdParams::default() };
+            let base = if args.seed_params { StdParams::seed() } else { StdParams::default() };
+            let p = StdParams { max_iter: args.iters.unwrap_or(10_000), ..base };
             let r = subgradient_std_observed(&inst, &p, None, &mut observer).map_err(|e| e.to_string())?;
             (r, "STD is serial".into())
         }
         "dist" => {
-            let p = DistParams {
-                ext_iters: args.iters.unwrap_or(500),
-                inner_iters: args.inner,
-                ..DistParams::default()
-            };
+            let base = if args.seed_params { DistParams::seed() } else { DistParams::default() };
+            let p = DistParams { ext_iters: args.iters.unwrap_or(500), inner_iters: args.inner, ..base };
             let (mut engine, why): (Box<dyn DistEngine>, String) = if backend_name == "serial" {
                 (Box::new(CpuEngine::serial(&inst, &p)), "asked for one thread".into())
             } else {

@@ -234,8 +234,8 @@ pub fn root_bound(
             }
             alpha = 0.0;
         }
-        // A cold re-solve with the round's rows: 3× faster than adding them one by one to the
-        // solution (each `Solution::add_constraint` re-solves; X-n101-k25 q-routes: 5.1 s vs 16.0 s).
+        // One cold re-solve with the round's rows: each `Solution::add_constraint` re-solves, and adding
+        // the rows one by one was slower in a development run (not kept as a benchmark).
         if added > 0 {
             sol = lp.solve().map_err(lp_err)?.into_solution().map_err(lp_err)?;
         }

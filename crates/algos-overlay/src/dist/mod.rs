@@ -64,8 +64,8 @@ pub struct DistParams {
 impl Default for DistParams {
     /// The seed's α_start = 0.0025, γ_up = 1.005, γ_down = 0.95, 500 external × 20 inner
     /// iterations and stall 10, with two corrections measured on the generated groups: local weight 1
-    /// (not ½) and α_min = 1e-9 (the seed's 5e-6 leaves λ jittering by α_min · g ≈ 1e-3: 0.006–2.7 %
-    /// above the LP bound at n = 50–250 instead of 0.001–0.005 %). Certified every 10 external iterations.
+    /// (not ½) and α_min = 1e-9 (the seed's 5e-6 leaves λ jittering by α_min · g ≈ 1e-3). Certified every
+    /// 10 external iterations. [`DistParams::seed`] against this: docs/benchmarks.md.
     fn default() -> Self {
         Self {
             alpha_start: 0.0025,
