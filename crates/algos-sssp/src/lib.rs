@@ -44,6 +44,7 @@ pub mod ksp;
 pub mod many;
 mod paths;
 pub mod pred;
+pub mod td;
 pub mod tuning;
 
 pub use api::{Algorithm, Query, shortest_paths, solve, validate};
