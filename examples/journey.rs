@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::sssp::td::generate::{GenSpec, generate, park_and_ride};
-use urbanflow::sssp::td::gpu::GpuTdBatch;
+use urbanflow::sssp::td::gpu::{GpuTdBatch, arrival_times_auto};
 use urbanflow::sssp::td::transit::{
     RoadLayer, TransitNetwork, TransitOptions, first_weekday, parse_date, read_feed,
 };
@@ -259,7 +259,13 @@ fn run(args: Args) -> Result<(), String> {
     }
     match &journey {
         None => {
-            println!("no journey from {} to {} under profile {}", name(source), name(target), args.profile)
+            println!("no journey from {} to {} under profile {}", name(source), name(target), args.profile);
+            if net.is_some() && args.roads.is_none() && matches!(args.profile.as_str(), "walk" | "car") {
+                println!(
+                    "(without --roads, walking joins only stations within --walk-radius {} m and places to stations within 1 km; there are no roads to drive on)",
+                    args.walk_radius
+                );
+            }
         }
         Some(j) => {
             println!("journey ({}), departing {}:", args.profile, clock(depart));
@@ -322,10 +328,17 @@ fn run_queries(
     let backend = args.backend.as_str();
     let t = Instant::now();
     let (arrivals, settled, what) = match backend {
-        "serial" | "cpu" | "auto" => {
+        "serial" | "cpu" => {
             let (a, s) = arrival_times(graph, &profiles, &queries, sem, backend != "serial")
                 .map_err(|e| e.to_string())?;
             (a, s.settled, if backend == "serial" { "serial" } else { "rayon" })
+        }
+        "auto" => {
+            let (a, s, d) = arrival_times_auto(graph, &profiles, &queries, sem).map_err(|e| e.to_string())?;
+            if !args.json {
+                println!("auto: {} ({} on the CPU, {} on the GPU)", d.reason, d.cpu_queries, d.gpu_queries);
+            }
+            (a, s.settled, if d.gpu_queries > 0 { "auto: rayon, then gpu" } else { "auto: rayon" })
         }
         "gpu" => {
             let ctx = urbanflow::gpu::GpuContext::shared().ok_or("no GPU adapter")?;
@@ -374,10 +387,8 @@ fn read_roads(path: &std::path::Path, unit: f64) -> Result<RoadLayer, String> {
 
 fn geojson(net: &TransitNetwork, g: &TdGraph, j: &Journey) -> String {
     let mut features = Vec::new();
-    for l in &j.legs {
-        if l.steps.is_empty() {
-            continue;
-        }
+    // Zero-time legs (entering a station, boarding) are points, not lines.
+    for l in j.legs.iter().filter(|l| l.arrive > l.depart || label::is_transit(l.label)) {
         let mut pts = vec![net.coords[l.from as usize]];
         pts.extend(l.steps.iter().map(|s| net.coords[g.head(s.arc) as usize]));
         let line: Vec<String> = pts.iter().map(|p| format!("[{:.6},{:.6}]", p[1], p[0])).collect();

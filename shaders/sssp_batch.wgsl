@@ -14,6 +14,7 @@
 // in `state`, so no dispatch runs long; the host repeats dispatches until every slot has finished.
 //!include grid
 //!include sssp_common
+//!include batch_lists
 
 override WG: u32 = 128;
 
@@ -27,38 +28,15 @@ struct Params {
     budget: u32,
 }
 
-// Per slot: dist[slot * n ..], flags[slot * n ..], list0[slot * n ..] and list1[slot * n ..] (the
-// current list is list<parity>; two bindings rather than one of 2n per slot, so that twice as many
-// slots fit the storage-binding limit), state[slot * 4 ..] = [list length, parity, iterations so far,
-// started].
-@group(0) @binding(3) var<storage, read_write> dist: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> flags: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> list0: array<u32>;
-@group(0) @binding(10) var<storage, read_write> list1: array<u32>;
+// Per slot: dist[slot * n ..], flags[slot * n ..], list0[slot * n ..] and list1[slot * n ..]
+// (batch_lists), state[slot * 4 ..] = [list length, parity, iterations so far, started].
 @group(0) @binding(6) var<storage, read_write> state: array<u32>;
 @group(0) @binding(7) var<storage, read> sources: array<u32>;
 // control: [slots finished, iterations, overflow, unused]
 @group(0) @binding(8) var<storage, read_write> control: array<atomic<u32>, 4>;
 @group(0) @binding(9) var<uniform> params: Params;
 
-var<workgroup> next_len: atomic<u32>;
 
-// Entry i of list `which` (parity is uniform per workgroup, so the branch does not diverge).
-fn list_get(which: u32, i: u32) -> u32 {
-    if which == 0u {
-        return list0[i];
-    }
-    return list1[i];
-}
-
-fn list_set(which: u32, i: u32, v: u32) {
-    if which == 0u {
-        list0[i] = v;
-    } else {
-        list1[i] = v;
-    }
-}
-var<workgroup> window_min: atomic<u32>;
 var<workgroup> cur_len: u32;
 var<workgroup> parity: u32;
 var<workgroup> started: u32;
@@ -107,24 +85,11 @@ fn search(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
         let cur = parity;
         let nxt = 1u - parity;
         // 1. The window.
-        var local_min = INF;
-        for (var i = lid; i < len; i += WG) {
-            local_min = min(local_min, atomicLoad(&dist[row + list_get(cur, row + i)]));
-        }
-        atomicMin(&window_min, local_min);
+        window_step(row, len, cur, lid);
         workgroupBarrier();
         let threshold = sat_add(atomicLoad(&window_min), params.delta);
         // 2. Carry the far vertices; clear the flags of the near ones.
-        for (var i = lid; i < len; i += WG) {
-            let u = list_get(cur, row + i);
-            if atomicLoad(&dist[row + u]) >= threshold {
-                let p = atomicAdd(&next_len, 1u);
-                list_set(nxt, row + p, u);
-                list_set(cur, row + i, INF);
-            } else {
-                atomicStore(&flags[row + u], 0u);
-            }
-        }
+        carry_far(row, len, cur, nxt, threshold, lid);
         storageBarrier();
         workgroupBarrier();
         // 3. Relax the near vertices.

@@ -84,6 +84,26 @@ fn random_nfa(rng: &mut SplitMix64, labels: u8) -> Nfa {
     a
 }
 
+/// `count` queries between random `ends`, departing uniformly in `departs`, profiles round-robin.
+fn random_queries(
+    rng: &mut SplitMix64,
+    ends: &[u32],
+    count: usize,
+    departs: std::ops::Range<u32>,
+    profiles: u32,
+) -> Vec<ProfileQuery> {
+    (0..count)
+        .map(|i| ProfileQuery {
+            query: EapQuery {
+                source: ends[rng.below(ends.len() as u64) as usize],
+                target: Some(ends[rng.below(ends.len() as u64) as usize]),
+                depart: departs.start + rng.below((departs.end - departs.start).max(1) as u64) as u32,
+            },
+            profile: i as u32 % profiles,
+        })
+        .collect()
+}
+
 /// Label-correcting fixpoint over product nodes: relax every arc until nothing changes.
 fn fixpoint(g: &TdGraph, nfa: &Nfa, q: &EapQuery) -> Vec<u32> {
     let s = nfa.num_states() as usize;
@@ -373,16 +393,8 @@ fn generated_instance_profiles() {
     let g = generate(&GenSpec { road: 400, layers: 4, lines: 4, seed: 3 }).unwrap();
     let profiles = filter_profiles(8);
     let mut rng = SplitMix64::new(9);
-    let queries: Vec<ProfileQuery> = (0..64)
-        .map(|i| ProfileQuery {
-            query: EapQuery {
-                source: rng.below(g.road_vertices as u64) as u32,
-                target: Some(rng.below(g.road_vertices as u64) as u32),
-                depart: 6 * 3600 + rng.below(12 * 3600) as u32,
-            },
-            profile: i % 8,
-        })
-        .collect();
+    let queries =
+        random_queries(&mut rng, &(0..g.road_vertices).collect::<Vec<u32>>(), 64, 6 * 3600..18 * 3600, 8);
     let (filter, _) = arrival_times(&g.graph, &profiles, &queries, Semantics::Product, true).unwrap();
     let car_only: Vec<ProfileQuery> = queries.iter().map(|q| ProfileQuery { profile: 0, ..*q }).collect();
     let (car, _) = arrival_times(&g.graph, &profiles, &car_only, Semantics::Product, true).unwrap();
@@ -450,16 +462,7 @@ fn cairns_feed_loads() {
     assert!(net.routes.iter().all(|r| r.label == label::BUS));
     assert!(net.stats.trips > 300, "{:?}", net.stats);
     let mut rng = SplitMix64::new(4);
-    let queries: Vec<ProfileQuery> = (0..50)
-        .map(|_| ProfileQuery {
-            query: EapQuery {
-                source: net.street[rng.below(net.street.len() as u64) as usize],
-                target: Some(net.street[rng.below(net.street.len() as u64) as usize]),
-                depart: 7 * 3600,
-            },
-            profile: 0,
-        })
-        .collect();
+    let queries = random_queries(&mut rng, &net.street, 50, 7 * 3600..7 * 3600 + 1, 1);
     let (a, _) =
         arrival_times(&net.graph, &[Nfa::walk_transit()], &queries, Semantics::Product, true).unwrap();
     let reached = a.iter().filter(|&&t| t != UNREACHED).count();
@@ -477,4 +480,113 @@ fn bad_feeds_are_typed_errors() {
         TransitNetwork::from_gtfs("/no/such/feed.zip", "16/12/2024", &TransitOptions::default()),
         Err(TdError::InvalidParameter(_))
     ));
+}
+
+/// Spec §6: GPU batches of queries × profiles equal the CPU exactly (random networks and automata,
+/// both semantics; the generated instance with filter profiles and park and ride; the NYC feed).
+#[test]
+fn gpu_batch_equals_cpu() {
+    use algos_sssp::td::gpu::{GpuTdBatch, TdBatchConfig};
+    gpu_runtime::testing::for_each_context("td gpu_batch_equals_cpu", |ctx| {
+        let check = |g: &TdGraph, profiles: &[Nfa], queries: &[ProfileQuery], sem: Semantics, what: &str| {
+            let (want, _) = arrival_times(g, profiles, queries, sem, true).unwrap();
+            // Few slots and a short budget too, so batches and dispatch continuation are exercised.
+            let states = profiles.iter().map(Nfa::num_states).max().unwrap();
+            let default = TdBatchConfig::for_graph(ctx, g.num_vertices(), states);
+            for config in [default, TdBatchConfig { slots: 7, budget: 3, delta: 1, ..default }] {
+                let mut gpu = GpuTdBatch::with_config(ctx, g, profiles, sem, config).unwrap();
+                let (got, _) = gpu.arrival_times(queries).unwrap();
+                assert_eq!(got, want, "{what} with {config:?}");
+            }
+        };
+        for seed in 0..12u64 {
+            let mut rng = SplitMix64::new(seed ^ 0x6E);
+            let n = 2 + rng.below(40) as u32;
+            let g = random_network(seed, n, 3, PERIOD);
+            let profiles: Vec<Nfa> = (0..3).map(|_| random_nfa(&mut rng, 3)).collect();
+            let queries: Vec<ProfileQuery> = (0..40)
+                .map(|_| ProfileQuery {
+                    query: EapQuery {
+                        source: rng.below(n as u64) as u32,
+                        target: Some(rng.below(n as u64) as u32),
+                        depart: rng.below(2 * PERIOD as u64) as u32,
+                    },
+                    profile: rng.below(3) as u32,
+                })
+                .collect();
+            for sem in [Semantics::Product, Semantics::PerProfileFilter] {
+                check(&g, &profiles, &queries, sem, &format!("random seed {seed} {sem:?}"));
+            }
+        }
+        let inst = generate(&GenSpec { road: 300, layers: 4, lines: 4, seed: 5 }).unwrap();
+        let mut profiles = filter_profiles(4);
+        profiles.push(park_and_ride());
+        let mut rng = SplitMix64::new(77);
+        let queries = random_queries(
+            &mut rng,
+            &(0..inst.road_vertices).collect::<Vec<u32>>(),
+            60,
+            4 * 3600..24 * 3600,
+            5,
+        );
+        check(&inst.graph, &profiles, &queries, Semantics::Product, "generated");
+        if let Some(path) = data_path("transit/nyc_subway_gtfs.zip", "NYC subway GTFS") {
+            let net = TransitNetwork::from_gtfs(&path, "2024-12-16", &TransitOptions::default()).unwrap();
+            let queries = random_queries(&mut rng, &net.street, 40, 0..PERIOD, 1);
+            check(&net.graph, &[Nfa::walk_transit()], &queries, Semantics::Product, "NYC subway");
+        }
+    });
+}
+
+/// The automatic schedule answers like the CPU, and says what it chose (here: no hardware GPU, or too
+/// little work for one).
+#[test]
+fn auto_schedule_equals_cpu() {
+    use algos_sssp::td::gpu::arrival_times_auto;
+    let inst = generate(&GenSpec { road: 500, layers: 2, lines: 4, seed: 8 }).unwrap();
+    let profiles = filter_profiles(3);
+    let mut rng = SplitMix64::new(3);
+    let queries =
+        random_queries(&mut rng, &(0..inst.road_vertices).collect::<Vec<u32>>(), 300, 7 * 3600..8 * 3600, 3);
+    let (want, _) =
+        arrival_times(&inst.graph, &profiles, &queries, Semantics::PerProfileFilter, false).unwrap();
+    let (got, _, decision) =
+        arrival_times_auto(&inst.graph, &profiles, &queries, Semantics::PerProfileFilter).unwrap();
+    assert_eq!(got, want);
+    assert_eq!(decision.cpu_queries + decision.gpu_queries, queries.len());
+    assert!(!decision.reason.is_empty());
+}
+
+/// A road layer joins the feed's network: the car profile walks to the nearest road vertex, drives and
+/// walks on; walk+transit never drives.
+#[test]
+fn road_layer_joins_the_feed() {
+    use algos_sssp::td::transit::{RoadLayer, VertexKind, distance_m};
+    let Some(path) = data_path("transit/nyc_subway_gtfs.zip", "NYC subway GTFS") else { return };
+    let (a, b) = ([40.8898, -73.8986], [40.7020, -74.0130]);
+    // Two road vertices next to the two places, joined both ways by a 20-minute drive.
+    let (ra, rb) = ([40.8899, -73.8986], [40.7021, -74.0130]);
+    let mut gb = GraphBuilder::new(2);
+    gb.add_arc(0, 1, 1200).add_arc(1, 0, 1200);
+    let roads = RoadLayer {
+        graph: gb.build().unwrap().0,
+        coords: vec![ra, rb],
+        label: label::CAR,
+        seconds_per_unit: 1.0,
+    };
+    let opts = TransitOptions { places: vec![a, b], roads: Some(roads), ..Default::default() };
+    let net = TransitNetwork::from_gtfs(&path, "2024-12-16", &opts).unwrap();
+    assert_eq!(net.kind.iter().filter(|k| matches!(k, VertexKind::Road(_))).count(), 2);
+    let q = EapQuery { source: net.place[0], target: Some(net.place[1]), depart: 8 * 3600 };
+    let r = earliest_arrival(&net.graph, &Nfa::car(), &q, Semantics::Product).unwrap();
+    let walk = |x: [f64; 2], y: [f64; 2]| (distance_m(x, y) / 1.3).ceil().max(1.0) as u32;
+    assert_eq!(r.arrival_at(net.place[1]), Some(8 * 3600 + walk(a, ra) + 1200 + walk(rb, b)));
+    let j = r.journey(&net.graph, net.place[1]).unwrap();
+    assert_eq!(
+        j.legs.iter().map(|l| l.label).collect::<Vec<_>>(),
+        vec![label::WALK, label::CAR, label::WALK]
+    );
+    let t = earliest_arrival(&net.graph, &Nfa::walk_transit(), &q, Semantics::Product).unwrap();
+    let tj = t.journey(&net.graph, net.place[1]).unwrap();
+    assert!(tj.legs.iter().all(|l| l.label != label::CAR));
 }

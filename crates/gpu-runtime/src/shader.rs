@@ -47,6 +47,7 @@ pub const LIBRARY: &[(&str, &str)] = library![
     "wgred_subgroup",
     "reduce_common",
     "sssp_common",
+    "batch_lists",
 ];
 
 impl Shader {

@@ -150,9 +150,15 @@ impl Nfa {
         Self::any_of(&[label::WALK])
     }
 
-    /// Driving only.
+    /// Walk to the car, drive, walk from where it is parked: `walk* car* walk*`. States: 0 walking to
+    /// the car (start), 1 driving, 2 walking from it (all accepting).
     pub fn car() -> Self {
-        Self::any_of(&[label::CAR])
+        let mut a = Self::new(3).expect("three states");
+        a.set_start(0).set_accept(0).set_accept(1).set_accept(2);
+        a.add(0, label::WALK, 0).add(0, label::CAR, 1);
+        a.add(1, label::CAR, 1).add(1, label::WALK, 2);
+        a.add(2, label::WALK, 2);
+        a
     }
 
     /// Walking and public transport, where a traveller who leaves a station must walk before entering
