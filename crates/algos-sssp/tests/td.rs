@@ -480,6 +480,21 @@ fn bad_feeds_are_typed_errors() {
         TransitNetwork::from_gtfs("/no/such/feed.zip", "16/12/2024", &TransitOptions::default()),
         Err(TdError::InvalidParameter(_))
     ));
+    // A malformed time names the file, the line and what was expected.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mini_gtfs");
+    let dir = std::env::temp_dir().join(format!("urbanflow-bad-gtfs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let mut st = std::fs::read_to_string(dir.join("stop_times.txt")).unwrap();
+    st.push_str("slow,xx:00:00,08:00:00,S3,4,0,0\n");
+    std::fs::write(dir.join("stop_times.txt"), st).unwrap();
+    let err =
+        TransitNetwork::from_gtfs(&dir, "2025-04-09", &TransitOptions::default()).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(err.contains("stop_times.txt") && err.contains("line: 13") && err.contains("HH:MM:SS"), "{err}");
 }
 
 /// Spec §6: GPU batches of queries × profiles equal the CPU exactly (random networks and automata,
@@ -589,4 +604,48 @@ fn road_layer_joins_the_feed() {
     let t = earliest_arrival(&net.graph, &Nfa::walk_transit(), &q, Semantics::Product).unwrap();
     let tj = t.journey(&net.graph, net.place[1]).unwrap();
     assert!(tj.legs.iter().all(|l| l.label != label::CAR));
+}
+
+/// A hand-written feed (tests/data/mini_gtfs) with every rule the loader applies: a parent station,
+/// a blank stop time, an overtaking trip, a trip past midnight that may not set down at one stop,
+/// frequencies, a removed service date and transfers.
+#[test]
+fn mini_feed_rules() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mini_gtfs");
+    let net = TransitNetwork::from_gtfs(&dir, "2025-04-09", &TransitOptions::default()).unwrap();
+    let ids: Vec<&str> = net.stations.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["S1", "S2", "S3", "S4"], "the platform S1a belongs to its parent S1");
+    let st = |id: &str| net.street[ids.iter().position(|&s| s == id).unwrap()];
+    // slow, fast, late (today) + late (yesterday, after midnight) + 4 frequency trips.
+    assert_eq!(net.stats.trips, 8, "{:?}", net.stats);
+    assert_eq!(net.stats.overtaken, 1, "the slow 08:00 trip is overtaken by the 08:05 one");
+    assert_eq!(net.stats.transfers, 1);
+    assert_eq!(net.stats.walk_arcs, 2, "only S3 and S4 are within 500 m");
+    assert_eq!(net.patterns.len(), 3);
+    assert_eq!(net.routes.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["Blue bus", "R1"]);
+    let arrive = |from: &str, to: &str, depart: u32| {
+        let q = EapQuery { source: st(from), target: Some(st(to)), depart };
+        earliest_arrival(&net.graph, &Nfa::walk_transit(), &q, Semantics::Product).unwrap().arrival_at(st(to))
+    };
+    let hms = |h: u32, m: u32| h * 3600 + m * 60;
+    // Boarding the 08:00 (blank time at S2 interpolated to 08:15) is no worse than waiting for the
+    // fast 08:05: the envelope lets the traveller change to it; both reach S3 at 08:20.
+    assert_eq!(arrive("S1", "S3", hms(7, 58)), Some(hms(8, 20)));
+    // Frequencies: every 15 minutes from 10:00, riding 6 minutes.
+    assert_eq!(arrive("S3", "S2", hms(10, 1)), Some(hms(10, 21)));
+    assert_eq!(arrive("S3", "S2", hms(10, 46)), Some(PERIOD + hms(10, 6)), "no departure after 10:45");
+    // Past midnight: the 23:50 trip reaches S3 at 00:20 but may not set down at S2.
+    assert_eq!(arrive("S1", "S3", hms(23, 45)), Some(PERIOD + hms(0, 20)));
+    assert_eq!(arrive("S1", "S2", hms(23, 45)), Some(PERIOD + hms(8, 10)));
+    // The change time of S1 (240 s, transfers.txt) applies between trips; S3 → S4 by transfer or on
+    // foot (27 m).
+    assert!(arrive("S3", "S4", hms(12, 0)).unwrap() <= hms(12, 0) + 90);
+    // The Monday of 2025-04-07 is removed from the calendar, and Sunday has no service: no service at all.
+    assert!(matches!(
+        TransitNetwork::from_gtfs(&dir, "2025-04-07", &TransitOptions::default()),
+        Err(TdError::NoService { .. })
+    ));
+    // On Tuesday 2025-04-08 the after-midnight part of Monday's late trip is missing.
+    let tue = TransitNetwork::from_gtfs(&dir, "2025-04-08", &TransitOptions::default()).unwrap();
+    assert_eq!(tue.stats.trips, 7);
 }
