@@ -1,0 +1,228 @@
+//! PHAST on the GPU (`shaders/phast_down.wgsl`): the upward searches run on the CPU (a few hundred
+//! vertices each), the downward sweep on the device — one dispatch per level of the downward DAG, all
+//! levels of a batch recorded in one submission through [`gpu_runtime::sequence`], `k` trees per pass
+//! with each vertex's labels contiguous. Distances equal [`super::ContractionHierarchy::phast`]'s (and
+//! Dijkstra's) exactly: the same u32 sums, saturating at `u32::MAX − 1`.
+
+use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+
+use super::{ContractionHierarchy, UpwardSearch};
+use crate::error::SsspError;
+use crate::paths::{SATURATED, UNREACHABLE};
+
+const PHAST: Shader = gpu_runtime::shader!("phast_down");
+const WG: u32 = 256;
+
+/// The downward DAG in level order, resident on the device, with labels for `k` trees.
+pub struct GpuPhast<'a> {
+    ctx: &'a GpuContext,
+    ch: &'a ContractionHierarchy,
+    k: u32,
+    /// Position (level order) of every rank.
+    pos_of_rank: Vec<u32>,
+    /// `[start, end)` positions of every level.
+    levels: Vec<(u32, u32)>,
+    fill: std::sync::Arc<wgpu::ComputePipeline>,
+    seed: std::sync::Arc<wgpu::ComputePipeline>,
+    level: std::sync::Arc<wgpu::ComputePipeline>,
+    /// One bind group per level (its uniform), then fill, then seed.
+    binds: Vec<wgpu::BindGroup>,
+    uniforms: Vec<wgpu::Buffer>,
+    dist: GpuBuffer<u32>,
+    seeds: GpuBuffer<u32>,
+    graph: [GpuBuffer<u32>; 3],
+    up: UpwardSearch,
+}
+
+impl<'a> GpuPhast<'a> {
+    /// Uploads the downward DAG of `ch` in level order, with labels for `k` trees per pass.
+    pub fn new(ctx: &'a GpuContext, ch: &'a ContractionHierarchy, k: u32) -> Result<Self, SsspError> {
+        let n = ch.num_vertices() as usize;
+        if k == 0 || (n as u64) * (k as u64) > u32::MAX as u64 {
+            return Err(SsspError::InvalidParameter(format!(
+                "{k} trees of {n} vertices do not fit u32 indexing"
+            )));
+        }
+        // Level of each rank: 0 without downward in-arcs, else one more than its highest tail.
+        let (dof, dt, dw) = (ch.down.offsets(), ch.down.targets(), ch.down.weights());
+        let mut depth = vec![0u32; n];
+        for r in (0..n).rev() {
+            depth[r] = (dof[r]..dof[r + 1]).map(|a| depth[dt[a as usize] as usize] + 1).max().unwrap_or(0);
+        }
+        let mut by_pos: Vec<u32> = (0..n as u32).collect();
+        // Within a level, higher ranks first: tails are read in roughly the order they were written.
+        by_pos.sort_by_key(|&r| (depth[r as usize], std::cmp::Reverse(r)));
+        let mut pos_of_rank = vec![0u32; n];
+        for (p, &r) in by_pos.iter().enumerate() {
+            pos_of_rank[r as usize] = p as u32;
+        }
+        let mut levels: Vec<(u32, u32)> = Vec::new();
+        for (p, &r) in by_pos.iter().enumerate() {
+            let d = depth[r as usize] as usize;
+            if d == levels.len() {
+                levels.push((p as u32, p as u32));
+            }
+            levels[d].1 = p as u32 + 1;
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut tails = Vec::with_capacity(ch.down.num_arcs() as usize);
+        let mut weights = Vec::with_capacity(ch.down.num_arcs() as usize);
+        offsets.push(0u32);
+        for &r in &by_pos {
+            for a in dof[r as usize]..dof[r as usize + 1] {
+                tails.push(pos_of_rank[dt[a as usize] as usize]);
+                weights.push(dw[a as usize]);
+            }
+            offsets.push(tails.len() as u32);
+        }
+        let nonempty = |v: Vec<u32>| if v.is_empty() { vec![0] } else { v };
+        let graph = [
+            GpuBuffer::from_slice(ctx, "phast in-offsets", &offsets)?,
+            GpuBuffer::from_slice(ctx, "phast in-tails", &nonempty(tails))?,
+            GpuBuffer::from_slice(ctx, "phast in-weights", &nonempty(weights))?,
+        ];
+        let dist = GpuBuffer::zeroed(ctx, "phast labels", (n * k as usize).max(1))?;
+        let seeds = GpuBuffer::zeroed(ctx, "phast seeds", 2 * 1024)?;
+        for b in graph.iter().chain([&dist]) {
+            b.check_bindable(ctx)?;
+        }
+        let key = |entry| PipelineKey::new(PHAST, entry).with("WG", WG);
+        let (fill, seed, level) =
+            (ctx.pipeline(&key("fill"))?, ctx.pipeline(&key("seed"))?, ctx.pipeline(&key("level"))?);
+        let mut me = Self {
+            ctx,
+            ch,
+            k,
+            pos_of_rank,
+            levels,
+            fill,
+            seed,
+            level,
+            binds: Vec::new(),
+            uniforms: Vec::new(),
+            dist,
+            seeds,
+            graph,
+            up: UpwardSearch::new(n as u32),
+        };
+        me.rebind()?;
+        Ok(me)
+    }
+
+    /// Bind groups: one per level, then fill, then seed (the seed buffer may have grown).
+    fn rebind(&mut self) -> Result<(), SsspError> {
+        let n = self.ch.num_vertices();
+        let mut params: Vec<[u32; 4]> = self.levels.iter().map(|&(s, e)| [s, e, self.k, 0]).collect();
+        params.push([0, n, self.k, 0]);
+        params.push([0, 0, self.k, 0]);
+        self.uniforms = params.iter().map(|p| self.ctx.uniform_words("phast params", p)).collect();
+        let mut binds = Vec::with_capacity(params.len());
+        for (i, u) in self.uniforms.iter().enumerate() {
+            // Each entry point's layout has only the bindings it uses.
+            let (g, d, s) = (&self.graph, self.dist.buffer(), self.seeds.buffer());
+            let bind = if i < self.levels.len() {
+                let entries = [(0, g[0].buffer()), (1, g[1].buffer()), (2, g[2].buffer()), (3, d), (5, u)];
+                self.ctx.bind_buffers(&self.level, "phast level", &entries)?
+            } else if i == self.levels.len() {
+                self.ctx.bind_buffers(&self.fill, "phast fill", &[(3, d), (5, u)])?
+            } else {
+                self.ctx.bind_buffers(&self.seed, "phast seed", &[(3, d), (4, s), (5, u)])?
+            };
+            binds.push(bind);
+        }
+        self.binds = binds;
+        Ok(())
+    }
+
+    /// Trees per pass.
+    pub fn lanes(&self) -> u32 {
+        self.k
+    }
+
+    /// Levels of the downward DAG (dispatches per pass).
+    pub fn num_levels(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Runs one pass for up to `k` sources, leaving the labels on the device (position-major,
+    /// `k` per vertex); read them with [`Self::read_rows`].
+    pub fn run(&mut self, sources: &[u32]) -> Result<(), SsspError> {
+        let n = self.ch.num_vertices();
+        if sources.len() > self.k as usize {
+            return Err(SsspError::InvalidParameter(format!(
+                "{} sources exceed {} lanes",
+                sources.len(),
+                self.k
+            )));
+        }
+        if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+            return Err(SsspError::SourceOutOfRange { vertex: s, n });
+        }
+        let mut seeds = Vec::new();
+        for (lane, &s) in sources.iter().enumerate() {
+            let (pos, k) = (&self.pos_of_rank, self.k);
+            self.up.search(self.ch, s, |r, d| seeds.extend([pos[r as usize] * k + lane as u32, d]));
+        }
+        let count = (seeds.len() / 2) as u32;
+        if seeds.len() > self.seeds.len() {
+            self.seeds = GpuBuffer::zeroed(self.ctx, "phast seeds", seeds.len().next_power_of_two())?;
+            self.rebind()?;
+        }
+        self.seeds.write(self.ctx, 0, &seeds)?;
+        let l = self.levels.len();
+        self.ctx.queue.write_buffer(&self.uniforms[l + 1], 0, bytemuck::cast_slice(&[count, 0, self.k, 0]));
+        let max = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max);
+        let mut steps = Vec::with_capacity(l + 2);
+        steps.push(Step {
+            pipeline: &self.fill,
+            bind_group: &self.binds[l],
+            grid: Grid::Fixed(grid(n as u64 * self.k as u64)?),
+        });
+        steps.push(Step {
+            pipeline: &self.seed,
+            bind_group: &self.binds[l + 1],
+            grid: Grid::Fixed(grid(count as u64)?),
+        });
+        for (i, &(s, e)) in self.levels.iter().enumerate() {
+            steps.push(Step {
+                pipeline: &self.level,
+                bind_group: &self.binds[i],
+                grid: Grid::Fixed(grid((e - s) as u64 * self.k as u64)?),
+            });
+        }
+        self.ctx.run(&Sequence::once("PHAST downward sweep", &steps))?;
+        Ok(())
+    }
+
+    /// The first `count` trees of the last pass, in original vertex ids.
+    pub fn read_rows(&self, count: usize) -> Result<Vec<Vec<u32>>, SsspError> {
+        let labels = self.dist.read(self.ctx)?;
+        let k = self.k as usize;
+        let rows: Vec<Vec<u32>> = (0..count)
+            .map(|lane| {
+                self.ch
+                    .rank
+                    .iter()
+                    .map(|&r| labels[self.pos_of_rank[r as usize] as usize * k + lane])
+                    .collect()
+            })
+            .collect();
+        if rows.iter().any(|r| r.contains(&SATURATED)) {
+            return Err(SsspError::WeightOverflow { bound: SATURATED });
+        }
+        debug_assert!(rows.iter().all(|r| r.iter().all(|&d| d <= SATURATED || d == UNREACHABLE)));
+        Ok(rows)
+    }
+
+    /// Trees from every source (passes of [`Self::lanes`]), in original vertex ids.
+    pub fn trees(&mut self, sources: &[u32]) -> Result<Vec<Vec<u32>>, SsspError> {
+        let mut out = Vec::with_capacity(sources.len());
+        for chunk in sources.chunks(self.k as usize) {
+            self.run(chunk)?;
+            out.extend(self.read_rows(chunk.len())?);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,211 @@
+//! Contraction hierarchies and PHAST: one-to-all trees as a linear sweep (issue 21, CPU part).
+//!
+//! [`ContractionHierarchy::build`] contracts the vertices one by one in the order of a lazily updated
+//! priority (edge difference + contracted neighbours + level), adding a shortcut `u → w` for a
+//! contracted `v` whenever a bounded witness search cannot show a path from `u` to `w` avoiding `v` at
+//! most as long as `u → v → w`. A limited witness search only adds superfluous shortcuts, never drops
+//! a needed one, so distances stay exact.
+//!
+//! PHAST (Delling, Goldberg, Nowatzyk, Werneck 2011) then computes a whole tree from `s` in two
+//! steps: a Dijkstra search from `s` over **upward** arcs only (to higher-ranked vertices), then one
+//! sweep over all vertices in **decreasing rank**, each taking the minimum over its downward in-arcs
+//! (from higher-ranked vertices, already final). The sweep reads every downward arc once, in a fixed
+//! order that does not depend on the source — and [`ContractionHierarchy::phast`] runs it for several
+//! sources at once (`LANES` labels per vertex, contiguous), so each arc read serves them all.
+//!
+//! ```
+//! use algos_sssp::ch::ContractionHierarchy;
+//! use graph_core::GraphBuilder;
+//! let mut b = GraphBuilder::new(4);
+//! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
+//! let g = b.build().unwrap().0;
+//! let ch = ContractionHierarchy::build(&g).unwrap();
+//! let trees = ch.phast(&[0, 2]).unwrap();
+//! assert_eq!(trees[0], vec![0, 3, 1, 8]);
+//! assert_eq!(trees[1], vec![u32::MAX, 2, 0, 7]);
+//! ```
+
+mod contract;
+pub mod gpu;
+
+use graph_core::Csr;
+use rayon::prelude::*;
+
+use crate::error::SsspError;
+use crate::paths::{SATURATED, UNREACHABLE};
+
+/// Sources per downward sweep: labels of one vertex for all of them share a cache line.
+pub const LANES: usize = 16;
+
+/// A contraction hierarchy in rank space: vertex `v` has rank `rank[v]`; arrays are indexed by rank.
+#[derive(Debug, Clone)]
+pub struct ContractionHierarchy {
+    /// Rank of every vertex (0 = contracted first).
+    pub rank: Vec<u32>,
+    /// Vertex of every rank.
+    pub order: Vec<u32>,
+    /// Upward arcs (to higher ranks) of every rank, by rank: offsets, heads (ranks), weights.
+    pub up: Csr<u32>,
+    /// Downward in-arcs of every rank: for rank r, tails (higher ranks) and weights of the arcs into r.
+    pub down: Csr<u32>,
+    /// Shortcuts added.
+    pub shortcuts: usize,
+    /// Seconds spent contracting.
+    pub build_seconds: f64,
+}
+
+impl ContractionHierarchy {
+    /// Contracts `graph` (u32 weights; parallel arcs keep the lightest, self-loops are dropped).
+    pub fn build(graph: &Csr<u32>) -> Result<Self, SsspError> {
+        if let Some((arc, &w)) = graph.weights().iter().enumerate().find(|&(_, &w)| w >= SATURATED) {
+            return Err(SsspError::WeightTooLarge { arc: arc as u32, weight: w });
+        }
+        let t = std::time::Instant::now();
+        let mut ch = contract::contract(graph);
+        ch.build_seconds = t.elapsed().as_secs_f64();
+        Ok(ch)
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> u32 {
+        self.rank.len() as u32
+    }
+
+    /// One-to-all distances from each source (`UNREACHABLE` where there is no path), in sources'
+    /// order, equal to Dijkstra's. Batches of [`LANES`] sources share a sweep; batches run in parallel
+    /// (rayon).
+    pub fn phast(&self, sources: &[u32]) -> Result<Vec<Vec<u32>>, SsspError> {
+        self.check_sources(sources)?;
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); sources.len()];
+        out.par_chunks_mut(LANES).zip(sources.par_chunks(LANES)).for_each_init(
+            || PhastWorkspace::new(self.num_vertices()),
+            |ws, (rows, srcs)| {
+                ws.sweep(self, srcs);
+                for (lane, row) in rows.iter_mut().enumerate() {
+                    *row = ws.row(self, lane);
+                }
+            },
+        );
+        Self::check_overflow(out)
+    }
+
+    fn check_sources(&self, sources: &[u32]) -> Result<(), SsspError> {
+        let n = self.num_vertices();
+        match sources.iter().find(|&&s| s >= n) {
+            Some(&s) => Err(SsspError::SourceOutOfRange { vertex: s, n }),
+            None => Ok(()),
+        }
+    }
+
+    /// A sum that reached `SATURATED` is an overflow, never a distance (as everywhere in the crate).
+    fn check_overflow(rows: Vec<Vec<u32>>) -> Result<Vec<Vec<u32>>, SsspError> {
+        if rows.par_iter().any(|r| r.contains(&SATURATED)) {
+            return Err(SsspError::WeightOverflow { bound: SATURATED });
+        }
+        Ok(rows)
+    }
+
+    /// Like [`Self::phast`] on the calling thread only (the per-tree baseline of the benchmark).
+    pub fn phast_serial(&self, sources: &[u32]) -> Result<Vec<Vec<u32>>, SsspError> {
+        self.check_sources(sources)?;
+        let mut ws = PhastWorkspace::new(self.num_vertices());
+        let mut out = Vec::with_capacity(sources.len());
+        for srcs in sources.chunks(LANES) {
+            ws.sweep(self, srcs);
+            out.extend((0..srcs.len()).map(|lane| ws.row(self, lane)));
+        }
+        Self::check_overflow(out)
+    }
+}
+
+/// Labels of one batch: `dist[rank * LANES + lane]`, plus the upward search's state.
+pub struct PhastWorkspace {
+    dist: Vec<u32>,
+    up: UpwardSearch,
+}
+
+/// Dijkstra over upward arcs only, with state reset through the touched ranks.
+pub struct UpwardSearch {
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
+    dist: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+impl UpwardSearch {
+    /// Scratch for `n` vertices.
+    pub fn new(n: u32) -> Self {
+        Self { heap: Default::default(), dist: vec![UNREACHABLE; n as usize], touched: Vec::new() }
+    }
+
+    /// Settles every rank reachable from `source` by upward arcs, calling `settled(rank, distance)`.
+    pub fn search(&mut self, ch: &ContractionHierarchy, source: u32, mut settled: impl FnMut(u32, u32)) {
+        let (uo, ut, uw) = (ch.up.offsets(), ch.up.targets(), ch.up.weights());
+        let r0 = ch.rank[source as usize];
+        self.dist[r0 as usize] = 0;
+        self.touched.push(r0);
+        self.heap.push(std::cmp::Reverse(r0 as u64));
+        while let Some(std::cmp::Reverse(key)) = self.heap.pop() {
+            let (d, r) = ((key >> 32) as u32, key as u32);
+            if d > self.dist[r as usize] {
+                continue;
+            }
+            settled(r, d);
+            for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
+                let nd = d.saturating_add(uw[a]).min(SATURATED);
+                let h = ut[a] as usize;
+                if nd < self.dist[h] {
+                    if self.dist[h] == UNREACHABLE {
+                        self.touched.push(h as u32);
+                    }
+                    self.dist[h] = nd;
+                    self.heap.push(std::cmp::Reverse(((nd as u64) << 32) | h as u64));
+                }
+            }
+        }
+        for &r in &self.touched {
+            self.dist[r as usize] = UNREACHABLE;
+        }
+        self.touched.clear();
+    }
+}
+
+impl PhastWorkspace {
+    /// Scratch for `n` vertices.
+    pub fn new(n: u32) -> Self {
+        Self { dist: vec![UNREACHABLE; n as usize * LANES], up: UpwardSearch::new(n) }
+    }
+
+    /// Upward searches from `sources` (at most [`LANES`]) and the downward sweep.
+    pub fn sweep(&mut self, ch: &ContractionHierarchy, sources: &[u32]) {
+        assert!(sources.len() <= LANES);
+        self.dist.fill(UNREACHABLE);
+        for (lane, &s) in sources.iter().enumerate() {
+            let dist = &mut self.dist;
+            self.up.search(ch, s, |r, d| dist[r as usize * LANES + lane] = d);
+        }
+        // Downward sweep, highest rank first: every tail of an in-arc is final before its head.
+        let (dof, dt, dw) = (ch.down.offsets(), ch.down.targets(), ch.down.weights());
+        let n = ch.num_vertices() as usize;
+        for r in (0..n).rev() {
+            let mut best = [UNREACHABLE; LANES];
+            best.copy_from_slice(&self.dist[r * LANES..(r + 1) * LANES]);
+            for a in dof[r] as usize..dof[r + 1] as usize {
+                let u = dt[a] as usize;
+                let w = dw[a];
+                let from = &self.dist[u * LANES..(u + 1) * LANES];
+                for lane in 0..LANES {
+                    // Unreached tails stay unreached; sums saturate at SATURATED (an overflow).
+                    let sum = from[lane].saturating_add(w).min(SATURATED);
+                    let cand = if from[lane] == UNREACHABLE { UNREACHABLE } else { sum };
+                    best[lane] = best[lane].min(cand);
+                }
+            }
+            self.dist[r * LANES..(r + 1) * LANES].copy_from_slice(&best);
+        }
+    }
+
+    /// The tree of `lane` in original vertex ids.
+    pub fn row(&self, ch: &ContractionHierarchy, lane: usize) -> Vec<u32> {
+        ch.rank.iter().map(|&r| self.dist[r as usize * LANES + lane]).collect()
+    }
+}

@@ -1,0 +1,105 @@
+//! Contraction hierarchies and PHAST give exactly Dijkstra's distances (issue 21).
+
+use algos_sssp::ch::ContractionHierarchy;
+use algos_sssp::cpu::dijkstra::{Stop, dijkstra};
+use graph_core::GraphBuilder;
+use graph_core::datasets::data_path;
+use graph_core::io::{ReadOptions, read_graph};
+use graph_core::rng::SplitMix64;
+use proptest::prelude::*;
+
+fn random_graph(seed: u64, n: u32, m: u32, max_w: u32) -> graph_core::Csr<u32> {
+    let mut rng = SplitMix64::new(seed);
+    let mut b = GraphBuilder::new(n);
+    for _ in 0..m {
+        let u = rng.below(n as u64) as u32;
+        let v = rng.below(n as u64) as u32;
+        b.add_arc(u, v, rng.below(max_w as u64 + 1) as u32);
+    }
+    b.build().unwrap().0
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Random directed graphs with zero weights, parallel arcs and self-loops: every tree equals Dijkstra.
+    #[test]
+    fn phast_equals_dijkstra(seed in any::<u64>(), n in 1u32..80, density in 1u32..5, max_w in 0u32..50) {
+        let g = random_graph(seed, n, n * density, max_w);
+        let ch = ContractionHierarchy::build(&g).unwrap();
+        let sources: Vec<u32> = (0..n).collect();
+        let trees = ch.phast(&sources).unwrap();
+        let serial = ch.phast_serial(&sources).unwrap();
+        prop_assert_eq!(&trees, &serial);
+        for (s, row) in trees.iter().enumerate() {
+            let (want, _) = dijkstra(&g, s as u32, &Stop::default()).unwrap();
+            prop_assert_eq!(row, &want, "source {}", s);
+        }
+    }
+}
+
+/// Real road graphs: trees from spread sources equal Dijkstra's.
+#[test]
+fn phast_equals_dijkstra_on_road_graphs() {
+    for (file, what) in [
+        ("road/dimacs-rome99/rome99.gr.gz", "Rome 99"),
+        ("road/osm-small/graph_ballard.gr.gz", "Seattle Ballard"),
+        ("road/osm-small/bremen_time.gr.gz", "Bremen (time)"),
+    ] {
+        let Some(path) = data_path(file, what) else { continue };
+        let g: graph_core::Csr<u32> = read_graph(&path, ReadOptions::default()).unwrap();
+        let ch = ContractionHierarchy::build(&g).unwrap();
+        let n = g.num_vertices();
+        let sources: Vec<u32> = (0..20).map(|i| (i * 7919) % n).collect();
+        let trees = ch.phast(&sources).unwrap();
+        for (row, &s) in trees.iter().zip(&sources) {
+            let (want, _) = dijkstra(&g, s, &Stop::default()).unwrap();
+            assert_eq!(row, &want, "{what} source {s}");
+        }
+        eprintln!("{what}: {} shortcuts, contracted in {:.2} s", ch.shortcuts, ch.build_seconds);
+    }
+}
+
+/// Sums beyond u32 are an overflow error, never a distance; bad sources are typed errors.
+#[test]
+fn overflow_and_bad_sources_are_errors() {
+    let mut b = GraphBuilder::new(3);
+    b.add_arc(0, 1, u32::MAX - 10).add_arc(1, 2, 100);
+    let g = b.build().unwrap().0;
+    let ch = ContractionHierarchy::build(&g).unwrap();
+    assert!(ch.phast(&[0]).is_err());
+    assert!(ch.phast(&[1]).is_ok());
+    assert!(ch.phast(&[3]).is_err());
+}
+
+/// The GPU sweep equals Dijkstra (random graphs, several lane counts; Rome 99).
+#[test]
+fn gpu_phast_equals_dijkstra() {
+    use algos_sssp::ch::gpu::GpuPhast;
+    gpu_runtime::testing::for_each_context("ch gpu_phast_equals_dijkstra", |ctx| {
+        for seed in 0..16u64 {
+            let g = random_graph(seed, 1 + (seed as u32 * 13) % 90, 3 * (1 + (seed as u32 * 13) % 90), 30);
+            let ch = ContractionHierarchy::build(&g).unwrap();
+            let n = g.num_vertices();
+            let sources: Vec<u32> = (0..n).collect();
+            for k in [1u32, 3, 32] {
+                let mut gpu = GpuPhast::new(ctx, &ch, k).unwrap();
+                let trees = gpu.trees(&sources).unwrap();
+                for (s, row) in trees.iter().enumerate() {
+                    let (want, _) = dijkstra(&g, s as u32, &Stop::default()).unwrap();
+                    assert_eq!(row, &want, "seed {seed} k {k} source {s}");
+                }
+            }
+        }
+        if let Some(path) = data_path("road/dimacs-rome99/rome99.gr.gz", "Rome 99") {
+            let g: graph_core::Csr<u32> = read_graph(&path, ReadOptions::default()).unwrap();
+            let ch = ContractionHierarchy::build(&g).unwrap();
+            let mut gpu = GpuPhast::new(ctx, &ch, 16).unwrap();
+            let sources: Vec<u32> = (0..40).map(|i| i * 83).collect();
+            for (row, &s) in gpu.trees(&sources).unwrap().iter().zip(&sources) {
+                assert_eq!(row, &dijkstra(&g, s, &Stop::default()).unwrap().0, "Rome source {s}");
+            }
+            eprintln!("Rome: {} levels", gpu.num_levels());
+        }
+    });
+}

@@ -1,0 +1,72 @@
+// PHAST's downward sweep for K trees at once (spec: issue 21; Delling et al. 2011, GPU variant):
+// vertices are numbered by level of the downward DAG (a vertex's in-arcs all come from earlier
+// levels), one dispatch per level, one invocation per (vertex, tree). `dist[p * K + lane]` is tree
+// `lane`'s label of the vertex at position p, so the K trees of a vertex are contiguous and an arc read
+// serves them all with coalesced loads. Labels are u32; INF = unreached; sums saturate at OVF.
+//!include grid
+
+override WG: u32 = 256;
+
+const INF: u32 = 0xFFFFFFFFu;
+const OVF: u32 = 0xFFFFFFFEu;
+
+struct Params {
+    // Positions [start, end) of this level (fill: all positions; seed: the seed count in `start`).
+    start: u32,
+    end: u32,
+    // Trees per pass.
+    k: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> in_offsets: array<u32>;
+@group(0) @binding(1) var<storage, read> in_tails: array<u32>;
+@group(0) @binding(2) var<storage, read> in_weights: array<u32>;
+@group(0) @binding(3) var<storage, read_write> dist: array<u32>;
+// Upward-search results: seeds[2i] = p * K + lane, seeds[2i + 1] = label.
+@group(0) @binding(4) var<storage, read> seeds: array<u32>;
+@group(0) @binding(5) var<uniform> params: Params;
+
+@compute @workgroup_size(WG)
+fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid, WG);
+    if i < (params.end - params.start) * params.k {
+        dist[i] = INF;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn seed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid, WG);
+    if i < params.start {
+        dist[seeds[2u * i]] = seeds[2u * i + 1u];
+    }
+}
+
+@compute @workgroup_size(WG)
+fn level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid, WG);
+    let k = params.k;
+    if i >= (params.end - params.start) * k {
+        return;
+    }
+    let p = params.start + i / k;
+    let lane = i % k;
+    var best = dist[p * k + lane];
+    let end = in_offsets[p + 1u];
+    for (var a = in_offsets[p]; a < end; a++) {
+        let d = dist[in_tails[a] * k + lane];
+        if d != INF {
+            let w = in_weights[a];
+            var s = OVF;
+            if d < OVF - min(w, OVF) {
+                s = d + w;
+            }
+            best = min(best, s);
+        }
+    }
+    dist[p * k + lane] = best;
+}
