@@ -70,3 +70,22 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
     }
     dist[p * k + lane] = best;
 }
+
+// Position of every vertex (original id), and the trees in original order: rows[lane * n + v].
+@group(0) @binding(6) var<storage, read> pos_of_vertex: array<u32>;
+@group(0) @binding(7) var<storage, read_write> rows: array<u32>;
+
+// Gathers the first `params.start` trees into row-major original-vertex order for readback
+// (params.end = n).
+@compute @workgroup_size(WG)
+fn unpermute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid, WG);
+    let n = params.end;
+    if i >= params.start * n {
+        return;
+    }
+    let lane = i / n;
+    let v = i % n;
+    rows[i] = dist[pos_of_vertex[v] * params.k + lane];
+}

@@ -7,9 +7,11 @@
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
+use rayon::prelude::*;
+
 use super::{ContractionHierarchy, UpwardSearch};
 use crate::error::SsspError;
-use crate::paths::{SATURATED, UNREACHABLE};
+use crate::paths::SATURATED;
 
 const PHAST: Shader = gpu_runtime::shader!("phast_down");
 const WG: u32 = 256;
@@ -26,13 +28,17 @@ pub struct GpuPhast<'a> {
     fill: std::sync::Arc<wgpu::ComputePipeline>,
     seed: std::sync::Arc<wgpu::ComputePipeline>,
     level: std::sync::Arc<wgpu::ComputePipeline>,
-    /// One bind group per level (its uniform), then fill, then seed.
+    unpermute: std::sync::Arc<wgpu::ComputePipeline>,
+    /// One bind group per level (its uniform), then fill, then seed, then unpermute.
     binds: Vec<wgpu::BindGroup>,
     uniforms: Vec<wgpu::Buffer>,
     dist: GpuBuffer<u32>,
     seeds: GpuBuffer<u32>,
     graph: [GpuBuffer<u32>; 3],
-    up: UpwardSearch,
+    pos_of_vertex: GpuBuffer<u32>,
+    rows: GpuBuffer<u32>,
+    /// One upward-search workspace per worker thread.
+    ups: Vec<UpwardSearch>,
 }
 
 impl<'a> GpuPhast<'a> {
@@ -90,6 +96,12 @@ impl<'a> GpuPhast<'a> {
         let key = |entry| PipelineKey::new(PHAST, entry).with("WG", WG);
         let (fill, seed, level) =
             (ctx.pipeline(&key("fill"))?, ctx.pipeline(&key("seed"))?, ctx.pipeline(&key("level"))?);
+        let unpermute = ctx.pipeline(&key("unpermute"))?;
+        let by_vertex: Vec<u32> = ch.rank.iter().map(|&r| pos_of_rank[r as usize]).collect();
+        let pos_of_vertex =
+            GpuBuffer::from_slice(ctx, "phast positions", if n == 0 { &[0] } else { &by_vertex })?;
+        let rows = GpuBuffer::zeroed(ctx, "phast rows", (n * k as usize).max(1))?;
+        rows.check_bindable(ctx)?;
         let mut me = Self {
             ctx,
             ch,
@@ -99,12 +111,15 @@ impl<'a> GpuPhast<'a> {
             fill,
             seed,
             level,
+            unpermute,
             binds: Vec::new(),
             uniforms: Vec::new(),
             dist,
             seeds,
             graph,
-            up: UpwardSearch::new(n as u32),
+            pos_of_vertex,
+            rows,
+            ups: (0..rayon::current_num_threads().max(1)).map(|_| UpwardSearch::new(n as u32)).collect(),
         };
         me.rebind()?;
         Ok(me)
@@ -116,6 +131,7 @@ impl<'a> GpuPhast<'a> {
         let mut params: Vec<[u32; 4]> = self.levels.iter().map(|&(s, e)| [s, e, self.k, 0]).collect();
         params.push([0, n, self.k, 0]);
         params.push([0, 0, self.k, 0]);
+        params.push([0, n, self.k, 0]);
         self.uniforms = params.iter().map(|p| self.ctx.uniform_words("phast params", p)).collect();
         let mut binds = Vec::with_capacity(params.len());
         for (i, u) in self.uniforms.iter().enumerate() {
@@ -126,8 +142,11 @@ impl<'a> GpuPhast<'a> {
                 self.ctx.bind_buffers(&self.level, "phast level", &entries)?
             } else if i == self.levels.len() {
                 self.ctx.bind_buffers(&self.fill, "phast fill", &[(3, d), (5, u)])?
-            } else {
+            } else if i == self.levels.len() + 1 {
                 self.ctx.bind_buffers(&self.seed, "phast seed", &[(3, d), (4, s), (5, u)])?
+            } else {
+                let entries = [(3, d), (5, u), (6, self.pos_of_vertex.buffer()), (7, self.rows.buffer())];
+                self.ctx.bind_buffers(&self.unpermute, "phast unpermute", &entries)?
             };
             binds.push(bind);
         }
@@ -159,11 +178,24 @@ impl<'a> GpuPhast<'a> {
         if let Some(&s) = sources.iter().find(|&&s| s >= n) {
             return Err(SsspError::SourceOutOfRange { vertex: s, n });
         }
-        let mut seeds = Vec::new();
-        for (lane, &s) in sources.iter().enumerate() {
-            let (pos, k) = (&self.pos_of_rank, self.k);
-            self.up.search(self.ch, s, |r, d| seeds.extend([pos[r as usize] * k + lane as u32, d]));
-        }
+        // The upward searches, on all cores (one thread doing them bounds a pass on small graphs),
+        // one reusable workspace per thread.
+        let (pos, k, ch) = (&self.pos_of_rank, self.k, self.ch);
+        let per = sources.len().div_ceil(self.ups.len()).max(1);
+        let parts: Vec<Vec<u32>> = self
+            .ups
+            .par_iter_mut()
+            .zip(sources.par_chunks(per).enumerate())
+            .map(|(up, (c, chunk))| {
+                let mut out = Vec::new();
+                for (i, &s) in chunk.iter().enumerate() {
+                    let lane = (c * per + i) as u32;
+                    up.search(ch, s, |r, d| out.extend([pos[r as usize] * k + lane, d]));
+                }
+                out
+            })
+            .collect();
+        let seeds: Vec<u32> = parts.concat();
         let count = (seeds.len() / 2) as u32;
         if seeds.len() > self.seeds.len() {
             self.seeds = GpuBuffer::zeroed(self.ctx, "phast seeds", seeds.len().next_power_of_two())?;
@@ -196,24 +228,30 @@ impl<'a> GpuPhast<'a> {
         Ok(())
     }
 
-    /// The first `count` trees of the last pass, in original vertex ids.
+    /// The first `count` trees of the last pass, in original vertex ids: gathered into row-major
+    /// order on the device, then read back as `count × n` words.
     pub fn read_rows(&self, count: usize) -> Result<Vec<Vec<u32>>, SsspError> {
-        let labels = self.dist.read(self.ctx)?;
-        let k = self.k as usize;
-        let rows: Vec<Vec<u32>> = (0..count)
-            .map(|lane| {
-                self.ch
-                    .rank
-                    .iter()
-                    .map(|&r| labels[self.pos_of_rank[r as usize] as usize * k + lane])
-                    .collect()
-            })
-            .collect();
-        if rows.iter().any(|r| r.contains(&SATURATED)) {
+        let n = self.ch.num_vertices() as usize;
+        let count = count.min(self.k as usize);
+        let l = self.levels.len();
+        self.ctx.queue.write_buffer(
+            &self.uniforms[l + 2],
+            0,
+            bytemuck::cast_slice(&[count as u32, n as u32, self.k, 0]),
+        );
+        let grid = gpu_runtime::dispatch::grid_1d(
+            (count * n) as u64,
+            WG,
+            self.ctx.limits.max_compute_workgroups_per_dimension,
+        )?;
+        let step =
+            [Step { pipeline: &self.unpermute, bind_group: &self.binds[l + 2], grid: Grid::Fixed(grid) }];
+        self.ctx.run(&Sequence::once("PHAST rows", &step))?;
+        let flat = self.rows.read_range(self.ctx, 0, count * n)?;
+        if flat.contains(&SATURATED) {
             return Err(SsspError::WeightOverflow { bound: SATURATED });
         }
-        debug_assert!(rows.iter().all(|r| r.iter().all(|&d| d <= SATURATED || d == UNREACHABLE)));
-        Ok(rows)
+        Ok(flat.chunks(n.max(1)).take(count).map(<[u32]>::to_vec).collect())
     }
 
     /// Trees from every source (passes of [`Self::lanes`]), in original vertex ids.
