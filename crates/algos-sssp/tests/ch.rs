@@ -103,3 +103,25 @@ fn gpu_phast_equals_dijkstra() {
         }
     });
 }
+
+/// Streaming passes to a consumer gives the same trees as reading them one by one.
+#[test]
+fn gpu_phast_streams_every_tree() {
+    use algos_sssp::ch::gpu::GpuPhast;
+    gpu_runtime::testing::for_each_context("ch gpu_phast_streams_every_tree", |ctx| {
+        let g = random_graph(5, 70, 210, 20);
+        let ch = ContractionHierarchy::build(&g).unwrap();
+        let sources: Vec<u32> = (0..70).rev().collect();
+        let mut gpu = GpuPhast::new(ctx, &ch, 8).unwrap();
+        let mut got = vec![Vec::new(); sources.len()];
+        gpu.for_each_block(&sources, |first, rows| {
+            for (i, row) in rows.chunks(70).enumerate() {
+                got[first + i] = row.to_vec();
+            }
+        })
+        .unwrap();
+        for (row, &s) in got.iter().zip(&sources) {
+            assert_eq!(row, &dijkstra(&g, s, &Stop::default()).unwrap().0, "source {s}");
+        }
+    });
+}

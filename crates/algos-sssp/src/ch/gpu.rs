@@ -228,11 +228,10 @@ impl<'a> GpuPhast<'a> {
         Ok(())
     }
 
-    /// The first `count` trees of the last pass, in original vertex ids: gathered into row-major
-    /// order on the device, then read back as `count × n` words.
-    pub fn read_rows(&self, count: usize) -> Result<Vec<Vec<u32>>, SsspError> {
+    /// Gathers the first `count` trees of the last pass into row-major original-vertex order in the
+    /// `rows` buffer (on the device).
+    fn gather(&self, count: usize) -> Result<(), SsspError> {
         let n = self.ch.num_vertices() as usize;
-        let count = count.min(self.k as usize);
         let l = self.levels.len();
         self.ctx.queue.write_buffer(
             &self.uniforms[l + 2],
@@ -247,11 +246,102 @@ impl<'a> GpuPhast<'a> {
         let step =
             [Step { pipeline: &self.unpermute, bind_group: &self.binds[l + 2], grid: Grid::Fixed(grid) }];
         self.ctx.run(&Sequence::once("PHAST rows", &step))?;
+        Ok(())
+    }
+
+    /// The first `count` trees of the last pass, in original vertex ids: gathered into row-major
+    /// order on the device, then read back as `count × n` words.
+    pub fn read_rows(&self, count: usize) -> Result<Vec<Vec<u32>>, SsspError> {
+        let n = self.ch.num_vertices() as usize;
+        let count = count.min(self.k as usize);
+        self.gather(count)?;
         let flat = self.rows.read_range(self.ctx, 0, count * n)?;
         if flat.contains(&SATURATED) {
             return Err(SsspError::WeightOverflow { bound: SATURATED });
         }
         Ok(flat.chunks(n.max(1)).take(count).map(<[u32]>::to_vec).collect())
+    }
+
+    /// Trees from every source streamed to `f(first, rows)` (`rows` holds the trees of
+    /// `sources[first..]`, `n` words each, in original vertex ids), one pass at a time: while `f` reads
+    /// one pass's rows from mapped memory, the device already sweeps the next.
+    pub fn for_each_block(
+        &mut self,
+        sources: &[u32],
+        mut f: impl FnMut(usize, &[u32]),
+    ) -> Result<(), SsspError> {
+        let n = self.ch.num_vertices() as usize;
+        let bytes = (self.k as usize * n * 4).max(4) as u64;
+        let staging: Vec<wgpu::Buffer> = (0..2)
+            .map(|_| {
+                self.ctx.scoped("allocating PHAST readback buffers", || {
+                    self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("phast readback"),
+                        size: bytes,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        // (staging index, first source, tree count, submission) of the pass being read back.
+        let mut pending: Option<(usize, usize, usize, wgpu::SubmissionIndex)> = None;
+        let mut which = 0;
+        let mut first = 0;
+        for chunk in sources.chunks(self.k as usize) {
+            self.run(chunk)?;
+            self.gather(chunk.len())?;
+            let words = (chunk.len() * n).max(1) as u64 * 4;
+            let index = self.ctx.scoped("copying PHAST rows", || {
+                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+                enc.copy_buffer_to_buffer(self.rows.buffer(), 0, &staging[which], 0, words);
+                let index = self.ctx.queue.submit([enc.finish()]);
+                staging[which].slice(..words).map_async(wgpu::MapMode::Read, |_| {});
+                index
+            })?;
+            if let Some(p) = pending.take() {
+                Self::consume(self.ctx, &staging, p, n, &mut f)?;
+            }
+            pending = Some((which, first, chunk.len(), index));
+            which = 1 - which;
+            first += chunk.len();
+        }
+        if let Some(p) = pending.take() {
+            Self::consume(self.ctx, &staging, p, n, &mut f)?;
+        }
+        Ok(())
+    }
+
+    fn consume(
+        ctx: &GpuContext,
+        staging: &[wgpu::Buffer],
+        (which, first, count, index): (usize, usize, usize, wgpu::SubmissionIndex),
+        n: usize,
+        f: &mut impl FnMut(usize, &[u32]),
+    ) -> Result<(), SsspError> {
+        ctx.device.poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None }).map_err(
+            |e| gpu_runtime::GpuError::Validation {
+                context: "waiting for PHAST rows".into(),
+                message: e.to_string(),
+            },
+        )?;
+        let words = (count * n).max(1);
+        let slice = staging[which].slice(..words as u64 * 4);
+        let outcome = {
+            let view = slice.get_mapped_range().map_err(|e| gpu_runtime::GpuError::Readback {
+                label: "phast readback".into(),
+                message: e.to_string(),
+            })?;
+            let rows: &[u32] = &bytemuck::cast_slice(&view)[..count * n];
+            if rows.contains(&SATURATED) {
+                None
+            } else {
+                f(first, rows);
+                Some(())
+            }
+        };
+        staging[which].unmap();
+        outcome.ok_or(SsspError::WeightOverflow { bound: SATURATED })
     }
 
     /// Trees from every source (passes of [`Self::lanes`]), in original vertex ids.
