@@ -13,6 +13,10 @@
 //! order that does not depend on the source — and [`ContractionHierarchy::phast`] runs it for several
 //! sources at once (`LANES` labels per vertex, contiguous), so each arc read serves them all.
 //!
+//! Rows equal Dijkstra's distances exactly, so [`crate::pred::canonical_predecessors`] on a row gives the
+//! same predecessor arcs (in the original graph) as every other backend; unpacking shortcuts is not needed
+//! for that.
+//!
 //! ```
 //! use algos_sssp::ch::ContractionHierarchy;
 //! use graph_core::GraphBuilder;
