@@ -4,11 +4,9 @@
 // `lane`'s label of the vertex at position p, so the K trees of a vertex are contiguous and an arc read
 // serves them all with coalesced loads. Labels are u32; INF = unreached; sums saturate at OVF.
 //!include grid
+//!include sssp_common
 
 override WG: u32 = 256;
-
-const INF: u32 = 0xFFFFFFFFu;
-const OVF: u32 = 0xFFFFFFFEu;
 
 struct Params {
     // Positions [start, end) of this level (fill: all positions; seed: the seed count in `start`).
@@ -19,9 +17,8 @@ struct Params {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> in_offsets: array<u32>;
-@group(0) @binding(1) var<storage, read> in_tails: array<u32>;
-@group(0) @binding(2) var<storage, read> in_weights: array<u32>;
+// The downward DAG in sssp_common's bindings 0–2, by position: `offsets`/`targets`/`weights` are each
+// position's in-arcs (`targets` holds the tails' positions).
 @group(0) @binding(3) var<storage, read_write> dist: array<u32>;
 // Upward-search results: seeds[2i] = p * K + lane, seeds[2i + 1] = label.
 @group(0) @binding(4) var<storage, read> seeds: array<u32>;
@@ -56,17 +53,9 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
     let p = params.start + i / k;
     let lane = i % k;
     var best = dist[p * k + lane];
-    let end = in_offsets[p + 1u];
-    for (var a = in_offsets[p]; a < end; a++) {
-        let d = dist[in_tails[a] * k + lane];
-        if d != INF {
-            let w = in_weights[a];
-            var s = OVF;
-            if d < OVF - min(w, OVF) {
-                s = d + w;
-            }
-            best = min(best, s);
-        }
+    let end = offsets[p + 1u];
+    for (var a = offsets[p]; a < end; a++) {
+        best = min(best, sat_add(dist[targets[a] * k + lane], weights[a]));
     }
     dist[p * k + lane] = best;
 }
