@@ -352,7 +352,17 @@ pub fn arrival_times(
         Ok((t, ws.settled()))
     };
     let out: Vec<(u32, u64)> = if parallel {
-        queries.par_iter().map_init(|| Workspace::new(n, states), run).collect::<Result<_, _>>()?
+        // A workspace holds n × states labels: one per chunk of queries (4 chunks per thread for
+        // balance), not one per rayon split, which could allocate it hundreds of times per call.
+        let chunk = queries.len().div_ceil(4 * rayon::current_num_threads()).max(1);
+        let parts: Vec<Vec<(u32, u64)>> = queries
+            .par_chunks(chunk)
+            .map(|qs| {
+                let mut ws = Workspace::new(n, states);
+                qs.iter().map(|pq| run(&mut ws, pq)).collect::<Result<Vec<_>, _>>()
+            })
+            .collect::<Result<_, _>>()?;
+        parts.concat()
     } else {
         let mut ws = Workspace::new(n, states);
         queries.iter().map(|pq| run(&mut ws, pq)).collect::<Result<_, _>>()?

@@ -354,9 +354,36 @@ impl GeoGrid {
         out.sort_by_key(|&(i, _)| i);
         out
     }
+
+    /// The nearest point to `p`: rings of cells outwards until no farther ring can hold a closer point
+    /// (then, past 64 rings, a linear scan).
+    fn nearest(&self, points: &[[f64; 2]], p: [f64; 2]) -> Option<(u32, f64)> {
+        let (ky, kx) = self.key(p);
+        let mut best: Option<(u32, f64)> = None;
+        for ring in 0i64..=64 {
+            for dy in -ring..=ring {
+                for dx in -ring..=ring {
+                    if dy.abs() != ring && dx.abs() != ring {
+                        continue;
+                    }
+                    for &i in self.cells.get(&(ky + dy, kx + dx)).into_iter().flatten() {
+                        let d = distance_m(p, points[i as usize]);
+                        if best.is_none_or(|b| (d, i) < (b.1, b.0)) {
+                            best = Some((i, d));
+                        }
+                    }
+                }
+            }
+            // Points beyond this ring are at least `ring` cells away (with 1 % slack for the projection).
+            if best.is_some_and(|b| b.1 <= ring as f64 * self.cell * 0.99) {
+                return best;
+            }
+        }
+        nearest(points, p)
+    }
 }
 
-/// The nearest of `points` to `p` (linear scan; used once per place).
+/// The nearest of `points` to `p` by a linear scan (small sets, and the grid's fallback).
 fn nearest(points: &[[f64; 2]], p: [f64; 2]) -> Option<(u32, f64)> {
     points.iter().enumerate().map(|(i, &q)| (i as u32, distance_m(p, q))).min_by(|a, b| a.1.total_cmp(&b.1))
 }
@@ -679,18 +706,20 @@ impl TransitNetwork {
             }
         }
         // Places: to every station in reach, and always the nearest.
+        // One grid per mode, built once for all places.
+        let mut reach = vec![(label::WALK, opts.place_radius_m, opts.walk_speed_mps)];
+        if let Some((r, speed)) = opts.bike {
+            reach.push((label::BIKE, r, speed));
+        }
+        let grids: Vec<GeoGrid> =
+            reach.iter().map(|&(_, radius, _)| GeoGrid::new(&station_coords, radius)).collect();
         for (i, &p) in opts.places.iter().enumerate() {
             let v = place[i];
-            let mut reach = vec![(label::WALK, opts.place_radius_m, opts.walk_speed_mps)];
-            if let Some((r, speed)) = opts.bike {
-                reach.push((label::BIKE, r, speed));
-            }
-            for &(l, radius, speed) in &reach {
-                let grid = GeoGrid::new(&station_coords, radius);
+            for (&(l, radius, speed), grid) in reach.iter().zip(&grids) {
                 let mut near = grid.within(&station_coords, p, radius);
                 if near.is_empty()
                     && l == label::WALK
-                    && let Some(n) = nearest(&station_coords, p)
+                    && let Some(n) = grid.nearest(&station_coords, p)
                 {
                     near.push(n);
                 }
@@ -708,8 +737,9 @@ impl TransitNetwork {
                 b.add_constant_arc(road_first + u, road_first + w, r.label, secs);
             }
             let joins: Vec<u32> = street.iter().copied().chain(place.iter().copied()).collect();
+            let grid = GeoGrid::new(&r.coords, 500.0);
             for v in joins {
-                if let Some((x, d)) = nearest(&r.coords, coords[v as usize]) {
+                if let Some((x, d)) = grid.nearest(&r.coords, coords[v as usize]) {
                     let t = seconds(d, opts.walk_speed_mps);
                     b.add_constant_arc(v, road_first + x, label::WALK, t);
                     b.add_constant_arc(road_first + x, v, label::WALK, t);
@@ -828,6 +858,22 @@ mod tests {
         let t = [(Some(100), Some(100)), (None, None), (None, None), (Some(400), Some(410))];
         assert_eq!(interpolate_times(&t), Some(vec![(100, 100), (200, 200), (300, 300), (400, 410)]));
         assert_eq!(interpolate_times(&[(None, None), (Some(1), Some(1))]), None);
+    }
+
+    #[test]
+    fn grid_nearest_equals_a_linear_scan() {
+        let mut rng = graph_core::rng::SplitMix64::new(3);
+        let pts: Vec<[f64; 2]> =
+            (0..500).map(|_| [40.0 + rng.unit_f64() * 0.2, -74.0 + rng.unit_f64() * 0.3]).collect();
+        for cell in [50.0, 500.0, 5000.0] {
+            let grid = GeoGrid::new(&pts, cell);
+            for _ in 0..200 {
+                // Queries inside and far outside the points' box.
+                let p = [39.5 + rng.unit_f64() * 1.2, -74.5 + rng.unit_f64() * 1.3];
+                let (a, b) = (grid.nearest(&pts, p).unwrap(), nearest(&pts, p).unwrap());
+                assert!((a.1 - b.1).abs() < 1e-9, "cell {cell}: {a:?} vs {b:?}");
+            }
+        }
     }
 
     #[test]
