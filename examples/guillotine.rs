@@ -14,8 +14,10 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::dp::generators::{randcut, testcut};
-use urbanflow::dp::guillotine::{Cut, Instance, Solution, check_pattern, solve, solve_with};
-use urbanflow::dp::io::read_gcut;
+use urbanflow::dp::guillotine::{
+    Cut, GpuOptions, Instance, Layout, Solution, check_pattern, solve, solve_with_options,
+};
+use urbanflow::dp::io::{read_gcut, read_or_datasets_json};
 use urbanflow::gpu::{BackendChoice, Resolved};
 
 /// The optimal guillotine cutting pattern of a stock rectangle (unconstrained: any number of copies of
@@ -23,13 +25,14 @@ use urbanflow::gpu::{BackendChoice, Resolved};
 ///
 /// Example: guillotine --instance gcut13.txt --rotation --svg pattern.svg
 ///
-/// Reads OR-Library gcut files (`m`, stock `L W`, then `l w v` per piece) or generates a seeded instance:
+/// Reads OR-Library gcut files (`m`, stock `L W`, then `l w v` per piece), OR-Datasets JSON files
+/// (`.json`: one stock in `Objects`, pieces in `Items`), or generates a seeded instance:
 /// `randcut:W,H,SEED` (a random guillotine partition: the optimum is W·H) or `testcut:W,SEED` (the
 /// benchmark family of Boschetti et al.). The pattern is checked independently before it is printed.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// An OR-Library gcut file.
+    /// An OR-Library gcut file, or an OR-Datasets JSON file (by its `.json` extension).
     #[arg(long, conflicts_with = "generate")]
     instance: Option<PathBuf>,
     /// randcut:W,H,SEED (types: 40) or testcut:W,SEED (types: 80).
@@ -42,6 +45,9 @@ struct Args {
     /// GPU only on an adapter where it was measured faster for a table this large, else all cores).
     #[arg(long)]
     backend: Option<String>,
+    /// GPU table layout: auto (gap-filled where it fits the device), compact or gap-filled.
+    #[arg(long, default_value = "auto")]
+    layout: String,
     /// Worker threads for --backend cpu (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -56,9 +62,21 @@ struct Args {
 fn instance(args: &Args) -> Result<(String, Instance), String> {
     let inst = match (&args.instance, &args.generate) {
         (Some(path), None) => {
-            let f = read_gcut(path).map_err(|e| e.to_string())?;
+            let f = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+                read_or_datasets_json(path)
+            } else {
+                read_gcut(path)
+            }
+            .map_err(|e| e.to_string())?;
             if f.too_large > 0 {
                 eprintln!("note: {} piece type(s) are larger than the stock and never fit", f.too_large);
+            }
+            if f.bounded_demands > 0 {
+                eprintln!(
+                    "note: the file bounds the demand of {} piece type(s); this solver is unconstrained \
+                     (any number of copies), so those bounds are not applied",
+                    f.bounded_demands
+                );
             }
             (path.display().to_string(), f.instance)
         }
@@ -99,14 +117,21 @@ fn run(args: Args) -> Result<(), String> {
         Some(other) => Some(other.parse::<BackendChoice>()?),
         None => Some(BackendChoice::from_env()?),
     };
+    let layout = match args.layout.as_str() {
+        "auto" => Layout::Auto,
+        "compact" => Layout::Compact,
+        "gap-filled" | "gapfilled" => Layout::GapFilled,
+        other => return Err(format!("--layout `{other}`: expected auto, compact or gap-filled")),
+    };
     let t = Instant::now();
     let (sol, device) = match choice {
         None => (solve(&inst).map_err(|e| e.to_string())?, "cpu (1 thread)".to_string()),
         Some(choice) => {
             let backend = choice.backend().map_err(|e| e.to_string())?;
-            let (sol, on_gpu) = solve_with(&inst, backend).map_err(|e| e.to_string())?;
-            let device = match (on_gpu, backend.resolve()) {
-                (true, Resolved::Gpu(ctx)) => format!("gpu ({})", ctx.info.name),
+            let options = GpuOptions { layout, ..Default::default() };
+            let (sol, report) = solve_with_options(&inst, backend, &options).map_err(|e| e.to_string())?;
+            let device = match (report, backend.resolve()) {
+                (Some(r), Resolved::Gpu(ctx)) => format!("gpu ({}, {:?} layout)", ctx.info.name, r.layout),
                 _ => format!("cpu ({} threads)", rayon::current_num_threads()),
             };
             (sol, device)

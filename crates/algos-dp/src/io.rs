@@ -1,4 +1,5 @@
-//! Reading cutting instances: the OR-Library `gcut` format.
+//! Reading cutting instances: the OR-Library `gcut` format ([`read_gcut`]) and the JSON files of the
+//! OR-Datasets collection ([`read_or_datasets_json`]; GCUT, CMWX = gcut14–17, HERZ, HIFI …).
 //!
 //! ```text
 //! m                      number of piece types
@@ -44,6 +45,11 @@ pub struct GcutFile {
     pub instance: Instance,
     /// Pieces larger than the stock in either direction (kept; they never fit).
     pub too_large: usize,
+    /// The instance's name, where the format has one.
+    pub name: Option<String>,
+    /// Pieces whose demand the file bounds (a `Demand` above 1 or a `DemandMax`): the solver here is
+    /// unconstrained (any number of copies), so these bounds are not applied — callers should say so.
+    pub bounded_demands: usize,
 }
 
 /// Reads an OR-Library gcut file.
@@ -107,5 +113,111 @@ pub fn parse_gcut(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, ReadEr
             what: format!("unexpected `{tok}` after the {m} pieces the file announces"),
         });
     }
-    Ok(GcutFile { instance: Instance::new(width, height, pieces), too_large })
+    Ok(GcutFile { instance: Instance::new(width, height, pieces), too_large, name: None, bounded_demands: 0 })
+}
+
+/// A side in a JSON file: a whole number from 1 to `u32::MAX`, checked while parsing so the error
+/// carries the line and column.
+struct Side(u32);
+
+impl<'de> serde::Deserialize<'de> for Side {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = u64::deserialize(d)?;
+        u32::try_from(v)
+            .ok()
+            .filter(|&v| v > 0)
+            .map(Side)
+            .ok_or_else(|| serde::de::Error::custom(format!("a side of {v}: expected 1 to {}", u32::MAX)))
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct JsonInstance {
+    name: Option<String>,
+    objects: Vec<JsonObject>,
+    items: Vec<JsonItem>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct JsonObject {
+    length: Side,
+    height: Side,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct JsonItem {
+    length: Side,
+    height: Side,
+    value: u64,
+    #[serde(default)]
+    demand: Option<u64>,
+    #[serde(default)]
+    demand_max: Option<u64>,
+}
+
+/// Reads a cutting instance in the JSON format of the OR-Datasets collection (Oliveira,
+/// `Cutting-and-Packing/2D/Datasets/*/json/`): one stock in `Objects` (`Length` along the width,
+/// `Height`), pieces in `Items` (`Length`, `Height`, `Value`; `Demand`/`DemandMax` are counted in
+/// [`GcutFile::bounded_demands`] but not applied). Errors name the file, line and column.
+pub fn read_or_datasets_json(path: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| ReadError::Open { path: path.to_path_buf(), source })?;
+    parse_or_datasets_json(&text, path)
+}
+
+/// Parses OR-Datasets JSON text; `name` is used in errors.
+///
+/// ```
+/// let text = r#"{"Name":"tiny","Objects":[{"Length":10,"Height":6}],
+///   "Items":[{"Length":4,"Height":3,"Demand":1,"DemandMax":null,"Value":12},
+///            {"Length":6,"Height":6,"Demand":1,"DemandMax":null,"Value":40}]}"#;
+/// let f = algos_dp::io::parse_or_datasets_json(text, "tiny.json").unwrap();
+/// assert_eq!((f.instance.width, f.instance.height, f.instance.pieces.len()), (10, 6, 2));
+/// assert_eq!(f.name.as_deref(), Some("tiny"));
+/// let bad = r#"{"Name":"bad","Objects":[{"Length":10,"Height":6}],
+///   "Items":[{"Length":0,"Height":3,"Value":12}]}"#;
+/// let err = algos_dp::io::parse_or_datasets_json(bad, "bad.json").unwrap_err();
+/// assert!(err.to_string().starts_with("bad.json:2: column 22: a side of 0"), "{err}");
+/// ```
+pub fn parse_or_datasets_json(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+    let path = name.as_ref().to_path_buf();
+    let parsed: JsonInstance = serde_json::from_str(text).map_err(|e| {
+        let what = e.to_string();
+        // serde_json appends " at line L column C"; the line goes into the error's own field.
+        let what = what.split(" at line ").next().unwrap_or(&what).to_string();
+        ReadError::Parse {
+            path: path.clone(),
+            line: e.line().max(1),
+            what: format!("column {}: {what}", e.column()),
+        }
+    })?;
+    let [stock] = parsed.objects.as_slice() else {
+        return Err(ReadError::Parse {
+            path,
+            line: 1,
+            what: format!("expected exactly one stock in `Objects`, found {}", parsed.objects.len()),
+        });
+    };
+    let (width, height) = (stock.length.0, stock.height.0);
+    let mut too_large = 0;
+    let mut bounded_demands = 0;
+    let pieces = parsed
+        .items
+        .iter()
+        .map(|it| {
+            too_large += usize::from(it.length.0 > width || it.height.0 > height);
+            bounded_demands += usize::from(it.demand.is_some_and(|d| d > 1) || it.demand_max.is_some());
+            Piece::new(it.length.0, it.height.0, it.value)
+        })
+        .collect();
+    Ok(GcutFile {
+        instance: Instance::new(width, height, pieces),
+        too_large,
+        name: parsed.name,
+        bounded_demands,
+    })
 }

@@ -125,10 +125,11 @@ fn ties_and_edge_cases() {
 }
 
 /// The GPU wavefront fills the same value and cut tables as the CPU (tie rule included), on every
-/// adapter: random small instances with ties, a randcut, and gcut1–2 fixed and rotated.
+/// adapter, in both layouts and with the tables split over several bindings: random small instances
+/// with ties, a randcut, and gcut1–12 fixed and rotated.
 #[test]
 fn gpu_tables_equal_the_cpu() {
-    use algos_dp::guillotine::solve_tables_gpu;
+    use algos_dp::guillotine::{GpuOptions, Layout, solve_tables_gpu_with};
     gpu_runtime::testing::for_each_context("gpu_tables_equal_the_cpu", |ctx| {
         let mut rng = SplitMix64::new(7);
         let mut cases: Vec<(String, Instance)> = (0..40)
@@ -143,6 +144,8 @@ fn gpu_tables_equal_the_cpu() {
             })
             .collect();
         cases.push(("randcut 90x70".into(), randcut(90, 70, 14, 11)));
+        // Dense normal positions (a unit-width piece): the gap-filled kernel scans every integer.
+        cases.push(("dense".into(), Instance::new(60, 45, vec![Piece::new(1, 7, 6), Piece::new(9, 2, 19)])));
         // gcut1–12 (gcut13 is compared on the H100 by benches/guillotine.rs: too slow for lavapipe).
         for k in 1..=12 {
             if let Some(p) = data_path(&format!("cutting/gcut/gcut{k}.txt"), "gpu_tables_equal_the_cpu") {
@@ -151,23 +154,114 @@ fn gpu_tables_equal_the_cpu() {
                 cases.push((format!("gcut{k}"), inst));
             }
         }
-        for (label, inst) in &cases {
+        for (n, (label, inst)) in cases.iter().enumerate() {
+            // Auto (gap-filled where it fits) on the small random cases only: lavapipe is slow.
+            let layouts: &[Layout] = if n < 40 {
+                &[Layout::Compact, Layout::GapFilled, Layout::Auto]
+            } else {
+                &[Layout::Compact, Layout::GapFilled]
+            };
             let grid = Grid::new(inst).unwrap();
             let cpu = solve_tables(&grid);
-            let gpu = solve_tables_gpu(ctx, &grid).unwrap();
-            assert!(gpu.value == cpu.value, "{label}: values differ");
-            assert!(gpu.cut == cpu.cut, "{label}: cut records differ");
-            assert_eq!(grid.candidates(), cpu.candidates, "{label}");
-            let sol = solution_from(&grid, &gpu);
-            check_pattern(inst, &sol).unwrap();
-            if let Some(k) =
-                label.strip_prefix("gcut").and_then(|r| r.split(' ').next()?.parse::<usize>().ok())
-            {
-                let (fixed, rotated) = GCUT[k - 1];
-                assert_eq!(sol.value, if inst.rotation { rotated } else { fixed }, "{label}");
+            // Every layout on every case, half of them with the tables split over two to four bindings.
+            for (k, &layout) in layouts.iter().enumerate() {
+                let split = (n + k) % 2 == 0;
+                let options = GpuOptions {
+                    layout,
+                    max_binding_bytes: split.then(|| {
+                        // The smallest power of two that needs more than one chunk but at most four.
+                        let words = grid
+                            .cells()
+                            .max(grid.pidx.len() * grid.ys.len())
+                            .max(grid.qidx.len() * grid.xs.len());
+                        (words.div_ceil(4).next_power_of_two().max(1) * 4) as u64
+                    }),
+                };
+                let (gpu, report) = solve_tables_gpu_with(ctx, &grid, &options).unwrap();
+                let what = format!(
+                    "{label} {layout:?} split={split} ran={:?}/{}",
+                    report.layout, report.bindings_per_table
+                );
+                assert!(gpu.value == cpu.value, "{what}: values differ");
+                assert!(gpu.cut == cpu.cut, "{what}: cut records differ");
+                if layout != Layout::Auto {
+                    assert_eq!(report.layout, layout, "{what}");
+                }
+                let sol = solution_from(&grid, &gpu);
+                check_pattern(inst, &sol).unwrap();
+                if let Some(k) =
+                    label.strip_prefix("gcut").and_then(|r| r.split(' ').next()?.parse::<usize>().ok())
+                {
+                    let (fixed, rotated) = GCUT[k - 1];
+                    assert_eq!(sol.value, if inst.rotation { rotated } else { fixed }, "{what}");
+                }
             }
+            assert_eq!(grid.candidates(), cpu.candidates, "{label}");
         }
     });
+}
+
+/// Tables split over several bindings really use them: a forced small binding gives more than one
+/// chunk, the same tables, and a table too large for four chunks is refused, not truncated.
+#[test]
+fn gpu_split_tables() {
+    use algos_dp::guillotine::{GcutError, GpuOptions, Layout, solve_tables_gpu_with};
+    gpu_runtime::testing::for_each_context("gpu_split_tables", |ctx| {
+        let inst = randcut(80, 64, 12, 3);
+        let grid = Grid::new(&inst).unwrap();
+        let cpu = solve_tables(&grid);
+        for layout in [Layout::Compact, Layout::GapFilled] {
+            let options = GpuOptions { layout, max_binding_bytes: Some(4 * 2048) };
+            let (gpu, report) = solve_tables_gpu_with(ctx, &grid, &options).unwrap();
+            assert!(report.bindings_per_table > 1, "{layout:?}: {report:?}");
+            assert!(gpu.value == cpu.value && gpu.cut == cpu.cut, "{layout:?} split: tables differ");
+            let tiny = GpuOptions { layout, max_binding_bytes: Some(64) };
+            assert!(
+                matches!(solve_tables_gpu_with(ctx, &grid, &tiny), Err(GcutError::TooLarge { .. })),
+                "{layout:?}: four 64-byte chunks cannot hold the tables"
+            );
+        }
+    });
+}
+
+/// The OR-Datasets JSON reader: a fixture written here (the collection's files carry no licence
+/// statement, so none is copied), equal to the same instance in gcut format; errors name file, line
+/// and column; demand bounds are counted, not silently applied.
+#[test]
+fn or_datasets_json() {
+    use algos_dp::io::{parse_gcut, parse_or_datasets_json, read_or_datasets_json};
+    let dir = std::env::temp_dir().join(format!("urbanflow-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pair.json");
+    std::fs::write(
+        &path,
+        "{\n \"Name\": \"pair\",\n \"Objects\": [{\"Length\": 10, \"Height\": 6, \"Stock\": null, \"Cost\": 60}],\n \"Items\": [\n  {\"Length\": 4, \"Height\": 3, \"Demand\": 1, \"DemandMax\": null, \"Value\": 12},\n  {\"Length\": 6, \"Height\": 6, \"Demand\": 3, \"DemandMax\": null, \"Value\": 40},\n  {\"Length\": 11, \"Height\": 1, \"Demand\": 1, \"DemandMax\": null, \"Value\": 99}\n ]\n}\n",
+    )
+    .unwrap();
+    let f = read_or_datasets_json(&path).unwrap();
+    let g = parse_gcut("3\n10 6\n4 3 12\n6 6 40\n11 1 99\n", "pair.txt").unwrap();
+    assert_eq!(f.instance, g.instance);
+    assert_eq!((f.too_large, f.bounded_demands, f.name.as_deref()), (1, 1, Some("pair")));
+    assert_eq!(solve(&f.instance).unwrap().value, 64);
+    // A missing value, a negative side, a second stock, broken syntax: each names where.
+    let cases = [
+        (
+            "{\"Objects\":[{\"Length\":5,\"Height\":5}],\n\"Items\":[{\"Length\":1,\"Height\":1}]}",
+            "x.json:2: column 32: missing field `Value`",
+        ),
+        ("{\"Objects\":[{\"Length\":-5,\"Height\":5}],\"Items\":[]}", "x.json:1: column 24: invalid value"),
+        (
+            "{\"Objects\":[{\"Length\":5,\"Height\":5},{\"Length\":5,\"Height\":5}],\"Items\":[]}",
+            "x.json:1: expected exactly one stock in `Objects`, found 2",
+        ),
+        ("{\"Objects\":[{\"Length\":5,\"Height\":5}],\n\n\"Items\":[", "x.json:3: column 9: EOF"),
+    ];
+    for (text, want) in cases {
+        let err = parse_or_datasets_json(text, "x.json").unwrap_err().to_string();
+        assert!(err.starts_with(want), "got `{err}`, want `{want}…`");
+    }
+    assert!(read_or_datasets_json(dir.join("missing.json")).unwrap_err().to_string().contains("cannot open"));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The automatic backend never takes a software adapter, whatever the size.

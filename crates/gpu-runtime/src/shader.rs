@@ -48,6 +48,9 @@ pub const LIBRARY: &[(&str, &str)] = library![
     "reduce_common",
     "sssp_common",
     "batch_lists",
+    "gcut_common",
+    "gcut_tables_one",
+    "gcut_tables_four",
 ];
 
 impl Shader {

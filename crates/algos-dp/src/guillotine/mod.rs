@@ -36,7 +36,9 @@ mod normal;
 mod pattern;
 
 pub use dp::{Tables, solve_tables, solve_tables_rayon};
-pub use gpu::{solve_gpu, solve_tables_gpu};
+pub use gpu::{
+    GpuOptions, GpuReport, Layout, solve_gpu, solve_gpu_with, solve_tables_gpu, solve_tables_gpu_with,
+};
 pub use normal::Grid;
 pub use pattern::{PatternError, check_pattern, solution_from};
 
@@ -221,6 +223,15 @@ pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 /// GPU only on a measured hardware adapter for at least [`GPU_MIN_CANDIDATES`] candidate cuts (else the
 /// CPU). Also says whether the GPU ran.
 pub fn solve_with(inst: &Instance, backend: gpu_runtime::Backend<'_>) -> Result<(Solution, bool), GcutError> {
+    solve_with_options(inst, backend, &GpuOptions::default()).map(|(s, r)| (s, r.is_some()))
+}
+
+/// [`solve_with`] with the GPU's options; returns what the GPU did when it ran.
+pub fn solve_with_options(
+    inst: &Instance,
+    backend: gpu_runtime::Backend<'_>,
+    options: &GpuOptions,
+) -> Result<(Solution, Option<GpuReport>), GcutError> {
     use gpu_runtime::{Backend, Resolved};
     let grid = Grid::new(inst)?;
     let ctx = match backend {
@@ -240,11 +251,14 @@ pub fn solve_with(inst: &Instance, backend: gpu_runtime::Backend<'_>) -> Result<
             }
         }
     };
-    let tables = match ctx {
-        Some(ctx) => solve_tables_gpu(ctx, &grid)?,
-        None => solve_tables_rayon(&grid),
+    let (tables, report) = match ctx {
+        Some(ctx) => {
+            let (t, r) = solve_tables_gpu_with(ctx, &grid, options)?;
+            (t, Some(r))
+        }
+        None => (solve_tables_rayon(&grid), None),
     };
-    Ok((pattern::solution_from(&grid, &tables), ctx.is_some()))
+    Ok((pattern::solution_from(&grid, &tables), report))
 }
 
 /// The optimal pattern, by the serial DP.
