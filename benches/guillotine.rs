@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use urbanflow::dp::generators::{randcut, testcut};
 use urbanflow::dp::guillotine::{
-    GpuOptions, Grid, Instance, Layout, Tables, solve_tables, solve_tables_gpu, solve_tables_gpu_with,
-    solve_tables_rayon,
+    GpuOptions, Grid, Instance, Layout, solution_from, solve_grid_gpu, solve_tables, solve_tables_gpu,
+    solve_tables_gpu_with, solve_tables_rayon,
 };
 use urbanflow::dp::io::{read_gcut, read_or_datasets_json};
 use urbanflow::gpu::GpuContext;
@@ -54,7 +54,7 @@ fn with_peak<T>(f: impl FnOnce() -> T) -> (T, f64) {
 }
 
 /// Median seconds of `reps` runs and the last tables.
-fn time(reps: usize, mut f: impl FnMut() -> Tables) -> (f64, Tables) {
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..reps.max(1) {
@@ -163,6 +163,18 @@ fn main() {
                     Err(e) => row += &format!(",\"gpu_{tag}_error\":{:?}", e.to_string()),
                 }
             }
+            // What a user's solve pays after the grid: tables + pattern on 16 cores against the GPU's
+            // fill, cut-record readback and pattern (layout Auto).
+            let (rayon_pattern_s, cpu_sol) = time(reps, || solution_from(&grid, &solve_tables_rayon(&grid)));
+            let (gpu_pattern_s, (gpu_sol, r)) =
+                time(reps, || solve_grid_gpu(ctx, &grid, &GpuOptions::default()).unwrap());
+            assert!(gpu_sol == cpu_sol, "{name}: GPU and CPU patterns differ");
+            row += &format!(
+                ",\"rayon_pattern_s\":{rayon_pattern_s:.4},\"gpu_pattern_s\":{gpu_pattern_s:.4},\"gpu_pattern_readback_s\":{:.4},\"gpu_pattern_vs_rayon\":{:.2},\"gpu_pattern_vs_serial\":{:.2}",
+                r.readback_s,
+                rayon_pattern_s / gpu_pattern_s,
+                serial_s / gpu_pattern_s
+            );
         }
         row += &format!(",\"rayon_gcand_per_s\":{:.3}}}", candidates as f64 / rayon_s / 1e9);
         println!("{row}");

@@ -30,7 +30,8 @@ const MAX_CHUNKS: u64 = 4;
 /// How the GPU keeps the table (spec guillotine.md §4.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Layout {
-    /// Gap-filled where its tables fit the device, else compact.
+    /// The layout measured faster: compact (on the H100 it beat gap-filled on 11 of 12 instances,
+    /// 1.2–1.5× on the large ones; docs/benchmarks.md).
     #[default]
     Auto,
     /// V at normal positions only, twice (row- and column-major); remainders rounded through lookup
@@ -63,7 +64,9 @@ pub struct GpuReport {
     pub device_bytes: u64,
     /// Dispatches recorded (two per anti-diagonal).
     pub dispatches: u64,
-    /// Seconds to build and upload the inputs, to fill the table, and to read it back.
+    /// Seconds to build and upload the inputs, to fill the table, and to read back what the caller
+    /// needs (the whole tables for [`solve_tables_gpu_with`]; the cut records and the root's value
+    /// for a [`Solution`]).
     pub upload_s: f64,
     /// See `upload_s`.
     pub wavefront_s: f64,
@@ -83,9 +86,30 @@ pub fn solve_gpu_with(
     inst: &Instance,
     options: &GpuOptions,
 ) -> Result<(Solution, GpuReport), GcutError> {
-    let grid = Grid::new(inst)?;
-    let (tables, report) = solve_tables_gpu_with(ctx, &grid, options)?;
-    Ok((pattern::solution_from(&grid, &tables), report))
+    solve_grid_gpu(ctx, &Grid::new(inst)?, options)
+}
+
+/// The optimal pattern of a prepared grid on `ctx`. Only the cut records and the root's value come
+/// back from the device (half of what [`solve_tables_gpu_with`] reads).
+pub fn solve_grid_gpu(
+    ctx: &GpuContext,
+    g: &Grid,
+    options: &GpuOptions,
+) -> Result<(Solution, GpuReport), GcutError> {
+    let Some(filled) = fill(ctx, g, options)? else {
+        let (t, report) = trivial(g, options);
+        return Ok((pattern::solution_from(g, &t), report));
+    };
+    let t = Instant::now();
+    let cut = filled.cuts.read(ctx)?;
+    let (nx, ny) = (g.xs.len(), g.ys.len());
+    let root = match filled.report.layout {
+        Layout::GapFilled => (ny - 1) * g.pidx.len() + g.xs[nx - 1] as usize,
+        _ => (ny - 1) * nx + nx - 1,
+    };
+    let value = u64::from(filled.rows.read_word(ctx, root)?);
+    let report = GpuReport { readback_s: t.elapsed().as_secs_f64(), ..filled.report };
+    Ok((pattern::solution_from_cuts(g, &cut, value, g.candidates()), report))
 }
 
 /// The value and cut tables of `g` computed on `ctx` (layout chosen automatically). Values are u32 on
@@ -101,36 +125,37 @@ pub fn solve_tables_gpu_with(
     g: &Grid,
     options: &GpuOptions,
 ) -> Result<(Tables, GpuReport), GcutError> {
-    let limit = (u32::MAX / 2) as u128;
-    if g.value_bound > limit {
-        return Err(GcutError::ValueOverflow { bound: g.value_bound, limit });
-    }
+    let Some(filled) = fill(ctx, g, options)? else {
+        return Ok(trivial(g, options));
+    };
+    let t = Instant::now();
+    let cut = filled.cuts.read(ctx)?;
+    let lines = filled.rows.read(ctx)?;
     let (nx, ny) = (g.xs.len(), g.ys.len());
-    if nx < 2 || ny < 2 {
-        // Only row or column 0 (zero width or height): nothing to compute, as on the CPU.
-        let layout = if options.layout == Layout::Auto { Layout::Compact } else { options.layout };
-        let report = GpuReport {
-            layout,
-            bindings_per_table: 1,
-            device_bytes: 0,
-            dispatches: 0,
-            upload_s: 0.0,
-            wavefront_s: 0.0,
-            readback_s: 0.0,
-        };
-        return Ok((crate::guillotine::solve_tables(g), report));
-    }
-    match options.layout {
-        Layout::Compact | Layout::GapFilled => run(ctx, g, options.layout, options),
-        Layout::Auto => match plan(ctx, g, Layout::GapFilled, options) {
-            // Gap-filled fits the bindings; fall back to compact if the device runs out of memory.
-            Ok(_) => match run(ctx, g, Layout::GapFilled, options) {
-                Err(GcutError::Gpu(GpuError::OutOfMemory(_))) => run(ctx, g, Layout::Compact, options),
-                other => other,
-            },
-            Err(_) => run(ctx, g, Layout::Compact, options),
-        },
-    }
+    let value: Vec<u64> = match filled.report.layout {
+        Layout::GapFilled => {
+            let wl = g.pidx.len();
+            (0..nx * ny).map(|c| u64::from(lines[(c / nx) * wl + g.xs[c % nx] as usize])).collect()
+        }
+        _ => lines.into_iter().map(u64::from).collect(),
+    };
+    let report = GpuReport { readback_s: t.elapsed().as_secs_f64(), ..filled.report };
+    Ok((Tables { value, cut, candidates: g.candidates() }, report))
+}
+
+/// Tables with only row or column 0 (zero width or height): nothing to compute, as on the CPU.
+fn trivial(g: &Grid, options: &GpuOptions) -> (Tables, GpuReport) {
+    let layout = if options.layout == Layout::GapFilled { Layout::GapFilled } else { Layout::Compact };
+    let report = GpuReport {
+        layout,
+        bindings_per_table: 1,
+        device_bytes: 0,
+        dispatches: 0,
+        upload_s: 0.0,
+        wavefront_s: 0.0,
+        readback_s: 0.0,
+    };
+    (crate::guillotine::solve_tables(g), report)
 }
 
 /// How the tables of one layout are laid over bindings.
@@ -208,6 +233,11 @@ impl Table {
         Ok(())
     }
 
+    fn read_word(&self, ctx: &GpuContext, k: usize) -> Result<u32, GcutError> {
+        let words = self.chunks[k / self.chunk_words].read_range(ctx, k % self.chunk_words, 1)?;
+        Ok(words[0])
+    }
+
     fn read(&self, ctx: &GpuContext) -> Result<Vec<u32>, GcutError> {
         let mut out = Vec::with_capacity(self.chunks.iter().map(GpuBuffer::len).sum());
         for buf in &self.chunks {
@@ -217,12 +247,23 @@ impl Table {
     }
 }
 
-fn run(
-    ctx: &GpuContext,
-    g: &Grid,
-    layout: Layout,
-    options: &GpuOptions,
-) -> Result<(Tables, GpuReport), GcutError> {
+/// The filled tables on the device, and the report so far (no readback yet).
+struct Filled {
+    rows: Table,
+    cuts: Table,
+    report: GpuReport,
+}
+
+/// Fills the tables of `g` on `ctx`; `None` for a grid with nothing to compute.
+fn fill(ctx: &GpuContext, g: &Grid, options: &GpuOptions) -> Result<Option<Filled>, GcutError> {
+    let limit = (u32::MAX / 2) as u128;
+    if g.value_bound > limit {
+        return Err(GcutError::ValueOverflow { bound: g.value_bound, limit });
+    }
+    if g.xs.len() < 2 || g.ys.len() < 2 {
+        return Ok(None);
+    }
+    let layout = if options.layout == Layout::GapFilled { Layout::GapFilled } else { Layout::Compact };
     let p = plan(ctx, g, layout, options)?;
     let start = Instant::now();
     let (nx, ny) = (g.xs.len(), g.ys.len());
@@ -317,16 +358,6 @@ fn run(
     })?;
     ctx.wait()?;
     let wavefront_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let cut = cuts.read(ctx)?;
-    let lines = rows.read(ctx)?;
-    let value: Vec<u64> = match layout {
-        Layout::GapFilled => {
-            (0..nx * ny).map(|c| u64::from(lines[(c / nx) * wl + g.xs[c % nx] as usize])).collect()
-        }
-        _ => lines.into_iter().map(u64::from).collect(),
-    };
-    let readback_s = t.elapsed().as_secs_f64();
     let device_bytes = p.words.iter().sum::<u64>() * 4 + geom.size_bytes();
     let report = GpuReport {
         layout,
@@ -335,7 +366,7 @@ fn run(
         dispatches: 2 * diagonals as u64,
         upload_s,
         wavefront_s,
-        readback_s,
+        readback_s: 0.0,
     };
-    Ok((Tables { value, cut, candidates: g.candidates() }, report))
+    Ok(Some(Filled { rows, cuts, report }))
 }

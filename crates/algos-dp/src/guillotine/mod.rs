@@ -37,7 +37,8 @@ mod pattern;
 
 pub use dp::{Tables, solve_tables, solve_tables_rayon};
 pub use gpu::{
-    GpuOptions, GpuReport, Layout, solve_gpu, solve_gpu_with, solve_tables_gpu, solve_tables_gpu_with,
+    GpuOptions, GpuReport, Layout, solve_gpu, solve_gpu_with, solve_grid_gpu, solve_tables_gpu,
+    solve_tables_gpu_with,
 };
 pub use normal::Grid;
 pub use pattern::{PatternError, check_pattern, solution_from};
@@ -251,14 +252,10 @@ pub fn solve_with_options(
             }
         }
     };
-    let (tables, report) = match ctx {
-        Some(ctx) => {
-            let (t, r) = solve_tables_gpu_with(ctx, &grid, options)?;
-            (t, Some(r))
-        }
-        None => (solve_tables_rayon(&grid), None),
-    };
-    Ok((pattern::solution_from(&grid, &tables), report))
+    match ctx {
+        Some(ctx) => solve_grid_gpu(ctx, &grid, options).map(|(s, r)| (s, Some(r))),
+        None => Ok((pattern::solution_from(&grid, &solve_tables_rayon(&grid)), None)),
+    }
 }
 
 /// The optimal pattern, by the serial DP.

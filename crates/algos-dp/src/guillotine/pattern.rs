@@ -8,6 +8,12 @@ use super::{Cut, CutNode, DpStats, Instance, Placement, Solution};
 /// pieces at the bottom-left of their rectangles.
 pub fn solution_from(g: &Grid, t: &Tables) -> Solution {
     let (nx, ny) = (g.xs.len(), g.ys.len());
+    solution_from_cuts(g, &t.cut, t.value[(ny - 1) * nx + (nx - 1)], t.candidates)
+}
+
+/// [`solution_from`] given only the cut records and the root's value (what the GPU path reads back).
+pub(crate) fn solution_from_cuts(g: &Grid, cut: &[u32], value: u64, candidates: u64) -> Solution {
+    let (nx, ny) = (g.xs.len(), g.ys.len());
     let root = ((nx - 1) as u32, (ny - 1) as u32);
     let mut tree: Vec<CutNode> = Vec::new();
     let mut placements = Vec::new();
@@ -16,7 +22,7 @@ pub fn solution_from(g: &Grid, t: &Tables) -> Solution {
     tree.push(CutNode { x: 0, y: 0, w: g.xs[nx - 1], h: g.ys[ny - 1], cut: Cut::Waste, children: None });
     while let Some((i, j, x, y, node)) = stack.pop() {
         let (w, h) = (g.xs[i as usize], g.ys[j as usize]);
-        let rec = t.cut[j as usize * nx + i as usize];
+        let rec = cut[j as usize * nx + i as usize];
         let payload = rec & !code::TAG;
         let parts = match rec & code::TAG {
             code::PIECE => {
@@ -48,8 +54,7 @@ pub fn solution_from(g: &Grid, t: &Tables) -> Solution {
             }
         }
     }
-    let value = t.value[(ny - 1) * nx + (nx - 1)];
-    let stats = DpStats { xs: nx, ys: ny, candidates: t.candidates };
+    let stats = DpStats { xs: nx, ys: ny, candidates };
     Solution { value, placements, cut_tree: tree, stats }
 }
 
