@@ -3,11 +3,11 @@
 //! Dynamic programmes on the CPU and the GPU.
 //!
 //! - [`guillotine`]: unconstrained two-dimensional guillotine cutting — the optimal value and the
-//!   cutting pattern, serial and rayon wavefront, with an independent pattern checker; [`io`] reads
-//!   the OR-Library gcut files and [`generators`] makes seeded instances (randcut's optimum is known
-//!   by construction).
+//!   cutting pattern, serial and rayon wavefront and GPU, with an independent pattern checker; [`io`]
+//!   reads the OR-Library gcut files and OR-Datasets JSON, and [`generators`] makes seeded instances
+//!   (randcut's optimum is known by construction).
 //! - [`vrp`]: CVRP pricing relaxations — q-paths and ng-paths on raw or reduced costs, the cheapest
-//!   routes, and a root lower bound by column generation (CPU; through-q-routes and GPU to come).
+//!   routes, and a root lower bound by column generation (CPU; GPU to come).
 
 pub mod generators;
 pub mod guillotine;

@@ -18,7 +18,9 @@
 //!
 //! Backends: [`solve`] (serial reference, row by row), [`solve_rayon`] (anti-diagonal wavefront over
 //! 64 × 64 tiles: all tiles of a tile anti-diagonal are independent), [`solve_gpu`] (one dispatch per
-//! anti-diagonal of cells, one workgroup per cell, the whole loop recorded without round trips).
+//! anti-diagonal of cells, one workgroup per cell, the whole loop recorded without round trips; the
+//! spec's two table layouts, [`Layout`], split over several bindings when one binding is too small;
+//! only the cut records come back for a pattern).
 //! Value tables and cut records are identical on every backend.
 //!
 //! ```
