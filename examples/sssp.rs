@@ -7,6 +7,13 @@
 //! Vertex ids on the command line are the file's own (1-based in DIMACS files). Prints the number of
 //! reached vertices, a checksum (sum of finite distances mod 2^64), and load and solve times; `--json`
 //! prints one JSON object with those fields instead.
+//!
+//! On an OpenStreetMap extract, a route between two coordinates (travel time and length):
+//!
+//! ```text
+//! cargo run --release --example sssp -- --osm ../shared/data/osm/porto/porto_portugal.osm.pbf \
+//!     --profile car --from 41.1579,-8.6291 --to 41.1456,-8.6108 --json --geojson route.geojson
+//! ```
 
 mod common;
 
@@ -17,6 +24,7 @@ use std::time::Instant;
 use clap::Parser;
 use urbanflow::gpu::{Backend, BackendChoice, GpuContext, Resolved};
 use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
+use urbanflow::graph::osm::{OsmOptions, Profile, import};
 use urbanflow::sssp::auto::single_source_choice;
 use urbanflow::sssp::{Algorithm, Query, solve};
 
@@ -63,12 +71,113 @@ struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// An OpenStreetMap PBF extract: route from --from to --to (instead of --graph and --source).
+    #[arg(long, conflicts_with = "graph", requires_all = ["from", "to"])]
+    osm: Option<PathBuf>,
+    /// With --osm: car, bike or walk.
+    #[arg(long, default_value = "car")]
+    profile: Profile,
+    /// With --osm: the start as LAT,LON (snapped to the nearest vertex of the routable graph).
+    #[arg(long, allow_hyphen_values = true)]
+    from: Option<String>,
+    /// With --osm: the destination as LAT,LON.
+    #[arg(long, allow_hyphen_values = true)]
+    to: Option<String>,
+    /// With --osm: write the route as a GeoJSON feature (longitude, latitude), for QGIS or geojson.io.
+    #[arg(long)]
+    geojson: Option<PathBuf>,
+}
+
+fn lat_lon(s: &str, what: &str) -> Result<(f64, f64), String> {
+    let parsed = s
+        .split_once(',')
+        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)));
+    match parsed {
+        Some((lat, lon)) if (-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon) => {
+            Ok((lat, lon))
+        }
+        _ => Err(format!("--{what} `{s}`: expected LAT,LON in degrees, e.g. 41.1579,-8.6291")),
+    }
+}
+
+/// A route on an OpenStreetMap extract: snap both ends, shortest travel time (milliseconds on the
+/// arcs), then the path's real-valued travel time and length.
+fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<(), String> {
+    let from = lat_lon(args.from.as_deref().unwrap_or_default(), "from")?;
+    let to = lat_lon(args.to.as_deref().unwrap_or_default(), "to")?;
+    let t = Instant::now();
+    let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
+    let import_s = t.elapsed().as_secs_f64();
+    let (s, from_m) = g.nearest(from.0, from.1).ok_or("the routable graph is empty")?;
+    let (d, to_m) = g.nearest(to.0, to.1).ok_or("the routable graph is empty")?;
+    let t = Instant::now();
+    let q = Query { source: s, targets: Some(vec![d]), predecessors: true, ..Default::default() };
+    let r = solve(&g.graph, &q, args.algorithm, backend).map_err(|e| e.to_string())?;
+    let route_s = t.elapsed().as_secs_f64();
+    let path_v = r.path_to(&g.graph, d).ok_or("no route: the destination is unreachable")?;
+    let (time_s, length_m) = g.path_totals(&path_v).ok_or("internal error: the path leaves the graph")?;
+    let ms = r.distance(d).unwrap_or(0);
+    if let Some(file) = &args.geojson {
+        let props = format!(
+            "\"profile\":\"{}\",\"travel_time_s\":{time_s:.3},\"length_m\":{length_m:.1}",
+            args.profile
+        );
+        std::fs::write(file, g.path_geojson(&path_v, &props))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    let rep = &g.report;
+    if args.json {
+        println!(
+            "{{\"osm\":{:?},\"profile\":\"{}\",\"vertices\":{},\"arcs\":{},\"from_osm_node\":{},\"to_osm_node\":{},\"from_snap_m\":{from_m:.1},\"to_snap_m\":{to_m:.1},\"travel_time_s\":{time_s:.3},\"length_m\":{length_m:.1},\"travel_time_ms_routed\":{ms},\"path_vertices\":{},\"algorithm\":\"{}\",\"import_s\":{import_s:.3},\"route_s\":{route_s:.6},\"ways_used\":{},\"ways_cut\":{},\"vertices_before_scc\":{},\"components\":{}}}",
+            path.display().to_string(),
+            args.profile,
+            g.graph.num_vertices(),
+            g.graph.num_arcs(),
+            g.osm_ids[s as usize],
+            g.osm_ids[d as usize],
+            path_v.len(),
+            r.algorithm,
+            rep.ways_used,
+            rep.ways_cut,
+            rep.vertices_before_scc,
+            rep.components,
+        );
+    } else {
+        println!(
+            "graph      {} ({} profile: {} vertices, {} arcs in the largest strongly connected component of {} vertices)",
+            path.display(),
+            args.profile,
+            g.graph.num_vertices(),
+            g.graph.num_arcs(),
+            rep.vertices_before_scc
+        );
+        println!(
+            "from       {:.6},{:.6} → OSM node {} ({from_m:.0} m away)",
+            from.0, from.1, g.osm_ids[s as usize]
+        );
+        println!(
+            "to         {:.6},{:.6} → OSM node {} ({to_m:.0} m away)",
+            to.0, to.1, g.osm_ids[d as usize]
+        );
+        println!(
+            "route      {:.1} min, {:.2} km, {} vertices ({})",
+            time_s / 60.0,
+            length_m / 1000.0,
+            path_v.len(),
+            r.algorithm
+        );
+        println!("import     {import_s:.3} s; route {route_s:.6} s");
+    }
+    Ok(())
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let path = args.graph.unwrap_or_else(common::bundled_road_graph);
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
     let backend = choice.backend().map_err(|e| e.to_string())?;
+    if let Some(osm) = &args.osm {
+        return run_osm(&args, osm, backend);
+    }
+    let path = args.graph.clone().unwrap_or_else(common::bundled_road_graph);
     let t = Instant::now();
     let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
     let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;

@@ -1,0 +1,563 @@
+//! Routable road graphs from OpenStreetMap PBF extracts, for cars, bicycles or pedestrians.
+//!
+//! [`import`] reads the file once (nodes, then ways, as PBF files order them; PBF decoding through the
+//! `osmpbf` crate), keeps the ways the profile may use, cuts each into arcs between consecutive nodes,
+//! and returns an [`OsmGraph`]: a [`Csr`] whose `u32` weights are travel times in **milliseconds**
+//! (rounded; what the shortest-path engines run on), with per-arc real-valued travel time (s) and
+//! length (m), per-vertex coordinates and OSM node ids, restricted by default to its largest strongly
+//! connected component so that every vertex can reach every other. [`OsmGraph::nearest`] snaps a
+//! coordinate to the nearest vertex (an R-tree from the `rstar` crate).
+//!
+//! What the profiles do (every rule is in this file, and speeds can be overridden per highway class
+//! with [`OsmOptions::speeds_kmh`]):
+//! - **car**: highway classes from `motorway` to `service` (table in [`Profile::default_speed_kmh`]);
+//!   `access=no|private` excludes a way unless `motor_vehicle`/`motorcar` allows it, and
+//!   `motor_vehicle`/`motorcar=no|private` excludes it; `oneway=yes|true|1` (and `-1|reverse`),
+//!   `junction=roundabout|circular` and `highway=motorway` are one-way unless `oneway=no`. Speed: a
+//!   parseable `maxspeed` (`50`, `50 km/h`, `30 mph`), else the class default.
+//! - **bike**: `cycleway`, `path`, `track`, the road classes from `primary` down, and `footway`,
+//!   `pedestrian` or `trunk` where `bicycle=yes|designated|permissive`; `bicycle=no` and
+//!   `access=no|private` (without a bicycle permission) exclude; one-way rules as cars unless
+//!   `oneway:bicycle=no` or a `cycleway=opposite*` lane. 15 km/h.
+//! - **walk**: every path and road class except motorways and trunks (unless `foot=yes`), `steps`
+//!   included; `foot=no` and `access=no|private` (without a foot permission) exclude; both directions.
+//!   5 km/h.
+//!
+//! Ways that reference nodes missing from the file (clipped extracts) are cut at those nodes: the
+//! segments next to a missing node are dropped, the rest kept, and both are counted in [`OsmReport`].
+//!
+//! ```no_run
+//! use graph_core::osm::{OsmOptions, Profile, import};
+//! let g = import("porto.osm.pbf", &OsmOptions::new(Profile::Car))?;
+//! let (from, snapped_m) = g.nearest(41.1496, -8.6109).unwrap();
+//! println!("{} vertices; Porto's centre is {snapped_m:.0} m from vertex {from}", g.graph.num_vertices());
+//! # Ok::<(), graph_core::osm::OsmError>(())
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::VertexId;
+use crate::csr::Csr;
+use crate::scc::strongly_connected;
+
+/// Mean Earth radius (IUGG), metres.
+const EARTH_RADIUS_M: f64 = 6_371_008.8;
+
+/// Who travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// Motor cars.
+    Car,
+    /// Bicycles.
+    Bike,
+    /// Pedestrians.
+    Walk,
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "car" => Ok(Self::Car),
+            "bike" | "bicycle" => Ok(Self::Bike),
+            "walk" | "foot" => Ok(Self::Walk),
+            other => Err(format!("profile `{other}`: expected car, bike or walk")),
+        }
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Car => "car",
+            Self::Bike => "bike",
+            Self::Walk => "walk",
+        })
+    }
+}
+
+impl Profile {
+    /// The speed (km/h) of a highway class when the way states none, or `None` when the class is not
+    /// routable for this profile by default. Cars: motorway 100, trunk 80, primary 60, secondary 50,
+    /// tertiary 40, their links 30–60, unclassified and residential 30, road 30, service 15,
+    /// living_street 10. Bicycles 15 and pedestrians 5 on every class they may use.
+    pub fn default_speed_kmh(self, highway: &str) -> Option<f64> {
+        match self {
+            Self::Car => Some(match highway {
+                "motorway" => 100.0,
+                "motorway_link" => 60.0,
+                "trunk" => 80.0,
+                "trunk_link" => 50.0,
+                "primary" => 60.0,
+                "primary_link" => 40.0,
+                "secondary" => 50.0,
+                "secondary_link" => 35.0,
+                "tertiary" => 40.0,
+                "tertiary_link" => 30.0,
+                "unclassified" | "residential" | "road" => 30.0,
+                "service" => 15.0,
+                "living_street" => 10.0,
+                _ => return None,
+            }),
+            Self::Bike => matches!(
+                highway,
+                "cycleway"
+                    | "path"
+                    | "track"
+                    | "primary"
+                    | "primary_link"
+                    | "secondary"
+                    | "secondary_link"
+                    | "tertiary"
+                    | "tertiary_link"
+                    | "unclassified"
+                    | "residential"
+                    | "road"
+                    | "service"
+                    | "living_street"
+            )
+            .then_some(15.0),
+            Self::Walk => matches!(
+                highway,
+                "footway"
+                    | "pedestrian"
+                    | "path"
+                    | "steps"
+                    | "track"
+                    | "cycleway"
+                    | "bridleway"
+                    | "corridor"
+                    | "primary"
+                    | "primary_link"
+                    | "secondary"
+                    | "secondary_link"
+                    | "tertiary"
+                    | "tertiary_link"
+                    | "unclassified"
+                    | "residential"
+                    | "road"
+                    | "service"
+                    | "living_street"
+            )
+            .then_some(5.0),
+        }
+    }
+}
+
+/// How to import.
+#[derive(Debug, Clone)]
+pub struct OsmOptions {
+    /// Who travels.
+    pub profile: Profile,
+    /// Speeds (km/h) per highway class that replace the profile's defaults; a class listed here
+    /// becomes routable even if the profile does not use it by default. For bicycles and pedestrians
+    /// these also replace `maxspeed`, which only cars read.
+    pub speeds_kmh: HashMap<String, f64>,
+    /// Keep only the largest strongly connected component (default `true`).
+    pub largest_component: bool,
+}
+
+impl OsmOptions {
+    /// Defaults for a profile.
+    pub fn new(profile: Profile) -> Self {
+        Self { profile, speeds_kmh: HashMap::new(), largest_component: true }
+    }
+}
+
+/// What the import saw and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OsmReport {
+    /// Nodes in the file.
+    pub nodes_read: u64,
+    /// Ways in the file.
+    pub ways_read: u64,
+    /// Ways the profile uses.
+    pub ways_used: u64,
+    /// Ways cut because they reference nodes missing from the file.
+    pub ways_cut: u64,
+    /// References to missing nodes in the ways used.
+    pub missing_node_refs: u64,
+    /// Parallel arcs dropped (the fastest of each pair of vertices is kept).
+    pub parallel_arcs_dropped: u64,
+    /// Vertices and arcs before the restriction to the largest strongly connected component.
+    pub vertices_before_scc: u64,
+    /// See `vertices_before_scc`.
+    pub arcs_before_scc: u64,
+    /// Strongly connected components before the restriction.
+    pub components: u64,
+}
+
+/// A routable graph imported from OpenStreetMap.
+#[derive(Debug, Clone)]
+pub struct OsmGraph {
+    /// Travel times in milliseconds (rounded, at least 1 on an arc of positive length).
+    pub graph: Csr<u32>,
+    /// Travel time of each arc, seconds (CSR arc order).
+    pub travel_time_s: Vec<f64>,
+    /// Length of each arc, metres.
+    pub length_m: Vec<f64>,
+    /// Latitude and longitude of each vertex, degrees.
+    pub coords: Vec<(f64, f64)>,
+    /// OSM node id of each vertex.
+    pub osm_ids: Vec<i64>,
+    /// The profile imported.
+    pub profile: Profile,
+    /// What the import saw.
+    pub report: OsmReport,
+    locator: rstar::RTree<rstar::primitives::GeomWithData<[f64; 3], VertexId>>,
+}
+
+/// Why an import failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OsmError {
+    /// The file could not be opened.
+    #[error("{}: cannot open: {source}", path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a readable OSM PBF file.
+    #[error("{}: not a readable OSM PBF file: {message}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's message.
+        message: String,
+    },
+    /// No way in the file is usable by the profile.
+    #[error("{}: no way usable by the {profile} profile ({ways} ways read)", path.display())]
+    NoRoutableWays {
+        /// The file.
+        path: PathBuf,
+        /// The profile.
+        profile: Profile,
+        /// Ways in the file.
+        ways: u64,
+    },
+    /// More vertices or arcs than `u32` ids hold.
+    #[error("{}: {what} beyond u32 ids", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// What overflowed.
+        what: &'static str,
+    },
+}
+
+/// Directions a way may be travelled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Directions {
+    forward: bool,
+    backward: bool,
+}
+
+/// `maxspeed` in km/h, when it is a number with an optional unit.
+fn parse_maxspeed(v: &str) -> Option<f64> {
+    let v = v.trim();
+    let (num, factor) = if let Some(n) = v.strip_suffix("mph") {
+        (n.trim(), 1.609_344)
+    } else if let Some(n) = v.strip_suffix("km/h").or_else(|| v.strip_suffix("kmh")) {
+        (n.trim(), 1.0)
+    } else {
+        (v, 1.0)
+    };
+    num.parse::<f64>().ok().filter(|s| s.is_finite() && *s > 0.0).map(|s| s * factor)
+}
+
+/// The way's usable directions and speed (km/h) for `options`, or `None` when it is not usable.
+fn classify(tags: &HashMap<&str, &str>, options: &OsmOptions) -> Option<(Directions, f64)> {
+    let highway = *tags.get("highway")?;
+    let tag = |k: &str| tags.get(k).copied();
+    if tag("area") == Some("yes") {
+        return None;
+    }
+    let allows = |v: Option<&str>| matches!(v, Some("yes" | "designated" | "permissive" | "destination"));
+    let forbids = |v: Option<&str>| matches!(v, Some("no" | "private"));
+    let profile = options.profile;
+    let own = match profile {
+        Profile::Car => tag("motor_vehicle").or(tag("motorcar")),
+        Profile::Bike => tag("bicycle"),
+        Profile::Walk => tag("foot"),
+    };
+    if forbids(own) || (forbids(tag("access")) && !allows(own)) {
+        return None;
+    }
+    let class_speed = options.speeds_kmh.get(highway).copied().or_else(|| profile.default_speed_kmh(highway));
+    let speed = match (profile, class_speed) {
+        (Profile::Car, Some(s)) => tag("maxspeed").and_then(parse_maxspeed).unwrap_or(s),
+        (_, Some(s)) => s,
+        // Classes a profile uses only where the way says so.
+        (Profile::Bike, None)
+            if allows(own) && matches!(highway, "footway" | "pedestrian" | "trunk" | "trunk_link") =>
+        {
+            options.speeds_kmh.get(highway).copied().unwrap_or(15.0)
+        }
+        (Profile::Walk, None)
+            if allows(own) && matches!(highway, "trunk" | "trunk_link" | "motorway" | "motorway_link") =>
+        {
+            options.speeds_kmh.get(highway).copied().unwrap_or(5.0)
+        }
+        _ => return None,
+    };
+    if !(speed.is_finite() && speed > 0.0) {
+        return None;
+    }
+    let oneway = tag("oneway");
+    let implied = matches!(tag("junction"), Some("roundabout" | "circular")) || highway == "motorway";
+    let mut dirs = match oneway {
+        Some("yes" | "true" | "1") => Directions { forward: true, backward: false },
+        Some("-1" | "reverse") => Directions { forward: false, backward: true },
+        Some("no" | "false" | "0") => Directions { forward: true, backward: true },
+        _ if implied => Directions { forward: true, backward: false },
+        _ => Directions { forward: true, backward: true },
+    };
+    match profile {
+        Profile::Car => {}
+        Profile::Bike => {
+            let contraflow = tag("oneway:bicycle") == Some("no")
+                || tag("cycleway").is_some_and(|c| c.starts_with("opposite"))
+                || tag("cycleway:left").is_some_and(|c| c.starts_with("opposite"))
+                || tag("cycleway:right").is_some_and(|c| c.starts_with("opposite"));
+            if contraflow {
+                dirs = Directions { forward: true, backward: true };
+            }
+        }
+        Profile::Walk => {
+            dirs = match tag("oneway:foot") {
+                Some("yes") => Directions { forward: true, backward: false },
+                Some("-1") => Directions { forward: false, backward: true },
+                _ => Directions { forward: true, backward: true },
+            };
+        }
+    }
+    Some((dirs, speed))
+}
+
+/// Great-circle distance in metres (haversine).
+pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = p2 - p1;
+    let dl = (lon2 - lon1).to_radians();
+    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * EARTH_RADIUS_M * a.sqrt().min(1.0).asin()
+}
+
+/// Imports a routable graph from an OSM PBF file (see the module documentation for the rules).
+pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, OsmError> {
+    let path = path.as_ref();
+    let reader = osmpbf::ElementReader::from_path(path).map_err(|e| match e.kind() {
+        osmpbf::ErrorKind::Io(_) => {
+            OsmError::Open { path: path.to_path_buf(), source: std::io::Error::other(e.to_string()) }
+        }
+        _ => OsmError::Malformed { path: path.to_path_buf(), message: e.to_string() },
+    })?;
+    let mut report = OsmReport::default();
+    // Every node's coordinates, and the usable ways: (directions, speed, node refs).
+    let mut nodes: Vec<(i64, f64, f64)> = Vec::new();
+    let mut ways: Vec<(Directions, f64, Vec<i64>)> = Vec::new();
+    reader
+        .for_each(|element| match element {
+            osmpbf::Element::Node(n) => nodes.push((n.id(), n.lat(), n.lon())),
+            osmpbf::Element::DenseNode(n) => nodes.push((n.id(), n.lat(), n.lon())),
+            osmpbf::Element::Way(w) => {
+                report.ways_read += 1;
+                let tags: HashMap<&str, &str> = w.tags().collect();
+                if let Some((dirs, speed)) = classify(&tags, options) {
+                    ways.push((dirs, speed, w.refs().collect()));
+                }
+            }
+            osmpbf::Element::Relation(_) => {}
+        })
+        .map_err(|e| OsmError::Malformed { path: path.to_path_buf(), message: e.to_string() })?;
+    report.nodes_read = nodes.len() as u64;
+    report.ways_used = ways.len() as u64;
+    if ways.is_empty() {
+        return Err(OsmError::NoRoutableWays {
+            path: path.to_path_buf(),
+            profile: options.profile,
+            ways: report.ways_read,
+        });
+    }
+    if !nodes.windows(2).all(|w| w[0].0 < w[1].0) {
+        nodes.sort_unstable_by_key(|n| n.0);
+        nodes.dedup_by_key(|n| n.0);
+    }
+    let find = |id: i64| nodes.binary_search_by_key(&id, |n| n.0).ok();
+    // Vertices: the present nodes that a usable way references, in OSM id order.
+    let mut used: Vec<usize> = Vec::new();
+    for (_, _, refs) in &ways {
+        let mut cut = false;
+        for &r in refs {
+            match find(r) {
+                Some(k) => used.push(k),
+                None => {
+                    report.missing_node_refs += 1;
+                    cut = true;
+                }
+            }
+        }
+        report.ways_cut += u64::from(cut);
+    }
+    used.sort_unstable();
+    used.dedup();
+    if used.len() >= u32::MAX as usize {
+        return Err(OsmError::TooLarge { path: path.to_path_buf(), what: "vertices" });
+    }
+    let vertex_of = |node: usize| used.binary_search(&node).ok().map(|v| v as VertexId);
+    let coords_all: Vec<(f64, f64)> = used.iter().map(|&k| (nodes[k].1, nodes[k].2)).collect();
+    let ids_all: Vec<i64> = used.iter().map(|&k| nodes[k].0).collect();
+    // Arcs (tail, head, seconds, metres) between consecutive present nodes.
+    let mut arcs: Vec<(VertexId, VertexId, f64, f64)> = Vec::new();
+    for (dirs, speed_kmh, refs) in &ways {
+        let speed_ms = speed_kmh / 3.6;
+        for pair in refs.windows(2) {
+            let (Some(a), Some(b)) = (find(pair[0]).and_then(vertex_of), find(pair[1]).and_then(vertex_of))
+            else {
+                continue;
+            };
+            if a == b {
+                continue;
+            }
+            let len = haversine_m(coords_all[a as usize], coords_all[b as usize]);
+            let secs = len / speed_ms;
+            if dirs.forward {
+                arcs.push((a, b, secs, len));
+            }
+            if dirs.backward {
+                arcs.push((b, a, secs, len));
+            }
+        }
+    }
+    drop(nodes);
+    // The fastest of parallel arcs (then the shortest), in CSR order.
+    arcs.sort_unstable_by(|x, y| {
+        (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)).then(x.3.total_cmp(&y.3))
+    });
+    let before = arcs.len();
+    arcs.dedup_by_key(|a| (a.0, a.1));
+    report.parallel_arcs_dropped = (before - arcs.len()) as u64;
+    if arcs.len() >= u32::MAX as usize {
+        return Err(OsmError::TooLarge { path: path.to_path_buf(), what: "arcs" });
+    }
+    build(options, report, used.len(), arcs, coords_all, ids_all)
+}
+
+/// CSR from sorted, deduplicated arcs; optionally the largest strongly connected component only.
+fn build(
+    options: &OsmOptions,
+    mut report: OsmReport,
+    n: usize,
+    arcs: Vec<(VertexId, VertexId, f64, f64)>,
+    coords: Vec<(f64, f64)>,
+    osm_ids: Vec<i64>,
+) -> Result<OsmGraph, OsmError> {
+    let csr = |n: usize, arcs: &[(VertexId, VertexId, f64, f64)]| {
+        let mut offsets = vec![0u32; n + 1];
+        for a in arcs {
+            offsets[a.0 as usize + 1] += 1;
+        }
+        for v in 0..n {
+            offsets[v + 1] += offsets[v];
+        }
+        let targets = arcs.iter().map(|a| a.1).collect();
+        // Milliseconds, at least 1 so that no arc of positive length is free.
+        let weights = arcs.iter().map(|a| ((a.2 * 1000.0).round() as u32).max(1)).collect();
+        Csr::from_parts(offsets, targets, weights).expect("offsets built from sorted arcs")
+    };
+    let mut graph = csr(n, &arcs);
+    report.vertices_before_scc = n as u64;
+    report.arcs_before_scc = arcs.len() as u64;
+    let comps = strongly_connected(&graph);
+    report.components = comps.count as u64;
+    let (arcs, coords, osm_ids) = if options.largest_component && comps.count > 1 {
+        let keep = comps.largest().expect("vertices exist");
+        let mut new_id = vec![u32::MAX; n];
+        let mut next = 0u32;
+        for (id, &c) in new_id.iter_mut().zip(&comps.of) {
+            if c == keep {
+                *id = next;
+                next += 1;
+            }
+        }
+        let arcs: Vec<_> = arcs
+            .into_iter()
+            .filter(|a| comps.of[a.0 as usize] == keep && comps.of[a.1 as usize] == keep)
+            .map(|(a, b, s, m)| (new_id[a as usize], new_id[b as usize], s, m))
+            .collect();
+        let coords: Vec<_> = (0..n).filter(|&v| comps.of[v] == keep).map(|v| coords[v]).collect();
+        let ids: Vec<_> = (0..n).filter(|&v| comps.of[v] == keep).map(|v| osm_ids[v]).collect();
+        graph = csr(coords.len(), &arcs);
+        (arcs, coords, ids)
+    } else {
+        (arcs, coords, osm_ids)
+    };
+    let travel_time_s = arcs.iter().map(|a| a.2).collect();
+    let length_m = arcs.iter().map(|a| a.3).collect();
+    let points = coords
+        .iter()
+        .enumerate()
+        .map(|(v, &c)| rstar::primitives::GeomWithData::new(project(c), v as VertexId))
+        .collect();
+    Ok(OsmGraph {
+        graph,
+        travel_time_s,
+        length_m,
+        coords,
+        osm_ids,
+        profile: options.profile,
+        report,
+        locator: rstar::RTree::bulk_load(points),
+    })
+}
+
+/// A coordinate as a point of the unit sphere: the nearest point by straight-line (chord) distance is
+/// the nearest on the sphere, so the R-tree needs no map projection and has no distortion anywhere.
+fn project((lat, lon): (f64, f64)) -> [f64; 3] {
+    let (p, l) = (lat.to_radians(), lon.to_radians());
+    [p.cos() * l.cos(), p.cos() * l.sin(), p.sin()]
+}
+
+impl OsmGraph {
+    /// The vertex nearest to a coordinate (degrees) and its distance in metres; `None` for an empty graph.
+    pub fn nearest(&self, lat: f64, lon: f64) -> Option<(VertexId, f64)> {
+        let p = self.locator.nearest_neighbor(&project((lat, lon)))?;
+        Some((p.data, haversine_m((lat, lon), self.coords[p.data as usize])))
+    }
+
+    /// The arc from `u` to `v`, if any (its index into the per-arc vectors).
+    pub fn arc(&self, u: VertexId, v: VertexId) -> Option<usize> {
+        let range = self.graph.arc_range(u);
+        self.graph.targets()[range.clone()].iter().position(|&t| t == v).map(|k| range.start + k)
+    }
+
+    /// Travel time (s) and length (m) along a path of vertices, from the per-arc real values.
+    /// `None` if two consecutive vertices have no arc between them.
+    pub fn path_totals(&self, path: &[VertexId]) -> Option<(f64, f64)> {
+        let mut totals = (0.0, 0.0);
+        for pair in path.windows(2) {
+            let a = self.arc(pair[0], pair[1])?;
+            totals.0 += self.travel_time_s[a];
+            totals.1 += self.length_m[a];
+        }
+        Some(totals)
+    }
+
+    /// A path as a GeoJSON `Feature` with a `LineString` (longitude, latitude) and `properties`.
+    pub fn path_geojson(&self, path: &[VertexId], properties: &str) -> String {
+        let coords: Vec<String> = path
+            .iter()
+            .map(|&v| {
+                let (lat, lon) = self.coords[v as usize];
+                format!("[{lon:.7},{lat:.7}]")
+            })
+            .collect();
+        format!(
+            "{{\"type\":\"Feature\",\"geometry\":{{\"type\":\"LineString\",\"coordinates\":[{}]}},\"properties\":{{{properties}}}}}",
+            coords.join(",")
+        )
+    }
+}

@@ -1,0 +1,66 @@
+//! Routes on an OpenStreetMap import: the shortest path on the millisecond weights is optimal for the
+//! real-valued travel times within the documented rounding bound (at most 1 ms per arc on each path),
+//! checked against a reference Dijkstra in f64 over `travel_time_s` on the Porto extract.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use urbanflow::Backend;
+use urbanflow::graph::datasets::data_path;
+use urbanflow::graph::osm::{OsmGraph, OsmOptions, Profile, import};
+use urbanflow::sssp::{Algorithm, Query, solve};
+
+/// f64 Dijkstra over the real travel times: (seconds, arcs on the path) to every vertex.
+fn reference(g: &OsmGraph, s: u32) -> Vec<(f64, u32)> {
+    let n = g.graph.num_vertices() as usize;
+    let mut dist = vec![(f64::INFINITY, 0u32); n];
+    let mut heap = BinaryHeap::new();
+    dist[s as usize] = (0.0, 0);
+    // Keys as ordered bits of non-negative f64 (monotone).
+    heap.push(Reverse((0u64, s)));
+    while let Some(Reverse((key, v))) = heap.pop() {
+        let d = f64::from_bits(key);
+        if d > dist[v as usize].0 {
+            continue;
+        }
+        for a in g.graph.arc_range(v) {
+            let w = g.graph.targets()[a];
+            let nd = d + g.travel_time_s[a];
+            if nd < dist[w as usize].0 {
+                dist[w as usize] = (nd, dist[v as usize].1 + 1);
+                heap.push(Reverse((nd.to_bits(), w)));
+            }
+        }
+    }
+    dist
+}
+
+#[test]
+fn millisecond_routes_are_optimal_in_real_time_within_the_bound() {
+    let Some(path) = data_path("osm/porto/porto_portugal.osm.pbf", "osm_route") else { return };
+    for profile in [Profile::Car, Profile::Walk] {
+        let g = import(&path, &OsmOptions::new(profile)).unwrap();
+        let mut rng = urbanflow::graph::rng::SplitMix64::new(5);
+        for _ in 0..3 {
+            let s = rng.below(g.graph.num_vertices() as u64) as u32;
+            let exact = reference(&g, s);
+            let q = Query { source: s, predecessors: true, ..Default::default() };
+            let r = solve(&g.graph, &q, Algorithm::Dijkstra, Backend::Cpu).unwrap();
+            for _ in 0..20 {
+                let t = rng.below(g.graph.num_vertices() as u64) as u32;
+                let p = r.path_to(&g.graph, t).expect("one strongly connected component");
+                let (secs, _) = g.path_totals(&p).unwrap();
+                let (best, best_arcs) = exact[t as usize];
+                let hops = (p.len() - 1) as f64;
+                assert!(secs >= best - 1e-6, "{profile}: below the optimum");
+                assert!(
+                    secs <= best + 1e-3 * (hops + best_arcs as f64) + 1e-6,
+                    "{profile}: {secs} s vs {best} s"
+                );
+                // The routed milliseconds are the rounded arc times summed.
+                let ms = r.distance(t).unwrap() as f64;
+                assert!((ms / 1000.0 - secs).abs() <= 1e-3 * hops + 1e-6);
+            }
+        }
+    }
+}
