@@ -9,6 +9,8 @@
 //! Without `--json` it shows a progress bar and prints the convergence table; `--json` prints one JSON
 //! object (final gaps, objective, TSTT, SPTT, iterations, solve time and the per-iteration history).
 //! `--flows-out F` writes link flows and costs (CSV when F ends in `.csv`, else TNTP `_flow` format).
+//! Pictures: `--plot F.svg` (relative gap per iteration), `--map F.svg` (links from the `_node` file's
+//! coordinates, width by flow, colour by volume/capacity) and `--geojson F` (links with their results).
 
 mod common;
 
@@ -19,7 +21,9 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::gpu::BackendChoice;
+use urbanflow::tap::nodes::read_node_tntp;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp};
+use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson};
 use urbanflow::tap::{
     Algorithm, AssignOptions, CostFactors, Demand, IterationLog, Network, Objective, Stop,
     assign_with_progress,
@@ -75,6 +79,19 @@ struct Args {
     /// Write link flows and costs here (`.csv` for CSV, else TNTP `_flow` format; `.gz`/`.xz` compress).
     #[arg(long)]
     flows_out: Option<PathBuf>,
+    /// Write the convergence chart (relative gap per iteration, log scale) as SVG.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Write a map of the network (width by flow, colour by volume/capacity) as SVG; needs node
+    /// coordinates (--nodes, or the `_node.tntp` file beside the network).
+    #[arg(long)]
+    map: Option<PathBuf>,
+    /// Write the links with flow, cost, V/C and delay as GeoJSON (needs node coordinates, like --map).
+    #[arg(long)]
+    geojson: Option<PathBuf>,
+    /// TNTP `_node` file (node, x, y) for --map and --geojson; default: the one beside the network.
+    #[arg(long)]
+    nodes: Option<PathBuf>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -93,6 +110,19 @@ fn trips_beside(net: &Path) -> Result<PathBuf, String> {
         .map(|ext| net.with_file_name(format!("{stem}_trips.tntp{ext}")))
         .find(|p| p.exists())
         .ok_or_else(|| format!("no {stem}_trips.tntp[.gz|.xz] beside {}: pass --trips", net.display()))
+}
+
+/// The `_node` file beside a `_net` file (same name with `_net` → `_node`, any compression).
+fn nodes_beside(net: &Path) -> Result<PathBuf, String> {
+    let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name.split("_net").next().filter(|_| name.contains("_net")).unwrap_or("");
+    ["", ".gz", ".xz"]
+        .iter()
+        .map(|ext| net.with_file_name(format!("{stem}_node.tntp{ext}")))
+        .find(|p| !stem.is_empty() && p.exists())
+        .ok_or_else(|| {
+            format!("no node coordinates beside {} for --map/--geojson: pass --nodes", net.display())
+        })
 }
 
 fn bundled(name: &str) -> PathBuf {
@@ -176,6 +206,31 @@ fn run(args: Args) -> Result<(), String> {
             write_flows_tntp(out, &net, &result.flows, &result.costs)
         };
         written.map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    let title = format!(
+        "{} — {} to relative gap {:.1e}",
+        net_path.file_name().map_or("network".into(), |n| n.to_string_lossy().into_owned()),
+        args.algorithm,
+        result.last().relative_gap
+    );
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if let Some(out) = &args.plot {
+        write(out, convergence_svg(&result.history, &title))?;
+    }
+    if args.map.is_some() || args.geojson.is_some() {
+        let nodes_path = match &args.nodes {
+            Some(p) => p.clone(),
+            None => nodes_beside(&net_path)?,
+        };
+        let coords = read_node_tntp(&nodes_path, &net).map_err(|e| e.to_string())?;
+        if let Some(out) = &args.map {
+            write(out, flow_map_svg(&net, &coords, &result.flows, &title))?;
+        }
+        if let Some(out) = &args.geojson {
+            write(out, links_geojson(&net, &coords, &result.flows, &result.costs))?;
+        }
     }
     let last = result.last();
     if args.json {

@@ -34,8 +34,10 @@ pub mod fixed;
 pub mod gpu;
 mod heap;
 pub mod network;
+pub mod nodes;
 pub mod output;
 pub mod petgyn;
+pub mod picture;
 pub mod solve;
 pub mod vdf;
 
