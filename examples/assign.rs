@@ -9,7 +9,8 @@
 //! Without `--json` it shows a progress bar and prints the convergence table; `--json` prints one JSON
 //! object (final gaps, objective, TSTT, SPTT, iterations, solve time and the per-iteration history).
 //! `--flows-out F` writes link flows and costs (CSV when F ends in `.csv`, else TNTP `_flow` format).
-//! Pictures: `--plot F.svg` (relative gap per iteration), `--map F.svg` (links from the `_node` file's
+//! `--links-out F.csv` adds capacity, V/C, time and delay per link; `--skims F.csv` writes zone-to-zone
+//! time, distance, toll and cost along the final shortest paths. Pictures: `--plot F.svg` (relative gap per iteration), `--map F.svg` (links from the `_node` file's
 //! coordinates, width by flow, colour by volume/capacity) and `--geojson F` (links with their results).
 
 mod common;
@@ -22,8 +23,9 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::gpu::BackendChoice;
 use urbanflow::tap::nodes::read_node_tntp;
-use urbanflow::tap::output::{write_flows_csv, write_flows_tntp};
+use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_results_csv};
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson};
+use urbanflow::tap::skim::{skims, write_skims_csv};
 use urbanflow::tap::{
     Algorithm, AssignOptions, CostFactors, Demand, IterationLog, Network, Objective, Stop,
     assign_with_progress,
@@ -79,6 +81,13 @@ struct Args {
     /// Write link flows and costs here (`.csv` for CSV, else TNTP `_flow` format; `.gz`/`.xz` compress).
     #[arg(long)]
     flows_out: Option<PathBuf>,
+    /// Write per-link results as CSV: flow, cost, capacity, V/C, free-flow time, time and delay.
+    #[arg(long)]
+    links_out: Option<PathBuf>,
+    /// Write zone-to-zone skims (time, distance, toll, generalised cost along the final shortest paths)
+    /// as CSV.
+    #[arg(long)]
+    skims: Option<PathBuf>,
     /// Write the convergence chart (relative gap per iteration, log scale) as SVG.
     #[arg(long)]
     plot: Option<PathBuf>,
@@ -218,6 +227,14 @@ fn run(args: Args) -> Result<(), String> {
     };
     if let Some(out) = &args.plot {
         write(out, convergence_svg(&result.history, &title))?;
+    }
+    if let Some(out) = &args.links_out {
+        write_link_results_csv(out, &net, &result.flows, &result.costs)
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if let Some(out) = &args.skims {
+        let s = skims(&net, &result.flows, &result.costs).map_err(|e| e.to_string())?;
+        write_skims_csv(out, &net, &s).map_err(|e| format!("{}: {e}", out.display()))?;
     }
     if args.map.is_some() || args.geojson.is_some() {
         let nodes_path = match &args.nodes {

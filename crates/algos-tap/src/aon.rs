@@ -270,3 +270,26 @@ pub(crate) fn all_or_nothing(
     }
     Ok(sptt)
 }
+
+/// A full shortest-path tree per origin at link costs `costs` (zones not passed through), handed to
+/// `f(origin, dist, pred_link, settle_order)` on rayon's threads; results in `origins` order.
+pub(crate) fn map_trees<R: Send>(
+    g: &SearchGraph,
+    costs: &[f64],
+    origins: &[u32],
+    f: impl Fn(u32, &[f64], &[u32], &[u32]) -> R + Sync,
+) -> Vec<R> {
+    let arcs = arcs_at(g, costs);
+    origins
+        .par_iter()
+        .map_init(
+            || Workspace::new(g.num_nodes()),
+            |ws, &origin| {
+                search(g, &arcs, origin, ws, usize::MAX);
+                let r = f(origin, &ws.dist, &ws.pred, &ws.order);
+                ws.reset();
+                r
+            },
+        )
+        .collect()
+}

@@ -62,6 +62,39 @@ pub fn write_flows_csv(
     })
 }
 
+/// Writes one row per link with what a modeller reads off an assignment, as CSV:
+/// `link,from,to,flow,cost,capacity,vc,free_flow_time,time,delay` — `vc` = flow / capacity, `time` the
+/// volume-delay function's time at the flows (no toll or distance terms), `delay` = time − free-flow
+/// time. A `.gz` or `.xz` extension compresses.
+pub fn write_link_results_csv(
+    path: impl AsRef<Path>,
+    net: &Network,
+    flows: &[f64],
+    costs: &[f64],
+) -> io::Result<()> {
+    let mut times = vec![0.0; net.num_links()];
+    net.vdf().times(flows, &mut times);
+    let mut w = create_text(path)?;
+    writeln!(w, "link,from,to,flow,cost,capacity,vc,free_flow_time,time,delay")?;
+    for (a, l) in net.links().iter().enumerate() {
+        let vc = if l.capacity > 0.0 { flows[a] / l.capacity } else { 0.0 };
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{vc},{},{},{}",
+            a + 1,
+            net.node_id(l.from),
+            net.node_id(l.to),
+            flows[a],
+            costs[a],
+            l.capacity,
+            l.free_flow_time,
+            times[a],
+            times[a] - l.free_flow_time
+        )?;
+    }
+    w.flush()
+}
+
 /// A header line, then one row per link (1-based link number, file ids of its ends, flow, cost).
 fn write_rows(
     path: impl AsRef<Path>,
