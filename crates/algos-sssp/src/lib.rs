@@ -45,6 +45,7 @@ pub mod ksp;
 pub mod many;
 mod paths;
 pub mod pred;
+pub mod real;
 pub mod td;
 pub mod tuning;
 

@@ -1,0 +1,256 @@
+//! Shortest paths on real-valued arc weights (`f32` or `f64`: travel times in seconds, lengths in
+//! metres), without the caller scaling anything.
+//!
+//! Two ways, both reporting distances as `f64` sums of the graph's own weights:
+//! - **Exact**, [`dijkstra_real`]: Dijkstra with `f64` labels on the CPU. `Algorithm::Dijkstra` and
+//!   `Algorithm::Auto` on the CPU in [`solve_real`] run it.
+//! - **Scaled**, every other algorithm and backend of [`crate::solve`] (Δ-stepping, the GPU kernels):
+//!   each weight `w` becomes the integer `round(w / resolution)`, the integer engine finds a shortest
+//!   path tree, and the distances are then re-summed in `f64` along that tree, so every reported
+//!   distance is the exact length of a real path. Rounding can make that path longer than the true
+//!   shortest one by at most `resolution / 2` per arc of either path; [`RealPaths::error_bound`] gives
+//!   that bound per vertex (from the path's arcs and, with positive weights, the most arcs a shorter path
+//!   could have). Distances beyond the integer range are an error naming a coarser resolution, never a
+//!   wrong answer.
+//!
+//! ```
+//! use graph_core::GraphBuilder;
+//! use algos_sssp::{Algorithm, real::{RealQuery, solve_real}};
+//! let mut b = GraphBuilder::<f64>::new(3);
+//! b.add_arc(0, 1, 0.25).add_arc(1, 2, 0.5).add_arc(0, 2, 1.0);
+//! let (g, _) = b.build().unwrap();
+//! let exact = solve_real(&g, &RealQuery::from(0), Algorithm::Dijkstra, gpu_runtime::Backend::Cpu).unwrap();
+//! assert_eq!(exact.dist[2], 0.75);
+//! let scaled = solve_real(&g, &RealQuery { resolution: Some(1e-3), ..RealQuery::from(0) },
+//!                         Algorithm::DeltaStepping(None), gpu_runtime::Backend::Cpu).unwrap();
+//! assert_eq!(scaled.dist[2], 0.75);
+//! assert!(scaled.error_bound(2) <= 2e-3);
+//! ```
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use gpu_runtime::Backend;
+use graph_core::{Csr, Weight};
+
+use crate::api::{Algorithm, Query, solve};
+use crate::error::SsspError;
+use crate::paths::{NO_ARC, SATURATED};
+
+/// A real-valued query.
+#[derive(Debug, Clone, Default)]
+pub struct RealQuery {
+    /// The source vertex.
+    pub source: u32,
+    /// Compute predecessor arcs.
+    pub predecessors: bool,
+    /// Weight units per integer step for the scaled engines (default: the largest weight / 2¹²).
+    pub resolution: Option<f64>,
+}
+
+impl RealQuery {
+    /// All distances from `source`.
+    pub fn from(source: u32) -> Self {
+        Self { source, ..Default::default() }
+    }
+}
+
+/// Real-valued distances from one source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RealPaths {
+    /// The source.
+    pub source: u32,
+    /// Length of the path found to each vertex (`f64::INFINITY` when unreachable).
+    pub dist: Vec<f64>,
+    /// Predecessor arc per vertex (`NO_ARC` for the source and unreached vertices), when asked for
+    /// (the scaled engines always compute it).
+    pub pred_arc: Option<Vec<u32>>,
+    /// Arcs on the path found to each vertex (scaled engines; empty for the exact one).
+    pub hops: Vec<u32>,
+    /// `None`: exact. `Some(r)`: the scaled engines ran at resolution `r`.
+    pub resolution: Option<f64>,
+    /// Smallest positive weight (for the error bound).
+    min_positive: f64,
+    /// Vertices (the most arcs any simple path has, without a positive weight to bound it).
+    n: u32,
+    /// The algorithm that ran.
+    pub algorithm: Algorithm,
+}
+
+impl RealPaths {
+    /// How much longer than the true shortest distance `dist[v]` can be: 0 when exact; else
+    /// `resolution / 2 ×` (arcs on the path found + the most arcs a path no longer than it can have).
+    pub fn error_bound(&self, v: u32) -> f64 {
+        let Some(r) = self.resolution else { return 0.0 };
+        let d = self.dist[v as usize];
+        if !d.is_finite() {
+            return 0.0;
+        }
+        let found = self.hops[v as usize] as f64;
+        // A shorter path has length ≤ d, so at most d / (smallest positive weight) positive arcs; zero
+        // arcs (rounded to zero too) add no error.
+        let other =
+            if self.min_positive > 0.0 { (d / self.min_positive).floor() } else { self.n as f64 - 1.0 };
+        0.5 * r * (found + other.min(self.n as f64 - 1.0))
+    }
+}
+
+/// Weights, checked: finite and non-negative; also the largest and smallest positive.
+fn check_weights<W: Weight>(g: &Csr<W>) -> Result<(f64, f64), SsspError> {
+    let mut max = 0.0f64;
+    let mut min_positive = f64::INFINITY;
+    for (a, w) in g.weights().iter().enumerate() {
+        let w = w.to_f64();
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(SsspError::InvalidParameter(format!(
+                "arc {a} has weight {w}: expected a finite, non-negative number"
+            )));
+        }
+        max = max.max(w);
+        if w > 0.0 {
+            min_positive = min_positive.min(w);
+        }
+    }
+    Ok((max, if min_positive.is_finite() { min_positive } else { 0.0 }))
+}
+
+/// Exact Dijkstra with `f64` labels (binary heap on the labels' bits: non-negative `f64`s order like
+/// their bit patterns).
+pub fn dijkstra_real<W: Weight>(g: &Csr<W>, source: u32, predecessors: bool) -> Result<RealPaths, SsspError> {
+    let n = g.num_vertices();
+    if source >= n {
+        return Err(SsspError::SourceOutOfRange { vertex: source, n });
+    }
+    let (_, min_positive) = check_weights(g)?;
+    let mut dist = vec![f64::INFINITY; n as usize];
+    let mut pred = vec![NO_ARC; if predecessors { n as usize } else { 0 }];
+    let mut heap = BinaryHeap::new();
+    dist[source as usize] = 0.0;
+    heap.push(Reverse((0u64, source)));
+    while let Some(Reverse((key, v))) = heap.pop() {
+        let d = f64::from_bits(key);
+        if d > dist[v as usize] {
+            continue;
+        }
+        for a in g.arc_range(v) {
+            let w = g.targets()[a];
+            let nd = d + g.weights()[a].to_f64();
+            if nd < dist[w as usize] {
+                dist[w as usize] = nd;
+                if predecessors {
+                    pred[w as usize] = a as u32;
+                }
+                heap.push(Reverse((nd.to_bits(), w)));
+            }
+        }
+    }
+    Ok(RealPaths {
+        source,
+        dist,
+        pred_arc: predecessors.then_some(pred),
+        hops: Vec::new(),
+        resolution: None,
+        min_positive,
+        n,
+        algorithm: Algorithm::Dijkstra,
+    })
+}
+
+/// Shortest paths on real weights with any algorithm and backend (see the module documentation):
+/// exact `f64` Dijkstra for `Dijkstra` (and `Auto` on the CPU), the scaled integer engines otherwise.
+pub fn solve_real<W: Weight>(
+    g: &Csr<W>,
+    q: &RealQuery,
+    algorithm: Algorithm,
+    backend: Backend,
+) -> Result<RealPaths, SsspError> {
+    let exact = matches!(algorithm, Algorithm::Dijkstra)
+        || (matches!(algorithm, Algorithm::Auto) && matches!(backend, Backend::Cpu));
+    if exact {
+        return dijkstra_real(g, q.source, q.predecessors);
+    }
+    let (max, min_positive) = check_weights(g)?;
+    let resolution = q.resolution.unwrap_or(if max > 0.0 { max / 4096.0 } else { 1.0 });
+    if !(resolution.is_finite() && resolution > 0.0) {
+        return Err(SsspError::InvalidParameter(format!(
+            "resolution {resolution}: expected a positive number"
+        )));
+    }
+    let scaled = g
+        .map_weights(|w| {
+            let s = (w.to_f64() / resolution).round();
+            if s < SATURATED as f64 { s as u32 } else { SATURATED }
+        })
+        .map_err(|e| SsspError::InvalidParameter(e.to_string()))?;
+    if let Some(a) = scaled.weights().iter().position(|&w| w >= SATURATED) {
+        return Err(SsspError::InvalidParameter(format!(
+            "arc {a} is {} steps of the resolution {resolution}: beyond u32; choose a coarser resolution",
+            (g.weights()[a].to_f64() / resolution).round()
+        )));
+    }
+    let query = Query { source: q.source, predecessors: true, ..Default::default() };
+    let r = solve(&scaled, &query, algorithm, backend).map_err(|e| match e {
+        SsspError::WeightOverflow { .. } => SsspError::InvalidParameter(format!(
+            "distances exceed u32 at resolution {resolution}: choose a coarser resolution (e.g. {})",
+            resolution * 16.0
+        )),
+        other => other,
+    })?;
+    let pred = r.pred_arc.clone().expect("asked for predecessors");
+    // Re-sum along the tree in f64, parents before children (a child's integer distance is at least
+    // its parent's; zero steps are ordered by the tree itself through the explicit traversal).
+    let n = g.num_vertices() as usize;
+    let mut children_start = vec![0u32; n + 1];
+    let mut tail = vec![0u32; n];
+    for v in 0..n {
+        if pred[v] != NO_ARC {
+            let a = pred[v];
+            tail[v] = g.offsets().partition_point(|&o| o <= a) as u32 - 1;
+            children_start[tail[v] as usize + 1] += 1;
+        }
+    }
+    for v in 0..n {
+        children_start[v + 1] += children_start[v];
+    }
+    let mut fill = children_start.clone();
+    let mut children = vec![0u32; children_start[n] as usize];
+    for v in 0..n {
+        if pred[v] != NO_ARC {
+            let t = tail[v] as usize;
+            children[fill[t] as usize] = v as u32;
+            fill[t] += 1;
+        }
+    }
+    let mut dist = vec![f64::INFINITY; n];
+    let mut hops = vec![0u32; n];
+    dist[q.source as usize] = 0.0;
+    let mut stack = vec![q.source];
+    let mut visited = 1usize;
+    while let Some(v) = stack.pop() {
+        for &c in &children[children_start[v as usize] as usize..children_start[v as usize + 1] as usize] {
+            dist[c as usize] = dist[v as usize] + g.weights()[pred[c as usize] as usize].to_f64();
+            hops[c as usize] = hops[v as usize] + 1;
+            visited += 1;
+            stack.push(c);
+        }
+    }
+    // Every reached vertex hangs from the source in a predecessor tree; anything else is a bug to
+    // report, not a distance to guess.
+    if visited != r.reached() {
+        return Err(SsspError::InvalidParameter(format!(
+            "internal error: the predecessor tree of {} spans {visited} of {} reached vertices",
+            r.algorithm,
+            r.reached()
+        )));
+    }
+    Ok(RealPaths {
+        source: q.source,
+        dist,
+        pred_arc: q.predecessors.then_some(pred),
+        hops,
+        resolution: Some(resolution),
+        min_positive,
+        n: n as u32,
+        algorithm: r.algorithm,
+    })
+}
