@@ -29,17 +29,17 @@ fn cut_coordinate_y(rank: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let cell = my_cell(wid, lid);
-    if cell.x == 0u {
+    if cell.i == 0u {
         return;
     }
     let nx = params.nx;
     let ny = params.ny;
     let wl = params.wl;
     let hl = params.hl;
-    let i = cell.x;
-    let j = cell.y;
-    let xi = geom[i];
-    let yj = geom[params.ys_at + j];
+    let i = cell.i;
+    let j = cell.j;
+    let xi = cell.xi;
+    let yj = cell.yj;
     let row = j * wl;
     let col = i * hl;
     var value = 0u;

@@ -54,9 +54,17 @@ fn better(value: u32, rank: u32, v: u32, r: u32) -> bool {
     return value > v || (value == v && rank < r);
 }
 
-// The cell (i, j) of this workgroup, or (0, 0) when the workgroup has none. Called by every
+// A cell of the table and its rectangle's sides.
+struct Cell {
+    i: u32,
+    j: u32,
+    xi: u32,
+    yj: u32,
+}
+
+// The cell (i, j) of this workgroup, or i = 0 when the workgroup has none. Called by every
 // invocation: the diagonal is loaded once and made uniform, so whole workgroups leave together.
-fn my_cell(wid: vec3<u32>, lid: u32) -> vec2<u32> {
+fn my_cell(wid: vec3<u32>, lid: u32) -> Cell {
     if lid == 0u {
         shared_d = atomicLoad(&state[0]);
     }
@@ -64,10 +72,11 @@ fn my_cell(wid: vec3<u32>, lid: u32) -> vec2<u32> {
     let range = diagonal_range(d);
     let k = wid.x + wid.y * params.max_per_dim;
     if range.y < range.x || k > range.y - range.x {
-        return vec2<u32>(0u, 0u);
+        return Cell(0u, 0u, 0u, 0u);
     }
     let i = range.x + k;
-    return vec2<u32>(i, d - i);
+    let j = d - i;
+    return Cell(i, j, geom[i], geom[params.ys_at + j]);
 }
 
 // The workgroup's best (value, rank); every invocation gets it.

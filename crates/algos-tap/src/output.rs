@@ -62,34 +62,68 @@ pub fn write_flows_csv(
     })
 }
 
-/// Writes one row per link with what a modeller reads off an assignment, as CSV:
-/// `link,from,to,flow,cost,capacity,vc,free_flow_time,time,delay` — `vc` = flow / capacity, `time` the
-/// volume-delay function's time at the flows (no toll or distance terms), `delay` = time − free-flow
-/// time. A `.gz` or `.xz` extension compresses.
+/// What a modeller reads off an assignment for one link.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkResult {
+    /// 1-based link number in file order.
+    pub link: usize,
+    /// Tail and head as the file numbers them.
+    pub from: u64,
+    /// See `from`.
+    pub to: u64,
+    /// Flow.
+    pub flow: f64,
+    /// Generalised cost at the flows.
+    pub cost: f64,
+    /// Capacity.
+    pub capacity: f64,
+    /// Volume / capacity (0 for a link of no capacity).
+    pub vc: f64,
+    /// Free-flow time.
+    pub free_flow_time: f64,
+    /// The volume-delay function's time at the flows (no toll or distance terms).
+    pub time: f64,
+    /// `time − free_flow_time`.
+    pub delay: f64,
+}
+
+/// Every link's results at `flows` and generalised `costs`.
+pub fn link_results(net: &Network, flows: &[f64], costs: &[f64]) -> Vec<LinkResult> {
+    let mut times = vec![0.0; net.num_links()];
+    net.vdf().times(flows, &mut times);
+    net.links()
+        .iter()
+        .enumerate()
+        .map(|(a, l)| LinkResult {
+            link: a + 1,
+            from: net.node_id(l.from),
+            to: net.node_id(l.to),
+            flow: flows[a],
+            cost: costs[a],
+            capacity: l.capacity,
+            vc: if l.capacity > 0.0 { flows[a] / l.capacity } else { 0.0 },
+            free_flow_time: l.free_flow_time,
+            time: times[a],
+            delay: times[a] - l.free_flow_time,
+        })
+        .collect()
+}
+
+/// Writes [`link_results`] as CSV: `link,from,to,flow,cost,capacity,vc,free_flow_time,time,delay`. A
+/// `.gz` or `.xz` extension compresses.
 pub fn write_link_results_csv(
     path: impl AsRef<Path>,
     net: &Network,
     flows: &[f64],
     costs: &[f64],
 ) -> io::Result<()> {
-    let mut times = vec![0.0; net.num_links()];
-    net.vdf().times(flows, &mut times);
     let mut w = create_text(path)?;
     writeln!(w, "link,from,to,flow,cost,capacity,vc,free_flow_time,time,delay")?;
-    for (a, l) in net.links().iter().enumerate() {
-        let vc = if l.capacity > 0.0 { flows[a] / l.capacity } else { 0.0 };
+    for r in link_results(net, flows, costs) {
         writeln!(
             w,
-            "{},{},{},{},{},{},{vc},{},{},{}",
-            a + 1,
-            net.node_id(l.from),
-            net.node_id(l.to),
-            flows[a],
-            costs[a],
-            l.capacity,
-            l.free_flow_time,
-            times[a],
-            times[a] - l.free_flow_time
+            "{},{},{},{},{},{},{},{},{},{}",
+            r.link, r.from, r.to, r.flow, r.cost, r.capacity, r.vc, r.free_flow_time, r.time, r.delay
         )?;
     }
     w.flush()

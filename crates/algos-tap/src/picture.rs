@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::network::Network;
 use crate::nodes::NodeCoords;
+use crate::output::link_results;
 use crate::solve::IterationLog;
 
 /// Colour classes of the volume/capacity ratio: upper bound and colour (a diverging blue–red scale).
@@ -233,32 +234,19 @@ pub fn flow_map_svg(net: &Network, coords: &NodeCoords, flows: &[f64], title: &s
     s
 }
 
-/// Every link with coordinates at both ends as a GeoJSON `LineString` feature with its results
-/// (`from`, `to` in the file's node numbers, `flow`, `cost`, `capacity`, `vc`, `free_flow_time`,
-/// `delay` = cost − free-flow time). Coordinates are the `_node` file's own (longitude/latitude where
-/// the file has them; GIS tools need the projection otherwise).
+/// Every link with coordinates at both ends as a GeoJSON `LineString` feature with its
+/// [`crate::output::LinkResult`] as properties (`link`, `from`, `to` as the file numbers them, `flow`,
+/// `cost`, `capacity`, `vc`, `free_flow_time`, `time`, `delay`). Coordinates are the `_node` file's own
+/// (longitude/latitude where the file has them; GIS tools need the projection otherwise).
 pub fn links_geojson(net: &Network, coords: &NodeCoords, flows: &[f64], costs: &[f64]) -> String {
     let mut features = Vec::with_capacity(net.num_links());
-    for (a, link) in net.links().iter().enumerate() {
+    for (link, r) in net.links().iter().zip(link_results(net, flows, costs)) {
         let (Some(p), Some(q)) = (coords.xy[link.from as usize], coords.xy[link.to as usize]) else {
             continue;
         };
-        let vc = if link.capacity > 0.0 { flows[a] / link.capacity } else { 0.0 };
         features.push(format!(
-            r#"{{"type":"Feature","geometry":{{"type":"LineString","coordinates":[[{},{}],[{},{}]]}},"properties":{{"link":{},"from":{},"to":{},"flow":{},"cost":{},"capacity":{},"vc":{},"free_flow_time":{},"delay":{}}}}}"#,
-            p.0,
-            p.1,
-            q.0,
-            q.1,
-            a + 1,
-            net.node_id(link.from),
-            net.node_id(link.to),
-            flows[a],
-            costs[a],
-            link.capacity,
-            vc,
-            link.free_flow_time,
-            costs[a] - link.free_flow_time
+            r#"{{"type":"Feature","geometry":{{"type":"LineString","coordinates":[[{},{}],[{},{}]]}},"properties":{{"link":{},"from":{},"to":{},"flow":{},"cost":{},"capacity":{},"vc":{},"free_flow_time":{},"time":{},"delay":{}}}}}"#,
+            p.0, p.1, q.0, q.1, r.link, r.from, r.to, r.flow, r.cost, r.capacity, r.vc, r.free_flow_time, r.time, r.delay
         ));
     }
     format!("{{\"type\":\"FeatureCollection\",\"features\":[\n{}\n]}}\n", features.join(",\n"))

@@ -77,6 +77,25 @@ impl std::fmt::Display for Profile {
     }
 }
 
+/// Road classes below trunk: bicycles and pedestrians may use them by default.
+const ROADS: [&str; 12] = [
+    "primary",
+    "primary_link",
+    "secondary",
+    "secondary_link",
+    "tertiary",
+    "tertiary_link",
+    "unclassified",
+    "residential",
+    "road",
+    "service",
+    "living_street",
+    "track",
+];
+
+/// Paths that pedestrians may use by default besides the roads.
+const FOOT_ONLY: [&str; 7] = ["footway", "pedestrian", "path", "steps", "cycleway", "bridleway", "corridor"];
+
 impl Profile {
     /// The speed (km/h) of a highway class when the way states none, or `None` when the class is not
     /// routable for this profile by default. Cars: motorway 100, trunk 80, primary 60, secondary 50,
@@ -100,47 +119,10 @@ impl Profile {
                 "living_street" => 10.0,
                 _ => return None,
             }),
-            Self::Bike => matches!(
-                highway,
-                "cycleway"
-                    | "path"
-                    | "track"
-                    | "primary"
-                    | "primary_link"
-                    | "secondary"
-                    | "secondary_link"
-                    | "tertiary"
-                    | "tertiary_link"
-                    | "unclassified"
-                    | "residential"
-                    | "road"
-                    | "service"
-                    | "living_street"
-            )
-            .then_some(15.0),
-            Self::Walk => matches!(
-                highway,
-                "footway"
-                    | "pedestrian"
-                    | "path"
-                    | "steps"
-                    | "track"
-                    | "cycleway"
-                    | "bridleway"
-                    | "corridor"
-                    | "primary"
-                    | "primary_link"
-                    | "secondary"
-                    | "secondary_link"
-                    | "tertiary"
-                    | "tertiary_link"
-                    | "unclassified"
-                    | "residential"
-                    | "road"
-                    | "service"
-                    | "living_street"
-            )
-            .then_some(5.0),
+            Self::Bike => {
+                (ROADS.contains(&highway) || ["cycleway", "path", "track"].contains(&highway)).then_some(15.0)
+            }
+            Self::Walk => (ROADS.contains(&highway) || FOOT_ONLY.contains(&highway)).then_some(5.0),
         }
     }
 }
