@@ -9,6 +9,7 @@
 //! Without `--json` it shows a progress bar and prints the convergence table; `--json` prints one JSON
 //! object (final gaps, objective, TSTT, SPTT, iterations, solve time and the per-iteration history).
 //! `--flows-out F` writes link flows and costs (CSV when F ends in `.csv`, else TNTP `_flow` format).
+//! `--select-link 10-15,15-10` writes the OD flows using those links to `--select-out F.csv`.
 //! `--links-out F.csv` adds capacity, V/C, time and delay per link; `--skims F.csv` writes zone-to-zone
 //! time, distance, toll and cost along the final shortest paths. Pictures: `--plot F.svg` (relative gap per iteration), `--map F.svg` (links from the `_node` file's
 //! coordinates, width by flow, colour by volume/capacity) and `--geojson F` (links with their results).
@@ -88,6 +89,13 @@ struct Args {
     /// as CSV.
     #[arg(long)]
     skims: Option<PathBuf>,
+    /// Select-link analysis: links as FROM-TO node numbers, comma-separated (e.g. 10-15,15-10); writes
+    /// the OD flows that use each one to --select-out.
+    #[arg(long)]
+    select_link: Option<String>,
+    /// CSV of the select-link OD flows: `link_from,link_to,origin,destination,flow` (non-zero flows).
+    #[arg(long, default_value = "select_link.csv")]
+    select_out: PathBuf,
     /// Write the convergence chart (relative gap per iteration, log scale) as SVG.
     #[arg(long)]
     plot: Option<PathBuf>,
@@ -171,6 +179,26 @@ fn run(args: Args) -> Result<(), String> {
     let net = Network::read_tntp(&net_path, factors).map_err(|e| e.to_string())?;
     let demand = Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.demand_scale);
     let load_s = t.elapsed().as_secs_f64();
+    let select_links = match &args.select_link {
+        None => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(|item| {
+                let bad = || format!("--select-link `{item}`: expected FROM-TO node numbers of a link");
+                let (a, b) = item.trim().split_once('-').ok_or_else(bad)?;
+                let (a, b) = (
+                    a.trim().parse::<u64>().map_err(|_| bad())?,
+                    b.trim().parse::<u64>().map_err(|_| bad())?,
+                );
+                let (u, v) = (net.node_index(a).ok_or_else(bad)?, net.node_index(b).ok_or_else(bad)?);
+                net.links()
+                    .iter()
+                    .position(|l| l.from == u && l.to == v)
+                    .map(|k| k as u32)
+                    .ok_or_else(|| format!("--select-link `{item}`: no link from node {a} to node {b}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?,
+    };
     let opts = AssignOptions {
         algorithm: args.algorithm,
         objective: if args.system_optimum { Objective::SystemOptimum } else { Objective::UserEquilibrium },
@@ -181,6 +209,7 @@ fn run(args: Args) -> Result<(), String> {
             ..Stop::default()
         },
         backend,
+        select_links,
         ..AssignOptions::default()
     };
 
@@ -231,6 +260,24 @@ fn run(args: Args) -> Result<(), String> {
     if let Some(out) = &args.links_out {
         write_link_results_csv(out, &net, &result.flows, &result.costs)
             .map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if !result.select_link.is_empty() {
+        let mut csv = String::from("link_from,link_to,origin,destination,flow\n");
+        for s in &result.select_link {
+            let l = &net.links()[s.link as usize];
+            for ((o, d, _), &f) in demand.pairs().zip(&s.pair_flows) {
+                if f > 0.0 {
+                    csv += &format!(
+                        "{},{},{},{},{f}\n",
+                        net.node_id(l.from),
+                        net.node_id(l.to),
+                        net.node_id(o),
+                        net.node_id(d)
+                    );
+                }
+            }
+        }
+        write(&args.select_out, csv)?;
     }
     if let Some(out) = &args.skims {
         let s = skims(&net, &result.flows, &result.costs).map_err(|e| e.to_string())?;

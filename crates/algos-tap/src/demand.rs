@@ -125,6 +125,15 @@ impl Demand {
     pub fn origins(&self) -> &[u32] {
         &self.origins
     }
+    /// Every pair `(origin, destination, flow)` (dense node indices), origin by origin in increasing
+    /// order, each origin's destinations as [`Demand::from_origin`] lists them.
+    pub fn pairs(&self) -> impl Iterator<Item = (u32, u32, f64)> + '_ {
+        (0..self.num_origins()).flat_map(move |i| {
+            let (dests, flows) = self.from_origin(i);
+            dests.iter().zip(flows).map(move |(&d, &f)| (self.origins[i], d, f))
+        })
+    }
+
     /// Destinations and flows of the `i`-th origin.
     pub fn from_origin(&self, i: usize) -> (&[u32], &[f64]) {
         let r = self.offsets[i] as usize..self.offsets[i + 1] as usize;

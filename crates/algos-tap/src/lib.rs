@@ -38,6 +38,7 @@ pub mod nodes;
 pub mod output;
 pub mod petgyn;
 pub mod picture;
+pub mod select;
 pub mod skim;
 pub mod solve;
 pub mod vdf;

@@ -100,6 +100,10 @@ pub struct AssignOptions<'a> {
     pub allow_zone_transit: bool,
     /// Start from these link flows instead of all-or-nothing at free flow.
     pub warm_start: Option<Vec<f64>>,
+    /// Select-link analysis: for these links (indices in the network's link order, at most
+    /// [`crate::select::MAX_SELECTED`]), the flow of every OD pair that uses them, in
+    /// [`Assignment::select_link`]. Frank–Wolfe family on the CPU loader, from a cold start.
+    pub select_links: Vec<u32>,
     /// Where all-or-nothing loading runs: `Cpu` (the default: f64 costs, rayon), `Gpu(&ctx)` (fixed-point
     /// costs, see [`crate::fixed`]; its gap floors near 1e-6), or `Auto` (the GPU when there is one).
     pub backend: Backend<'a>,
@@ -113,6 +117,7 @@ impl Default for AssignOptions<'_> {
             stop: Stop::default(),
             allow_zone_transit: false,
             warm_start: None,
+            select_links: Vec::new(),
             backend: Backend::Cpu,
         }
     }
@@ -181,6 +186,8 @@ pub struct Assignment {
     pub history: Vec<IterationLog>,
     /// Whether the gap target was reached.
     pub converged: bool,
+    /// One entry per link of [`AssignOptions::select_links`]: the OD flows that use it.
+    pub select_link: Vec<crate::select::SelectLink>,
 }
 
 impl Assignment {
@@ -283,6 +290,11 @@ pub fn assign_with_progress(
                 .into(),
         ));
     }
+    if !opts.select_links.is_empty() && opts.algorithm == Algorithm::AlgorithmB {
+        return Err(TapError::InvalidOption(
+            "select-link analysis follows the Frank–Wolfe family's loadings: use msa, fw, cfw or bfw".into(),
+        ));
+    }
     if opts.algorithm == Algorithm::AlgorithmB {
         return assign_b(net, demand, opts, start, progress);
     }
@@ -295,6 +307,25 @@ pub fn assign_with_progress(
     };
     let system_optimum = opts.objective == Objective::SystemOptimum;
     let mut monitor = Monitor::new(start, stop, demand.total());
+    // Select-link pair flows ride along with the link flows (crate::select).
+    let selection = if opts.select_links.is_empty() {
+        None
+    } else {
+        if opts.warm_start.is_some() || matches!(loader, Loader::Gpu(_)) {
+            return Err(TapError::InvalidOption(
+                "select-link analysis needs a cold start and the CPU loader (its trees are the ones recorded)".into(),
+            ));
+        }
+        Some(crate::select::Selection::new(net, demand, &opts.select_links)?)
+    };
+    // The same search graph as the CPU loader's, so the recorded trees are the loaded ones.
+    let select_graph = selection.as_ref().map(|_| SearchGraph::new(net, !opts.allow_zone_transit));
+    let select_load = |costs: &[f64]| match (&selection, &select_graph) {
+        (Some(sel), Some(g)) => Some(sel.load(net, g, demand, costs)),
+        _ => None,
+    };
+    let mut shadow_x: Option<Vec<f64>> = None;
+    let mut shadow = Points::default();
 
     let mut x = match &opts.warm_start {
         Some(w) => {
@@ -306,6 +337,7 @@ pub fn assign_with_progress(
             let mut c0 = vec![0.0; m];
             direction_costs(net, &zero, system_optimum, &mut c0);
             let mut y = vec![0.0; m];
+            shadow_x = select_load(&c0);
             loader.load(net, demand, &c0, &mut y)?;
             y
         }
@@ -322,6 +354,7 @@ pub fn assign_with_progress(
         // Diagonalisation: partners' flows stay at x for this iteration's line search.
         net.vdf().freeze_partners(&x);
         direction_costs(net, &x, system_optimum, &mut g_cost);
+        let shadow_y = select_load(&g_cost);
         let sptt = loader.load(net, demand, &g_cost, &mut y)?;
         let gtx = dot(&g_cost, &x);
         let tstt = dot(&cost, &x);
@@ -336,16 +369,25 @@ pub fn assign_with_progress(
             for (xa, ya) in x.iter_mut().zip(&y) {
                 *xa += step * (ya - *xa);
             }
+            if let (Some(sx), Some(sy)) = (shadow_x.as_mut(), &shadow_y) {
+                sx.iter_mut().zip(sy).for_each(|(xa, ya)| *xa += step * (ya - *xa));
+            }
             continue;
         }
-        let target = state.direction(net, opts.algorithm, k, &x, &y, system_optimum);
+        let combo = state.direction(net, opts.algorithm, k, &x, &y, system_optimum);
+        if let Some(sy) = &shadow_y {
+            shadow.apply(combo, sy);
+        }
         // AequilibraE's tolerance: tighter as the gap closes.
         let tol = (monitor.last_gap() * 1e-5).clamp(1e-12, 1e-6);
-        step = match ls.search(net, &x, target, system_optimum, tol) {
+        step = match ls.search(net, &x, state.current().expect("a direction point"), system_optimum, tol) {
             Some(t) => t,
             None => {
                 // The conjugate point is not a descent direction: restart from plain Frank–Wolfe.
                 state.restart(&y);
+                if let Some(sy) = &shadow_y {
+                    shadow.apply(Combo::Restart, sy);
+                }
                 ls.search(net, &x, &y, system_optimum, tol).unwrap_or(0.0)
             }
         };
@@ -353,10 +395,23 @@ pub fn assign_with_progress(
         for (xa, sa) in x.iter_mut().zip(target.unwrap_or(&y)) {
             *xa += step * (sa - *xa);
         }
+        if let (Some(sx), Some(ss)) = (shadow_x.as_mut(), shadow.sd.as_ref()) {
+            sx.iter_mut().zip(ss).for_each(|(xa, sa)| *xa += step * (sa - *xa));
+        }
         state.last_step = step;
     }
     net.costs(&x, &mut cost);
-    Ok(Assignment { flows: x, costs: cost, history: monitor.history, converged: monitor.converged })
+    let select_link = match (&selection, shadow_x) {
+        (Some(sel), Some(sx)) => sel.finish(sx),
+        _ => Vec::new(),
+    };
+    Ok(Assignment {
+        flows: x,
+        costs: cost,
+        history: monitor.history,
+        converged: monitor.converged,
+        select_link,
+    })
 }
 
 /// Algorithm B with the same measurements and stop rule as the Frank–Wolfe family.
@@ -388,7 +443,13 @@ fn assign_b(
     })?;
     let mut costs = vec![0.0; net.num_links()];
     net.costs(&flows, &mut costs);
-    Ok(Assignment { flows, costs, history: monitor.history, converged: monitor.converged })
+    Ok(Assignment {
+        flows,
+        costs,
+        history: monitor.history,
+        converged: monitor.converged,
+        select_link: Vec::new(),
+    })
 }
 
 /// The per-iteration measurements and the stop rule, shared by every method.
@@ -475,13 +536,48 @@ fn direction_costs(net: &Network, x: &[f64], system_optimum: bool, out: &mut [f6
     }
 }
 
+/// How a new direction point is made from the loading `y` and the previous points: the flows and the
+/// select-link pair flows follow the same combination.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Combo {
+    /// Plain Frank–Wolfe: the point is `y`.
+    Restart,
+    /// Conjugate: `α s̄ + (1 − α) y`.
+    Conjugate { alpha: f64 },
+    /// Bi-conjugate: `b0 y + b1 s̄ + b2 s̄'`.
+    Biconjugate { b0: f64, b1: f64, b2: f64 },
+}
+
+/// The latest direction point s̄ and the one before it, s̄', of some vector.
+#[derive(Debug, Default)]
+struct Points {
+    sd: Option<Vec<f64>>,
+    sd_prev: Option<Vec<f64>>,
+}
+
+impl Points {
+    fn apply(&mut self, combo: Combo, y: &[f64]) {
+        let new = match combo {
+            Combo::Restart => y.to_vec(),
+            Combo::Conjugate { alpha } => {
+                let sd = self.sd.as_ref().expect("a previous point");
+                sd.iter().zip(y).map(|(s, ya)| alpha * s + (1.0 - alpha) * ya).collect()
+            }
+            Combo::Biconjugate { b0, b1, b2 } => {
+                let (sd, prev) =
+                    (self.sd.as_ref().expect("a point"), self.sd_prev.as_ref().expect("two points"));
+                (0..y.len()).map(|a| b0 * y[a] + b1 * sd[a] + b2 * prev[a]).collect()
+            }
+        };
+        self.sd_prev = self.sd.take();
+        self.sd = Some(new);
+    }
+}
+
 /// Conjugate direction bookkeeping (the previous direction points and step).
 #[derive(Debug, Default)]
 struct DirectionState {
-    /// The latest direction point s̄.
-    sd: Option<Vec<f64>>,
-    /// The one before it, s̄'.
-    sd_prev: Option<Vec<f64>>,
+    points: Points,
     last_step: f64,
     /// The next step must be plain Frank–Wolfe.
     fw_next: bool,
@@ -491,17 +587,16 @@ struct DirectionState {
 
 impl DirectionState {
     fn current(&self) -> Option<&Vec<f64>> {
-        self.sd.as_ref()
+        self.points.sd.as_ref()
     }
 
     fn restart(&mut self, y: &[f64]) {
-        self.sd_prev = self.sd.take();
-        self.sd = Some(y.to_vec());
+        self.points.apply(Combo::Restart, y);
         self.fw_next = false;
         self.conjugate_next = true;
     }
 
-    /// Computes the new direction point for iteration `k` (1-based) and returns it.
+    /// Computes the new direction point for iteration `k` (1-based) and says how it was made.
     fn direction(
         &mut self,
         net: &Network,
@@ -510,25 +605,25 @@ impl DirectionState {
         x: &[f64],
         y: &[f64],
         system_optimum: bool,
-    ) -> &[f64] {
+    ) -> Combo {
         let fw = algorithm == Algorithm::FrankWolfe
             || k == 1
-            || self.sd.is_none()
+            || self.points.sd.is_none()
             || self.last_step >= 1.0
             || self.fw_next;
         if fw {
             self.restart(y);
-            return self.sd.as_deref().expect("set");
+            return Combo::Restart;
         }
         let vdf = net.vdf();
         let scale = if system_optimum { 2.0 } else { 1.0 };
         let h = |a: usize| scale * vdf.derivative(a, x[a]);
-        let sd = self.sd.take().expect("checked");
-        let bfw_prev = match (&self.sd_prev, self.conjugate_next, algorithm) {
+        let sd = self.points.sd.as_ref().expect("checked");
+        let bfw_prev = match (&self.points.sd_prev, self.conjugate_next, algorithm) {
             (Some(prev), false, Algorithm::BiconjugateFw) => Some(prev),
             _ => None,
         };
-        let new = if let Some(prev) = bfw_prev {
+        let combo = if let Some(prev) = bfw_prev {
             let tau = self.last_step;
             let (mut mu_n, mut mu_d, mut nu_n, mut nu_d) = (0.0, 0.0, 0.0, 0.0);
             for a in 0..x.len() {
@@ -545,8 +640,7 @@ impl DirectionState {
             let mu = if mu_d != 0.0 { (-mu_n / mu_d).max(0.0) } else { 0.0 };
             let nu = if nu_d != 0.0 { (-nu_n / nu_d + mu * tau / (1.0 - tau)).max(0.0) } else { 0.0 };
             let b0 = 1.0 / (1.0 + mu + nu);
-            let (b1, b2) = (nu * b0, mu * b0);
-            (0..x.len()).map(|a| b0 * y[a] + b1 * sd[a] + b2 * prev[a]).collect()
+            Combo::Biconjugate { b0, b1: nu * b0, b2: mu * b0 }
         } else {
             self.conjugate_next = false;
             let (mut num, mut den) = (0.0, 0.0);
@@ -557,11 +651,10 @@ impl DirectionState {
                 den += ha * p * (y[a] - sd[a]);
             }
             let alpha = if den != 0.0 { (num / den).clamp(0.0, 0.99999) } else { 0.0 };
-            sd.iter().zip(y).map(|(s, ya)| alpha * s + (1.0 - alpha) * ya).collect()
+            Combo::Conjugate { alpha }
         };
-        self.sd_prev = Some(sd);
-        self.sd = Some(new);
-        self.sd.as_deref().expect("set")
+        self.points.apply(combo, y);
+        combo
     }
 }
 
