@@ -25,7 +25,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::gpu::BackendChoice;
 use urbanflow::tap::nodes::read_node_tntp;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_results_csv};
-use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson};
+use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
 use urbanflow::tap::skim::{skims, write_skims_csv};
 use urbanflow::tap::{
     Algorithm, AssignOptions, CostFactors, Demand, IterationLog, Network, Objective, Stop,
@@ -96,10 +96,10 @@ struct Args {
     /// CSV of the select-link OD flows: `link_from,link_to,origin,destination,flow` (non-zero flows).
     #[arg(long, default_value = "select_link.csv")]
     select_out: PathBuf,
-    /// Write the convergence chart (relative gap per iteration, log scale) as SVG.
+    /// Write the convergence chart (relative gap per iteration, log scale) as SVG, or PNG for a .png name.
     #[arg(long)]
     plot: Option<PathBuf>,
-    /// Write a map of the network (width by flow, colour by volume/capacity) as SVG; needs node
+    /// Write a map of the network (width by flow, colour by volume/capacity) as SVG or PNG; needs node
     /// coordinates (--nodes, or the `_node.tntp` file beside the network).
     #[arg(long)]
     map: Option<PathBuf>,
@@ -254,8 +254,17 @@ fn run(args: Args) -> Result<(), String> {
     let write = |path: &Path, text: String| {
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
+    // Pictures as SVG, or PNG (twice the SVG's pixel size) when the file name ends in .png.
+    let picture = |path: &Path, svg: String| {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
+            let png = svg_to_png(&svg, 2.0).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(path, png).map_err(|e| format!("{}: {e}", path.display()))
+        } else {
+            write(path, svg)
+        }
+    };
     if let Some(out) = &args.plot {
-        write(out, convergence_svg(&result.history, &title))?;
+        picture(out, convergence_svg(&result.history, &title))?;
     }
     if let Some(out) = &args.links_out {
         write_link_results_csv(out, &net, &result.flows, &result.costs)
@@ -290,7 +299,7 @@ fn run(args: Args) -> Result<(), String> {
         };
         let coords = read_node_tntp(&nodes_path, &net).map_err(|e| e.to_string())?;
         if let Some(out) = &args.map {
-            write(out, flow_map_svg(&net, &coords, &result.flows, &title))?;
+            picture(out, flow_map_svg(&net, &coords, &result.flows, &title))?;
         }
         if let Some(out) = &args.geojson {
             write(out, links_geojson(&net, &coords, &result.flows, &result.costs))?;

@@ -1,6 +1,8 @@
 //! Pictures of an assignment, as self-contained SVG (no fonts or libraries needed to view them): the
 //! convergence chart (relative gap per iteration, log scale) and the network map (links drawn from node
 //! coordinates, width by flow, colour by volume/capacity ratio), plus the links as GeoJSON for GIS tools.
+//! With the `png` feature, [`svg_to_png`] rasterises any of them (text in the system's sans-serif font;
+//! without fonts the lines are drawn and the text is left out).
 
 use std::fmt::Write as _;
 
@@ -250,4 +252,39 @@ pub fn links_geojson(net: &Network, coords: &NodeCoords, flows: &[f64], costs: &
         ));
     }
     format!("{{\"type\":\"FeatureCollection\",\"features\":[\n{}\n]}}\n", features.join(",\n"))
+}
+
+/// Rasterises one of these SVG pictures to PNG bytes at `scale` (1 = the SVG's pixel size).
+///
+/// ```
+/// let png = algos_tap::picture::svg_to_png(
+///     r#"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="red"/></svg>"#,
+///     2.0,
+/// )
+/// .unwrap();
+/// assert_eq!(&png[1..4], b"PNG");
+/// ```
+#[cfg(feature = "png")]
+pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut options = usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_system_fonts();
+    // The pictures ask for `sans-serif`, which fontdb maps to Arial: use a sans face this system has.
+    let has = |family: &str| fonts.faces().any(|f| f.families.iter().any(|(n, _)| n == family));
+    let sans = ["Arial", "Helvetica", "Liberation Sans", "DejaVu Sans", "Noto Sans", "FreeSans"]
+        .into_iter()
+        .find(|f| has(f))
+        .map(str::to_string)
+        .or_else(|| fonts.faces().next().and_then(|f| f.families.first().map(|(n, _)| n.clone())));
+    if let Some(family) = sans {
+        fonts.set_sans_serif_family(family);
+    }
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| format!("not a valid SVG picture: {e}"))?;
+    let size = tree.size();
+    let (w, h) = ((size.width() * scale).ceil() as u32, (size.height() * scale).ceil() as u32);
+    let mut pixmap = tiny_skia::Pixmap::new(w.max(1), h.max(1))
+        .ok_or_else(|| format!("a {w} × {h} picture is too large"))?;
+    resvg::render(&tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| format!("PNG encoding: {e}"))
 }

@@ -76,3 +76,22 @@ fn node_file_errors_name_file_and_line() {
     assert_eq!((c.unknown_nodes, c.xy[0], c.xy[1]), (1, Some((1.0, 2.0)), None));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// PNG pictures: a valid PNG at twice the SVG's pixel size, with more than one colour drawn.
+#[cfg(feature = "png")]
+#[test]
+fn png_pictures() {
+    use algos_tap::picture::svg_to_png;
+    let net = Network::read_tntp(bundled("SiouxFalls_net.tntp"), CostFactors::default()).unwrap();
+    let demand = Demand::read_tntp(bundled("SiouxFalls_trips.tntp"), &net).unwrap();
+    let coords = read_node_tntp(bundled("SiouxFalls_node.tntp"), &net).unwrap();
+    let result = assign(&net, &demand, &AssignOptions::default()).unwrap();
+    let svg = flow_map_svg(&net, &coords, &result.flows, "Sioux Falls");
+    let png = svg_to_png(&svg, 2.0).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // IHDR: width and height, big-endian, right after the chunk header.
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    assert_eq!(width, 1800);
+    assert!(png.len() > 20_000, "a drawn map compresses to more than a blank page");
+    assert!(svg_to_png("<svg", 1.0).is_err());
+}
