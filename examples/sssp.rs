@@ -14,6 +14,7 @@
 //! cargo run --release --example sssp -- --osm ../shared/data/osm/porto/porto_portugal.osm.pbf \
 //!     --profile car --from 41.1579,-8.6291 --to 41.1456,-8.6108 --json --geojson route.geojson
 //! ```
+//! Without `--to`, everything reachable within `--within` minutes, and with `--geojson` its tree.
 
 mod common;
 
@@ -72,7 +73,7 @@ struct Args {
     #[arg(long)]
     json: bool,
     /// An OpenStreetMap PBF extract: route from --from to --to (instead of --graph and --source).
-    #[arg(long, conflicts_with = "graph", requires_all = ["from", "to"])]
+    #[arg(long, conflicts_with = "graph", requires = "from")]
     osm: Option<PathBuf>,
     /// With --osm: car, bike or walk.
     #[arg(long, default_value = "car")]
@@ -80,9 +81,13 @@ struct Args {
     /// With --osm: the start as LAT,LON (snapped to the nearest vertex of the routable graph).
     #[arg(long, allow_hyphen_values = true)]
     from: Option<String>,
-    /// With --osm: the destination as LAT,LON.
+    /// With --osm: the destination as LAT,LON. Without it: the shortest-path tree of everything
+    /// reachable within --within minutes (written by --geojson: each tree arc with its arrival time).
     #[arg(long, allow_hyphen_values = true)]
     to: Option<String>,
+    /// With --osm and no --to: the tree's time limit in minutes.
+    #[arg(long, default_value_t = 10.0)]
+    within: f64,
     /// With --osm: write the route as a GeoJSON feature (longitude, latitude), for QGIS or geojson.io.
     #[arg(long)]
     geojson: Option<PathBuf>,
@@ -104,11 +109,14 @@ fn lat_lon(s: &str, what: &str) -> Result<(f64, f64), String> {
 /// arcs), then the path's real-valued travel time and length.
 fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<(), String> {
     let from = lat_lon(args.from.as_deref().unwrap_or_default(), "from")?;
-    let to = lat_lon(args.to.as_deref().unwrap_or_default(), "to")?;
     let t = Instant::now();
     let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
     let import_s = t.elapsed().as_secs_f64();
     let (s, from_m) = g.nearest(from.0, from.1).ok_or("the routable graph is empty")?;
+    let Some(to) = args.to.as_deref() else {
+        return reach_tree(args, &g, s, from_m, import_s, backend);
+    };
+    let to = lat_lon(to, "to")?;
     let (d, to_m) = g.nearest(to.0, to.1).ok_or("the routable graph is empty")?;
     let t = Instant::now();
     let q = Query { source: s, targets: Some(vec![d]), predecessors: true, ..Default::default() };
@@ -167,6 +175,66 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
             r.algorithm
         );
         println!("import     {import_s:.3} s; route {route_s:.6} s");
+    }
+    Ok(())
+}
+
+/// Everything reachable from `s` within `--within` minutes: counts, and with --geojson the tree's arcs
+/// (each with the arrival time at its head) as a GeoJSON feature collection.
+fn reach_tree(
+    args: &Args,
+    g: &urbanflow::graph::osm::OsmGraph,
+    s: u32,
+    from_m: f64,
+    import_s: f64,
+    backend: Backend<'_>,
+) -> Result<(), String> {
+    if !(args.within.is_finite() && args.within > 0.0) {
+        return Err(format!("--within {}: expected a positive number of minutes", args.within));
+    }
+    let cutoff_ms = (args.within * 60_000.0).min(u32::MAX as f64 - 2.0) as u32;
+    let t = Instant::now();
+    let q = Query { source: s, cutoff: Some(cutoff_ms), predecessors: true, ..Default::default() };
+    let r = solve(&g.graph, &q, args.algorithm, backend).map_err(|e| e.to_string())?;
+    let tree_s = t.elapsed().as_secs_f64();
+    let pred = r.pred_arc.as_ref().ok_or("internal error: no predecessors")?;
+    let mut features = Vec::new();
+    for v in 0..g.graph.num_vertices() {
+        let (Some(ms), a) = (r.distance(v), pred[v as usize]) else { continue };
+        if a == urbanflow::sssp::NO_ARC {
+            continue;
+        }
+        let u = urbanflow::sssp::tail_of(&g.graph, a);
+        let ((la, lo), (lb, lob)) = (g.coords[u as usize], g.coords[v as usize]);
+        features.push(format!(
+            "{{\"type\":\"Feature\",\"geometry\":{{\"type\":\"LineString\",\"coordinates\":[[{lo:.7},{la:.7}],[{lob:.7},{lb:.7}]]}},\"properties\":{{\"arrival_s\":{:.3}}}}}",
+            ms as f64 / 1000.0
+        ));
+    }
+    if let Some(file) = &args.geojson {
+        let text =
+            format!("{{\"type\":\"FeatureCollection\",\"features\":[\n{}\n]}}\n", features.join(",\n"));
+        std::fs::write(file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    if args.json {
+        println!(
+            "{{\"osm\":{:?},\"profile\":\"{}\",\"from_osm_node\":{},\"from_snap_m\":{from_m:.1},\"within_min\":{},\"reached\":{},\"tree_arcs\":{},\"import_s\":{import_s:.3},\"tree_s\":{tree_s:.6}}}",
+            args.osm.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            args.profile,
+            g.osm_ids[s as usize],
+            args.within,
+            r.reached(),
+            features.len()
+        );
+    } else {
+        println!(
+            "reached    {} of {} vertices within {} min ({} profile) from OSM node {} ({from_m:.0} m away); tree {tree_s:.4} s",
+            r.reached(),
+            g.graph.num_vertices(),
+            args.within,
+            args.profile,
+            g.osm_ids[s as usize]
+        );
     }
     Ok(())
 }
