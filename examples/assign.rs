@@ -23,12 +23,13 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::gpu::BackendChoice;
+use urbanflow::tap::multiclass::{assign_classes, read_classes};
 use urbanflow::tap::nodes::read_node_tntp;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_results_csv};
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
 use urbanflow::tap::skim::{skims, write_skims_csv};
 use urbanflow::tap::{
-    Algorithm, AssignOptions, CostFactors, Demand, IterationLog, Network, Objective, Stop,
+    Algorithm, AssignOptions, Assignment, CostFactors, Demand, IterationLog, Network, Objective, Stop,
     assign_with_progress,
 };
 
@@ -89,6 +90,11 @@ struct Args {
     /// as CSV.
     #[arg(long)]
     skims: Option<PathBuf>,
+    /// Several user classes in one equilibrium: a class file (one class per line: name, PCE, demand share
+    /// of --trips or a trips file, toll factor, distance factor, banned FROM-TO links or -; see
+    /// `tap::multiclass::read_classes`). Flows and pictures are then totals in PCE units.
+    #[arg(long)]
+    classes: Option<PathBuf>,
     /// Select-link analysis: links as FROM-TO node numbers, comma-separated (e.g. 10-15,15-10); writes
     /// the OD flows that use each one to --select-out.
     #[arg(long)]
@@ -224,14 +230,36 @@ fn run(args: Args) -> Result<(), String> {
     // Progress is the gap's way down from 1 to the target on a log scale.
     let target_log = args.gap.max(1e-16).log10();
     let t = Instant::now();
-    let result = assign_with_progress(&net, &demand, &opts, |log: &IterationLog| {
-        if let Some(bar) = &bar {
-            let done = (log.relative_gap.max(1e-16).log10() / target_log).clamp(0.0, 1.0);
-            bar.set_position((done * 1000.0) as u64);
-            bar.set_message(format!("iteration {} gap {:.3e}", log.iteration, log.relative_gap));
+    let mut class_table = Vec::new();
+    let result = match &args.classes {
+        None => assign_with_progress(&net, &demand, &opts, |log: &IterationLog| {
+            if let Some(bar) = &bar {
+                let done = (log.relative_gap.max(1e-16).log10() / target_log).clamp(0.0, 1.0);
+                bar.set_position((done * 1000.0) as u64);
+                bar.set_message(format!("iteration {} gap {:.3e}", log.iteration, log.relative_gap));
+            }
+        })
+        .map_err(|e| e.to_string())?,
+        Some(file) => {
+            if args.skims.is_some() || args.select_link.is_some() {
+                return Err("--classes: skims and select-link are computed for one class only".into());
+            }
+            let classes = read_classes(file, &net, &demand).map_err(|e| e.to_string())?;
+            let r = assign_classes(&net, &classes, &opts).map_err(|e| e.to_string())?;
+            for (spec, c) in classes.iter().zip(&r.classes) {
+                let cost: f64 =
+                    c.vehicles.iter().zip(&c.costs).filter(|(v, _)| **v > 0.0).map(|(v, k)| v * k).sum();
+                class_table.push((c.name.clone(), spec.pce, spec.demand.total(), cost));
+            }
+            Assignment {
+                flows: r.pce_flows,
+                costs: r.costs,
+                history: r.history,
+                converged: r.converged,
+                select_link: Vec::new(),
+            }
         }
-    })
-    .map_err(|e| e.to_string())?;
+    };
     let solve_s = t.elapsed().as_secs_f64();
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -334,6 +362,9 @@ fn run(args: Args) -> Result<(), String> {
             "load_s": load_s,
             "solve_s": solve_s,
             "history": history,
+            "classes": class_table.iter().map(|(name, pce, trips, cost)| serde_json::json!({
+                "name": name, "pce": pce, "trips": trips, "total_cost": cost,
+            })).collect::<Vec<_>>(),
         });
         println!("{json}");
         return Ok(());
@@ -372,6 +403,9 @@ fn run(args: Args) -> Result<(), String> {
         last.tstt,
         last.sptt
     );
+    for (name, pce, trips, cost) in &class_table {
+        println!("class {name:<10} PCE {pce:<5} {trips:>12.1} trips, total cost {cost:.3}");
+    }
     if let Some(out) = &args.flows_out {
         println!("link flows written to {}", out.display());
     }

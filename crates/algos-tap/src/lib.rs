@@ -33,6 +33,7 @@ pub mod error;
 pub mod fixed;
 pub mod gpu;
 mod heap;
+pub mod multiclass;
 pub mod network;
 pub mod nodes;
 pub mod output;

@@ -239,14 +239,14 @@ pub fn evaluate(
     })
 }
 
-fn check_flows(net: &Network, flows: &[f64], what: &'static str) -> Result<(), TapError> {
+pub(crate) fn check_flows(net: &Network, flows: &[f64], what: &'static str) -> Result<(), TapError> {
     if flows.len() != net.num_links() || flows.iter().any(|f| !(*f >= 0.0 && f.is_finite())) {
         return Err(TapError::BadFlows { what, found: flows.len(), expected: net.num_links() });
     }
     Ok(())
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -453,18 +453,18 @@ fn assign_b(
 }
 
 /// The per-iteration measurements and the stop rule, shared by every method.
-struct Monitor {
+pub(crate) struct Monitor {
     start: Instant,
     stop: Stop,
     total_demand: f64,
-    history: Vec<IterationLog>,
+    pub(crate) history: Vec<IterationLog>,
     lower_bound: f64,
     below: u32,
-    converged: bool,
+    pub(crate) converged: bool,
 }
 
 impl Monitor {
-    fn new(start: Instant, stop: Stop, total_demand: f64) -> Self {
+    pub(crate) fn new(start: Instant, stop: Stop, total_demand: f64) -> Self {
         Self {
             start,
             stop,
@@ -476,14 +476,14 @@ impl Monitor {
         }
     }
 
-    fn last_gap(&self) -> f64 {
+    pub(crate) fn last_gap(&self) -> f64 {
         self.history.last().map_or(1.0, |h| h.relative_gap)
     }
 
     /// Logs one iteration (`gtx` = cost of the flows at the direction costs, which are the generalised
     /// costs except for system optimum) and says whether to stop.
     #[allow(clippy::too_many_arguments)]
-    fn record(
+    pub(crate) fn record(
         &mut self,
         gtx: f64,
         tstt: f64,
@@ -539,7 +539,7 @@ fn direction_costs(net: &Network, x: &[f64], system_optimum: bool, out: &mut [f6
 /// How a new direction point is made from the loading `y` and the previous points: the flows and the
 /// select-link pair flows follow the same combination.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Combo {
+pub(crate) enum Combo {
     /// Plain Frank–Wolfe: the point is `y`.
     Restart,
     /// Conjugate: `α s̄ + (1 − α) y`.
@@ -550,13 +550,13 @@ enum Combo {
 
 /// The latest direction point s̄ and the one before it, s̄', of some vector.
 #[derive(Debug, Default)]
-struct Points {
-    sd: Option<Vec<f64>>,
+pub(crate) struct Points {
+    pub(crate) sd: Option<Vec<f64>>,
     sd_prev: Option<Vec<f64>>,
 }
 
 impl Points {
-    fn apply(&mut self, combo: Combo, y: &[f64]) {
+    pub(crate) fn apply(&mut self, combo: Combo, y: &[f64]) {
         let new = match combo {
             Combo::Restart => y.to_vec(),
             Combo::Conjugate { alpha } => {
@@ -576,9 +576,9 @@ impl Points {
 
 /// Conjugate direction bookkeeping (the previous direction points and step).
 #[derive(Debug, Default)]
-struct DirectionState {
+pub(crate) struct DirectionState {
     points: Points,
-    last_step: f64,
+    pub(crate) last_step: f64,
     /// The next step must be plain Frank–Wolfe.
     fw_next: bool,
     /// The next step must be conjugate (after a Frank–Wolfe restart).
@@ -586,18 +586,18 @@ struct DirectionState {
 }
 
 impl DirectionState {
-    fn current(&self) -> Option<&Vec<f64>> {
+    pub(crate) fn current(&self) -> Option<&Vec<f64>> {
         self.points.sd.as_ref()
     }
 
-    fn restart(&mut self, y: &[f64]) {
+    pub(crate) fn restart(&mut self, y: &[f64]) {
         self.points.apply(Combo::Restart, y);
         self.fw_next = false;
         self.conjugate_next = true;
     }
 
     /// Computes the new direction point for iteration `k` (1-based) and says how it was made.
-    fn direction(
+    pub(crate) fn direction(
         &mut self,
         net: &Network,
         algorithm: Algorithm,
@@ -659,20 +659,23 @@ impl DirectionState {
 }
 
 /// Exact line search: the root of `φ'(τ) = Σ_a g_a(x + τ (s − x)) (s_a − x_a)` on [0, 1] by bisection.
-struct LineSearch {
+pub(crate) struct LineSearch {
     d: Vec<f64>,
     moved: Vec<f64>,
+    /// A derivative term that does not depend on the step (several classes' fixed costs times their
+    /// direction).
+    pub(crate) constant: f64,
 }
 
 impl LineSearch {
-    fn new(m: usize) -> Self {
-        Self { d: vec![0.0; m], moved: vec![0.0; m] }
+    pub(crate) fn new(m: usize) -> Self {
+        Self { d: vec![0.0; m], moved: vec![0.0; m], constant: 0.0 }
     }
 
     fn derivative(&mut self, net: &Network, x: &[f64], tau: f64, system_optimum: bool) -> f64 {
         let vdf = net.vdf();
         let fixed = net.fixed_costs();
-        let mut sum = 0.0;
+        let mut sum = self.constant;
         for a in 0..x.len() {
             let da = self.d[a];
             if da == 0.0 {
@@ -690,7 +693,14 @@ impl LineSearch {
     }
 
     /// The step, or `None` when `s − x` is not a descent direction (φ'(0) ≥ 0 with a non-zero direction).
-    fn search(&mut self, net: &Network, x: &[f64], s: &[f64], system_optimum: bool, tol: f64) -> Option<f64> {
+    pub(crate) fn search(
+        &mut self,
+        net: &Network,
+        x: &[f64],
+        s: &[f64],
+        system_optimum: bool,
+        tol: f64,
+    ) -> Option<f64> {
         for a in 0..x.len() {
             self.d[a] = s[a] - x[a];
         }

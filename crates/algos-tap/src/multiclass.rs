@@ -1,0 +1,381 @@
+//! Several user classes in one equilibrium: cars and trucks, tolled and untolled drivers, each with its
+//! own demand, passenger-car equivalent (PCE), fixed costs and banned links, sharing the congestion.
+//!
+//! Model (the one AequilibraE solves, so results compare): class flows `x^k` counted in PCE units, total
+//! `X = Σ_k x^k`; class `k` routes on `c^k_a = c_a(X_a) + φ^k_a` (the network's generalised cost at the
+//! total, plus the class's fixed cost; a banned link is never used). This equilibrium minimises the
+//! convex `Σ_a ∫_0^{X_a} c_a + Σ_k Σ_a φ^k_a x^k_a`, whose gradient in a class's vehicle flows is its
+//! PCE times its cost, so the Frank–Wolfe family applies unchanged: one all-or-nothing loading per
+//! class, the line search on the totals plus the fixed-cost term, conjugate coefficients from the totals
+//! (cross-class products sum to them), every class's flows combined with the same steps. The relative
+//! gap counts every class's costs in PCE units (AequilibraE's counts congested time only; they agree
+//! where there are no fixed costs).
+
+use std::time::Instant;
+
+use crate::aon::{SearchGraph, all_or_nothing};
+use crate::demand::Demand;
+use crate::error::TapError;
+use crate::network::Network;
+use crate::solve::{
+    Algorithm, AssignOptions, Combo, DirectionState, IterationLog, LineSearch, Monitor, Objective, Points,
+    dot,
+};
+
+/// One class of travellers.
+#[derive(Debug, Clone)]
+pub struct UserClass {
+    /// Name, for messages and outputs.
+    pub name: String,
+    /// Its trips (vehicles).
+    pub demand: Demand,
+    /// Passenger-car equivalent of one vehicle (cars 1, trucks e.g. 2.5).
+    pub pce: f64,
+    /// Fixed cost per link in the network's cost units (toll over value of time, distance terms); empty
+    /// for none.
+    pub fixed_cost: Vec<f64>,
+    /// Links this class may not use (indices in the network's link order).
+    pub banned: Vec<u32>,
+}
+
+impl UserClass {
+    /// A class with PCE 1, no fixed cost and no banned link.
+    pub fn new(name: impl Into<String>, demand: Demand) -> Self {
+        Self { name: name.into(), demand, pce: 1.0, fixed_cost: Vec::new(), banned: Vec::new() }
+    }
+
+    /// With this passenger-car equivalent.
+    pub fn with_pce(mut self, pce: f64) -> Self {
+        self.pce = pce;
+        self
+    }
+
+    /// With fixed costs `toll_factor × toll + distance_factor × length` on every link of `net`.
+    pub fn with_factors(mut self, net: &Network, toll_factor: f64, distance_factor: f64) -> Self {
+        self.fixed_cost =
+            net.links().iter().map(|l| toll_factor * l.toll + distance_factor * l.length).collect();
+        self
+    }
+}
+
+/// One class's equilibrium.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassFlows {
+    /// The class's name.
+    pub name: String,
+    /// Link flows in vehicles of this class.
+    pub vehicles: Vec<f64>,
+    /// The class's generalised link cost at the equilibrium (`f64::INFINITY` on its banned links).
+    pub costs: Vec<f64>,
+}
+
+/// The result of a multi-class assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiAssignment {
+    /// Total link flows in PCE units.
+    pub pce_flows: Vec<f64>,
+    /// The network's generalised link costs at those flows (without class fixed costs).
+    pub costs: Vec<f64>,
+    /// Every class, in the order given.
+    pub classes: Vec<ClassFlows>,
+    /// One entry per iteration (flows and costs in PCE units).
+    pub history: Vec<IterationLog>,
+    /// Whether the gap target was reached.
+    pub converged: bool,
+}
+
+/// Validated per-class data.
+struct Class<'c> {
+    spec: &'c UserClass,
+    fixed: Vec<f64>,
+    banned: Vec<bool>,
+}
+
+impl Class<'_> {
+    /// The class's link costs over the network's `base` costs.
+    fn costs(&self, base: &[f64], out: &mut [f64]) {
+        for (a, o) in out.iter_mut().enumerate() {
+            *o = if self.banned[a] { f64::INFINITY } else { base[a] + self.fixed[a] };
+        }
+    }
+
+    /// `Σ_a φ_a v_a` over the links the class may use.
+    fn fixed_dot(&self, v: &[f64]) -> f64 {
+        (0..v.len()).filter(|&a| !self.banned[a]).map(|a| self.fixed[a] * v[a]).sum()
+    }
+}
+
+/// User equilibrium of several classes by the Frank–Wolfe family on the CPU (see the module
+/// documentation). `opts.algorithm` is MSA, FW, CFW or BFW; system optimum, warm starts, select-link
+/// and the GPU loader are refused.
+///
+/// ```
+/// use algos_tap::{AssignOptions, CostFactors, Demand, Link, Network};
+/// use algos_tap::multiclass::{UserClass, assign_classes};
+/// let link = |from, to, t0| Link { from, to, capacity: 10.0, length: 1.0, free_flow_time: t0, b: 0.15, power: 4.0, toll: 0.0 };
+/// let net = Network::new(3, &[link(0, 1, 1.0), link(1, 2, 1.0), link(0, 2, 2.5)], 0, CostFactors::default()).unwrap();
+/// let cars = UserClass::new("cars", Demand::from_pairs(&net, [(0, 2, 30.0)]).unwrap());
+/// // Trucks count 2.5 times and may not take the direct link.
+/// let trucks = UserClass { banned: vec![2], ..UserClass::new("trucks", Demand::from_pairs(&net, [(0, 2, 4.0)]).unwrap()) }
+///     .with_pce(2.5);
+/// let r = assign_classes(&net, &[cars, trucks], &AssignOptions::default()).unwrap();
+/// assert_eq!(r.classes[1].vehicles[2], 0.0);
+/// assert!((r.classes[1].vehicles[0] - 4.0).abs() < 1e-9);
+/// ```
+pub fn assign_classes(
+    net: &Network,
+    classes: &[UserClass],
+    opts: &AssignOptions,
+) -> Result<MultiAssignment, TapError> {
+    let start = Instant::now();
+    let invalid = |msg: String| Err(TapError::InvalidOption(msg));
+    if classes.is_empty() {
+        return invalid("a multi-class assignment needs at least one class".into());
+    }
+    if opts.algorithm == Algorithm::AlgorithmB
+        || opts.objective != Objective::UserEquilibrium
+        || opts.warm_start.is_some()
+        || !opts.select_links.is_empty()
+        || matches!(opts.backend, gpu_runtime::Backend::Gpu(_))
+    {
+        return invalid(
+            "multi-class assignment: user equilibrium by msa, fw, cfw or bfw on the CPU, from a cold start, \
+             without select-link"
+                .into(),
+        );
+    }
+    let stop = opts.stop;
+    if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
+        return invalid("the stop rule needs a gap target ≥ 0 and at least one iteration".into());
+    }
+    let m = net.num_links();
+    let mut checked = Vec::with_capacity(classes.len());
+    for c in classes {
+        if !(c.pce.is_finite() && c.pce > 0.0) {
+            return invalid(format!("class {}: PCE {} (expected a positive number)", c.name, c.pce));
+        }
+        let fixed = if c.fixed_cost.is_empty() { vec![0.0; m] } else { c.fixed_cost.clone() };
+        if fixed.len() != m || fixed.iter().any(|f| !f.is_finite() || *f < 0.0) {
+            return invalid(format!(
+                "class {}: expected {m} finite, non-negative fixed costs, got {} values",
+                c.name,
+                c.fixed_cost.len()
+            ));
+        }
+        let mut banned = vec![false; m];
+        for &a in &c.banned {
+            match banned.get_mut(a as usize) {
+                Some(b) => *b = true,
+                None => return invalid(format!("class {}: banned link {a} is not a link (0..{m})", c.name)),
+            }
+        }
+        checked.push(Class { spec: c, fixed, banned });
+    }
+    let g = SearchGraph::new(net, !opts.allow_zone_transit);
+    let total_pce: f64 = classes.iter().map(|c| c.pce * c.demand.total()).sum();
+    let mut monitor = Monitor::new(start, stop, total_pce);
+    let kc = classes.len();
+    let mut class_cost = vec![0.0; m];
+    let mut load = vec![0.0; m];
+    // Loads every class at the network's `base` costs: class loadings in PCE units, stacked, and
+    // Σ_k c^k · y^k.
+    let mut load_all = |base: &[f64], stacked: &mut [f64]| -> Result<f64, TapError> {
+        let mut sptt = 0.0;
+        for (k, c) in checked.iter().enumerate() {
+            c.costs(base, &mut class_cost);
+            let s = all_or_nothing(net, &g, &c.spec.demand, &class_cost, &mut load)
+                .map_err(|e| TapError::InvalidOption(format!("class {}: {e}", c.spec.name)))?;
+            sptt += c.spec.pce * s;
+            for (t, l) in stacked[k * m..(k + 1) * m].iter_mut().zip(&load) {
+                *t = c.spec.pce * l;
+            }
+        }
+        Ok(sptt)
+    };
+    let totals = |stacked: &[f64], out: &mut [f64]| {
+        out.iter_mut().for_each(|v| *v = 0.0);
+        for k in 0..kc {
+            for (o, v) in out.iter_mut().zip(&stacked[k * m..(k + 1) * m]) {
+                *o += v;
+            }
+        }
+    };
+    let fixed_term = |stacked: &[f64]| -> f64 {
+        checked.iter().enumerate().map(|(k, c)| c.fixed_dot(&stacked[k * m..(k + 1) * m])).sum()
+    };
+
+    // Start: all-or-nothing at the costs of zero flow.
+    let mut base = vec![0.0; m];
+    net.costs(&vec![0.0; m], &mut base);
+    let mut xs = vec![0.0; kc * m];
+    load_all(&base, &mut xs)?;
+    let mut x = vec![0.0; m];
+    totals(&xs, &mut x);
+
+    let separable = net.vdf().is_separable();
+    let mut ys = vec![0.0; kc * m];
+    let mut y = vec![0.0; m];
+    let mut state = DirectionState::default();
+    let mut points = Points::default();
+    let mut ls = LineSearch::new(m);
+    let mut step = 0.0;
+    let mut progress = |_: &IterationLog| {};
+    loop {
+        net.costs(&x, &mut base);
+        net.vdf().freeze_partners(&x);
+        let sptt = load_all(&base, &mut ys)?;
+        totals(&ys, &mut y);
+        let gtx = dot(&base, &x) + fixed_term(&xs);
+        let objective = net.beckmann(&x) + fixed_term(&xs);
+        if monitor.record(gtx, gtx, sptt, objective, step, separable, &mut progress) {
+            break;
+        }
+        let k = monitor.history.len();
+        if opts.algorithm == Algorithm::Msa {
+            step = 1.0 / (k as f64 + 1.0);
+            x.iter_mut().zip(&y).for_each(|(xa, ya)| *xa += step * (ya - *xa));
+            xs.iter_mut().zip(&ys).for_each(|(xa, ya)| *xa += step * (ya - *xa));
+            continue;
+        }
+        let combo = state.direction(net, opts.algorithm, k, &x, &y, false);
+        points.apply(combo, &ys);
+        let tol = (monitor.last_gap() * 1e-5).clamp(1e-12, 1e-6);
+        let sd = points.sd.as_ref().expect("a direction point");
+        ls.constant = fixed_term(sd) - fixed_term(&xs);
+        step = match ls.search(net, &x, state.current().expect("a direction point"), false, tol) {
+            Some(t) => t,
+            None => {
+                state.restart(&y);
+                points.apply(Combo::Restart, &ys);
+                ls.constant = fixed_term(&ys) - fixed_term(&xs);
+                ls.search(net, &x, &y, false, tol).unwrap_or(0.0)
+            }
+        };
+        let target = state.current().expect("a direction point");
+        x.iter_mut().zip(target).for_each(|(xa, sa)| *xa += step * (sa - *xa));
+        let sd = points.sd.as_ref().expect("a direction point");
+        xs.iter_mut().zip(sd).for_each(|(xa, sa)| *xa += step * (sa - *xa));
+        state.last_step = step;
+    }
+    net.costs(&x, &mut base);
+    let classes = checked
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let mut costs = vec![0.0; m];
+            c.costs(&base, &mut costs);
+            ClassFlows {
+                name: c.spec.name.clone(),
+                vehicles: xs[k * m..(k + 1) * m].iter().map(|v| v / c.spec.pce).collect(),
+                costs,
+            }
+        })
+        .collect();
+    Ok(MultiAssignment {
+        pce_flows: x,
+        costs: base,
+        classes,
+        history: monitor.history,
+        converged: monitor.converged,
+    })
+}
+
+/// Reads a class file for `net`: one class per line, whitespace-separated, `#` starts a comment:
+///
+/// ```text
+/// # name   pce   demand              toll_factor   distance_factor   banned links
+/// cars     1.0   0.9                 0             0                 -
+/// trucks   2.5   0.1                 0.02          0.04              10-15,15-10
+/// buses    3.0   buses_trips.tntp    0             0                 -
+/// ```
+///
+/// `demand` is a share of `trips` (the assignment's own trips) or a TNTP trips file (relative to the
+/// class file); banned links are `FROM-TO` node numbers, comma-separated, or `-`. Errors name the file
+/// and line.
+pub fn read_classes(
+    path: impl AsRef<std::path::Path>,
+    net: &Network,
+    trips: &Demand,
+) -> Result<Vec<UserClass>, TapError> {
+    use graph_core::io::{ParseError, ReadError};
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| TapError::Read(ReadError::Open { path: path.to_path_buf(), source }))?;
+    let err = |line: usize, field: &'static str, found: &str, expected: &'static str| {
+        TapError::Read(ReadError::Parse {
+            path: path.to_path_buf(),
+            line: line as u64,
+            kind: ParseError::BadField { field, found: found.to_string(), expected },
+        })
+    };
+    let number = |line: usize, field: &'static str, s: &str| {
+        s.parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| err(line, field, s, "a finite number ≥ 0"))
+    };
+    let mut classes = Vec::new();
+    for (k, raw) in text.lines().enumerate() {
+        let line = k + 1;
+        let body = raw.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = body.split_whitespace().collect();
+        if f.len() != 6 {
+            return Err(err(
+                line,
+                "line",
+                body,
+                "6 fields: name pce demand toll_factor distance_factor banned",
+            ));
+        }
+        let pce = number(line, "pce", f[1])?;
+        if pce == 0.0 {
+            return Err(err(line, "pce", f[1], "a positive number"));
+        }
+        let demand = match f[2].parse::<f64>() {
+            Ok(share) if share.is_finite() && share >= 0.0 => trips.scaled(share),
+            Ok(_) => return Err(err(line, "demand", f[2], "a share ≥ 0 or a trips file")),
+            Err(_) => {
+                let file = path.parent().unwrap_or(std::path::Path::new(".")).join(f[2]);
+                Demand::read_tntp(&file, net)?
+            }
+        };
+        let (toll, distance) = (number(line, "toll_factor", f[3])?, number(line, "distance_factor", f[4])?);
+        let mut banned = Vec::new();
+        if f[5] != "-" {
+            for item in f[5].split(',') {
+                let ends = item.split_once('-').and_then(|(a, b)| {
+                    let (a, b) = (net.node_index(a.parse().ok()?)?, net.node_index(b.parse().ok()?)?);
+                    net.links().iter().position(|l| l.from == a && l.to == b)
+                });
+                match ends {
+                    Some(link) => banned.push(link as u32),
+                    None => {
+                        return Err(err(
+                            line,
+                            "banned",
+                            item,
+                            "FROM-TO node numbers of a link of the network",
+                        ));
+                    }
+                }
+            }
+        }
+        let class = UserClass { banned, ..UserClass::new(f[0], demand) }.with_pce(pce);
+        classes.push(if toll > 0.0 || distance > 0.0 {
+            class.with_factors(net, toll, distance)
+        } else {
+            class
+        });
+    }
+    if classes.is_empty() {
+        return Err(TapError::Read(ReadError::Parse {
+            path: path.to_path_buf(),
+            line: text.lines().count().max(1) as u64,
+            kind: ParseError::Empty { expected: "one class per line" },
+        }));
+    }
+    Ok(classes)
+}

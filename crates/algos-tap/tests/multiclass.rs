@@ -1,0 +1,163 @@
+//! Multi-class assignment against the single-class solver where they must agree (one class, two equal
+//! halves, PCE scaling, fixed costs as network tolls), and class rules (bans, PCE) on Sioux Falls with a
+//! per-class equilibrium check.
+
+use std::path::PathBuf;
+
+use algos_tap::multiclass::{UserClass, assign_classes};
+use algos_tap::skim::shortest_path;
+use algos_tap::{Algorithm, AssignOptions, CostFactors, Demand, Network, Stop, TapError, assign};
+
+fn bundled(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data").join(name)
+}
+
+fn sioux_falls(factors: CostFactors) -> (Network, Demand) {
+    let net = Network::read_tntp(bundled("SiouxFalls_net.tntp"), factors).unwrap();
+    let demand = Demand::read_tntp(bundled("SiouxFalls_trips.tntp"), &net).unwrap();
+    (net, demand)
+}
+
+fn opts(algorithm: Algorithm, gap: f64) -> AssignOptions<'static> {
+    AssignOptions {
+        algorithm,
+        stop: Stop { relative_gap: gap, max_iterations: 5000, ..Stop::default() },
+        ..AssignOptions::default()
+    }
+}
+
+#[test]
+fn reduces_to_the_single_class_solver() {
+    let (net, demand) = sioux_falls(CostFactors::default());
+    for algorithm in [Algorithm::Msa, Algorithm::FrankWolfe, Algorithm::ConjugateFw, Algorithm::BiconjugateFw]
+    {
+        let o = AssignOptions {
+            stop: Stop { relative_gap: 1e-4, max_iterations: 300, ..Stop::default() },
+            ..opts(algorithm, 1e-4)
+        };
+        let single = assign(&net, &demand, &o).unwrap();
+        // One class: the same iterations, bit for bit.
+        let one = assign_classes(&net, &[UserClass::new("all", demand.clone())], &o).unwrap();
+        assert_eq!(one.pce_flows, single.flows, "{algorithm}: one class");
+        assert_eq!(one.classes[0].vehicles, single.flows);
+        assert_eq!(one.history.len(), single.history.len());
+        // Two equal halves: the same totals (halving and doubling are exact in binary).
+        let half = demand.scaled(0.5);
+        let two = [UserClass::new("a", half.clone()), UserClass::new("b", half.clone())];
+        let r = assign_classes(&net, &two, &o).unwrap();
+        assert_eq!(r.pce_flows, single.flows, "{algorithm}: two halves");
+        // Half the vehicles at PCE 2: the same PCE flows, half of them in vehicles.
+        let r = assign_classes(&net, &[UserClass::new("big", half).with_pce(2.0)], &o).unwrap();
+        assert_eq!(r.pce_flows, single.flows, "{algorithm}: PCE 2");
+        let veh: Vec<f64> = single.flows.iter().map(|f| f / 2.0).collect();
+        assert_eq!(r.classes[0].vehicles, veh);
+    }
+}
+
+#[test]
+fn fixed_costs_equal_network_tolls() {
+    // A class paying 0.5 per unit of length equals the single-class network with distance factor 0.5.
+    let (tolled, demand) = sioux_falls(CostFactors { toll: 0.0, distance: 0.5 });
+    let (plain, _) = sioux_falls(CostFactors::default());
+    let o = opts(Algorithm::BiconjugateFw, 1e-6);
+    let single = assign(&tolled, &demand, &o).unwrap();
+    let class = UserClass::new("paying", demand).with_factors(&plain, 0.0, 0.5);
+    let r = assign_classes(&plain, &[class], &o).unwrap();
+    let gaps = (r.history.last().unwrap().relative_gap, single.history.last().unwrap().relative_gap);
+    assert!(r.converged && single.converged, "gaps {gaps:?}");
+    let max = single.flows.iter().cloned().fold(0.0, f64::max);
+    for (a, (x, y)) in r.pce_flows.iter().zip(&single.flows).enumerate() {
+        assert!((x - y).abs() <= 1e-3 * max, "link {a}: {x} vs {y}");
+    }
+    let (zr, zs) = (r.history.last().unwrap().objective, single.history.last().unwrap().objective);
+    assert!((zr - zs).abs() <= 1e-7 * zs, "{zr} vs {zs}");
+}
+
+#[test]
+fn cars_and_trucks_each_at_equilibrium() {
+    let (net, demand) = sioux_falls(CostFactors::default());
+    let banned = vec![20u32, 45];
+    let cars = UserClass::new("cars", demand.scaled(0.9));
+    let trucks =
+        UserClass { banned: banned.clone(), ..UserClass::new("trucks", demand.scaled(0.1)) }.with_pce(2.5);
+    let r = assign_classes(&net, &[cars, trucks], &opts(Algorithm::BiconjugateFw, 1e-6)).unwrap();
+    assert!(r.converged);
+    for &a in &banned {
+        assert_eq!(r.classes[1].vehicles[a as usize], 0.0);
+        assert!(r.classes[1].costs[a as usize].is_infinite());
+    }
+    // Totals are the PCE-weighted sum of the classes.
+    for a in 0..net.num_links() {
+        let sum = r.classes[0].vehicles[a] + 2.5 * r.classes[1].vehicles[a];
+        assert!((sum - r.pce_flows[a]).abs() <= 1e-9 * r.pce_flows[a].max(1.0));
+    }
+    // Each class's own gap at its own costs: its flows cost little more than its shortest paths.
+    for (c, d) in r.classes.iter().zip([demand.scaled(0.9), demand.scaled(0.1)]) {
+        let cost_of_flows: f64 =
+            c.vehicles.iter().zip(&c.costs).filter(|(v, _)| **v > 0.0).map(|(v, k)| v * k).sum();
+        let mut shortest = 0.0;
+        for (o, dd, f) in d.pairs() {
+            let route = shortest_path(&net, &c.costs, o, dd).unwrap();
+            shortest += f * route.iter().map(|&a| c.costs[a]).sum::<f64>();
+        }
+        let gap = (cost_of_flows - shortest) / cost_of_flows;
+        assert!((-1e-12..1e-4).contains(&gap), "{}: gap {gap}", c.name);
+    }
+}
+
+#[test]
+fn bad_classes_are_refused() {
+    let (net, demand) = sioux_falls(CostFactors::default());
+    let bad = |classes: &[UserClass], o: &AssignOptions| {
+        matches!(assign_classes(&net, classes, o), Err(TapError::InvalidOption(_)))
+    };
+    let o = AssignOptions::default();
+    assert!(bad(&[], &o));
+    assert!(bad(&[UserClass::new("x", demand.clone()).with_pce(0.0)], &o));
+    assert!(bad(&[UserClass { banned: vec![76], ..UserClass::new("x", demand.clone()) }], &o));
+    assert!(bad(&[UserClass { fixed_cost: vec![1.0; 3], ..UserClass::new("x", demand.clone()) }], &o));
+    assert!(bad(
+        &[UserClass::new("x", demand.clone())],
+        &AssignOptions { algorithm: Algorithm::AlgorithmB, ..AssignOptions::default() }
+    ));
+    // Banning both links out of zone 1 leaves its trips no route: an error naming the class.
+    let cut = UserClass { banned: vec![0, 1], ..UserClass::new("stuck", demand) };
+    let err = assign_classes(&net, &[cut], &o).unwrap_err().to_string();
+    assert!(err.contains("class stuck"), "{err}");
+}
+
+#[test]
+fn class_files() {
+    use algos_tap::multiclass::read_classes;
+    let (net, demand) = sioux_falls(CostFactors::default());
+    let dir = std::env::temp_dir().join(format!("urbanflow-classes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trips = bundled("SiouxFalls_trips.tntp").canonicalize().unwrap();
+    let file = dir.join("classes.txt");
+    std::fs::write(
+        &file,
+        format!(
+            "# name pce demand toll distance banned\ncars 1 0.9 0 0 -\n\ntrucks 2.5 0.1 0 0.04 10-15,15-10  # no trucks on 10-15\nbuses 3 {} 0 0 -\n",
+            trips.display()
+        ),
+    )
+    .unwrap();
+    let classes = read_classes(&file, &net, &demand).unwrap();
+    assert_eq!(classes.len(), 3);
+    assert_eq!((classes[1].name.as_str(), classes[1].pce, classes[1].banned.len()), ("trucks", 2.5, 2));
+    assert!((classes[0].demand.total() - 0.9 * demand.total()).abs() < 1e-6);
+    assert_eq!(classes[2].demand.total(), demand.total());
+    assert_eq!(classes[1].fixed_cost[0], 0.04 * net.links()[0].length);
+    for (text, want) in [
+        ("cars 1 0.9 0 0\n", "classes.txt:1: field `line`"),
+        ("cars 0 0.9 0 0 -\n", "classes.txt:1: field `pce`"),
+        ("# c\ncars 1 0.9 0 0 99-98\n", "classes.txt:2: field `banned`: found `99-98`"),
+        ("cars 1 x.tntp 0 0 -\n", "x.tntp: cannot open"),
+        ("# nothing\n", "classes.txt:1: empty file"),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let e = read_classes(&file, &net, &demand).unwrap_err().to_string();
+        assert!(e.contains(want), "got `{e}`, want `{want}`");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
