@@ -74,7 +74,7 @@ def read_trips(path, zones):
     return od
 
 
-def run(name, data, cores, gap, scale):
+def run(name, data, cores, gap, scale, truck_share=0.0, truck_pce=2.5, flows_out=None):
     import warnings
     import aequilibrae.utils.python_signal as python_signal
     # Progress bars cost time on small networks; the comparison measures the solver, not the display.
@@ -110,23 +110,36 @@ def run(name, data, cores, gap, scale):
     changed = int(((df.b != 0) & (df.power < 1)).sum())
     if changed:
         raise SystemExit(f"{name}: {changed} links with B != 0 and power < 1 cannot be given to AequilibraE")
-    g = Graph()
-    g.network = df
-    g.prepare_graph(np.arange(1, zones + 1))
-    g.set_graph("free_flow_time")
-    g.set_skimming(["free_flow_time"])
-    g.set_blocked_centroid_flows(ftn > 1)
+    def graph():
+        g = Graph()
+        g.network = df.copy()
+        g.prepare_graph(np.arange(1, zones + 1))
+        g.set_graph("free_flow_time")
+        g.set_skimming(["free_flow_time"])
+        g.set_blocked_centroid_flows(ftn > 1)
+        return g
+
     od = read_trips(os.path.join(data, "tntp", trips_file), zones) * scale
-    m = AequilibraeMatrix()
-    m.create_empty(zones=zones, matrix_names=["matrix"], memory_only=True)
-    m.index[:] = g.centroids[:]
-    m.matrices[:, :, 0] = od
-    m.computational_view(["matrix"])
-    tc = TrafficClass("car", g, m)
-    if toll_f or dist_f:
-        tc.set_fixed_cost("fixed", 1.0)
+
+    def traffic_class(label, share, pce):
+        g = graph()
+        m = AequilibraeMatrix()
+        m.create_empty(zones=zones, matrix_names=["matrix"], memory_only=True)
+        m.index[:] = g.centroids[:]
+        m.matrices[:, :, 0] = od * share
+        m.computational_view(["matrix"])
+        tc = TrafficClass(label, g, m)
+        tc.set_pce(pce)
+        if toll_f or dist_f:
+            tc.set_fixed_cost("fixed", 1.0)
+        return tc
+
+    # One class, or cars and trucks (a share of the trips at a PCE) sharing the congestion.
+    classes = [traffic_class("car", 1.0 - truck_share, 1.0)]
+    if truck_share > 0:
+        classes.append(traffic_class("truck", truck_share, truck_pce))
     ta = TrafficAssignment()
-    ta.set_classes([tc])
+    ta.set_classes(classes)
     ta.set_vdf("BPR")
     ta.set_vdf_parameters({"alpha": "b", "beta": "power"})
     ta.set_capacity_field("capacity")
@@ -139,7 +152,13 @@ def run(name, data, cores, gap, scale):
     ta.execute()
     seconds = time.perf_counter() - t
     report = ta.assignment.convergence_report
-    print(json.dumps({"network": name, "demand_scale": scale, "peer": "aequilibrae 1.7.2 bfw", "cores": cores, "target": gap,
+    if flows_out:
+        res = ta.results()
+        pce = res["PCE_tot"] if "PCE_tot" in res.columns else res[[c for c in res.columns if c.endswith("_tot")][0]]
+        out = pd.DataFrame({"link_id": res.index, "pce": pce.values}).merge(df[["link_id", "a_node", "b_node"]], on="link_id")
+        out[["a_node", "b_node", "pce"]].to_csv(flows_out, index=False)
+    print(json.dumps({"network": name, "demand_scale": scale, "classes": len(classes), "truck_share": truck_share,
+                      "truck_pce": truck_pce, "peer": "aequilibrae 1.7.2 bfw", "cores": cores, "target": gap,
                       "seconds": seconds, "iterations": len(report["rgap"]), "rgap": report["rgap"][-1]}),
           flush=True)
 
@@ -151,9 +170,12 @@ def main():
     p.add_argument("--gap", type=float, default=1e-4)
     p.add_argument("--networks", default=",".join(NETWORKS))
     p.add_argument("--demand-scale", type=float, default=1.0)
+    p.add_argument("--truck-share", type=float, default=0.0, help="a second class: this share of the trips")
+    p.add_argument("--truck-pce", type=float, default=2.5)
+    p.add_argument("--flows-out", help="CSV of total PCE flow per link (a_node,b_node,pce), one network only")
     a = p.parse_args()
     for name in a.networks.split(","):
-        run(name, a.data, a.cores, a.gap, a.demand_scale)
+        run(name, a.data, a.cores, a.gap, a.demand_scale, a.truck_share, a.truck_pce, a.flows_out)
 
 
 if __name__ == "__main__":

@@ -10,3 +10,10 @@ python3 benches/aequilibrae_tap.py --data "$DATA" --cores "$T" --gap 1e-4 --netw
 python3 benches/aequilibrae_tap.py --data "$DATA" --cores "$T" --gap 1e-4 --networks Chicago-Sketch --demand-scale 2 2>/dev/null
 cargo bench --bench tap -- --threads "$T" --algorithms bfw,b --networks "$NETS" --gap 1e-4 --max-seconds 300 2>/dev/null
 cargo bench --bench tap -- --threads "$T" --algorithms bfw,b --networks Chicago-Sketch --demand-scale 2 --gap 1e-4 --max-seconds 300 2>/dev/null
+# Two classes (issue 22): cars and trucks, 10 % of the trips as trucks at PCE 2.5, Chicago-Sketch with its
+# toll and distance factors, BFW to 1e-4 on both sides.
+python3 benches/aequilibrae_tap.py --data "$DATA" --cores "$T" --gap 1e-4 --networks Chicago-Sketch --truck-share 0.1 --truck-pce 2.5 2>/dev/null
+printf 'cars 1.0 0.9 0 0 -\ntrucks 2.5 0.1 0 0 -\n' > /tmp/urbanflow-cars-trucks.txt
+cargo run --release --example assign -- --net "$DATA/tntp/Chicago-Sketch/ChicagoSketch_net.tntp" \
+    --trips "$DATA/tntp/Chicago-Sketch/ChicagoSketch_trips.tntp.xz" --toll-factor 0.02 --distance-factor 0.04 \
+    --classes /tmp/urbanflow-cars-trucks.txt --gap 1e-4 --threads "$T" --json 2>/dev/null

@@ -254,3 +254,126 @@ pub fn solve_real<W: Weight>(
         algorithm: r.algorithm,
     })
 }
+
+/// Real-valued distances from every source to every target, row-major.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RealMatrix {
+    /// Row vertices.
+    pub sources: Vec<u32>,
+    /// Column vertices.
+    pub targets: Vec<u32>,
+    /// `data[i * targets.len() + j]`: length of the path found from `sources[i]` to `targets[j]`
+    /// (`f64::INFINITY` when unreachable).
+    pub data: Vec<f64>,
+    /// `None`: exact. `Some(r)`: the scaled engines ran at resolution `r`.
+    pub resolution: Option<f64>,
+    /// The largest excess of an entry over the true shortest distance (0 when exact), as
+    /// [`RealPaths::error_bound`] gives it per entry.
+    pub error_bound: f64,
+}
+
+/// Distances between every source and every target on real weights: exact `f64` Dijkstra on the CPU's
+/// threads when `backend` is `Cpu` and no `resolution` is given; otherwise the many-source engines of
+/// [`crate::many`] (any backend) on weights rounded to `resolution` (default: the largest weight /
+/// 2¹²), each entry re-summed in `f64` along its tree, with the largest error bound reported.
+///
+/// ```
+/// use graph_core::GraphBuilder;
+/// use algos_sssp::real::distance_matrix_real;
+/// let mut b = GraphBuilder::<f64>::new(3);
+/// b.add_arc(0, 1, 0.25).add_arc(1, 2, 0.5).add_arc(0, 2, 1.0);
+/// let (g, _) = b.build().unwrap();
+/// let m = distance_matrix_real(&g, &[0, 1], &[2], gpu_runtime::Backend::Cpu, None).unwrap();
+/// assert_eq!(m.data, vec![0.75, 0.5]);
+/// ```
+pub fn distance_matrix_real<W: Weight>(
+    g: &Csr<W>,
+    sources: &[u32],
+    targets: &[u32],
+    backend: Backend,
+    resolution: Option<f64>,
+) -> Result<RealMatrix, SsspError> {
+    use rayon::prelude::*;
+    let n = g.num_vertices();
+    if let Some(&t) = targets.iter().find(|&&t| t >= n) {
+        return Err(SsspError::TargetOutOfRange { target: t, n });
+    }
+    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+        return Err(SsspError::SourceOutOfRange { vertex: s, n });
+    }
+    let (max, min_positive) = check_weights(g)?;
+    let cols = targets.len();
+    if matches!(backend, Backend::Cpu) && resolution.is_none() {
+        let rows: Vec<Vec<f64>> = sources
+            .par_iter()
+            .map(|&s| {
+                dijkstra_real(g, s, false).map(|r| targets.iter().map(|&t| r.dist[t as usize]).collect())
+            })
+            .collect::<Result<_, _>>()?;
+        return Ok(RealMatrix {
+            sources: sources.to_vec(),
+            targets: targets.to_vec(),
+            data: rows.concat(),
+            resolution: None,
+            error_bound: 0.0,
+        });
+    }
+    let resolution = resolution.unwrap_or(if max > 0.0 { max / 4096.0 } else { 1.0 });
+    if !(resolution.is_finite() && resolution > 0.0) {
+        return Err(SsspError::InvalidParameter(format!(
+            "resolution {resolution}: expected a positive number"
+        )));
+    }
+    let scaled = g
+        .map_weights(|w| {
+            let s = (w.to_f64() / resolution).round();
+            if s < SATURATED as f64 { s as u32 } else { SATURATED }
+        })
+        .map_err(|e| SsspError::InvalidParameter(e.to_string()))?;
+    if scaled.weights().contains(&SATURATED) {
+        return Err(SsspError::InvalidParameter(format!(
+            "a weight is beyond u32 at resolution {resolution}: choose a coarser resolution"
+        )));
+    }
+    let mut data = vec![f64::INFINITY; sources.len() * cols];
+    let mut worst_hops = 0.0f64;
+    let mut longest = 0.0f64;
+    crate::many::many_to_all(&scaled, sources, backend, true, |block| {
+        let pred = block.pred.expect("asked for predecessors");
+        for i in 0..block.sources.len() {
+            let (row_pred, source) = (&pred[i * block.n..(i + 1) * block.n], block.sources[i]);
+            for (j, &t) in targets.iter().enumerate() {
+                if block.dist_row(i)[t as usize] == crate::paths::UNREACHABLE {
+                    continue;
+                }
+                let (mut v, mut len, mut hops) = (t, 0.0, 0u32);
+                while v != source {
+                    let a = row_pred[v as usize];
+                    len += g.weights()[a as usize].to_f64();
+                    v = g.offsets().partition_point(|&o| o <= a) as u32 - 1;
+                    hops += 1;
+                }
+                data[(block.first + i) * cols + j] = len;
+                worst_hops = worst_hops.max(hops as f64);
+                longest = longest.max(len);
+            }
+        }
+    })
+    .map_err(|e| match e {
+        SsspError::WeightOverflow { .. } => SsspError::InvalidParameter(format!(
+            "distances exceed u32 at resolution {resolution}: choose a coarser resolution (e.g. {})",
+            resolution * 16.0
+        )),
+        other => other,
+    })?;
+    // Per entry: resolution / 2 × (its arcs + the most arcs a path no longer than it can have).
+    let other = if min_positive > 0.0 { (longest / min_positive).floor() } else { n as f64 - 1.0 };
+    let error_bound = 0.5 * resolution * (worst_hops + other.min(n as f64 - 1.0));
+    Ok(RealMatrix {
+        sources: sources.to_vec(),
+        targets: targets.to_vec(),
+        data,
+        resolution: Some(resolution),
+        error_bound,
+    })
+}

@@ -124,3 +124,43 @@ fn f32_weights_and_errors() {
     let err = solve_real(&g, &q, Algorithm::DeltaStepping(None), Backend::Cpu).unwrap_err().to_string();
     assert!(err.contains("coarser resolution"), "{err}");
 }
+
+#[test]
+fn distance_matrices_exact_and_scaled() {
+    use algos_sssp::real::distance_matrix_real;
+    let mut rng = SplitMix64::new(33);
+    for case in 0..20 {
+        let n = 2 + rng.below(40) as u32;
+        let g = random_graph(&mut rng, n);
+        let sources: Vec<u32> = (0..5).map(|_| rng.below(n as u64) as u32).collect();
+        let targets: Vec<u32> = (0..7).map(|_| rng.below(n as u64) as u32).collect();
+        let exact = distance_matrix_real(&g, &sources, &targets, Backend::Cpu, None).unwrap();
+        assert_eq!(exact.error_bound, 0.0);
+        let scaled = distance_matrix_real(&g, &sources, &targets, Backend::Cpu, Some(0.05)).unwrap();
+        for (i, &s) in sources.iter().enumerate() {
+            let row = dijkstra_real(&g, s, false).unwrap();
+            for (j, &t) in targets.iter().enumerate() {
+                let (e, d) = (exact.data[i * targets.len() + j], scaled.data[i * targets.len() + j]);
+                assert_eq!(e, row.dist[t as usize], "case {case}");
+                assert_eq!(e.is_finite(), d.is_finite());
+                if e.is_finite() {
+                    let tol = 1e-9 * e.max(1.0);
+                    assert!(d >= e - tol && d <= e + scaled.error_bound + tol, "case {case}: {d} vs {e}");
+                }
+            }
+        }
+    }
+    gpu_runtime::testing::for_each_context("distance_matrices_exact_and_scaled", |ctx| {
+        let mut rng = SplitMix64::new(8);
+        let g = random_graph(&mut rng, 30);
+        let (sources, targets) = (vec![0, 3, 7], vec![1, 2, 29]);
+        let exact = distance_matrix_real(&g, &sources, &targets, Backend::Cpu, None).unwrap();
+        let gpu = distance_matrix_real(&g, &sources, &targets, Backend::Gpu(ctx), Some(0.01)).unwrap();
+        for (e, d) in exact.data.iter().zip(&gpu.data) {
+            assert_eq!(e.is_finite(), d.is_finite());
+            if e.is_finite() {
+                assert!(*d >= e - 1e-9 && *d <= e + gpu.error_bound + 1e-9, "{d} vs {e}");
+            }
+        }
+    });
+}
