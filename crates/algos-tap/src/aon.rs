@@ -140,6 +140,20 @@ fn finish_origin(
     ws: &mut Workspace,
     out: &mut BlockLoad,
 ) {
+    accumulate(g, origin, dests, flows, ws, out);
+    ws.reset();
+}
+
+/// SPTT contribution, unreachable pairs and loads of one origin's searched tree (destinations' demand
+/// already in `ws.node_flow`); leaves the tree in the workspace for another demand.
+fn accumulate(
+    g: &SearchGraph,
+    origin: u32,
+    dests: &[u32],
+    flows: &[f64],
+    ws: &mut Workspace,
+    out: &mut BlockLoad,
+) {
     for (&d, &f) in dests.iter().zip(flows) {
         let dd = ws.dist[d as usize];
         if dd.is_finite() {
@@ -159,7 +173,6 @@ fn finish_origin(
         }
         ws.node_flow[v as usize] = 0.0;
     }
-    ws.reset();
 }
 
 impl Workspace {
@@ -292,4 +305,71 @@ pub(crate) fn map_trees<R: Send>(
             },
         )
         .collect()
+}
+
+/// All-or-nothing loads of several demands that share the link costs `costs` (classes with the same
+/// costs): one full tree per origin of any demand, each demand loaded along it. Origins are blocked and
+/// summed as in [`all_or_nothing`], so a demand whose origins are the union gets the same bits.
+pub(crate) fn all_or_nothing_shared(
+    net: &Network,
+    g: &SearchGraph,
+    demands: &[&Demand],
+    costs: &[f64],
+    ys: &mut [Vec<f64>],
+) -> Result<Vec<f64>, TapError> {
+    let arcs = arcs_at(g, costs);
+    let mut origins: Vec<u32> = demands.iter().flat_map(|d| d.origins().iter().copied()).collect();
+    origins.sort_unstable();
+    origins.dedup();
+    let per_block = origins.len().div_ceil(BLOCKS).max(1);
+    let m = net.num_links();
+    let blocks: Vec<Vec<BlockLoad>> = (0..origins.len().div_ceil(per_block))
+        .into_par_iter()
+        .map_init(
+            || Workspace::new(g.num_nodes()),
+            |ws, b| {
+                let mut outs: Vec<BlockLoad> = demands
+                    .iter()
+                    .map(|_| BlockLoad { y: vec![0.0; m], sptt: 0.0, unreachable: Vec::new() })
+                    .collect();
+                for &o in &origins[b * per_block..((b + 1) * per_block).min(origins.len())] {
+                    search(g, &arcs, o, ws, usize::MAX);
+                    for (d, out) in demands.iter().zip(outs.iter_mut()) {
+                        if let Ok(i) = d.origins().binary_search(&o) {
+                            let (dests, flows) = d.from_origin(i);
+                            for (&dd, &f) in dests.iter().zip(flows) {
+                                ws.node_flow[dd as usize] = f;
+                            }
+                            accumulate(g, o, dests, flows, ws, out);
+                        }
+                    }
+                    ws.reset();
+                }
+                outs
+            },
+        )
+        .collect();
+    let mut sptt = vec![0.0; demands.len()];
+    let mut unreachable = Vec::new();
+    for y in ys.iter_mut() {
+        y.iter_mut().for_each(|v| *v = 0.0);
+    }
+    for block in blocks {
+        for (k, b) in block.into_iter().enumerate() {
+            for (t, v) in ys[k].iter_mut().zip(&b.y) {
+                *t += v;
+            }
+            sptt[k] += b.sptt;
+            unreachable.extend(b.unreachable);
+        }
+    }
+    if let Some(&(o, d, _)) = unreachable.first() {
+        return Err(TapError::DemandUnreachable {
+            pairs: unreachable.len(),
+            flow: unreachable.iter().map(|u| u.2).sum(),
+            origin: net.node_id(o),
+            destination: net.node_id(d),
+        });
+    }
+    Ok(sptt)
 }

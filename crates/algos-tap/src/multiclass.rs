@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use crate::aon::{SearchGraph, all_or_nothing};
+use crate::aon::{SearchGraph, all_or_nothing, all_or_nothing_shared};
 use crate::demand::Demand;
 use crate::error::TapError;
 use crate::network::Network;
@@ -175,19 +175,50 @@ pub fn assign_classes(
     let total_pce: f64 = classes.iter().map(|c| c.pce * c.demand.total()).sum();
     let mut monitor = Monitor::new(start, stop, total_pce);
     let kc = classes.len();
+    // Classes with the same costs (fixed costs and bans alike) share their shortest-path trees.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (k, c) in checked.iter().enumerate() {
+        let same = |g: &Vec<usize>| {
+            let o = &checked[g[0]];
+            o.banned == c.banned && o.fixed.iter().zip(&c.fixed).all(|(a, b)| a.to_bits() == b.to_bits())
+        };
+        match groups.iter_mut().find(|g| same(g)) {
+            Some(g) => g.push(k),
+            None => groups.push(vec![k]),
+        }
+    }
     let mut class_cost = vec![0.0; m];
-    let mut load = vec![0.0; m];
+    let mut loads: Vec<Vec<f64>> = vec![vec![0.0; m]; kc];
     // Loads every class at the network's `base` costs: class loadings in PCE units, stacked, and
     // Σ_k c^k · y^k.
     let mut load_all = |base: &[f64], stacked: &mut [f64]| -> Result<f64, TapError> {
         let mut sptt = 0.0;
-        for (k, c) in checked.iter().enumerate() {
-            c.costs(base, &mut class_cost);
-            let s = all_or_nothing(net, &g, &c.spec.demand, &class_cost, &mut load)
-                .map_err(|e| TapError::InvalidOption(format!("class {}: {e}", c.spec.name)))?;
-            sptt += c.spec.pce * s;
-            for (t, l) in stacked[k * m..(k + 1) * m].iter_mut().zip(&load) {
-                *t = c.spec.pce * l;
+        for group in &groups {
+            checked[group[0]].costs(base, &mut class_cost);
+            let named = |e: TapError, k: usize| {
+                TapError::InvalidOption(format!("class {}: {e}", checked[k].spec.name))
+            };
+            let per_class: Vec<f64> = if let [k] = group.as_slice() {
+                vec![
+                    all_or_nothing(net, &g, &checked[*k].spec.demand, &class_cost, &mut loads[*k])
+                        .map_err(|e| named(e, *k))?,
+                ]
+            } else {
+                let demands: Vec<&Demand> = group.iter().map(|&k| &checked[k].spec.demand).collect();
+                let mut ys: Vec<Vec<f64>> = group.iter().map(|&k| std::mem::take(&mut loads[k])).collect();
+                let s = all_or_nothing_shared(net, &g, &demands, &class_cost, &mut ys)
+                    .map_err(|e| named(e, group[0]))?;
+                for (&k, y) in group.iter().zip(ys) {
+                    loads[k] = y;
+                }
+                s
+            };
+            for (&k, s) in group.iter().zip(per_class) {
+                let pce = checked[k].spec.pce;
+                sptt += pce * s;
+                for (t, l) in stacked[k * m..(k + 1) * m].iter_mut().zip(&loads[k]) {
+                    *t = pce * l;
+                }
             }
         }
         Ok(sptt)
