@@ -114,6 +114,45 @@ fn check_weights<W: Weight>(g: &Csr<W>) -> Result<(f64, f64), SsspError> {
     Ok((max, if min_positive.is_finite() { min_positive } else { 0.0 }))
 }
 
+/// The graph with each weight rounded to a multiple of `resolution` (default: the largest weight /
+/// 2¹²), and the resolution used; weights beyond u32 at that resolution are an error naming the arc.
+fn scale_weights<W: Weight>(
+    g: &Csr<W>,
+    resolution: Option<f64>,
+    max: f64,
+) -> Result<(Csr<u32>, f64), SsspError> {
+    let resolution = resolution.unwrap_or(if max > 0.0 { max / 4096.0 } else { 1.0 });
+    if !(resolution.is_finite() && resolution > 0.0) {
+        return Err(SsspError::InvalidParameter(format!(
+            "resolution {resolution}: expected a positive number"
+        )));
+    }
+    let scaled = g
+        .map_weights(|w| {
+            let s = (w.to_f64() / resolution).round();
+            if s < SATURATED as f64 { s as u32 } else { SATURATED }
+        })
+        .map_err(|e| SsspError::InvalidParameter(e.to_string()))?;
+    if let Some(a) = scaled.weights().iter().position(|&w| w >= SATURATED) {
+        return Err(SsspError::InvalidParameter(format!(
+            "arc {a} is {} steps of the resolution {resolution}: beyond u32; choose a coarser resolution",
+            (g.weights()[a].to_f64() / resolution).round()
+        )));
+    }
+    Ok((scaled, resolution))
+}
+
+/// An integer engine's overflow, said in the caller's terms.
+fn overflow_hint(e: SsspError, resolution: f64) -> SsspError {
+    match e {
+        SsspError::WeightOverflow { .. } => SsspError::InvalidParameter(format!(
+            "distances exceed u32 at resolution {resolution}: choose a coarser resolution (e.g. {})",
+            resolution * 16.0
+        )),
+        other => other,
+    }
+}
+
 /// Exact Dijkstra with `f64` labels (binary heap on the labels' bits: non-negative `f64`s order like
 /// their bit patterns).
 pub fn dijkstra_real<W: Weight>(g: &Csr<W>, source: u32, predecessors: bool) -> Result<RealPaths, SsspError> {
@@ -170,32 +209,9 @@ pub fn solve_real<W: Weight>(
         return dijkstra_real(g, q.source, q.predecessors);
     }
     let (max, min_positive) = check_weights(g)?;
-    let resolution = q.resolution.unwrap_or(if max > 0.0 { max / 4096.0 } else { 1.0 });
-    if !(resolution.is_finite() && resolution > 0.0) {
-        return Err(SsspError::InvalidParameter(format!(
-            "resolution {resolution}: expected a positive number"
-        )));
-    }
-    let scaled = g
-        .map_weights(|w| {
-            let s = (w.to_f64() / resolution).round();
-            if s < SATURATED as f64 { s as u32 } else { SATURATED }
-        })
-        .map_err(|e| SsspError::InvalidParameter(e.to_string()))?;
-    if let Some(a) = scaled.weights().iter().position(|&w| w >= SATURATED) {
-        return Err(SsspError::InvalidParameter(format!(
-            "arc {a} is {} steps of the resolution {resolution}: beyond u32; choose a coarser resolution",
-            (g.weights()[a].to_f64() / resolution).round()
-        )));
-    }
+    let (scaled, resolution) = scale_weights(g, q.resolution, max)?;
     let query = Query { source: q.source, predecessors: true, ..Default::default() };
-    let r = solve(&scaled, &query, algorithm, backend).map_err(|e| match e {
-        SsspError::WeightOverflow { .. } => SsspError::InvalidParameter(format!(
-            "distances exceed u32 at resolution {resolution}: choose a coarser resolution (e.g. {})",
-            resolution * 16.0
-        )),
-        other => other,
-    })?;
+    let r = solve(&scaled, &query, algorithm, backend).map_err(|e| overflow_hint(e, resolution))?;
     let pred = r.pred_arc.clone().expect("asked for predecessors");
     // Re-sum along the tree in f64, parents before children (a child's integer distance is at least
     // its parent's; zero steps are ordered by the tree itself through the explicit traversal).
@@ -318,23 +334,7 @@ pub fn distance_matrix_real<W: Weight>(
             error_bound: 0.0,
         });
     }
-    let resolution = resolution.unwrap_or(if max > 0.0 { max / 4096.0 } else { 1.0 });
-    if !(resolution.is_finite() && resolution > 0.0) {
-        return Err(SsspError::InvalidParameter(format!(
-            "resolution {resolution}: expected a positive number"
-        )));
-    }
-    let scaled = g
-        .map_weights(|w| {
-            let s = (w.to_f64() / resolution).round();
-            if s < SATURATED as f64 { s as u32 } else { SATURATED }
-        })
-        .map_err(|e| SsspError::InvalidParameter(e.to_string()))?;
-    if scaled.weights().contains(&SATURATED) {
-        return Err(SsspError::InvalidParameter(format!(
-            "a weight is beyond u32 at resolution {resolution}: choose a coarser resolution"
-        )));
-    }
+    let (scaled, resolution) = scale_weights(g, resolution, max)?;
     let mut data = vec![f64::INFINITY; sources.len() * cols];
     let mut worst_hops = 0.0f64;
     let mut longest = 0.0f64;
@@ -359,13 +359,7 @@ pub fn distance_matrix_real<W: Weight>(
             }
         }
     })
-    .map_err(|e| match e {
-        SsspError::WeightOverflow { .. } => SsspError::InvalidParameter(format!(
-            "distances exceed u32 at resolution {resolution}: choose a coarser resolution (e.g. {})",
-            resolution * 16.0
-        )),
-        other => other,
-    })?;
+    .map_err(|e| overflow_hint(e, resolution))?;
     // Per entry: resolution / 2 × (its arcs + the most arcs a path no longer than it can have).
     let other = if min_positive > 0.0 { (longest / min_positive).floor() } else { n as f64 - 1.0 };
     let error_bound = 0.5 * resolution * (worst_hops + other.min(n as f64 - 1.0));

@@ -273,15 +273,21 @@ pub(crate) fn all_or_nothing(
         sptt += b.sptt;
         unreachable.extend(b.unreachable);
     }
-    if let Some(&(o, d, _)) = unreachable.first() {
-        return Err(TapError::DemandUnreachable {
+    unreachable_error(net, &unreachable)?;
+    Ok(sptt)
+}
+
+/// The demand that found no path, as an error naming the first pair.
+fn unreachable_error(net: &Network, unreachable: &[(u32, u32, f64)]) -> Result<(), TapError> {
+    match unreachable.first() {
+        Some(&(o, d, _)) => Err(TapError::DemandUnreachable {
             pairs: unreachable.len(),
             flow: unreachable.iter().map(|u| u.2).sum(),
             origin: net.node_id(o),
             destination: net.node_id(d),
-        });
+        }),
+        None => Ok(()),
     }
-    Ok(sptt)
 }
 
 /// A full shortest-path tree per origin at link costs `costs` (zones not passed through), handed to
@@ -363,13 +369,6 @@ pub(crate) fn all_or_nothing_shared(
             unreachable.extend(b.unreachable);
         }
     }
-    if let Some(&(o, d, _)) = unreachable.first() {
-        return Err(TapError::DemandUnreachable {
-            pairs: unreachable.len(),
-            flow: unreachable.iter().map(|u| u.2).sum(),
-            origin: net.node_id(o),
-            destination: net.node_id(d),
-        });
-    }
+    unreachable_error(net, &unreachable)?;
     Ok(sptt)
 }
