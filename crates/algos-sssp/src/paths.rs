@@ -76,7 +76,7 @@ impl ShortestPaths {
 }
 
 /// Tail of arc `a` (binary search in the offsets).
-pub fn tail_of(graph: &Csr<u32>, a: u32) -> u32 {
+pub fn tail_of<W: graph_core::Weight>(graph: &Csr<W>, a: u32) -> u32 {
     graph.offsets().partition_point(|&o| o <= a) as u32 - 1
 }
 

@@ -35,7 +35,7 @@ use graph_core::{Csr, Weight};
 
 use crate::api::{Algorithm, Query, solve};
 use crate::error::SsspError;
-use crate::paths::{NO_ARC, SATURATED};
+use crate::paths::{NO_ARC, SATURATED, tail_of};
 
 /// A real-valued query.
 #[derive(Debug, Clone, Default)]
@@ -211,8 +211,8 @@ pub fn solve_real<W: Weight>(
     let (max, min_positive) = check_weights(g)?;
     let (scaled, resolution) = scale_weights(g, q.resolution, max)?;
     let query = Query { source: q.source, predecessors: true, ..Default::default() };
-    let r = solve(&scaled, &query, algorithm, backend).map_err(|e| overflow_hint(e, resolution))?;
-    let pred = r.pred_arc.clone().expect("asked for predecessors");
+    let mut r = solve(&scaled, &query, algorithm, backend).map_err(|e| overflow_hint(e, resolution))?;
+    let pred = r.pred_arc.take().expect("asked for predecessors");
     // Re-sum along the tree in f64, parents before children (a child's integer distance is at least
     // its parent's; zero steps are ordered by the tree itself through the explicit traversal).
     let n = g.num_vertices() as usize;
@@ -221,7 +221,7 @@ pub fn solve_real<W: Weight>(
     for v in 0..n {
         if pred[v] != NO_ARC {
             let a = pred[v];
-            tail[v] = g.offsets().partition_point(|&o| o <= a) as u32 - 1;
+            tail[v] = tail_of(g, a);
             children_start[tail[v] as usize + 1] += 1;
         }
     }
@@ -350,7 +350,7 @@ pub fn distance_matrix_real<W: Weight>(
                 while v != source {
                     let a = row_pred[v as usize];
                     len += g.weights()[a as usize].to_f64();
-                    v = g.offsets().partition_point(|&o| o <= a) as u32 - 1;
+                    v = tail_of(g, a);
                     hops += 1;
                 }
                 data[(block.first + i) * cols + j] = len;

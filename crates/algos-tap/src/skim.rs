@@ -93,7 +93,8 @@ pub fn skims(net: &Network, flows: &[f64], costs: &[f64]) -> Result<Skims, TapEr
 }
 
 /// The links (network order indices) of the shortest path from node `origin` to node `destination` at
-/// generalised link `costs`, the way [`skims`] and the loader route it; `None` when unreachable.
+/// generalised link `costs`, the way [`skims`] and the loader route it; `None` when unreachable. Each
+/// call builds its search graph and one tree: for many pairs, [`skims`] sums along shared trees.
 pub fn shortest_path(net: &Network, costs: &[f64], origin: u32, destination: u32) -> Option<Vec<usize>> {
     let g = SearchGraph::new(net, true);
     map_trees(&g, costs, &[origin], |_, dist, pred, _| {
