@@ -127,6 +127,10 @@ pub struct ManyOptions<'a> {
     pub gpu: Option<BatchConfig>,
     /// CPU threads working beside the GPU (default: rayon's thread count − 1, at least 1).
     pub cpu_threads: Option<usize>,
+    /// Several GPUs ([`gpu_runtime::devices::open`]): when not empty and the backend is not `Cpu`,
+    /// these devices replace the backend's one GPU and share the trees by measured rate (work queue
+    /// with a tail guard; `Single` = the GPUs without CPU threads). Rows never depend on the split.
+    pub devices: &'a [GpuContext],
 }
 
 /// What [`many_to_all_with`] did.
@@ -138,6 +142,8 @@ pub struct ManyStats {
     pub gpu_trees: usize,
     /// Trees computed on the CPU.
     pub cpu_trees: usize,
+    /// Trees computed on each GPU, in the order of the devices used.
+    pub gpu_trees_per_device: Vec<usize>,
     /// The schedule that ran (never `Auto`; `Single` on the CPU when `Auto` chose the CPU).
     pub schedule: Schedule,
     /// The GPU launch settings used, when the GPU ran.
@@ -188,9 +194,9 @@ pub fn many_to_all_with(
     let (placement, done) = match (opts.backend, opts.schedule) {
         (Backend::Cpu, _) => (Plan::Cpu, 0),
         (backend, Schedule::Auto) => auto_plan(graph, sources, backend, opts, &mut out, &mut emit)?,
-        (backend, schedule) => match backend.resolve() {
-            Resolved::Cpu => (Plan::Cpu, 0),
-            Resolved::Gpu(ctx) => (Plan::Gpu(ctx, schedule, opts.gpu), 0),
+        (backend, schedule) => match devices_of(backend, opts) {
+            gpus if gpus.is_empty() => (Plan::Cpu, 0),
+            gpus => (Plan::Gpu(gpus.into_iter().map(|g| (g, opts.gpu)).collect(), schedule), 0),
         },
     };
     let rest = &sources[done..];
@@ -200,42 +206,66 @@ pub fn many_to_all_with(
             out.schedule = Schedule::Single;
             cpu_blocks(graph, rest, &mut out, &mut emit_rest)?;
         }
-        Plan::Gpu(ctx, schedule, config) => {
-            let config = match config {
-                Some(c) => c,
-                None => {
-                    let t = crate::tuning::tune_for(ctx, graph, rest.len())?;
-                    out.tune_s += t.tune_s;
-                    t.config
-                }
-            };
+        Plan::Gpu(gpus, schedule) => {
+            let mut tuned = Vec::with_capacity(gpus.len());
+            for (ctx, config) in gpus {
+                let config = match config {
+                    Some(c) => c,
+                    None => {
+                        let t = crate::tuning::tune_for(ctx, graph, rest.len())?;
+                        out.tune_s += t.tune_s;
+                        t.config
+                    }
+                };
+                tuned.push((ctx, config));
+            }
             out.schedule = schedule;
-            out.gpu_config = Some(config);
+            out.gpu_config = Some(tuned[0].1);
+            out.gpu_trees_per_device = vec![0; tuned.len()];
             if rest.is_empty() {
                 return Ok(out);
             }
-            if schedule == Schedule::Single {
-                let mut solver = gpu_solver(ctx, graph, config, rest.len())?;
+            if schedule == Schedule::Single && tuned.len() == 1 {
+                let mut solver = gpu_solver(tuned[0].0, graph, tuned[0].1, rest.len())?;
                 let stats =
                     solver.for_each_block(rest, |first, block, dist| emit_rest(first, block, dist))?;
                 out.stats.phases += stats.phases;
                 out.stats.dispatches += stats.dispatches;
                 out.stats.readbacks += stats.readbacks;
                 out.gpu_trees += rest.len();
+                out.gpu_trees_per_device[0] += rest.len();
             } else {
-                let threads =
-                    opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1);
-                hetero(graph, rest, ctx, config, schedule, threads, &mut out, &mut emit_rest)?;
+                let threads = match schedule {
+                    Schedule::Single => 0,
+                    _ => opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1),
+                };
+                hetero(graph, rest, &tuned, schedule, threads, &mut out, &mut emit_rest)?;
             }
         }
     }
     Ok(out)
 }
 
+/// The GPUs a backend stands for: [`ManyOptions::devices`] when given, else the backend's one GPU
+/// (none for the CPU).
+fn devices_of<'a>(backend: Backend<'a>, opts: &ManyOptions<'a>) -> Vec<&'a GpuContext> {
+    if matches!(backend, Backend::Cpu) {
+        return Vec::new();
+    }
+    if !opts.devices.is_empty() {
+        return opts.devices.iter().collect();
+    }
+    match backend.resolve() {
+        Resolved::Cpu => Vec::new(),
+        Resolved::Gpu(ctx) => vec![ctx],
+    }
+}
+
 /// Where the trees go after the automatic choice.
 enum Plan<'a> {
     Cpu,
-    Gpu(&'a GpuContext, Schedule, Option<BatchConfig>),
+    /// These GPUs (launch settings when already known), under this schedule.
+    Gpu(Vec<(&'a GpuContext, Option<BatchConfig>)>, Schedule),
 }
 
 /// The CPU path: rayon over blocks of [`CPU_BLOCK`] sources, each thread with its own heap.
@@ -269,7 +299,7 @@ fn auto_plan<'a>(
     graph: &Csr<u32>,
     sources: &[u32],
     backend: Backend<'a>,
-    opts: &ManyOptions<'_>,
+    opts: &ManyOptions<'a>,
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
 ) -> Result<(Plan<'a>, usize), SsspError> {
@@ -295,10 +325,17 @@ fn auto_plan<'a>(
         decision.reason = "every source was computed while timing the CPU".into();
         return cpu(decision, out);
     }
+    let software =
+        |ctx: &GpuContext| format!("`{}` is a software adapter: slower than the CPU", ctx.info.name);
+    if let Some(ctx) = opts.devices.iter().find(|c| c.is_software()) {
+        decision.reason = software(ctx);
+        return cpu(decision, out);
+    }
     if let Backend::Gpu(ctx) = backend
         && ctx.is_software()
+        && opts.devices.is_empty()
     {
-        decision.reason = format!("`{}` is a software adapter: slower than the CPU", ctx.info.name);
+        decision.reason = software(ctx);
         return cpu(decision, out);
     }
     if cpu_seconds < MIN_CPU_SECONDS_FOR_GPU {
@@ -307,52 +344,64 @@ fn auto_plan<'a>(
         );
         return cpu(decision, out);
     }
-    let ctx = match backend {
-        Backend::Auto if gpu_runtime::context::auto_adapter().chosen.is_none() => {
-            decision.reason = gpu_runtime::context::auto_adapter().reason.clone();
-            return cpu(decision, out);
-        }
-        b => match b.resolve() {
-            Resolved::Gpu(ctx) => ctx,
-            Resolved::Cpu => {
-                decision.reason = "no GPU could be opened".into();
-                return cpu(decision, out);
-            }
-        },
-    };
-    if ctx.is_software() {
-        decision.reason = format!("`{}` is a software adapter: slower than the CPU", ctx.info.name);
+    if matches!(backend, Backend::Auto)
+        && opts.devices.is_empty()
+        && gpu_runtime::context::auto_adapter().chosen.is_none()
+    {
+        decision.reason = gpu_runtime::context::auto_adapter().reason.clone();
         return cpu(decision, out);
     }
-    let (config, gpu_rate) = match opts.gpu {
-        // Caller-given settings: nothing is measured, so there is no GPU rate to weigh the CPU
-        // threads against; the caller chose this GPU, which runs alone.
-        Some(c) => (c, None),
-        None => {
-            let tuned = crate::tuning::tune_for(ctx, graph, rest)?;
-            out.tune_s += tuned.tune_s;
-            (tuned.config, tuned.trees_per_s)
+    let gpus = devices_of(backend, opts);
+    if gpus.is_empty() {
+        decision.reason = "no GPU could be opened".into();
+        return cpu(decision, out);
+    }
+    if let Some(ctx) = gpus.iter().find(|c| c.is_software()) {
+        decision.reason = software(ctx);
+        return cpu(decision, out);
+    }
+    let mut placed = Vec::with_capacity(gpus.len());
+    // The GPUs' combined rate; unknown when any of them could not be measured.
+    let mut gpu_rate = Some(0.0);
+    for ctx in gpus {
+        match opts.gpu {
+            // Caller-given settings: nothing is measured, so there is no GPU rate to weigh the CPU
+            // threads against; the caller chose these GPUs, which run alone.
+            Some(c) => {
+                placed.push((ctx, Some(c)));
+                gpu_rate = None;
+            }
+            None => {
+                let tuned = crate::tuning::tune_for(ctx, graph, rest)?;
+                out.tune_s += tuned.tune_s;
+                placed.push((ctx, Some(tuned.config)));
+                gpu_rate = match (gpu_rate, tuned.trees_per_s) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    _ => None,
+                };
+            }
         }
-    };
+    }
     decision.gpu_trees_per_s = gpu_rate;
     let placement = if opts.gpu.is_some() { Placement::Gpu } else { place(cpu_rate, gpu_rate) };
+    let which = if placed.len() == 1 { "GPU".to_string() } else { format!("{} GPUs", placed.len()) };
     decision.reason = match (placement, gpu_rate) {
-        (_, None) if opts.gpu.is_some() => "launch settings were given: the GPU runs alone".into(),
+        (_, None) if opts.gpu.is_some() => format!("launch settings were given: the {which} run alone"),
         (_, None) => "the GPU could not be measured: the CPU runs".into(),
-        (Placement::Cpu, Some(g)) => format!("GPU {g:.0} trees/s is not faster than CPU {cpu_rate:.0}"),
+        (Placement::Cpu, Some(g)) => format!("{which} {g:.0} trees/s is not faster than CPU {cpu_rate:.0}"),
         (Placement::Gpu, Some(g)) => format!(
-            "GPU {g:.0} trees/s; the CPU's {cpu_rate:.0} adds less than {:.0}% of that",
+            "{which} {g:.0} trees/s; the CPU's {cpu_rate:.0} adds less than {:.0}% of that",
             crate::auto::WORK_QUEUE_MIN_CPU_SHARE * 100.0
         ),
         (Placement::Both, Some(g)) => {
-            format!("GPU {g:.0} trees/s and CPU {cpu_rate:.0} together (work queue)")
+            format!("{which} {g:.0} trees/s and CPU {cpu_rate:.0} together (work queue)")
         }
     };
     out.decision = Some(decision);
     Ok(match placement {
         Placement::Cpu => (Plan::Cpu, probe),
-        Placement::Gpu => (Plan::Gpu(ctx, Schedule::Single, Some(config)), probe),
-        Placement::Both => (Plan::Gpu(ctx, Schedule::WorkQueue, Some(config)), probe),
+        Placement::Gpu => (Plan::Gpu(placed, Schedule::Single), probe),
+        Placement::Both => (Plan::Gpu(placed, Schedule::WorkQueue), probe),
     })
 }
 
@@ -385,79 +434,95 @@ fn gpu_solver<'a>(
 /// Receives `(first, sources, rows)` of a block on the calling thread.
 type RowSink<'s> = dyn FnMut(usize, &[u32], &[u32]) + 's;
 
-/// A block computed by a CPU worker thread, sent to the calling thread.
+/// A block computed by a worker thread (a CPU thread or a GPU other than the first), sent to the
+/// calling thread.
 struct OwnedBlock {
     first: usize,
     sources: Vec<u32>,
     dist: Vec<u32>,
     stats: SsspStats,
+    /// The GPU that computed it (index into the device list), or `None` for a CPU thread.
+    device: Option<usize>,
 }
 
-/// CPU threads and the GPU at once. The calling thread drives the GPU and hands its rows to the sink
-/// straight from the readback buffer; CPU workers send their blocks over a bounded channel, drained
-/// by the calling thread between GPU batches, so the sink needs neither `Send` nor a lock.
+/// Trees per second of each worker, as f64 bits (0 until measured), for the tail guard.
+struct Rates(Vec<std::sync::atomic::AtomicU64>);
+
+impl Rates {
+    fn new(workers: usize) -> Self {
+        Self((0..workers).map(|_| std::sync::atomic::AtomicU64::new(0)).collect())
+    }
+    fn set(&self, w: usize, trees_per_s: f64) {
+        self.0[w].store(trees_per_s.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    }
+    fn get(&self, w: usize) -> f64 {
+        f64::from_bits(self.0[w].load(std::sync::atomic::Ordering::Relaxed))
+    }
+    /// Whether worker `w` should leave the last `left` sources to the others rather than take `want`
+    /// of them: true when the others, at their measured rates, finish all of them sooner than `w`
+    /// finishes its chunk (so `w` would be the one the run waits for).
+    fn leave_tail(&self, w: usize, left: usize, want: usize) -> bool {
+        let mine = self.get(w);
+        let others: f64 = (0..self.0.len()).filter(|&o| o != w).map(|o| self.get(o)).sum();
+        mine > 0.0 && others > 0.0 && (left as f64) / others < want.min(left) as f64 / mine
+    }
+}
+
+/// CPU threads and one or more GPUs at once. The calling thread drives the first GPU and hands its
+/// rows to the sink straight from the readback buffer; every other GPU and every CPU thread works on
+/// its own thread and sends its blocks over a bounded channel, drained by the calling thread between
+/// its GPU batches, so the sink needs neither `Send` nor a lock.
 ///
-/// Under the work queue a CPU worker takes a chunk only while the GPU, at the rate it has shown so
-/// far, would need longer than that chunk takes on one CPU thread for the sources left: otherwise
-/// the CPU would finish its last chunk after the GPU has run dry (a GPU much faster than the CPU
-/// then does nearly everything, which is the right split). The GPU always takes what is left.
-#[allow(clippy::too_many_arguments)]
+/// Under the work queue every worker but the first GPU takes a chunk only while the others, at the
+/// rates they have shown so far, would need longer for the sources left than this chunk takes on this
+/// worker ([`Rates::leave_tail`]): otherwise it would finish its last chunk after the rest have run
+/// dry. The first GPU always takes what is left.
 fn hetero(
     graph: &Csr<u32>,
     sources: &[u32],
-    ctx: &gpu_runtime::GpuContext,
-    config: BatchConfig,
+    gpus: &[(&GpuContext, BatchConfig)],
     schedule: Schedule,
     cpu_threads: usize,
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
 ) -> Result<(), SsspError> {
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::time::Instant;
     let n = graph.num_vertices() as usize;
     let total = sources.len();
     let cursor = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    // Seconds per tree on the GPU (whole batches) and on one CPU thread, once measured.
-    let gpu_rate: Mutex<Option<f64>> = Mutex::new(None);
-    let cpu_rate: Mutex<Option<f64>> = Mutex::new(None);
-    // Equitable shares: worker 0 is the GPU, workers 1..=cpu_threads the CPU threads.
-    let workers = cpu_threads + 1;
+    // Workers 0..gpus.len() are the GPUs, then the CPU threads.
+    let workers = gpus.len() + cpu_threads;
+    let rates = Rates::new(workers);
+    // Equitable shares, by worker.
     let share = |w: usize| {
         let (q, r) = (total / workers, total % workers);
         let start = w * q + w.min(r);
         start..start + q + usize::from(w < r)
     };
-    let grab =
-        |own: &mut std::ops::Range<usize>, want: usize, is_cpu: bool| -> Option<std::ops::Range<usize>> {
-            if stop.load(Ordering::Relaxed) {
-                return None;
+    let grab = |w: usize, own: &mut std::ops::Range<usize>, want: usize| -> Option<std::ops::Range<usize>> {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let r = match schedule {
+            Schedule::Equitable => {
+                let end = (own.start + want).min(own.end);
+                let r = own.start..end;
+                own.start = end;
+                r
             }
-            let r = match schedule {
-                Schedule::Equitable => {
-                    let end = (own.start + want).min(own.end);
-                    let r = own.start..end;
-                    own.start = end;
-                    r
+            _ => {
+                let left = total.saturating_sub(cursor.load(Ordering::Relaxed));
+                if w != 0 && rates.leave_tail(w, left, want) {
+                    return None;
                 }
-                _ => {
-                    if is_cpu {
-                        let left = total.saturating_sub(cursor.load(Ordering::Relaxed));
-                        let g = *gpu_rate.lock().unwrap_or_else(|e| e.into_inner());
-                        let c = *cpu_rate.lock().unwrap_or_else(|e| e.into_inner());
-                        if let (Some(g), Some(c)) = (g, c)
-                            && (left as f64) * g < want as f64 * c
-                        {
-                            return None;
-                        }
-                    }
-                    let start = cursor.fetch_add(want, Ordering::Relaxed).min(total);
-                    start..(start + want).min(total)
-                }
-            };
-            (!r.is_empty()).then_some(r)
+                let start = cursor.fetch_add(want, Ordering::Relaxed).min(total);
+                start..(start + want).min(total)
+            }
         };
+        (!r.is_empty()).then_some(r)
+    };
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<OwnedBlock, SsspError>>(2 * workers);
     let mut error: Option<SsspError> = None;
     let take = |msg: Result<OwnedBlock, SsspError>,
@@ -466,8 +531,16 @@ fn hetero(
                 emit: &mut RowSink<'_>| match msg {
         Ok(b) => {
             out.stats.phases += b.stats.phases;
-            out.cpu_trees += b.sources.len();
-            if error.is_none() {
+            out.stats.dispatches += b.stats.dispatches;
+            out.stats.readbacks += b.stats.readbacks;
+            match b.device {
+                Some(d) => {
+                    out.gpu_trees += b.sources.len();
+                    out.gpu_trees_per_device[d] += b.sources.len();
+                }
+                None => out.cpu_trees += b.sources.len(),
+            }
+            if error.is_none() && !b.sources.is_empty() {
                 emit(b.first, &b.sources, &b.dist);
             }
         }
@@ -477,13 +550,13 @@ fn hetero(
         }
     };
     std::thread::scope(|scope| {
-        let (grab, stop, cpu_rate) = (&grab, &stop, &cpu_rate);
-        for w in 1..=cpu_threads {
+        let (grab, stop, rates) = (&grab, &stop, &rates);
+        for w in gpus.len()..workers {
             let tx = tx.clone();
             scope.spawn(move || {
                 let mut own = share(w);
                 let mut heap = RadixHeap::new();
-                while let Some(r) = grab(&mut own, CPU_CHUNK, true) {
+                while let Some(r) = grab(w, &mut own, CPU_CHUNK) {
                     let t = Instant::now();
                     let block = &sources[r.clone()];
                     let mut dist = vec![0u32; block.len() * n];
@@ -498,28 +571,74 @@ fn hetero(
                             }
                         }
                     }
-                    let per_tree = t.elapsed().as_secs_f64() / block.len() as f64;
-                    cpu_rate.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(per_tree);
-                    let b = OwnedBlock { first: r.start, sources: block.to_vec(), dist, stats };
+                    rates.set(w, block.len() as f64 / t.elapsed().as_secs_f64().max(1e-9));
+                    let b = OwnedBlock { first: r.start, sources: block.to_vec(), dist, stats, device: None };
                     if tx.send(Ok(b)).is_err() {
                         return;
                     }
                 }
             });
         }
+        // GPUs after the first, each driven from its own thread; rows are copied out of the readback
+        // buffer to travel to the calling thread.
+        for (w, &(ctx, config)) in gpus.iter().enumerate().skip(1) {
+            let tx = tx.clone();
+            scope.spawn(move || {
+                let run = || -> Result<SsspStats, SsspError> {
+                    let mut solver = gpu_solver(ctx, graph, config, total)?;
+                    let slots = solver.slots();
+                    let mut own = share(w);
+                    let started = Instant::now();
+                    let mut done = 0usize;
+                    solver.for_each_fed_block(
+                        || grab(w, &mut own, slots).map(|r| (r.start, sources[r].to_vec())),
+                        |first, block, rows| {
+                            done += block.len();
+                            rates.set(w, done as f64 / started.elapsed().as_secs_f64().max(1e-9));
+                            let b = OwnedBlock {
+                                first,
+                                sources: block.to_vec(),
+                                dist: rows.to_vec(),
+                                stats: SsspStats::default(),
+                                device: Some(w),
+                            };
+                            let _ = tx.send(Ok(b));
+                        },
+                    )
+                };
+                match run() {
+                    Ok(stats) => {
+                        let b = OwnedBlock {
+                            first: 0,
+                            sources: Vec::new(),
+                            dist: Vec::new(),
+                            stats,
+                            device: Some(w),
+                        };
+                        let _ = tx.send(Ok(b));
+                    }
+                    Err(e) => {
+                        stop.store(true, Ordering::Relaxed);
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            });
+        }
         drop(tx);
-        // The GPU, driven from this thread.
+        // The first GPU, driven from this thread.
+        let (ctx, config) = gpus[0];
         let gpu = (|| {
             let mut solver = gpu_solver(ctx, graph, config, total)?;
             let slots = solver.slots();
             let mut own = share(0);
             let started = Instant::now();
             solver.for_each_fed_block(
-                || grab(&mut own, slots, false).map(|r| (r.start, sources[r].to_vec())),
+                || grab(0, &mut own, slots).map(|r| (r.start, sources[r].to_vec())),
                 |first, block, rows| {
                     out.gpu_trees += block.len();
-                    let per_tree = started.elapsed().as_secs_f64() / out.gpu_trees as f64;
-                    *gpu_rate.lock().unwrap_or_else(|e| e.into_inner()) = Some(per_tree);
+                    out.gpu_trees_per_device[0] += block.len();
+                    let done = out.gpu_trees_per_device[0];
+                    rates.set(0, done as f64 / started.elapsed().as_secs_f64().max(1e-9));
                     emit(first, block, rows);
                     while let Ok(msg) = rx.try_recv() {
                         take(msg, out, &mut error, emit);
@@ -538,7 +657,7 @@ fn hetero(
                 error.get_or_insert(e);
             }
         }
-        // What the CPU threads still hold, and, under the work queue, what nobody took.
+        // What the other workers still hold, and, under the work queue, what nobody took.
         for msg in rx.iter() {
             take(msg, out, &mut error, emit);
         }

@@ -173,6 +173,7 @@ fn cpu_and_gpu_together_under_both_policies() {
                     schedule,
                     gpu: Some(BatchConfig { workgroup_size: 64, slots: 4, delta: 5, budget: 64 }),
                     cpu_threads: Some(2),
+                    ..Default::default()
                 };
                 let mut seen = vec![0u32; sources.len()];
                 let out = many_to_all_with(&g, &sources, &opts, |b| {
@@ -208,6 +209,55 @@ fn cpu_and_gpu_together_under_both_policies() {
             total
         };
         assert_eq!(sum(Backend::Gpu(ctx), Schedule::WorkQueue), sum(Backend::Cpu, Schedule::Single));
+    });
+}
+
+/// Two GPUs (two devices on one adapter here), alone and beside CPU threads, under every policy:
+/// every tree exactly once and equal to Dijkstra's, both devices used, counts per device adding up.
+#[test]
+fn several_gpus_share_the_trees() {
+    use algos_sssp::gpu::BatchConfig;
+    use algos_sssp::many::{ManyOptions, Schedule, many_to_all_with};
+    gpu_runtime::testing::with_two_devices("several_gpus_share_the_trees", |devices| {
+        let g = random_graph(44);
+        let n = g.num_vertices();
+        let sources: Vec<u32> = (0..4 * n + 3).map(|i| (i * 7) % n).collect();
+        let want: Vec<Vec<u32>> = sources
+            .iter()
+            .map(|&s| solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist)
+            .collect();
+        for (schedule, threads) in
+            [(Schedule::Single, None), (Schedule::Equitable, Some(1)), (Schedule::WorkQueue, Some(2))]
+        {
+            let opts = ManyOptions {
+                backend: Backend::Gpu(&devices[0]),
+                schedule,
+                gpu: Some(BatchConfig { workgroup_size: 64, slots: 4, delta: 5, budget: 64 }),
+                cpu_threads: threads,
+                devices,
+                ..Default::default()
+            };
+            let mut seen = vec![0u32; sources.len()];
+            let out = many_to_all_with(&g, &sources, &opts, |b| {
+                for i in 0..b.sources.len() {
+                    let k = b.first + i;
+                    seen[k] += 1;
+                    assert!(b.dist_row(i) == want[k].as_slice(), "{schedule:?} source {k}");
+                }
+            })
+            .unwrap();
+            assert!(seen.iter().all(|&c| c == 1), "{schedule:?}: every tree once");
+            assert_eq!(out.gpu_trees_per_device.len(), 2);
+            assert_eq!(out.gpu_trees_per_device.iter().sum::<usize>(), out.gpu_trees);
+            assert_eq!(out.gpu_trees + out.cpu_trees, sources.len());
+            if schedule != Schedule::WorkQueue {
+                // Fixed shares (Equitable) and the GPUs alone racing for batches both use each device.
+                assert!(out.gpu_trees_per_device.iter().all(|&t| t > 0), "{schedule:?}: {out:?}");
+            }
+            if schedule == Schedule::Single {
+                assert_eq!(out.cpu_trees, 0);
+            }
+        }
     });
 }
 

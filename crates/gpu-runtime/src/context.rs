@@ -164,7 +164,7 @@ pub struct AdapterSummary {
 }
 
 impl AdapterSummary {
-    fn of(info: &wgpu::AdapterInfo) -> Self {
+    pub(crate) fn of(info: &wgpu::AdapterInfo) -> Self {
         Self {
             name: info.name.clone(),
             backend: format!("{:?}", info.backend),

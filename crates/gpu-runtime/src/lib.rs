@@ -6,6 +6,7 @@
 //!   the adapter's own limits, the optional features the algorithms use, and a pipeline cache;
 //! - [`GpuBuffer`]: typed storage buffers with upload and single-map readback;
 //! - [`Shader`] and the WGSL `//!include` mechanism, validated by naga ([`shader::validate`]);
+//! - [`devices`]: several GPUs in one process (`--gpus all|0,1|name`);
 //! - [`dispatch`]: workgroup grids that split past the 65,535-per-dimension limit;
 //! - [`sequence`]: a loop of dispatches described once and run without host round trips;
 //! - [`GpuTimer`]: GPU timestamps when the adapter has them;
@@ -18,6 +19,7 @@ pub mod backend;
 pub mod buffer;
 pub mod context;
 pub mod copy;
+pub mod devices;
 pub mod dispatch;
 pub mod error;
 pub mod pipeline;

@@ -56,3 +56,23 @@ pub fn for_each_context(test: &str, mut f: impl FnMut(&GpuContext)) {
         f(ctx);
     }
 }
+
+/// Runs `f` on two devices opened on the best adapter (two contexts on one adapter when it is the
+/// only one, as lavapipe in CI), so the multi-device schedulers run in every test run. With no
+/// adapter: `SKIP`, or a panic under `URBANFLOW_REQUIRE_GPU=1`.
+pub fn with_two_devices(test: &str, f: impl FnOnce(&[GpuContext])) {
+    use crate::devices::{DeviceSelection, open};
+    match open(&DeviceSelection::Indices(vec![0, 0]), &GpuOptions::default()) {
+        Ok(devices) => {
+            eprintln!("GPU test {test} on two devices of {}", devices[0].info.name);
+            f(&devices)
+        }
+        Err(e) => {
+            let require = std::env::var(REQUIRE_GPU_ENV).is_ok_and(|v| v.trim() == "1");
+            if require {
+                panic!("{test}: two devices could not be opened ({e}) and {REQUIRE_GPU_ENV}=1");
+            }
+            eprintln!("SKIP {test}: {e} (set {REQUIRE_GPU_ENV}=1 to make this a failure)");
+        }
+    }
+}
