@@ -77,6 +77,11 @@ struct Args {
     /// 1e-6) or auto (default: $URBANFLOW_BACKEND, else cpu).
     #[arg(long)]
     backend: Option<BackendChoice>,
+    /// Several GPUs: `all` (every hardware GPU), indices such as `0,1`, or parts of adapter names;
+    /// all-or-nothing loading is split between them by origins (flows equal one GPU's bit for bit).
+    /// Implies `--backend gpu`.
+    #[arg(long)]
+    gpus: Option<urbanflow::gpu::devices::DeviceSelection>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -160,10 +165,15 @@ fn run(args: Args) -> Result<(), String> {
     // Assignment defaults to the CPU: on networks of a few thousand nodes the GPU rarely pays.
     let choice = match args.backend {
         Some(c) => c,
+        None if args.gpus.is_some() => BackendChoice::Gpu,
         None if std::env::var_os("URBANFLOW_BACKEND").is_some() => BackendChoice::from_env()?,
         None => BackendChoice::Cpu,
     };
-    let backend = choice.backend().map_err(|e| e.to_string())?;
+    let devices = common::open_gpus(args.gpus.as_ref())?;
+    let backend = match devices.first() {
+        Some(ctx) => urbanflow::Backend::Gpu(ctx),
+        None => choice.backend().map_err(|e| e.to_string())?,
+    };
     let (net_path, trips_path) = match args.net {
         None => {
             (bundled("SiouxFalls_net.tntp"), args.trips.unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")))
@@ -215,6 +225,7 @@ fn run(args: Args) -> Result<(), String> {
             ..Stop::default()
         },
         backend,
+        devices: &devices,
         select_links,
         ..AssignOptions::default()
     };
@@ -349,7 +360,7 @@ fn run(args: Args) -> Result<(), String> {
             "net": net_path.display().to_string(),
             "trips": trips_path.display().to_string(),
             "algorithm": args.algorithm.to_string(),
-            "backend": backend.resolve().to_string(),
+            "backend": common::backend_name(backend, &devices),
             "threads": rayon::current_num_threads(),
             "converged": result.converged,
             "relative_gap": last.relative_gap,

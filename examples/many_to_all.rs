@@ -20,11 +20,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use rayon::prelude::*;
 use urbanflow::gpu::{BackendChoice, GpuContext, Resolved};
 use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
-use urbanflow::graph::rng::SplitMix64;
-use urbanflow::sssp::UNREACHABLE;
 use urbanflow::sssp::gpu::BatchConfig;
 use urbanflow::sssp::many::{ManyOptions, Schedule, many_to_all_with};
 use urbanflow::sssp::tuning;
@@ -56,6 +53,11 @@ struct Args {
     /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto: a hardware GPU if there is one).
     #[arg(long)]
     backend: Option<BackendChoice>,
+    /// Several GPUs: `all` (every hardware GPU), indices such as `0,1`, or parts of adapter names; the
+    /// trees are shared between them (and the CPU threads, by --schedule) by measured rate. Implies
+    /// `--backend gpu`.
+    #[arg(long)]
+    gpus: Option<urbanflow::gpu::devices::DeviceSelection>,
     /// single (the backend alone), equitable, work-queue (CPU threads beside the GPU) or auto (measured:
     /// CPU, GPU or both). `--backend gpu` defaults to single.
     #[arg(long)]
@@ -85,13 +87,6 @@ struct Args {
     json: bool,
 }
 
-/// Sum of the reached distances of some rows (the run's checksum, equal for every method).
-fn row_checksum(rows: &[u32]) -> u64 {
-    rows.par_chunks(4096)
-        .map(|c| c.iter().filter(|&&d| d != UNREACHABLE).fold(0u64, |s, &d| s.wrapping_add(d as u64)))
-        .reduce(|| 0, u64::wrapping_add)
-}
-
 /// `--method phast`: contraction, then trees; prints what ran and the same checksum as Dijkstra's.
 fn run_phast(
     g: &urbanflow::Csr<u32>,
@@ -108,14 +103,16 @@ fn run_phast(
     let device = match backend.resolve() {
         Resolved::Gpu(ctx) => {
             let mut gpu = GpuPhast::new(ctx, &ch, 128).map_err(|e| e.to_string())?;
-            gpu.for_each_block(sources, |_, rows| checksum = checksum.wrapping_add(row_checksum(rows)))
-                .map_err(|e| e.to_string())?;
+            gpu.for_each_block(sources, |_, rows| {
+                checksum = checksum.wrapping_add(common::row_checksum(rows))
+            })
+            .map_err(|e| e.to_string())?;
             Resolved::Gpu(ctx).to_string()
         }
         _ => {
             for chunk in sources.chunks(1024) {
                 let rows = ch.phast(chunk).map_err(|e| e.to_string())?;
-                checksum = rows.iter().fold(checksum, |c, r| c.wrapping_add(row_checksum(r)));
+                checksum = rows.iter().fold(checksum, |c, r| c.wrapping_add(common::row_checksum(r)));
             }
             format!("cpu ({} threads)", rayon::current_num_threads())
         }
@@ -142,33 +139,6 @@ fn run_phast(
     Ok(())
 }
 
-fn pick_sources(spec: &str, n: u32, zones: Option<&[u32]>, seed: u64) -> Result<Vec<u32>, String> {
-    match spec {
-        "all" => Ok((0..n).collect()),
-        "zones" => zones.map(<[u32]>::to_vec).ok_or(
-            "--sources zones needs a TNTP _net file whose zones are nodes 1..=<NUMBER OF ZONES> \
-             (sparse-id files such as Munich's are not): use all or a count"
-                .into(),
-        ),
-        count => {
-            let k: u32 =
-                count.parse().map_err(|_| format!("--sources `{count}`: expected all, zones or a count"))?;
-            if k > n {
-                return Err(format!("--sources {k}: the graph has only {n} vertices"));
-            }
-            // A partial Fisher–Yates shuffle: k distinct vertices, the same for every backend.
-            let mut rng = SplitMix64::new(seed);
-            let mut all: Vec<u32> = (0..n).collect();
-            for i in 0..k as usize {
-                let j = i + rng.below((n as usize - i) as u64) as usize;
-                all.swap(i, j);
-            }
-            all.truncate(k as usize);
-            Ok(all)
-        }
-    }
-}
-
 fn run(args: Args) -> Result<(), String> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
@@ -177,8 +147,16 @@ fn run(args: Args) -> Result<(), String> {
         let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/SiouxFalls_net.tntp");
         p.canonicalize().unwrap_or(p)
     });
-    let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
-    let backend = choice.backend().map_err(|e| e.to_string())?;
+    let choice = match (args.backend, &args.gpus) {
+        (Some(c), _) => c,
+        (None, Some(_)) => BackendChoice::Gpu,
+        (None, None) => BackendChoice::from_env()?,
+    };
+    let devices = common::open_gpus(args.gpus.as_ref())?;
+    let backend = match devices.first() {
+        Some(ctx) => urbanflow::Backend::Gpu(ctx),
+        None => choice.backend().map_err(|e| e.to_string())?,
+    };
     let schedule =
         args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });
     let t = Instant::now();
@@ -191,7 +169,7 @@ fn run(args: Args) -> Result<(), String> {
         None if loaded.zones.is_some() => "zones".into(),
         None => g.num_vertices().min(1000).to_string(),
     };
-    let sources = pick_sources(&spec, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
+    let sources = common::pick_sources(&spec, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
     match args.method.as_str() {
         "dijkstra" => {}
         "phast" => return run_phast(g, &sources, backend, args.json),
@@ -212,12 +190,12 @@ fn run(args: Args) -> Result<(), String> {
         }
         _ => None,
     };
-    let opts = ManyOptions { backend, schedule, gpu, ..Default::default() };
+    let opts = ManyOptions { backend, schedule, gpu, devices: &devices, ..Default::default() };
     let mut checksum = 0u64;
     let mut trees = 0usize;
     let t = Instant::now();
     let out = many_to_all_with(g, &sources, &opts, |b| {
-        checksum = checksum.wrapping_add(row_checksum(b.dist));
+        checksum = checksum.wrapping_add(common::row_checksum(b.dist));
         trees += b.sources.len();
     })
     .map_err(|e| e.to_string())?;
@@ -230,6 +208,7 @@ fn run(args: Args) -> Result<(), String> {
     let trees_per_s = trees as f64 / solve_s;
     let threads = rayon::current_num_threads();
     let device = match (out.gpu_trees, GpuContext::shared().filter(|_| GpuContext::shared_is_created())) {
+        (1.., _) if !devices.is_empty() => common::backend_name(backend, &devices),
         (1.., Some(ctx)) => Resolved::Gpu(ctx).to_string(),
         _ => format!("cpu ({threads} threads)"),
     };
@@ -238,7 +217,7 @@ fn run(args: Args) -> Result<(), String> {
         let src: Vec<String> = sources.iter().map(|&s| ids[s as usize].to_string()).collect();
         println!(
             "{{\"graph\":{:?},\"format\":\"{}\",\"n\":{},\"m\":{},\"device\":{:?},\"schedule\":\"{:?}\",\"why\":{:?},\"threads\":{threads},\
-             \"sources\":[{}],\"trees\":{trees},\"gpu_trees\":{},\"cpu_trees\":{},\"trees_per_s\":{trees_per_s:.3},\
+             \"sources\":[{}],\"trees\":{trees},\"gpu_trees\":{},\"gpu_trees_per_device\":{:?},\"cpu_trees\":{},\"trees_per_s\":{trees_per_s:.3},\
              \"checksum\":{checksum},\"solve_s\":{solve_s:.6},\"load_s\":{load_s:.6},\"tune_s\":{:.6},\"gpu_config\":\"{}\"}}",
             path.display().to_string(),
             loaded.format,
@@ -249,6 +228,7 @@ fn run(args: Args) -> Result<(), String> {
             why,
             src.join(","),
             out.gpu_trees,
+            out.gpu_trees_per_device,
             out.cpu_trees,
             out.tune_s,
             out.gpu_config.map_or(String::new(), |c| format!("{c:?}")),

@@ -693,13 +693,27 @@ pub fn distance_matrix(
     targets: &[u32],
     backend: Backend,
 ) -> Result<DistanceMatrix, SsspError> {
+    let opts = ManyOptions { backend, schedule: Schedule::Single, ..Default::default() };
+    distance_matrix_with(graph, sources, targets, &opts)
+}
+
+/// [`distance_matrix`] with every option of [`many_to_all_with`]: several GPUs
+/// ([`ManyOptions::devices`]), CPU threads beside them, the automatic schedule. Entries never depend on
+/// where their row was computed.
+pub fn distance_matrix_with(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    targets: &[u32],
+    opts: &ManyOptions<'_>,
+) -> Result<DistanceMatrix, SsspError> {
     let n = graph.num_vertices();
     if let Some(&t) = targets.iter().find(|&&t| t >= n) {
         return Err(SsspError::TargetOutOfRange { target: t, n });
     }
     let cols = targets.len();
     let mut data = vec![0u32; sources.len() * cols];
-    many_to_all(graph, sources, backend, false, |block| {
+    let opts = ManyOptions { predecessors: false, ..*opts };
+    many_to_all_with(graph, sources, &opts, |block| {
         for i in 0..block.sources.len() {
             let row = block.dist_row(i);
             let out = &mut data[(block.first + i) * cols..(block.first + i + 1) * cols];

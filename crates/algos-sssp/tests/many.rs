@@ -247,6 +247,13 @@ fn several_gpus_share_the_trees() {
             })
             .unwrap();
             assert!(seen.iter().all(|&c| c == 1), "{schedule:?}: every tree once");
+            let targets: Vec<u32> = (0..n).step_by(3).collect();
+            let m = algos_sssp::many::distance_matrix_with(&g, &sources, &targets, &opts).unwrap();
+            for (k, row) in want.iter().enumerate() {
+                for (j, &t) in targets.iter().enumerate() {
+                    assert_eq!(m.get(k, j), row[t as usize]);
+                }
+            }
             assert_eq!(out.gpu_trees_per_device.len(), 2);
             assert_eq!(out.gpu_trees_per_device.iter().sum::<usize>(), out.gpu_trees);
             assert_eq!(out.gpu_trees + out.cpu_trees, sources.len());

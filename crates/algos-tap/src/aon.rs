@@ -66,11 +66,84 @@ impl Workspace {
     }
 }
 
-/// What one block of origins produced.
-struct BlockLoad {
-    y: Vec<f64>,
-    sptt: f64,
-    unreachable: Vec<(u32, u32, f64)>,
+/// What one block of origins produced: link loads, its SPTT share, and the demand that found no path
+/// as `(origin node, destination node, flow)` (internal node indices).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BlockLoad {
+    /// Loads per link, this block's origins only.
+    pub y: Vec<f64>,
+    /// `Σ d κ` over this block's pairs.
+    pub sptt: f64,
+    /// Pairs without a path.
+    pub unreachable: Vec<(u32, u32, f64)>,
+}
+
+/// Block loads added up in block order, the one order every loader (threads, processes, ranks) uses,
+/// so any split of the blocks gives the same bits as one process: start from [`LoadSum::new`], [`add`]
+/// blocks `0, 1, 2, …` (or another process's running sum, then the later blocks), then [`finish`].
+///
+/// [`add`]: LoadSum::add
+/// [`finish`]: LoadSum::finish
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadSum {
+    /// Loads per link so far.
+    pub y: Vec<f64>,
+    /// SPTT so far.
+    pub sptt: f64,
+    /// Demand without a path so far.
+    pub unreachable: Unreachable,
+}
+
+/// Demand without a path, summed in block order: what the error reports.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Unreachable {
+    /// Number of OD pairs.
+    pub pairs: usize,
+    /// Their total flow.
+    pub flow: f64,
+    /// The first pair, as internal node indices (origin, destination).
+    pub first: Option<(u32, u32)>,
+}
+
+impl LoadSum {
+    /// Nothing added yet, for `m` links.
+    pub fn new(m: usize) -> Self {
+        Self { y: vec![0.0; m], sptt: 0.0, unreachable: Unreachable::default() }
+    }
+
+    /// Adds the next block.
+    pub fn add(&mut self, b: &BlockLoad) {
+        for (t, v) in self.y.iter_mut().zip(&b.y) {
+            *t += v;
+        }
+        self.sptt += b.sptt;
+        for &(o, d, f) in &b.unreachable {
+            let u = &mut self.unreachable;
+            u.pairs += 1;
+            u.flow += f;
+            u.first.get_or_insert((o, d));
+        }
+    }
+
+    /// The loads into `y` and SPTT, or the error naming the first pair without a path.
+    pub fn finish(self, net: &Network, y: &mut [f64]) -> Result<f64, TapError> {
+        if let Some((o, d)) = self.unreachable.first {
+            return Err(TapError::DemandUnreachable {
+                pairs: self.unreachable.pairs,
+                flow: self.unreachable.flow,
+                origin: net.node_id(o),
+                destination: net.node_id(d),
+            });
+        }
+        y.copy_from_slice(&self.y);
+        Ok(self.sptt)
+    }
+}
+
+/// Number of origin blocks of `demand` ([`BLOCKS`] or fewer): the unit a loader splits work by.
+pub fn origin_blocks(demand: &Demand) -> usize {
+    let origins = demand.num_origins();
+    origins.div_ceil(origins.div_ceil(BLOCKS).max(1))
 }
 
 /// An arc of the forward star with its current cost, packed so a node's arcs are read as one stream.
@@ -245,11 +318,26 @@ pub(crate) fn all_or_nothing(
     costs: &[f64],
     y: &mut [f64],
 ) -> Result<f64, TapError> {
+    let mut sum = LoadSum::new(y.len());
+    for b in block_loads(g, demand, costs, 0..origin_blocks(demand), y.len()) {
+        sum.add(&b);
+    }
+    sum.finish(net, y)
+}
+
+/// The loads of origin blocks `blocks` (of [`origin_blocks`]), each summed in origin order, computed in
+/// parallel; `m` links.
+pub(crate) fn block_loads(
+    g: &SearchGraph,
+    demand: &Demand,
+    costs: &[f64],
+    blocks: std::ops::Range<usize>,
+    m: usize,
+) -> Vec<BlockLoad> {
     let arcs = arcs_at(g, costs);
     let origins = demand.num_origins();
     let per_block = origins.div_ceil(BLOCKS).max(1);
-    let m = y.len();
-    let blocks: Vec<BlockLoad> = (0..origins.div_ceil(per_block))
+    blocks
         .into_par_iter()
         .map_init(
             || Workspace::new(g.num_nodes()),
@@ -262,19 +350,7 @@ pub(crate) fn all_or_nothing(
                 out
             },
         )
-        .collect();
-    y.iter_mut().for_each(|v| *v = 0.0);
-    let mut sptt = 0.0;
-    let mut unreachable = Vec::new();
-    for b in blocks {
-        for (t, v) in y.iter_mut().zip(&b.y) {
-            *t += v;
-        }
-        sptt += b.sptt;
-        unreachable.extend(b.unreachable);
-    }
-    unreachable_error(net, &unreachable)?;
-    Ok(sptt)
+        .collect()
 }
 
 /// The demand that found no path, as an error naming the first pair.

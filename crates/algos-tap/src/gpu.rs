@@ -54,16 +54,35 @@ impl<'c> GpuAon<'c> {
         demand: &Demand,
         allow_zone_transit: bool,
     ) -> Result<Self, TapError> {
+        Self::for_origins(ctx, net, demand, allow_zone_transit, 0..demand.num_origins())
+    }
+
+    /// A loader for the origins at positions `origins` of the demand only (one device's or one rank's
+    /// share). Loads are fixed-point integers, so the shares' loads add up to exactly the loads of
+    /// [`GpuAon::new`], whatever the split.
+    pub fn for_origins(
+        ctx: &'c GpuContext,
+        net: &Network,
+        demand: &Demand,
+        allow_zone_transit: bool,
+        origins: std::ops::Range<usize>,
+    ) -> Result<Self, TapError> {
+        if origins.start > origins.end || origins.end > demand.num_origins() {
+            return Err(TapError::InvalidOption(format!(
+                "origin range {origins:?} outside the demand's {} origins",
+                demand.num_origins()
+            )));
+        }
         let graph = SplitGraph::new(net, demand, allow_zone_transit);
         let n = graph.num_vertices();
         // Rows per batch: algos-sssp's limit (flags of 8 bytes per cell in one binding, at most 256) and
         // one binding for this batch's distance rows.
         let binding = ctx.limits.max_storage_buffer_binding_size;
         let rows = (binding / (8 * n.max(1) as u64)).clamp(1, 256) as usize;
-        let rows = rows.min(demand.num_origins().max(1));
+        let rows = rows.min(origins.len().max(1));
         let mut batches = Vec::new();
-        for start in (0..demand.num_origins()).step_by(rows) {
-            let end = (start + rows).min(demand.num_origins());
+        for start in origins.clone().step_by(rows) {
+            let end = (start + rows).min(origins.end);
             let mut od = Vec::new();
             for i in start..end {
                 let (dests, flows) = demand.from_origin(i);

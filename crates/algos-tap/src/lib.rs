@@ -33,6 +33,7 @@ pub mod error;
 pub mod fixed;
 pub mod gpu;
 mod heap;
+pub mod loader;
 pub mod multiclass;
 pub mod network;
 pub mod nodes;
@@ -51,5 +52,5 @@ pub use gpu_runtime::Backend;
 pub use network::{CostFactors, Link, Network};
 pub use solve::{
     Algorithm, AssignOptions, Assignment, Evaluation, IterationLog, Objective, Stop, assign,
-    assign_with_progress, evaluate,
+    assign_with_loader, assign_with_progress, evaluate,
 };

@@ -11,6 +11,7 @@ use gpu_runtime::{Backend, Resolved};
 use crate::aon::{SearchGraph, all_or_nothing};
 use crate::demand::Demand;
 use crate::error::TapError;
+use crate::loader::{AllOrNothing, CpuAon, GpuLoader};
 use crate::network::Network;
 
 /// The assignment method.
@@ -107,6 +108,10 @@ pub struct AssignOptions<'a> {
     /// Where all-or-nothing loading runs: `Cpu` (the default: f64 costs, rayon), `Gpu(&ctx)` (fixed-point
     /// costs, see [`crate::fixed`]; its gap floors near 1e-6), or `Auto` (the GPU when there is one).
     pub backend: Backend<'a>,
+    /// Several GPUs ([`gpu_runtime::devices::open`]): when not empty and the backend is not `Cpu`,
+    /// all-or-nothing loading runs on all of them at once ([`crate::loader::GpuLoader`], the origins
+    /// split between them); flows equal one GPU's bit for bit.
+    pub devices: &'a [gpu_runtime::GpuContext],
 }
 
 impl Default for AssignOptions<'_> {
@@ -119,33 +124,7 @@ impl Default for AssignOptions<'_> {
             warm_start: None,
             select_links: Vec::new(),
             backend: Backend::Cpu,
-        }
-    }
-}
-
-/// The all-or-nothing engine of one solve.
-enum Loader<'c> {
-    Cpu(SearchGraph),
-    Gpu(Box<crate::gpu::GpuAon<'c>>),
-}
-
-impl Loader<'_> {
-    /// Loads `y` at `costs` and returns SPTT (`Σ c · y`, exact in f64 for the trees used).
-    fn load(
-        &mut self,
-        net: &Network,
-        demand: &Demand,
-        costs: &[f64],
-        y: &mut [f64],
-    ) -> Result<f64, TapError> {
-        match self {
-            Loader::Cpu(g) => all_or_nothing(net, g, demand, costs, y),
-            Loader::Gpu(gpu) => {
-                let loads = gpu.loads(net, demand, costs)?;
-                let flows = crate::fixed::link_flows(gpu.graph(), &loads, net.num_links());
-                y.copy_from_slice(&flows);
-                Ok(dot(costs, y))
-            }
+            devices: &[],
         }
     }
 }
@@ -273,7 +252,7 @@ pub fn assign_with_progress(
     net: &Network,
     demand: &Demand,
     opts: &AssignOptions,
-    mut progress: impl FnMut(&IterationLog),
+    progress: impl FnMut(&IterationLog),
 ) -> Result<Assignment, TapError> {
     let stop = opts.stop;
     if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
@@ -298,20 +277,72 @@ pub fn assign_with_progress(
     if opts.algorithm == Algorithm::AlgorithmB {
         return assign_b(net, demand, opts, start, progress);
     }
-    let m = net.num_links();
-    let mut loader = match opts.backend.resolve() {
-        Resolved::Cpu => Loader::Cpu(SearchGraph::new(net, !opts.allow_zone_transit)),
-        Resolved::Gpu(ctx) => {
-            Loader::Gpu(Box::new(crate::gpu::GpuAon::new(ctx, net, demand, opts.allow_zone_transit)?))
-        }
+    let devices: Vec<&gpu_runtime::GpuContext> = match opts.backend {
+        Backend::Cpu => Vec::new(),
+        _ if !opts.devices.is_empty() => opts.devices.iter().collect(),
+        backend => match backend.resolve() {
+            Resolved::Cpu => Vec::new(),
+            Resolved::Gpu(ctx) => vec![ctx],
+        },
     };
+    let mut loader: Box<dyn AllOrNothing> = if devices.is_empty() {
+        Box::new(CpuAon::new(net, opts.allow_zone_transit))
+    } else {
+        Box::new(GpuLoader::new(&devices, net, demand, opts.allow_zone_transit)?)
+    };
+    frank_wolfe_family(net, demand, opts, loader.as_mut(), start, progress)
+}
+
+/// Solves the assignment by the Frank–Wolfe family with a given all-or-nothing loader (Algorithm B
+/// builds its own bushes and is refused here); `opts.backend` and `opts.devices` are ignored.
+/// What a cluster run uses: every rank runs the same iterations on the same loads.
+pub fn assign_with_loader(
+    net: &Network,
+    demand: &Demand,
+    opts: &AssignOptions,
+    loader: &mut dyn AllOrNothing,
+    progress: impl FnMut(&IterationLog),
+) -> Result<Assignment, TapError> {
+    if opts.algorithm == Algorithm::AlgorithmB {
+        return Err(TapError::InvalidOption(
+            "Algorithm B loads bushes, not all-or-nothing trees: use msa, fw, cfw or bfw with a loader"
+                .into(),
+        ));
+    }
+    let stop = opts.stop;
+    if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
+        return Err(TapError::InvalidOption(
+            "the stop rule needs a gap target ≥ 0 and at least one iteration".into(),
+        ));
+    }
+    frank_wolfe_family(net, demand, opts, loader, Instant::now(), progress)
+}
+
+fn frank_wolfe_family(
+    net: &Network,
+    demand: &Demand,
+    opts: &AssignOptions,
+    loader: &mut dyn AllOrNothing,
+    start: Instant,
+    mut progress: impl FnMut(&IterationLog),
+) -> Result<Assignment, TapError> {
+    let stop = opts.stop;
+    let separable = net.vdf().is_separable();
+    if !separable && opts.objective == Objective::SystemOptimum {
+        return Err(TapError::InvalidOption(
+            "non-separable costs (PET-Gyn) are solved by diagonalisation for user equilibrium with the \
+             Frank–Wolfe family only"
+                .into(),
+        ));
+    }
+    let m = net.num_links();
     let system_optimum = opts.objective == Objective::SystemOptimum;
     let mut monitor = Monitor::new(start, stop, demand.total());
     // Select-link pair flows ride along with the link flows (crate::select).
     let selection = if opts.select_links.is_empty() {
         None
     } else {
-        if opts.warm_start.is_some() || matches!(loader, Loader::Gpu(_)) {
+        if opts.warm_start.is_some() || !loader.exact_trees() {
             return Err(TapError::InvalidOption(
                 "select-link analysis needs a cold start and the CPU loader (its trees are the ones recorded)".into(),
             ));

@@ -157,3 +157,33 @@ fn gpu_assignment_reaches_the_golden_objective() {
         });
     }
 }
+
+/// Two GPUs (two devices on one adapter here) each loading half the origins: the summed loads, and a
+/// whole assignment, equal one device's bit for bit.
+#[test]
+fn two_gpus_load_exactly_what_one_does() {
+    use algos_tap::loader::{AllOrNothing, GpuLoader};
+    gpu_runtime::testing::with_two_devices("two_gpus_load_exactly_what_one_does", |devices| {
+        for seed in 30..36 {
+            let (net, demand, costs) = random_case(seed);
+            if demand.num_pairs() == 0 {
+                continue;
+            }
+            let mut one = GpuLoader::new(&[&devices[0]], &net, &demand, false).unwrap();
+            let mut two = GpuLoader::new(&[&devices[0], &devices[1]], &net, &demand, false).unwrap();
+            assert_eq!(two.num_devices(), 2);
+            assert_eq!(one.loads(&net, &demand, &costs).unwrap(), two.loads(&net, &demand, &costs).unwrap());
+            let (mut y1, mut y2) = (vec![0.0; net.num_links()], vec![0.0; net.num_links()]);
+            let s1 = one.load(&net, &demand, &costs, &mut y1).unwrap();
+            let s2 = two.load(&net, &demand, &costs, &mut y2).unwrap();
+            assert_eq!((s1.to_bits(), y1), (s2.to_bits(), y2), "seed {seed}");
+        }
+        let Some((net, demand, _)) = standard("SiouxFalls", "two-GPU assignment test") else { return };
+        let stop = Stop { relative_gap: 1e-6, max_iterations: 300, ..Stop::default() };
+        let one = AssignOptions { backend: Backend::Gpu(&devices[0]), stop, ..AssignOptions::default() };
+        let two = AssignOptions { devices, ..one.clone() };
+        let (a, b) = (assign(&net, &demand, &one).unwrap(), assign(&net, &demand, &two).unwrap());
+        assert_eq!(a.flows, b.flows);
+        assert_eq!(a.history.len(), b.history.len());
+    });
+}

@@ -296,3 +296,32 @@ fn pet_gyn_network_of_all_twelve_types_assigns_by_diagonalisation() {
     let b = AssignOptions { algorithm: Algorithm::AlgorithmB, ..AssignOptions::default() };
     assert!(matches!(assign(&net, &demand, &b), Err(TapError::InvalidOption(_))));
 }
+
+/// The CPU loader's origin blocks split anywhere and added in block order (as cluster ranks do) give
+/// the whole loader's bits; a block range past the end is an error.
+#[test]
+fn cpu_loader_blocks_add_up_to_the_whole_load_bit_for_bit() {
+    use algos_tap::loader::{AllOrNothing, CpuAon, LoadSum, origin_blocks};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
+    let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default()).unwrap();
+    let demand = Demand::read_tntp(format!("{dir}/SiouxFalls_trips.tntp"), &net).unwrap();
+    let mut costs = vec![0.0; net.num_links()];
+    net.costs(&vec![3000.0; net.num_links()], &mut costs);
+    let mut loader = CpuAon::new(&net, false);
+    let mut whole = vec![0.0; net.num_links()];
+    let sptt = loader.load(&net, &demand, &costs, &mut whole).unwrap();
+    let blocks = origin_blocks(&demand);
+    assert!(blocks > 3);
+    for cut in [0, 1, blocks / 2, blocks - 1, blocks] {
+        let mut sum = LoadSum::new(net.num_links());
+        for range in [0..cut, cut..blocks] {
+            for b in loader.load_blocks(&net, &demand, &costs, range).unwrap() {
+                sum.add(&b);
+            }
+        }
+        let mut y = vec![0.0; net.num_links()];
+        assert_eq!(sum.finish(&net, &mut y).unwrap().to_bits(), sptt.to_bits());
+        assert_eq!(y, whole, "cut at block {cut}");
+    }
+    assert!(loader.load_blocks(&net, &demand, &costs, 0..blocks + 1).is_err());
+}

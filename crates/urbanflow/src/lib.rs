@@ -19,6 +19,7 @@
 //! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU and GPU) |
 //! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting, CVRP relaxations and root bounds (CPU; GPU to come) |
 //! | [`overlay`] | `algos-overlay` | membership overlay problem: certified Lagrangean bounds (STD, DIST; CPU and GPU) |
+//! | [`cluster`] | `urbanflow-mpi` | MPI clusters: distributed many-to-all, distance matrices and assignment loading (feature `mpi`) |
 //!
 //! Shortest paths on a road graph, in the file's own vertex ids:
 //!
@@ -60,6 +61,7 @@ pub use algos_sssp as sssp;
 pub use algos_tap as tap;
 pub use gpu_runtime as gpu;
 pub use graph_core as graph;
+pub use urbanflow_mpi as cluster;
 
 pub use gpu_runtime::Backend;
 pub use graph_core::Csr;

@@ -1,0 +1,229 @@
+//! Shortest-path trees from many sources over the ranks of an MPI job (`many_to_all` on a cluster).
+//!
+//! ```text
+//! cargo build --release --features urbanflow/mpi --example many_to_all_mpi
+//! mpirun -np 4 target/release/examples/many_to_all_mpi --graph ../shared/data/road/dimacs/USA-road-t.NY.gr.gz \
+//!     --sources 100000 --checkpoint /scratch/ny-ckpt --json
+//! srun -N 8 --ntasks-per-node=2 target/release/examples/many_to_all_mpi --graph G --sources all --gpus local
+//! ```
+//! Same graph, sources, backends and checksum as the `many_to_all` example, plus the rank layout: the
+//! sources are cut into blocks of `--block`, block `b` goes to rank `b mod ranks`, and every rank
+//! computes its blocks on its own cores and GPUs. Rank 0 prints progress on stderr after every round
+//! and the result (`--json`: one object, with `ranks`). `--checkpoint DIR` records completed blocks so
+//! a restarted job skips them; `--rows-dir DIR` writes each block's rows (or `--targets` columns).
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use urbanflow::cluster::many::{DistOptions, many_to_all};
+use urbanflow::cluster::{Comm, MpiComm};
+use urbanflow::gpu::BackendChoice;
+use urbanflow::gpu::devices::DeviceSelection;
+use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
+use urbanflow::sssp::many::{ManyOptions, Schedule};
+
+/// Shortest-path trees from many sources, spread over the ranks of an MPI job.
+///
+/// Example: mpirun -np 4 many_to_all_mpi --graph bremen_time.gr.gz --sources 10000 --json
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
+    /// bundled Sioux Falls network.
+    #[arg(long)]
+    graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
+    #[arg(long, default_value = "auto")]
+    format: GraphFormat,
+    /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed` (the same on every
+    /// rank and as in `many_to_all`).
+    #[arg(long)]
+    sources: Option<String>,
+    /// Seed of the drawn sources.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// cpu, gpu or auto, on every rank (default: $URBANFLOW_BACKEND, else auto).
+    #[arg(long)]
+    backend: Option<BackendChoice>,
+    /// GPUs of each rank: `all`, indices, names, or `local` (the GPU at the rank's index on its host,
+    /// from OMPI_COMM_WORLD_LOCAL_RANK / SLURM_LOCALID / MPI_LOCALRANKID, modulo the GPUs found).
+    #[arg(long)]
+    gpus: Option<String>,
+    /// single, equitable, work-queue or auto, within each rank.
+    #[arg(long)]
+    schedule: Option<Schedule>,
+    /// Worker threads per rank (default: all cores of the host; give cores / ranks per host).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// TNTP weight units per free-flow time unit.
+    #[arg(long, default_value_t = 1000.0)]
+    units: f64,
+    /// Sources per block (the unit of distribution and of checkpoints).
+    #[arg(long, default_value_t = urbanflow::cluster::many::DEFAULT_BLOCK)]
+    block: usize,
+    /// Checkpoint directory (shared by the ranks): completed blocks are recorded and skipped on restart.
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Write every block's rows here (`block-<b>.u32`, little-endian, row-major).
+    #[arg(long)]
+    rows_dir: Option<PathBuf>,
+    /// Columns of the written rows: `all` (default), `zones` or N vertices drawn with --seed + 1.
+    #[arg(long)]
+    targets: Option<String>,
+    /// Print one JSON object (rank 0).
+    #[arg(long)]
+    json: bool,
+    /// Testing: rank 0 aborts the job once this many blocks are complete (a crash to restart from).
+    #[arg(long, hide = true)]
+    abort_after_blocks: Option<usize>,
+}
+
+/// This rank's index on its host, from the launcher's environment.
+fn local_rank() -> usize {
+    ["OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "PMI_LOCAL_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
+    let (rank, ranks) = (comm.rank(), comm.size());
+    if let Some(t) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+    }
+    let path = args.graph.unwrap_or_else(|| {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/SiouxFalls_net.tntp");
+        p.canonicalize().unwrap_or(p)
+    });
+    let choice = match (args.backend, &args.gpus) {
+        (Some(c), _) => c,
+        (None, Some(_)) => BackendChoice::Gpu,
+        (None, None) => BackendChoice::from_env()?,
+    };
+    let selection = match args.gpus.as_deref() {
+        None => None,
+        Some("local") => {
+            let found = urbanflow::gpu::devices::list(&Default::default()).len();
+            if found == 0 {
+                return Err(format!("rank {rank}: --gpus local: no GPU adapter on this host"));
+            }
+            Some(DeviceSelection::Indices(vec![local_rank() % found]))
+        }
+        Some(s) => Some(s.parse::<DeviceSelection>().map_err(|e| format!("--gpus: {e}"))?),
+    };
+    let devices = common::open_gpus(selection.as_ref())?;
+    let backend = match devices.first() {
+        Some(ctx) => urbanflow::Backend::Gpu(ctx),
+        None => choice.backend().map_err(|e| e.to_string())?,
+    };
+    let schedule =
+        args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });
+    let t = Instant::now();
+    let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
+    let loaded = load_graph(&path, &opts).map_err(|e| format!("rank {rank}: {e}"))?;
+    let (g, ids) = (&loaded.graph, &loaded.ids);
+    let load_s = t.elapsed().as_secs_f64();
+    let spec = match &args.sources {
+        Some(s) => s.clone(),
+        None if loaded.zones.is_some() => "zones".into(),
+        None => g.num_vertices().min(1000).to_string(),
+    };
+    let sources = common::pick_sources(&spec, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
+    let targets = match &args.targets {
+        None => None,
+        Some(t) => Some(common::pick_sources(t, g.num_vertices(), loaded.zones.as_deref(), args.seed + 1)?),
+    };
+    let dist = DistOptions {
+        block: Some(args.block),
+        checkpoint: args.checkpoint.clone(),
+        rows_dir: args.rows_dir.clone(),
+        targets: targets.as_deref(),
+        many: ManyOptions { backend, schedule, devices: &devices, ..Default::default() },
+        abort_after_blocks: args.abort_after_blocks,
+    };
+    let report = many_to_all(comm, g, &sources, &dist, |p| {
+        eprintln!(
+            "progress  blocks {}/{}  trees {}  {:.1} s  {:.0} trees/s",
+            p.blocks_done,
+            p.blocks,
+            p.trees_done,
+            p.seconds,
+            p.trees_done as f64 / p.seconds.max(1e-9)
+        );
+    })
+    .map_err(|e| format!("rank {rank}: {e}"))?;
+    if rank != 0 {
+        return Ok(());
+    }
+    let computed: u64 = report.trees_per_rank.iter().sum();
+    let trees_per_s = computed as f64 / report.seconds.max(1e-12);
+    let device = common::backend_name(backend, &devices);
+    if args.json {
+        let src: Vec<String> = sources.iter().map(|&s| ids[s as usize].to_string()).collect();
+        let json = serde_json::json!({
+            "graph": path.display().to_string(),
+            "format": loaded.format.to_string(),
+            "n": g.num_vertices(),
+            "m": g.num_arcs(),
+            "ranks": ranks,
+            "mpi": comm.describe(),
+            "device_rank0": device,
+            "threads": rayon::current_num_threads(),
+            "sources": src.join(","),
+            "trees": report.trees,
+            "trees_computed": computed,
+            "trees_per_s": trees_per_s,
+            "checksum": report.checksum,
+            "solve_s": report.seconds,
+            "load_s": load_s,
+            "blocks": report.blocks,
+            "blocks_computed": report.blocks_computed,
+            "blocks_skipped": report.blocks_skipped,
+            "trees_per_rank": report.trees_per_rank,
+            "compute_s_per_rank": report.compute_seconds_per_rank,
+        });
+        println!("{json}");
+    } else {
+        println!(
+            "graph     {} ({} vertices, {} arcs, read in {load_s:.2} s per rank)",
+            path.display(),
+            g.num_vertices(),
+            g.num_arcs()
+        );
+        println!("cluster   {}; rank 0 on {device}", comm.describe());
+        println!(
+            "blocks    {} of {} sources ({} computed, {} from the checkpoint)",
+            report.blocks, args.block, report.blocks_computed, report.blocks_skipped
+        );
+        println!(
+            "trees     {} ({computed} computed now: {:?} per rank)",
+            report.trees, report.trees_per_rank
+        );
+        println!("time      {:.3} s, {trees_per_s:.1} trees/s", report.seconds);
+        println!("checksum  {}", report.checksum);
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let comm = match MpiComm::init() {
+        Ok(c) => c,
+        Err(e) => return common::finish(Err(e.to_string())),
+    };
+    let result = run(&comm, Args::parse());
+    match result {
+        Err(e) if comm.size() > 1 => {
+            // Every rank reports a failure another rank detected: rank 0 prints it once. A failure of
+            // this rank alone must not leave the others waiting in a collective call: end the job.
+            if comm.rank() == 0 || !e.contains(" failed: ") {
+                eprintln!("error: {e}");
+            }
+            comm.abort(1)
+        }
+        other => common::finish(other),
+    }
+}
