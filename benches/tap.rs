@@ -124,15 +124,38 @@ fn time_aon(name: &str, net: &Network, demand: &Demand, ctx: &GpuContext, reps: 
         gpu_s = gpu_s.min(t.elapsed().as_secs_f64());
         gpu_sptt = y.iter().zip(&costs).map(|(a, b)| a * b).sum();
     }
+    // Every hardware GPU at once (issue 23), when there are several: same loads, origins split.
+    let devices = gpu_runtime::devices::open(&Default::default(), &Default::default()).unwrap_or_else(|e| {
+        eprintln!("several GPUs: {e}");
+        Vec::new()
+    });
+    let (mut multi_s, mut multi_same) = (f64::NAN, true);
+    if devices.len() >= 2 {
+        let refs: Vec<&GpuContext> = devices.iter().collect();
+        let mut multi = algos_tap::loader::GpuLoader::new(&refs, net, demand, false).expect("gpus upload");
+        let mut one = GpuAon::new(ctx, net, demand, false).expect("gpu upload");
+        let want = one.loads(net, demand, &costs).expect("gpu aon");
+        multi_s = f64::INFINITY;
+        for _ in 0..=reps {
+            let t = Instant::now();
+            let loads = multi.loads(net, demand, &costs).expect("gpus aon");
+            let _y = multi.flows(net, &loads);
+            multi_s = multi_s.min(t.elapsed().as_secs_f64());
+            multi_same &= loads == want;
+        }
+    }
     println!(
         "{{\"aon\": \"{name}\", \"origins\": {}, \"nodes\": {}, \"links\": {}, \"threads\": {}, \
          \"cpu_s\": {cpu_s:.6}, \"gpu_s\": {gpu_s:.6}, \"gpu_upload_s\": {upload_s:.4}, \"speedup\": {:.3}, \
+         \"gpus\": {}, \"gpus_s\": {multi_s:.6}, \"gpus_over_one\": {:.3}, \"gpus_loads_equal_one\": {multi_same}, \
          \"cpu_sptt\": {cpu_sptt:.6}, \"gpu_sptt\": {gpu_sptt:.6}, \"device\": \"{}\"}}",
         demand.num_origins(),
         net.num_nodes(),
         net.num_links(),
         rayon::current_num_threads(),
         cpu_s / gpu_s,
+        devices.len(),
+        gpu_s / multi_s,
         ctx.describe()
     );
 }

@@ -269,3 +269,82 @@ fn mpi_assignment_flows_equal_the_single_process_run_bit_for_bit() {
     });
     let _ = std::fs::remove_dir_all(&out_dir);
 }
+
+#[test]
+fn solo_distributed_dist_equals_the_cpu_engine() {
+    use urbanflow::cluster::overlay::DistributedDist;
+    use urbanflow::overlay::dist::{CpuEngine, subgradient_dist_with};
+    use urbanflow::overlay::generator::{Family, generate};
+    use urbanflow::overlay::{DistParams, Silent};
+    for (n, family, seed) in [(30, Family::A, 1), (60, Family::B, 2)] {
+        let inst = generate(n, family, 14.0, seed);
+        let p = DistParams { ext_iters: 60, ..DistParams::default() };
+        let one =
+            subgradient_dist_with(&inst, &p, None, &mut CpuEngine::rayon(&inst, &p), &mut Silent).unwrap();
+        let mut engine = DistributedDist::new(&Solo, &inst, &p);
+        let many = subgradient_dist_with(&inst, &p, None, &mut engine, &mut Silent).unwrap();
+        assert_eq!(one.bound.to_bits(), many.bound.to_bits(), "n = {n}");
+        assert_eq!(one.lambda, many.lambda);
+        assert_eq!(one.local_sum.map(f64::to_bits), many.local_sum.map(f64::to_bits));
+        assert_eq!(one.history.len(), many.history.len());
+    }
+}
+
+/// Three ranks as threads (`LocalComm`): the multi-rank logic of every distributed algorithm, without
+/// MPI — checksums, flows and bounds equal the single process's bit for bit.
+#[test]
+fn three_local_ranks_equal_one_process() {
+    use urbanflow::cluster::LocalComm;
+    use urbanflow::cluster::assign::DistributedAon;
+    use urbanflow::cluster::overlay::DistributedDist;
+    use urbanflow::overlay::dist::{CpuEngine, subgradient_dist_with};
+    use urbanflow::overlay::generator::{Family, generate};
+    use urbanflow::overlay::{DistParams, Silent};
+    use urbanflow::tap::assign_with_loader;
+
+    let g = small_road();
+    let sources: Vec<u32> = (0..g.num_vertices()).step_by(3).collect();
+    let want = reference_checksum(&g, &sources);
+    let opts = DistOptions {
+        block: Some(17),
+        many: ManyOptions { backend: Backend::Cpu, ..Default::default() },
+        ..Default::default()
+    };
+    let reports = LocalComm::run(3, |c| many_to_all(c, &g, &sources, &opts, |_| {}).unwrap());
+    for r in &reports {
+        assert_eq!((r.checksum, r.trees, r.ranks), (want, sources.len() as u64, 3));
+        assert_eq!(r.trees_per_rank.iter().sum::<u64>(), sources.len() as u64);
+        assert!(r.trees_per_rank.iter().all(|&t| t > 0));
+    }
+
+    let dir = repo().join("examples/data");
+    let net = Network::read_tntp(dir.join("SiouxFalls_net.tntp"), CostFactors::default()).unwrap();
+    let demand = Demand::read_tntp(dir.join("SiouxFalls_trips.tntp"), &net).unwrap();
+    let aopts = AssignOptions {
+        stop: Stop { relative_gap: 1e-7, max_iterations: 300, ..Stop::default() },
+        ..AssignOptions::default()
+    };
+    let single = assign(&net, &demand, &aopts).unwrap();
+    for ranks in [2, 3, 5] {
+        let flows = LocalComm::run(ranks, |c| {
+            let mut loader = DistributedAon::cpu(c, &net, &demand, false);
+            assign_with_loader(&net, &demand, &aopts, &mut loader, |_| {}).unwrap().flows
+        });
+        for f in flows {
+            assert_eq!(f, single.flows, "{ranks} ranks");
+        }
+    }
+
+    let inst = generate(50, Family::A, 14.0, 3);
+    let p = DistParams { ext_iters: 40, ..DistParams::default() };
+    let one = subgradient_dist_with(&inst, &p, None, &mut CpuEngine::rayon(&inst, &p), &mut Silent).unwrap();
+    let bounds = LocalComm::run(3, |c| {
+        let mut engine = DistributedDist::new(c, &inst, &p);
+        subgradient_dist_with(&inst, &p, None, &mut engine, &mut Silent).unwrap()
+    });
+    for b in bounds {
+        assert_eq!(b.bound.to_bits(), one.bound.to_bits());
+        assert_eq!(b.lambda, one.lambda);
+        assert_eq!(b.local_sum.map(f64::to_bits), one.local_sum.map(f64::to_bits));
+    }
+}

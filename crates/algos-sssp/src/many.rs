@@ -595,10 +595,16 @@ fn hetero(
                         |first, block, rows| {
                             done += block.len();
                             rates.set(w, done as f64 / started.elapsed().as_secs_f64().max(1e-9));
+                            // Copied on all cores: the rows of a batch are hundreds of MB on a road
+                            // network, and one thread copying them would pace this GPU.
+                            let mut dist = vec![0u32; rows.len()];
+                            dist.par_chunks_mut(1 << 16)
+                                .zip(rows.par_chunks(1 << 16))
+                                .for_each(|(d, s)| d.copy_from_slice(s));
                             let b = OwnedBlock {
                                 first,
                                 sources: block.to_vec(),
-                                dist: rows.to_vec(),
+                                dist,
                                 stats: SsspStats::default(),
                                 device: Some(w),
                             };

@@ -76,6 +76,9 @@ pub struct BlockLoad {
     pub sptt: f64,
     /// Pairs without a path.
     pub unreachable: Vec<(u32, u32, f64)>,
+    /// Seconds this block took (measured while other blocks ran beside it): what a distributed loader
+    /// balances its block ranges by.
+    pub seconds: f64,
 }
 
 /// Block loads added up in block order, the one order every loader (threads, processes, ranks) uses,
@@ -342,11 +345,13 @@ pub(crate) fn block_loads(
         .map_init(
             || Workspace::new(g.num_nodes()),
             |ws, b| {
-                let mut out = BlockLoad { y: vec![0.0; m], sptt: 0.0, unreachable: Vec::new() };
+                let t = std::time::Instant::now();
+                let mut out = BlockLoad { y: vec![0.0; m], ..Default::default() };
                 for i in b * per_block..((b + 1) * per_block).min(origins) {
                     let (dests, flows) = demand.from_origin(i);
                     load_origin(g, &arcs, demand.origins()[i], dests, flows, ws, &mut out);
                 }
+                out.seconds = t.elapsed().as_secs_f64();
                 out
             },
         )
@@ -410,10 +415,8 @@ pub(crate) fn all_or_nothing_shared(
         .map_init(
             || Workspace::new(g.num_nodes()),
             |ws, b| {
-                let mut outs: Vec<BlockLoad> = demands
-                    .iter()
-                    .map(|_| BlockLoad { y: vec![0.0; m], sptt: 0.0, unreachable: Vec::new() })
-                    .collect();
+                let mut outs: Vec<BlockLoad> =
+                    demands.iter().map(|_| BlockLoad { y: vec![0.0; m], ..Default::default() }).collect();
                 for &o in &origins[b * per_block..((b + 1) * per_block).min(origins.len())] {
                     search(g, &arcs, o, ws, usize::MAX);
                     for (d, out) in demands.iter().zip(outs.iter_mut()) {

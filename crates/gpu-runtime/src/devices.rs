@@ -71,11 +71,17 @@ impl fmt::Display for DeviceSelection {
     }
 }
 
-/// The adapters of [`adapters`] with each physical device once (the first, i.e. best-ranked, backend
-/// that exposes it; devices are told apart by PCI bus id where the driver reports one).
+/// The adapters of [`adapters`] with each physical device once: only the best native backend present
+/// (Vulkan, Metal or DX12; GL, which exposes the same cards again without a PCI bus id, only when no
+/// native backend is there), and within it devices told apart by PCI bus id where the driver reports
+/// one.
 pub fn physical_adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
     let mut seen = std::collections::HashSet::new();
     let mut all = adapters(opts);
+    let preference = [wgpu::Backend::Vulkan, wgpu::Backend::Metal, wgpu::Backend::Dx12, wgpu::Backend::Gl];
+    if let Some(best) = preference.iter().find(|b| all.iter().any(|a| a.get_info().backend == **b)) {
+        all.retain(|a| a.get_info().backend == *best);
+    }
     // Vulkan first among equals: the backend every kernel is tuned and tested on.
     all.sort_by_key(|a| a.get_info().backend != wgpu::Backend::Vulkan);
     all.sort_by_key(|a| device_rank(a.get_info().device_type));
@@ -148,8 +154,17 @@ pub fn open(selection: &DeviceSelection, opts: &GpuOptions) -> Result<Vec<GpuCon
             c
         }
     };
-    // Devices are created one after another: drivers serialise it anyway.
-    chosen.into_iter().map(|a| GpuContext::from_adapter(a, opts)).collect()
+    // Devices are created one after another: drivers serialise it anyway. Under `All` a card that
+    // refuses a device is left out with a warning (the others still run); a named one is an error.
+    let mut out = Vec::with_capacity(chosen.len());
+    for a in chosen {
+        match GpuContext::from_adapter(a, opts) {
+            Ok(ctx) => out.push(ctx),
+            Err(e) if *selection == DeviceSelection::All => eprintln!("urbanflow: warning: {e}; left out"),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
 }
 
 /// The process-wide contexts of `URBANFLOW_GPUS` (default `all`), created once on first use; what

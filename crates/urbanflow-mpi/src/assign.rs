@@ -11,6 +11,10 @@
 //!   ([`algos_tap::loader::GpuLoader`]) and the integer loads are all-reduced (a sum, exact in any
 //!   order): the flows equal one GPU's bit for bit.
 //!
+//! CPU ranks rebalance: after every loading the blocks' measured times are shared (one all-reduce of
+//! one number per block) and every rank computes the same new contiguous block ranges, so a rank with
+//! slow origins gets fewer blocks next time. The blocks themselves never change, so neither do the bits.
+//!
 //! A rank whose loading fails prints why and aborts the whole job (MPI abort): the others would
 //! otherwise wait for its message forever.
 
@@ -46,6 +50,37 @@ fn share_of(total: usize, rank: usize, size: usize) -> Range<usize> {
     rank * total / size..(rank + 1) * total / size
 }
 
+/// Contiguous ranges of blocks, one per rank, with the measured block times as even as the blocks
+/// allow: rank `r` ends where the running total first reaches `(r + 1) / size` of the whole (at least
+/// one block left for each later rank when there are enough). Deterministic in its inputs, so every rank
+/// computes the same ranges from the same shared times.
+pub fn balanced_ranges(seconds: &[f64], size: usize) -> Vec<Range<usize>> {
+    let total: f64 = seconds.iter().sum();
+    let b = seconds.len();
+    if total.is_nan() || total <= 0.0 || size == 0 {
+        return (0..size).map(|r| share_of(b, r, size)).collect();
+    }
+    let mut ranges = Vec::with_capacity(size);
+    let (mut start, mut acc) = (0usize, 0.0);
+    for r in 0..size {
+        if r + 1 == size {
+            ranges.push(start..b);
+            break;
+        }
+        let goal = total * (r + 1) as f64 / size as f64;
+        let mut end = start;
+        // Leave a block for each later rank while there are blocks enough.
+        let limit = b.saturating_sub(size - r - 1).max(start);
+        while end < limit && acc + seconds[end] / 2.0 < goal {
+            acc += seconds[end];
+            end += 1;
+        }
+        ranges.push(start..end);
+        start = end;
+    }
+    ranges
+}
+
 impl<'c> DistributedAon<'c> {
     /// CPU loading: this rank's blocks of origins on its cores (rayon).
     pub fn cpu(comm: &'c dyn Comm, net: &Network, demand: &Demand, allow_zone_transit: bool) -> Self {
@@ -65,6 +100,36 @@ impl<'c> DistributedAon<'c> {
         let origins = share_of(demand.num_origins(), comm.rank(), comm.size());
         let loader = GpuLoader::for_origins(devices, net, demand, allow_zone_transit, origins)?;
         Ok(Self::with(comm, Share::Gpu(loader)))
+    }
+
+    /// Shares every block's measured time and moves this rank's range to its balanced one.
+    fn rebalance(&mut self, mine: &[algos_tap::loader::BlockLoad]) {
+        let Share::Cpu(_, blocks) = &mut self.share else { return };
+        let all = self.comm.size();
+        if all == 1 {
+            return;
+        }
+        let total_blocks = {
+            // The ranges cover all blocks: the last rank's end is the count.
+            let mut end = [blocks.end as u64];
+            self.comm.all_reduce_max_u64(&mut end);
+            end[0] as usize
+        };
+        let mut bits = vec![0u64; total_blocks];
+        for (slot, b) in bits[blocks.clone()].iter_mut().zip(mine) {
+            *slot = b.seconds.to_bits();
+        }
+        self.comm.all_reduce_sum_u64(&mut bits);
+        let seconds: Vec<f64> = bits.into_iter().map(f64::from_bits).collect();
+        *blocks = balanced_ranges(&seconds, all)[self.comm.rank()].clone();
+    }
+
+    /// This rank's origin blocks (CPU loading) as they stand now.
+    pub fn blocks(&self) -> Option<Range<usize>> {
+        match &self.share {
+            Share::Cpu(_, b) => Some(b.clone()),
+            Share::Gpu(_) => None,
+        }
     }
 
     fn with(comm: &'c dyn Comm, share: Share<'c>) -> Self {
@@ -136,6 +201,7 @@ impl AllOrNothing for DistributedAon<'_> {
                     self.comm.send_f64(rank + 1, &message);
                 }
                 self.comm.broadcast_f64(size - 1, &mut message);
+                self.rebalance(&blocks);
                 decode(&message).finish(net, y)
             }
             Loaded::Fixed(mut loads) => {
@@ -160,5 +226,30 @@ impl AllOrNothing for DistributedAon<'_> {
             "all-or-nothing split by origins",
             self.comm.rank()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced_ranges;
+
+    #[test]
+    fn balanced_ranges_cover_every_block_once_and_follow_the_times() {
+        let even = balanced_ranges(&[1.0; 8], 4);
+        assert_eq!(even, vec![0..2, 2..4, 4..6, 6..8]);
+        // One slow block at the front: its rank takes it alone.
+        let skew = balanced_ranges(&[6.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], 2);
+        assert_eq!(skew, vec![0..1, 1..7]);
+        // No times yet: equal counts; more ranks than blocks: empty ranges at the end.
+        assert_eq!(balanced_ranges(&[0.0; 5], 2), vec![0..2, 2..5]);
+        let few = balanced_ranges(&[1.0, 1.0], 3);
+        assert_eq!(few.iter().map(|r| r.len()).sum::<usize>(), 2);
+        for (size, times) in [(3, vec![0.5, 2.0, 0.1, 0.1, 3.0, 0.2, 0.2, 0.9]), (5, vec![1.0; 64])] {
+            let r = balanced_ranges(&times, size);
+            assert_eq!(r.len(), size);
+            assert_eq!(r[0].start, 0);
+            assert_eq!(r[size - 1].end, times.len());
+            assert!(r.windows(2).all(|w| w[0].end == w[1].start));
+        }
     }
 }

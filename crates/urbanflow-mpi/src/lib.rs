@@ -7,7 +7,9 @@
 //!   over ranks, each rank on its own CPU cores and GPUs, rows written per block, progress across
 //!   ranks, checkpoints so a restarted job skips completed blocks;
 //! - [`assign::DistributedAon`]: all-or-nothing loading for traffic assignment split by origins, loads
-//!   exchanged every iteration, flows bit-identical to the single-process run.
+//!   exchanged every iteration, flows bit-identical to the single-process run;
+//! - [`overlay::DistributedDist`]: the overlay bound's distributed subgradient (DIST) with the nodes
+//!   split over ranks and the multipliers exchanged every round, bounds bit-identical to one process.
 //!
 //! The transport is one small trait, [`Comm`]: [`MpiComm`] (feature `mpi`) or [`Solo`], which runs the
 //! same code in one process without MPI. Run the examples as
@@ -28,8 +30,9 @@ pub mod error;
 pub mod many;
 #[cfg(feature = "mpi")]
 mod mpi_comm;
+pub mod overlay;
 
-pub use comm::{Comm, Solo};
+pub use comm::{Comm, LocalComm, Solo};
 pub use error::MpiError;
 #[cfg(feature = "mpi")]
 pub use mpi_comm::MpiComm;

@@ -187,6 +187,34 @@ impl<R: Real, const L: usize> CpuEngine<R, L> {
     }
 }
 
+impl CpuEngine {
+    /// One external iteration for the nodes in `nodes` only (a cluster rank's share): their new
+    /// multipliers, in node order; the engine's `λ_ext` stays as it was until [`CpuEngine::set_lambda`]
+    /// installs everyone's. Each node reads only `λ_ext` and its own step state, so shares computed on
+    /// different processes and put together equal [`DistEngine::rounds`] bit for bit.
+    pub fn round_share(&mut self, nodes: std::ops::Range<usize>) -> Vec<f64> {
+        let (lay, steps, lambda) = (&self.lay, &self.steps, &self.lambda);
+        let (lo, hi) = (nodes.start, nodes.end);
+        self.state[lo..hi]
+            .par_iter_mut()
+            .enumerate()
+            .map_init(Vec::new, |q, (i, st)| node_round::<f64, 8>(lay, steps, lambda, lo + i, st, q))
+            .collect()
+    }
+
+    /// Sets `λ_ext` (every node's multiplier) without touching the step states: the end of an
+    /// external iteration whose shares were exchanged.
+    pub fn set_lambda(&mut self, lambda: &[f64]) {
+        self.lambda.copy_from_slice(lambda);
+    }
+
+    /// The best local values of the nodes in `nodes` from the last external iteration (their sum over
+    /// all nodes in node order is [`DistEngine::local_sum`]).
+    pub fn best_values(&self, nodes: std::ops::Range<usize>) -> Vec<f64> {
+        self.state[nodes].iter().map(|s| s.best).collect()
+    }
+}
+
 impl<R: Real, const L: usize> DistEngine for CpuEngine<R, L> {
     fn name(&self) -> String {
         let precision = if std::mem::size_of::<R>() == 4 { " f32 mirror" } else { "" };

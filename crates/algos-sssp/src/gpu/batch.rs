@@ -9,6 +9,7 @@
 
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 use graph_core::Csr;
+use rayon::prelude::*;
 
 use super::{GraphBuffers, mean_weight};
 use crate::error::SsspError;
@@ -362,7 +363,9 @@ impl<'a> GpuBatchSssp<'a> {
                 message: e.to_string(),
             })?;
             let rows: &[u32] = &bytemuck::cast_slice(&view)[..words];
-            if self.overflow_possible && rows.contains(&SATURATED) {
+            // Scanned on all cores: one thread reading a batch of rows (hundreds of MB on a road
+            // network) was the bound of the whole streamed path.
+            if self.overflow_possible && rows.par_chunks(1 << 16).any(|c| c.contains(&SATURATED)) {
                 None
             } else {
                 f(first, block, rows);
