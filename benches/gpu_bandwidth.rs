@@ -6,6 +6,10 @@
 //! ```
 //! GB/s = 2 × bytes / time (each byte is read once and written once), 1 GB = 10^9 B. Kernel times come
 //! from GPU timestamps when available; wall times include submission and the wait.
+//!
+//! `--readback` instead measures the path streamed rows take to the host (issue 23): device buffer →
+//! `MAP_READ` staging buffer (copy, map, wait: GB/s = bytes / time), then reading the mapped bytes on one
+//! thread and on all cores; on every GPU alone, then on all GPUs at once (one thread each).
 
 use std::time::Instant;
 
@@ -26,6 +30,10 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![16, 64, 256, 1024]);
     let reps: usize = arg("--reps").unwrap_or(20);
+    if std::env::args().any(|a| a == "--readback") {
+        readback(&sizes, reps);
+        return;
+    }
     let ctx = match GpuContext::new() {
         Ok(c) => c,
         Err(e) => {
@@ -87,6 +95,87 @@ fn main() {
                 bytes / wall_s / 1e9,
                 kernel_s.map_or("null".into(), |k| format!("{:.4}", k * 1e3)),
                 kernel_s.map_or("null".into(), |k| format!("{:.1}", bytes / k / 1e9)),
+            );
+        }
+    }
+}
+
+/// One device's readback loop: `reps` times copy `mib` MiB to a staging buffer, map and wait, then read
+/// it (`threads` 1 = one thread, else all cores). Returns (transfer seconds, read seconds), medians.
+fn readback_loop(ctx: &GpuContext, mib: u64, reps: usize, parallel: bool) -> (f64, f64) {
+    use rayon::prelude::*;
+    let words = (mib << 20) as usize / 4;
+    let data: Vec<u32> = (0..words as u32).collect();
+    let src = GpuBuffer::from_slice(ctx, "src", &data).unwrap();
+    let staging = ctx.device.create_buffer(&gpu_runtime::wgpu::BufferDescriptor {
+        label: Some("staging"),
+        size: (words * 4) as u64,
+        usage: gpu_runtime::wgpu::BufferUsages::MAP_READ | gpu_runtime::wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let (mut transfer, mut read) = (Vec::new(), Vec::new());
+    for rep in 0..reps + 2 {
+        let t = Instant::now();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src.buffer(), 0, &staging, 0, (words * 4) as u64);
+        ctx.queue.submit([enc.finish()]);
+        staging.slice(..).map_async(gpu_runtime::wgpu::MapMode::Read, |_| {});
+        ctx.device.poll(gpu_runtime::wgpu::PollType::wait_indefinitely()).unwrap();
+        let t_transfer = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let sum: u64 = {
+            let view = staging.slice(..).get_mapped_range().unwrap();
+            let rows: &[u32] = bytemuck::cast_slice(&view);
+            if parallel {
+                rows.par_chunks(1 << 16).map(|c| c.iter().map(|&x| x as u64).sum::<u64>()).sum()
+            } else {
+                rows.iter().map(|&x| x as u64).sum()
+            }
+        };
+        let t_read = t.elapsed().as_secs_f64();
+        staging.unmap();
+        assert_eq!(sum, (words as u64) * (words as u64 - 1) / 2);
+        if rep >= 2 {
+            transfer.push(t_transfer);
+            read.push(t_read);
+        }
+    }
+    (median(&mut transfer), median(&mut read))
+}
+
+fn readback(sizes: &[u64], reps: usize) {
+    let devices = gpu_runtime::devices::open(&Default::default(), &Default::default()).unwrap_or_default();
+    if devices.is_empty() {
+        eprintln!("SKIP readback: no hardware GPU");
+        return;
+    }
+    for &mib in sizes {
+        let gb = (mib << 20) as f64 / 1e9;
+        for (i, ctx) in devices.iter().enumerate() {
+            let (t1, r1) = readback_loop(ctx, mib, reps, false);
+            let (t2, r2) = readback_loop(ctx, mib, reps, true);
+            println!(
+                "{{\"readback\":\"{}\",\"device\":{i},\"mib\":{mib},\"transfer_gbps\":{:.2},\"read_1_thread_gbps\":{:.2},\"read_all_cores_gbps\":{:.2},\"transfer_gbps_2\":{:.2}}}",
+                ctx.info.name,
+                gb / t1,
+                gb / r1,
+                gb / r2,
+                gb / t2
+            );
+        }
+        if devices.len() > 1 {
+            let t = Instant::now();
+            let per: Vec<(f64, f64)> = std::thread::scope(|s| {
+                let h: Vec<_> =
+                    devices.iter().map(|c| s.spawn(move || readback_loop(c, mib, reps, true))).collect();
+                h.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let wall = t.elapsed().as_secs_f64();
+            let transfer: Vec<f64> = per.iter().map(|p| gb / p.0).collect();
+            let read: Vec<f64> = per.iter().map(|p| gb / p.1).collect();
+            println!(
+                "{{\"readback_all\":{},\"mib\":{mib},\"transfer_gbps_each\":{transfer:?},\"read_all_cores_gbps_each\":{read:?},\"wall_s\":{wall:.3}}}",
+                devices.len()
             );
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo build --release --features urbanflow/mpi --example assign_mpi
-//! mpirun -np 4 target/release/examples/assign_mpi --net ../shared/data/tntp/philadelphia/Philadelphia_net.tntp.xz \
+//! mpirun -np 4 target/release/examples/assign_mpi --net ../shared/data/tntp/Philadelphia/Philadelphia_net.tntp.xz \
 //!     --algorithm bfw --gap 1e-4 --threads 4 --json
 //! ```
 //! Same network, trips, methods, stop rule and JSON as the `assign` example, plus `ranks`: every rank

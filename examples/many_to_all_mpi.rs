@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo build --release --features urbanflow/mpi --example many_to_all_mpi
-//! mpirun -np 4 target/release/examples/many_to_all_mpi --graph ../shared/data/road/dimacs/USA-road-t.NY.gr.gz \
+//! mpirun -np 4 target/release/examples/many_to_all_mpi --graph ../shared/data/road/weighted/NY.gr.xz \
 //!     --sources 100000 --checkpoint /scratch/ny-ckpt --json
 //! srun -N 8 --ntasks-per-node=2 target/release/examples/many_to_all_mpi --graph G --sources all --gpus local
 //! ```

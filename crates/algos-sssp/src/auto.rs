@@ -117,6 +117,13 @@ pub const WORK_QUEUE_MIN_CPU_SHARE: f64 = 0.45;
 /// 0.1 s on bremen to 0.7 s on NY) cannot pay off reliably.
 pub const MIN_CPU_SECONDS_FOR_GPU: f64 = 2.0;
 
+/// With several GPUs, `Schedule::Auto` spreads the trees over all of them only when the first GPU
+/// alone would need at least this long: every further device pays its own buffers (on NY about a
+/// gigabyte of rows on the device and twice that pinned on the host) before its first tree. Measured on
+/// the two-H100 machine (docs/benchmarks.md, "Several GPUs"): bremen_time, 1.5 s on one GPU, took
+/// 1.9–2.0 s on two; NY, 6.3 s on one, 4.7–5.2 s on two.
+pub const MIN_GPU_SECONDS_FOR_MORE_GPUS: f64 = 3.0;
+
 /// Where the rest of a many-source run goes, from measured rates (trees per second).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {

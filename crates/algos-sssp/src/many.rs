@@ -361,9 +361,19 @@ fn auto_plan<'a>(
         return cpu(decision, out);
     }
     let mut placed = Vec::with_capacity(gpus.len());
+    let mut gpus = gpus;
     // The GPUs' combined rate; unknown when any of them could not be measured.
     let mut gpu_rate = Some(0.0);
-    for ctx in gpus {
+    let mut first_rate = None;
+    for ctx in gpus.clone() {
+        // A short job stays on the first GPU: each further device's set-up would cost more than it
+        // saves (crate::auto::MIN_GPU_SECONDS_FOR_MORE_GPUS).
+        if let Some(r) = first_rate
+            && (rest as f64) / r < crate::auto::MIN_GPU_SECONDS_FOR_MORE_GPUS
+        {
+            gpus.truncate(placed.len());
+            break;
+        }
         match opts.gpu {
             // Caller-given settings: nothing is measured, so there is no GPU rate to weigh the CPU
             // threads against; the caller chose these GPUs, which run alone.
@@ -375,6 +385,9 @@ fn auto_plan<'a>(
                 let tuned = crate::tuning::tune_for(ctx, graph, rest)?;
                 out.tune_s += tuned.tune_s;
                 placed.push((ctx, Some(tuned.config)));
+                if first_rate.is_none() {
+                    first_rate = tuned.trees_per_s;
+                }
                 gpu_rate = match (gpu_rate, tuned.trees_per_s) {
                     (Some(a), Some(b)) => Some(a + b),
                     _ => None,
@@ -524,6 +537,10 @@ fn hetero(
         (!r.is_empty()).then_some(r)
     };
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<OwnedBlock, SsspError>>(2 * workers);
+    // Row buffers of the GPUs after the first, handed back once their rows reached the sink: a batch is
+    // up to a gigabyte on a road network, and a fresh allocation per batch spends its time in page faults
+    // (serialised in the kernel), which held the second GPU to half speed.
+    let rows_pool: std::sync::Mutex<Vec<Vec<u32>>> = std::sync::Mutex::new(Vec::new());
     let mut error: Option<SsspError> = None;
     let take = |msg: Result<OwnedBlock, SsspError>,
                 out: &mut ManyStats,
@@ -541,7 +558,10 @@ fn hetero(
                 None => out.cpu_trees += b.sources.len(),
             }
             if error.is_none() && !b.sources.is_empty() {
-                emit(b.first, &b.sources, &b.dist);
+                emit(b.first, &b.sources, &b.dist[..b.sources.len() * n]);
+            }
+            if b.device.is_some() && !b.dist.is_empty() {
+                rows_pool.lock().unwrap_or_else(|e| e.into_inner()).push(b.dist);
             }
         }
         Err(e) => {
@@ -550,7 +570,7 @@ fn hetero(
         }
     };
     std::thread::scope(|scope| {
-        let (grab, stop, rates) = (&grab, &stop, &rates);
+        let (grab, stop, rates, rows_pool) = (&grab, &stop, &rates, &rows_pool);
         for w in gpus.len()..workers {
             let tx = tx.clone();
             scope.spawn(move || {
@@ -597,8 +617,13 @@ fn hetero(
                             rates.set(w, done as f64 / started.elapsed().as_secs_f64().max(1e-9));
                             // Copied on all cores: the rows of a batch are hundreds of MB on a road
                             // network, and one thread copying them would pace this GPU.
-                            let mut dist = vec![0u32; rows.len()];
-                            dist.par_chunks_mut(1 << 16)
+                            let reused = rows_pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                            let mut dist = reused.unwrap_or_default();
+                            if dist.len() < rows.len() {
+                                dist.resize(rows.len(), 0);
+                            }
+                            dist[..rows.len()]
+                                .par_chunks_mut(1 << 16)
                                 .zip(rows.par_chunks(1 << 16))
                                 .for_each(|(d, s)| d.copy_from_slice(s));
                             let b = OwnedBlock {
