@@ -18,7 +18,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -28,10 +28,7 @@ use urbanflow::tap::nodes::read_node_tntp;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_results_csv};
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
 use urbanflow::tap::skim::{skims, write_skims_csv};
-use urbanflow::tap::{
-    Algorithm, AssignOptions, Assignment, CostFactors, Demand, IterationLog, Network, Objective, Stop,
-    assign_with_progress,
-};
+use urbanflow::tap::{AssignOptions, Assignment, Demand, IterationLog, Network, assign_with_progress};
 
 /// Static traffic assignment of a TNTP network: user equilibrium (or system optimum) by MSA, Frank–Wolfe,
 /// conjugate and bi-conjugate Frank–Wolfe, or Algorithm B.
@@ -43,36 +40,8 @@ use urbanflow::tap::{
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
-    #[arg(long)]
-    net: Option<PathBuf>,
-    /// TNTP trips file. Default: the `_trips` file beside the network.
-    #[arg(long)]
-    trips: Option<PathBuf>,
-    /// Time units per toll unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    toll_factor: f64,
-    /// Time units per length unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    distance_factor: f64,
-    /// Multiply every OD flow by this.
-    #[arg(long, default_value_t = 1.0)]
-    demand_scale: f64,
-    /// msa, fw, cfw, bfw, or b (Algorithm B: bush-based, for gaps down to 1e-12; CPU).
-    #[arg(long, default_value = "bfw")]
-    algorithm: Algorithm,
-    /// Stop at this relative gap (TSTT − SPTT) / TSTT.
-    #[arg(long, default_value_t = 1e-4)]
-    gap: f64,
-    /// Stop after this many iterations.
-    #[arg(long, default_value_t = 1000)]
-    max_iters: u32,
-    /// Stop after this many seconds.
-    #[arg(long)]
-    max_seconds: Option<f64>,
-    /// Solve for the system optimum instead of user equilibrium.
-    #[arg(long)]
-    system_optimum: bool,
+    #[command(flatten)]
+    model: common::ModelArgs,
     /// Where all-or-nothing loading runs: cpu (f64, rayon), gpu (fixed-point costs; gaps floor near
     /// 1e-6) or auto (default: $URBANFLOW_BACKEND, else cpu).
     #[arg(long)]
@@ -125,21 +94,6 @@ struct Args {
     json: bool,
 }
 
-/// The `_trips` file beside a `_net` file (same name with `_net` → `_trips`, any compression).
-fn trips_beside(net: &Path) -> Result<PathBuf, String> {
-    let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let stem = name
-        .split("_net")
-        .next()
-        .filter(|_| name.contains("_net"))
-        .ok_or_else(|| format!("cannot guess the trips file of {}: pass --trips", net.display()))?;
-    ["", ".gz", ".xz"]
-        .iter()
-        .map(|ext| net.with_file_name(format!("{stem}_trips.tntp{ext}")))
-        .find(|p| p.exists())
-        .ok_or_else(|| format!("no {stem}_trips.tntp[.gz|.xz] beside {}: pass --trips", net.display()))
-}
-
 /// The `_node` file beside a `_net` file (same name with `_net` → `_node`, any compression).
 fn nodes_beside(net: &Path) -> Result<PathBuf, String> {
     let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -151,11 +105,6 @@ fn nodes_beside(net: &Path) -> Result<PathBuf, String> {
         .ok_or_else(|| {
             format!("no node coordinates beside {} for --map/--geojson: pass --nodes", net.display())
         })
-}
-
-fn bundled(name: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data").join(name);
-    p.canonicalize().unwrap_or(p)
 }
 
 fn run(args: Args) -> Result<(), String> {
@@ -174,26 +123,12 @@ fn run(args: Args) -> Result<(), String> {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
         None => choice.backend().map_err(|e| e.to_string())?,
     };
-    let (net_path, trips_path) = match args.net {
-        None => {
-            (bundled("SiouxFalls_net.tntp"), args.trips.unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")))
-        }
-        Some(net) => {
-            // A missing network file is the error to report, not the trips file guessed from its name.
-            if !net.exists() {
-                return Err(format!("{}: no such network file", net.display()));
-            }
-            let trips = match args.trips {
-                Some(t) => t,
-                None => trips_beside(&net)?,
-            };
-            (net, trips)
-        }
-    };
-    let factors = CostFactors { toll: args.toll_factor, distance: args.distance_factor };
+    let (net_path, trips_path) = args.model.files()?;
+    let factors = args.model.factors();
     let t = Instant::now();
     let net = Network::read_tntp(&net_path, factors).map_err(|e| e.to_string())?;
-    let demand = Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.demand_scale);
+    let demand =
+        Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.model.demand_scale);
     let load_s = t.elapsed().as_secs_f64();
     let select_links = match &args.select_link {
         None => Vec::new(),
@@ -215,20 +150,7 @@ fn run(args: Args) -> Result<(), String> {
             })
             .collect::<Result<Vec<_>, String>>()?,
     };
-    let opts = AssignOptions {
-        algorithm: args.algorithm,
-        objective: if args.system_optimum { Objective::SystemOptimum } else { Objective::UserEquilibrium },
-        stop: Stop {
-            relative_gap: args.gap,
-            max_iterations: args.max_iters,
-            max_time: args.max_seconds.map(Duration::from_secs_f64),
-            ..Stop::default()
-        },
-        backend,
-        devices: &devices,
-        select_links,
-        ..AssignOptions::default()
-    };
+    let opts = AssignOptions { backend, devices: &devices, select_links, ..args.model.options() };
 
     let bar = (!args.json).then(|| {
         let bar = ProgressBar::new(1000);
@@ -239,7 +161,7 @@ fn run(args: Args) -> Result<(), String> {
         bar
     });
     // Progress is the gap's way down from 1 to the target on a log scale.
-    let target_log = args.gap.max(1e-16).log10();
+    let target_log = args.model.gap.max(1e-16).log10();
     let t = Instant::now();
     let mut class_table = Vec::new();
     let result = match &args.classes {
@@ -287,7 +209,7 @@ fn run(args: Args) -> Result<(), String> {
     let title = format!(
         "{} — {} to relative gap {:.1e}",
         net_path.file_name().map_or("network".into(), |n| n.to_string_lossy().into_owned()),
-        args.algorithm,
+        args.model.algorithm,
         result.last().relative_gap
     );
     let write = |path: &Path, text: String| {
@@ -359,7 +281,7 @@ fn run(args: Args) -> Result<(), String> {
         let json = serde_json::json!({
             "net": net_path.display().to_string(),
             "trips": trips_path.display().to_string(),
-            "algorithm": args.algorithm.to_string(),
+            "algorithm": args.model.algorithm.to_string(),
             "backend": common::backend_name(backend, &devices),
             "threads": rayon::current_num_threads(),
             "converged": result.converged,

@@ -11,11 +11,12 @@
 //! to `assign`'s; GPU: fixed-point loads all-reduced, bit-identical to one GPU's). Rank 0 prints
 //! progress, the result and `--flows-out`. The JSON adds the time spent exchanging loads.
 
+mod cluster_common;
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::cluster::assign::DistributedAon;
@@ -23,9 +24,7 @@ use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
 use urbanflow::gpu::devices::DeviceSelection;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp};
-use urbanflow::tap::{
-    Algorithm, AssignOptions, CostFactors, Demand, IterationLog, Network, Objective, Stop, assign_with_loader,
-};
+use urbanflow::tap::{Demand, IterationLog, Network, assign_with_loader};
 
 /// Static traffic assignment of a TNTP network, all-or-nothing loading spread over MPI ranks.
 ///
@@ -33,37 +32,8 @@ use urbanflow::tap::{
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
-    #[arg(long)]
-    net: Option<PathBuf>,
-    /// TNTP trips file. Default: the `_trips` file beside the network.
-    #[arg(long)]
-    trips: Option<PathBuf>,
-    /// Time units per toll unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    toll_factor: f64,
-    /// Time units per length unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    distance_factor: f64,
-    /// Multiply every OD flow by this.
-    #[arg(long, default_value_t = 1.0)]
-    demand_scale: f64,
-    /// msa, fw, cfw or bfw (Algorithm B loads bushes, not trees: use the `assign` example).
-    #[arg(long, default_value = "bfw")]
-    algorithm: Algorithm,
-    /// Stop at this relative gap (TSTT − SPTT) / TSTT.
-    #[arg(long, default_value_t = 1e-4)]
-    gap: f64,
-    /// Stop after this many iterations.
-    #[arg(long, default_value_t = 1000)]
-    max_iters: u32,
-    /// Stop after this many seconds (of rank 0's clock: every rank stops at the same iteration only
-    /// without it, so it is refused with more than one rank).
-    #[arg(long)]
-    max_seconds: Option<f64>,
-    /// Solve for the system optimum instead of user equilibrium.
-    #[arg(long)]
-    system_optimum: bool,
+    #[command(flatten)]
+    model: common::ModelArgs,
     /// cpu (f64, the default) or gpu (fixed point) loading on every rank.
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -81,74 +51,31 @@ struct Args {
     json: bool,
 }
 
-fn bundled(name: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data").join(name);
-    p.canonicalize().unwrap_or(p)
-}
-
-/// The `_trips` file beside a `_net` file (same name with `_net` → `_trips`, any compression).
-fn trips_beside(net: &Path) -> Result<PathBuf, String> {
-    let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let stem = name
-        .split("_net")
-        .next()
-        .filter(|_| name.contains("_net"))
-        .ok_or_else(|| format!("cannot guess the trips file of {}: pass --trips", net.display()))?;
-    ["", ".gz", ".xz"]
-        .iter()
-        .map(|ext| net.with_file_name(format!("{stem}_trips.tntp{ext}")))
-        .find(|p| p.exists())
-        .ok_or_else(|| format!("no {stem}_trips.tntp[.gz|.xz] beside {}: pass --trips", net.display()))
-}
-
-fn local_rank() -> usize {
-    ["OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "PMI_LOCAL_RANK"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok()?.parse().ok())
-        .unwrap_or(0)
-}
-
 fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
     }
-    if args.max_seconds.is_some() && ranks > 1 {
+    if args.model.max_seconds.is_some() && ranks > 1 {
         return Err("--max-seconds would let ranks stop at different iterations: use --max-iters".into());
     }
-    let (net_path, trips_path) = match args.net {
-        None => {
-            (bundled("SiouxFalls_net.tntp"), args.trips.unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")))
-        }
-        Some(net) => {
-            if !net.exists() {
-                return Err(format!("{}: no such network file", net.display()));
-            }
-            let trips = match args.trips {
-                Some(t) => t,
-                None => trips_beside(&net)?,
-            };
-            (net, trips)
-        }
-    };
-    let factors = CostFactors { toll: args.toll_factor, distance: args.distance_factor };
+    let (net_path, trips_path) = args.model.files()?;
+    let factors = args.model.factors();
     let t = Instant::now();
     let net = Network::read_tntp(&net_path, factors).map_err(|e| e.to_string())?;
-    let demand = Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.demand_scale);
+    let demand =
+        Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.model.demand_scale);
     let load_s = t.elapsed().as_secs_f64();
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
         (None, Some(_)) => BackendChoice::Gpu,
         (None, None) => BackendChoice::Cpu,
     };
-    let selection = match (choice, args.gpus.as_deref()) {
-        (BackendChoice::Cpu, _) => None,
-        (_, None) => Some(DeviceSelection::Indices(vec![0])),
-        (_, Some("local")) => {
-            let found = urbanflow::gpu::devices::list(&Default::default()).len().max(1);
-            Some(DeviceSelection::Indices(vec![local_rank() % found]))
+    let selection = match choice {
+        BackendChoice::Cpu => None,
+        _ => {
+            cluster_common::rank_gpus(args.gpus.as_deref(), rank)?.or(Some(DeviceSelection::Indices(vec![0])))
         }
-        (_, Some(s)) => Some(s.parse::<DeviceSelection>().map_err(|e| format!("--gpus: {e}"))?),
     };
     let devices = common::open_gpus(selection.as_ref())?;
     let device_refs: Vec<&urbanflow::gpu::GpuContext> = devices.iter().collect();
@@ -157,17 +84,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
     } else {
         DistributedAon::gpu(comm, &device_refs, &net, &demand, false).map_err(|e| e.to_string())?
     };
-    let opts = AssignOptions {
-        algorithm: args.algorithm,
-        objective: if args.system_optimum { Objective::SystemOptimum } else { Objective::UserEquilibrium },
-        stop: Stop {
-            relative_gap: args.gap,
-            max_iterations: args.max_iters,
-            max_time: args.max_seconds.map(Duration::from_secs_f64),
-            ..Stop::default()
-        },
-        ..AssignOptions::default()
-    };
+    let opts = args.model.options();
     let t = Instant::now();
     let result = assign_with_loader(&net, &demand, &opts, &mut loader, |log: &IterationLog| {
         if rank == 0 && !args.json {
@@ -213,7 +130,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
         let json = serde_json::json!({
             "net": net_path.display().to_string(),
             "trips": trips_path.display().to_string(),
-            "algorithm": args.algorithm.to_string(),
+            "algorithm": args.model.algorithm.to_string(),
             "backend": loader_name(&device_refs),
             "ranks": ranks,
             "mpi": comm.describe(),
@@ -260,20 +177,5 @@ fn loader_name(devices: &[&urbanflow::gpu::GpuContext]) -> String {
 }
 
 fn main() -> ExitCode {
-    let comm = match MpiComm::init() {
-        Ok(c) => c,
-        Err(e) => return common::finish(Err(e.to_string())),
-    };
-    let result = run(&comm, Args::parse());
-    match result {
-        Err(e) if comm.size() > 1 => {
-            // Every rank reports a failure another rank detected: rank 0 prints it once. A failure of
-            // this rank alone must not leave the others waiting in a collective call: end the job.
-            if comm.rank() == 0 || !e.contains(" failed: ") {
-                eprintln!("error: {e}");
-            }
-            comm.abort(1)
-        }
-        other => common::finish(other),
-    }
+    cluster_common::main_with(|comm| run(comm, Args::parse()))
 }

@@ -1,6 +1,6 @@
 //! What the examples share: a failed run prints `error: …` on stderr and exits non-zero.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The exit code of `run`'s result, printing the error when there is one.
@@ -95,4 +95,169 @@ pub fn row_checksum(rows: &[u32]) -> u64 {
     rows.par_chunks(4096)
         .map(|c| c.iter().filter(|&&d| d != u32::MAX).fold(0u64, |s, &d| s.wrapping_add(d as u64)))
         .reduce(|| 0, u64::wrapping_add)
+}
+
+/// A file bundled in `examples/data`.
+#[allow(dead_code)] // not every example reads one
+pub fn bundled(name: &str) -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data").join(name);
+    p.canonicalize().unwrap_or(p)
+}
+
+/// The `_trips` file beside a `_net` file (same name with `_net` → `_trips`, any compression).
+#[allow(dead_code)] // only the assignment examples
+pub fn trips_beside(net: &Path) -> Result<PathBuf, String> {
+    let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name
+        .split("_net")
+        .next()
+        .filter(|_| name.contains("_net"))
+        .ok_or_else(|| format!("cannot guess the trips file of {}: pass --trips", net.display()))?;
+    ["", ".gz", ".xz"]
+        .iter()
+        .map(|ext| net.with_file_name(format!("{stem}_trips.tntp{ext}")))
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("no {stem}_trips.tntp[.gz|.xz] beside {}: pass --trips", net.display()))
+}
+
+/// The model and stop rule of the assignment examples (`assign`, `assign_mpi`).
+#[derive(clap::Args)]
+#[allow(dead_code)] // only the assignment examples
+pub struct ModelArgs {
+    /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
+    #[arg(long)]
+    pub net: Option<PathBuf>,
+    /// TNTP trips file. Default: the `_trips` file beside the network.
+    #[arg(long)]
+    pub trips: Option<PathBuf>,
+    /// Time units per toll unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    pub toll_factor: f64,
+    /// Time units per length unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    pub distance_factor: f64,
+    /// Multiply every OD flow by this.
+    #[arg(long, default_value_t = 1.0)]
+    pub demand_scale: f64,
+    /// msa, fw, cfw, bfw, or b (Algorithm B: bush-based, for gaps down to 1e-12; CPU, `assign` only).
+    #[arg(long, default_value = "bfw")]
+    pub algorithm: urbanflow::tap::Algorithm,
+    /// Stop at this relative gap (TSTT − SPTT) / TSTT.
+    #[arg(long, default_value_t = 1e-4)]
+    pub gap: f64,
+    /// Stop after this many iterations.
+    #[arg(long, default_value_t = 1000)]
+    pub max_iters: u32,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
+    /// Solve for the system optimum instead of user equilibrium.
+    #[arg(long)]
+    pub system_optimum: bool,
+}
+
+#[allow(dead_code)] // only the assignment examples
+impl ModelArgs {
+    /// The network and trips files (the bundled Sioux Falls network by default); a missing network
+    /// file is the error, not the trips file guessed from its name.
+    pub fn files(&self) -> Result<(PathBuf, PathBuf), String> {
+        match &self.net {
+            None => Ok((
+                bundled("SiouxFalls_net.tntp"),
+                self.trips.clone().unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")),
+            )),
+            Some(net) => {
+                if !net.exists() {
+                    return Err(format!("{}: no such network file", net.display()));
+                }
+                let trips = match &self.trips {
+                    Some(t) => t.clone(),
+                    None => trips_beside(net)?,
+                };
+                Ok((net.clone(), trips))
+            }
+        }
+    }
+
+    /// Toll and distance factors of the generalised cost.
+    pub fn factors(&self) -> urbanflow::tap::CostFactors {
+        urbanflow::tap::CostFactors { toll: self.toll_factor, distance: self.distance_factor }
+    }
+
+    /// Method, objective and stop rule as assignment options (backend and the rest at their defaults).
+    pub fn options(&self) -> urbanflow::tap::AssignOptions<'static> {
+        use urbanflow::tap::{AssignOptions, Objective, Stop};
+        AssignOptions {
+            algorithm: self.algorithm,
+            objective: if self.system_optimum {
+                Objective::SystemOptimum
+            } else {
+                Objective::UserEquilibrium
+            },
+            stop: Stop {
+                relative_gap: self.gap,
+                max_iterations: self.max_iters,
+                max_time: self.max_seconds.map(std::time::Duration::from_secs_f64),
+                ..Stop::default()
+            },
+            ..AssignOptions::default()
+        }
+    }
+}
+
+/// The graph and sources of the many-source examples (`many_to_all`, `many_to_all_mpi`).
+#[derive(clap::Args)]
+#[allow(dead_code)] // only the many-source examples
+pub struct GraphSourceArgs {
+    /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
+    /// bundled Sioux Falls network.
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
+    #[arg(long, default_value = "auto")]
+    pub format: urbanflow::graph::io::GraphFormat,
+    /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed`. Default: the zones
+    /// of a TNTP network, else 1,000 vertices (or all, when fewer).
+    #[arg(long)]
+    pub sources: Option<String>,
+    /// Seed of the drawn sources.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// TNTP weight units per free-flow time unit.
+    #[arg(long, default_value_t = 1000.0)]
+    pub units: f64,
+}
+
+/// A loaded graph with the sources asked for.
+#[allow(dead_code)] // only the many-source examples
+pub struct GraphAndSources {
+    /// The file read.
+    pub path: PathBuf,
+    /// The graph, ids, zones and format.
+    pub loaded: urbanflow::graph::io::LoadedGraph,
+    /// Sources (internal vertex indices).
+    pub sources: Vec<u32>,
+    /// Seconds reading the file.
+    pub load_s: f64,
+}
+
+#[allow(dead_code)] // only the many-source examples
+impl GraphSourceArgs {
+    /// Reads the graph and picks the sources.
+    pub fn load(&self) -> Result<GraphAndSources, String> {
+        use urbanflow::graph::io::{LoadOptions, load_graph};
+        let path = self.graph.clone().unwrap_or_else(|| bundled("SiouxFalls_net.tntp"));
+        let t = std::time::Instant::now();
+        let opts = LoadOptions { format: self.format, tntp_units: self.units, ..Default::default() };
+        let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
+        let load_s = t.elapsed().as_secs_f64();
+        let n = loaded.graph.num_vertices();
+        let spec = match &self.sources {
+            Some(s) => s.clone(),
+            None if loaded.zones.is_some() => "zones".into(),
+            None => n.min(1000).to_string(),
+        };
+        let sources = pick_sources(&spec, n, loaded.zones.as_deref(), self.seed)?;
+        Ok(GraphAndSources { path, loaded, sources, load_s })
+    }
 }

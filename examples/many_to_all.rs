@@ -15,13 +15,11 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::gpu::{BackendChoice, GpuContext, Resolved};
-use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::sssp::gpu::BatchConfig;
 use urbanflow::sssp::many::{ManyOptions, Schedule, many_to_all_with};
 use urbanflow::sssp::tuning;
@@ -36,20 +34,8 @@ use urbanflow::sssp::tuning;
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
-    /// bundled Sioux Falls network.
-    #[arg(long)]
-    graph: Option<PathBuf>,
-    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
-    #[arg(long, default_value = "auto")]
-    format: GraphFormat,
-    /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed`. Default: the zones
-    /// of a TNTP network, else 1,000 vertices (or all, when fewer).
-    #[arg(long)]
-    sources: Option<String>,
-    /// Seed of the drawn sources.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    input: common::GraphSourceArgs,
     /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto: a hardware GPU if there is one).
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -65,9 +51,6 @@ struct Args {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// TNTP weight units per free-flow time unit.
-    #[arg(long, default_value_t = 1000.0)]
-    units: f64,
     /// GPU invocations per workgroup (default: tuned).
     #[arg(long)]
     workgroup_size: Option<u32>,
@@ -143,10 +126,6 @@ fn run(args: Args) -> Result<(), String> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
     }
-    let path = args.graph.unwrap_or_else(|| {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/SiouxFalls_net.tntp");
-        p.canonicalize().unwrap_or(p)
-    });
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
         (None, Some(_)) => BackendChoice::Gpu,
@@ -159,17 +138,9 @@ fn run(args: Args) -> Result<(), String> {
     };
     let schedule =
         args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });
-    let t = Instant::now();
-    let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
-    let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
+    let input = args.input.load()?;
+    let (path, loaded, sources, load_s) = (input.path, input.loaded, input.sources, input.load_s);
     let (g, ids) = (&loaded.graph, &loaded.ids);
-    let load_s = t.elapsed().as_secs_f64();
-    let spec = match &args.sources {
-        Some(s) => s.clone(),
-        None if loaded.zones.is_some() => "zones".into(),
-        None => g.num_vertices().min(1000).to_string(),
-    };
-    let sources = common::pick_sources(&spec, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
     match args.method.as_str() {
         "dijkstra" => {}
         "phast" => return run_phast(g, &sources, backend, args.json),

@@ -12,18 +12,16 @@
 //! and the result (`--json`: one object, with `ranks`). `--checkpoint DIR` records completed blocks so
 //! a restarted job skips them; `--rows-dir DIR` writes each block's rows (or `--targets` columns).
 
+mod cluster_common;
 mod common;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::cluster::many::{DistOptions, many_to_all};
 use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
-use urbanflow::gpu::devices::DeviceSelection;
-use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::sssp::many::{ManyOptions, Schedule};
 
 /// Shortest-path trees from many sources, spread over the ranks of an MPI job.
@@ -32,20 +30,8 @@ use urbanflow::sssp::many::{ManyOptions, Schedule};
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
-    /// bundled Sioux Falls network.
-    #[arg(long)]
-    graph: Option<PathBuf>,
-    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
-    #[arg(long, default_value = "auto")]
-    format: GraphFormat,
-    /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed` (the same on every
-    /// rank and as in `many_to_all`).
-    #[arg(long)]
-    sources: Option<String>,
-    /// Seed of the drawn sources.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    input: common::GraphSourceArgs,
     /// cpu, gpu or auto, on every rank (default: $URBANFLOW_BACKEND, else auto).
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -59,9 +45,6 @@ struct Args {
     /// Worker threads per rank (default: all cores of the host; give cores / ranks per host).
     #[arg(long)]
     threads: Option<usize>,
-    /// TNTP weight units per free-flow time unit.
-    #[arg(long, default_value_t = 1000.0)]
-    units: f64,
     /// Sources per block (the unit of distribution and of checkpoints).
     #[arg(long, default_value_t = urbanflow::cluster::many::DEFAULT_BLOCK)]
     block: usize,
@@ -82,39 +65,17 @@ struct Args {
     abort_after_blocks: Option<usize>,
 }
 
-/// This rank's index on its host, from the launcher's environment.
-fn local_rank() -> usize {
-    ["OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "PMI_LOCAL_RANK"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok()?.parse().ok())
-        .unwrap_or(0)
-}
-
 fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
     }
-    let path = args.graph.unwrap_or_else(|| {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/SiouxFalls_net.tntp");
-        p.canonicalize().unwrap_or(p)
-    });
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
         (None, Some(_)) => BackendChoice::Gpu,
         (None, None) => BackendChoice::from_env()?,
     };
-    let selection = match args.gpus.as_deref() {
-        None => None,
-        Some("local") => {
-            let found = urbanflow::gpu::devices::list(&Default::default()).len();
-            if found == 0 {
-                return Err(format!("rank {rank}: --gpus local: no GPU adapter on this host"));
-            }
-            Some(DeviceSelection::Indices(vec![local_rank() % found]))
-        }
-        Some(s) => Some(s.parse::<DeviceSelection>().map_err(|e| format!("--gpus: {e}"))?),
-    };
+    let selection = cluster_common::rank_gpus(args.gpus.as_deref(), rank)?;
     let devices = common::open_gpus(selection.as_ref())?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
@@ -122,20 +83,14 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
     };
     let schedule =
         args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });
-    let t = Instant::now();
-    let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
-    let loaded = load_graph(&path, &opts).map_err(|e| format!("rank {rank}: {e}"))?;
+    let input = args.input.load().map_err(|e| format!("rank {rank}: {e}"))?;
+    let (path, loaded, sources, load_s) = (input.path, input.loaded, input.sources, input.load_s);
     let (g, ids) = (&loaded.graph, &loaded.ids);
-    let load_s = t.elapsed().as_secs_f64();
-    let spec = match &args.sources {
-        Some(s) => s.clone(),
-        None if loaded.zones.is_some() => "zones".into(),
-        None => g.num_vertices().min(1000).to_string(),
-    };
-    let sources = common::pick_sources(&spec, g.num_vertices(), loaded.zones.as_deref(), args.seed)?;
     let targets = match &args.targets {
         None => None,
-        Some(t) => Some(common::pick_sources(t, g.num_vertices(), loaded.zones.as_deref(), args.seed + 1)?),
+        Some(t) => {
+            Some(common::pick_sources(t, g.num_vertices(), loaded.zones.as_deref(), args.input.seed + 1)?)
+        }
     };
     let dist = DistOptions {
         block: Some(args.block),
@@ -210,20 +165,5 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let comm = match MpiComm::init() {
-        Ok(c) => c,
-        Err(e) => return common::finish(Err(e.to_string())),
-    };
-    let result = run(&comm, Args::parse());
-    match result {
-        Err(e) if comm.size() > 1 => {
-            // Every rank reports a failure another rank detected: rank 0 prints it once. A failure of
-            // this rank alone must not leave the others waiting in a collective call: end the job.
-            if comm.rank() == 0 || !e.contains(" failed: ") {
-                eprintln!("error: {e}");
-            }
-            comm.abort(1)
-        }
-        other => common::finish(other),
-    }
+    cluster_common::main_with(|comm| run(comm, Args::parse()))
 }
