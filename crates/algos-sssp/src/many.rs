@@ -536,7 +536,9 @@ fn hetero(
         };
         (!r.is_empty()).then_some(r)
     };
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<OwnedBlock, SsspError>>(2 * workers);
+    // One message in flight per worker: a GPU's block is up to a gigabyte, and every block waiting here
+    // is one more row buffer to allocate.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<OwnedBlock, SsspError>>(workers);
     // Row buffers of the GPUs after the first, handed back once their rows reached the sink: a batch is
     // up to a gigabyte on a road network, and a fresh allocation per batch spends its time in page faults
     // (serialised in the kernel), which held the second GPU to half speed.

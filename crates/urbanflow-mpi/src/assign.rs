@@ -39,7 +39,11 @@ pub struct DistributedAon<'c> {
     share: Share<'c>,
     /// Seconds spent loading this rank's share, over all calls.
     pub load_seconds: f64,
-    /// Seconds spent exchanging loads (messages, and waiting for slower ranks), over all calls.
+    /// Seconds spent waiting for the slowest rank to finish its loading (a barrier), over all calls:
+    /// the cost of uneven shares, not of the exchange.
+    pub wait_seconds: f64,
+    /// Seconds spent exchanging loads once every rank is ready (the chain and the broadcast, or the
+    /// all-reduce), over all calls.
     pub comm_seconds: f64,
     /// Calls so far.
     pub calls: usize,
@@ -133,7 +137,7 @@ impl<'c> DistributedAon<'c> {
     }
 
     fn with(comm: &'c dyn Comm, share: Share<'c>) -> Self {
-        Self { comm, share, load_seconds: 0.0, comm_seconds: 0.0, calls: 0 }
+        Self { comm, share, load_seconds: 0.0, wait_seconds: 0.0, comm_seconds: 0.0, calls: 0 }
     }
 
     /// This rank's loading, or the error (before any message of this call).
@@ -187,6 +191,12 @@ impl AllOrNothing for DistributedAon<'_> {
             }
         };
         self.load_seconds += t.elapsed().as_secs_f64();
+        // Uneven shares and the exchange itself are timed apart: everyone meets first.
+        let t = Instant::now();
+        if size > 1 {
+            self.comm.barrier();
+        }
+        self.wait_seconds += t.elapsed().as_secs_f64();
         let t = Instant::now();
         self.calls += 1;
         let m = net.num_links();
