@@ -178,22 +178,83 @@ pub fn many_to_all_with(
     mut sink: impl FnMut(TreeBlock<'_>),
 ) -> Result<ManyStats, SsspError> {
     check(graph, sources)?;
-    let n = graph.num_vertices() as usize;
-    let predecessors = opts.predecessors;
     let mut emit = |first: usize, block: &[u32], dist: &[u32]| {
-        let pred: Option<Vec<u32>> = predecessors.then(|| {
-            block
-                .par_iter()
-                .enumerate()
-                .flat_map_iter(|(i, &s)| canonical_predecessors(graph, s, &dist[i * n..(i + 1) * n]))
-                .collect()
+        let pred = predecessors_of(graph, opts.predecessors, block, dist);
+        sink(TreeBlock {
+            first,
+            sources: block,
+            n: graph.num_vertices() as usize,
+            dist,
+            pred: pred.as_deref(),
         });
-        sink(TreeBlock { first, sources: block, n, dist, pred: pred.as_deref() });
     };
+    many_impl(graph, sources, opts, &mut emit, None)
+}
+
+/// [`many_to_all_with`] with a sink every worker may call at once (`Fn + Sync`: atomics, a lock, or
+/// disjoint writes): with several GPUs each GPU's thread hands its rows to the sink straight from its
+/// readback buffer, where [`many_to_all_with`] copies them to the calling thread. Blocks arrive in any
+/// order and on any thread.
+///
+/// ```
+/// use algos_sssp::many::{ManyOptions, many_to_all_shared};
+/// use gpu_runtime::Backend;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// let g = graph_core::generators::grid_2d(4, 4);
+/// let total = AtomicU64::new(0);
+/// let opts = ManyOptions { backend: Backend::Cpu, ..Default::default() };
+/// many_to_all_shared(&g, &[0, 5, 15], &opts, |b| {
+///     total.fetch_add(b.dist.iter().map(|&d| d as u64).sum::<u64>(), Ordering::Relaxed);
+/// })
+/// .unwrap();
+/// assert_eq!(total.into_inner(), 3 * 48 - 16);
+/// ```
+pub fn many_to_all_shared(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    sink: impl Fn(TreeBlock<'_>) + Sync,
+) -> Result<ManyStats, SsspError> {
+    check(graph, sources)?;
+    let shared = |first: usize, block: &[u32], dist: &[u32]| {
+        let pred = predecessors_of(graph, opts.predecessors, block, dist);
+        sink(TreeBlock {
+            first,
+            sources: block,
+            n: graph.num_vertices() as usize,
+            dist,
+            pred: pred.as_deref(),
+        });
+    };
+    let mut emit = |first: usize, block: &[u32], dist: &[u32]| shared(first, block, dist);
+    many_impl(graph, sources, opts, &mut emit, Some(&shared))
+}
+
+/// Canonical predecessor arcs of a block's rows, when asked for.
+fn predecessors_of(graph: &Csr<u32>, on: bool, block: &[u32], dist: &[u32]) -> Option<Vec<u32>> {
+    let n = graph.num_vertices() as usize;
+    on.then(|| {
+        block
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, &s)| canonical_predecessors(graph, s, &dist[i * n..(i + 1) * n]))
+            .collect()
+    })
+}
+
+/// The schedules behind both entry points: `emit` runs on the calling thread; `shared`, when given,
+/// may run on any worker's thread.
+fn many_impl(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    emit: &mut RowSink<'_>,
+    shared: Option<&SharedSink<'_>>,
+) -> Result<ManyStats, SsspError> {
     let mut out = ManyStats::default();
     let (placement, done) = match (opts.backend, opts.schedule) {
         (Backend::Cpu, _) => (Plan::Cpu, 0),
-        (backend, Schedule::Auto) => auto_plan(graph, sources, backend, opts, &mut out, &mut emit)?,
+        (backend, Schedule::Auto) => auto_plan(graph, sources, backend, opts, &mut out, emit)?,
         (backend, schedule) => match devices_of(backend, opts) {
             gpus if gpus.is_empty() => (Plan::Cpu, 0),
             gpus => (Plan::Gpu(gpus.into_iter().map(|g| (g, opts.gpu)).collect(), schedule), 0),
@@ -239,7 +300,8 @@ pub fn many_to_all_with(
                     Schedule::Single => 0,
                     _ => opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1),
                 };
-                hetero(graph, rest, &tuned, schedule, threads, &mut out, &mut emit_rest)?;
+                let shared = shared.map(|f| (f, done));
+                hetero(graph, rest, &tuned, schedule, threads, &mut out, &mut emit_rest, shared)?;
             }
         }
     }
@@ -447,6 +509,9 @@ fn gpu_solver<'a>(
 /// Receives `(first, sources, rows)` of a block on the calling thread.
 type RowSink<'s> = dyn FnMut(usize, &[u32], &[u32]) + 's;
 
+/// Receives `(first, sources, rows)` of a block on any thread.
+type SharedSink<'s> = dyn Fn(usize, &[u32], &[u32]) + Sync + 's;
+
 /// A block computed by a worker thread (a CPU thread or a GPU other than the first), sent to the
 /// calling thread.
 struct OwnedBlock {
@@ -456,6 +521,8 @@ struct OwnedBlock {
     stats: SsspStats,
     /// The GPU that computed it (index into the device list), or `None` for a CPU thread.
     device: Option<usize>,
+    /// Already handed to a shared sink on the worker's thread (only counted here).
+    delivered: bool,
 }
 
 /// Trees per second of each worker, as f64 bits (0 until measured), for the tail guard.
@@ -490,6 +557,7 @@ impl Rates {
 /// rates they have shown so far, would need longer for the sources left than this chunk takes on this
 /// worker ([`Rates::leave_tail`]): otherwise it would finish its last chunk after the rest have run
 /// dry. The first GPU always takes what is left.
+#[allow(clippy::too_many_arguments)]
 fn hetero(
     graph: &Csr<u32>,
     sources: &[u32],
@@ -498,6 +566,7 @@ fn hetero(
     cpu_threads: usize,
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
+    shared: Option<(&SharedSink<'_>, usize)>,
 ) -> Result<(), SsspError> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::time::Instant;
@@ -559,7 +628,7 @@ fn hetero(
                 }
                 None => out.cpu_trees += b.sources.len(),
             }
-            if error.is_none() && !b.sources.is_empty() {
+            if error.is_none() && !b.sources.is_empty() && !b.delivered {
                 emit(b.first, &b.sources, &b.dist[..b.sources.len() * n]);
             }
             if b.device.is_some() && !b.dist.is_empty() {
@@ -594,7 +663,14 @@ fn hetero(
                         }
                     }
                     rates.set(w, block.len() as f64 / t.elapsed().as_secs_f64().max(1e-9));
-                    let b = OwnedBlock { first: r.start, sources: block.to_vec(), dist, stats, device: None };
+                    let b = OwnedBlock {
+                        first: r.start,
+                        sources: block.to_vec(),
+                        dist,
+                        stats,
+                        device: None,
+                        delivered: false,
+                    };
                     if tx.send(Ok(b)).is_err() {
                         return;
                     }
@@ -617,6 +693,20 @@ fn hetero(
                         |first, block, rows| {
                             done += block.len();
                             rates.set(w, done as f64 / started.elapsed().as_secs_f64().max(1e-9));
+                            if let Some((sink, offset)) = shared {
+                                // Straight from this GPU's readback buffer: no copy, no hand-over.
+                                sink(offset + first, block, rows);
+                                let b = OwnedBlock {
+                                    first,
+                                    sources: block.to_vec(),
+                                    dist: Vec::new(),
+                                    stats: SsspStats::default(),
+                                    device: Some(w),
+                                    delivered: true,
+                                };
+                                let _ = tx.send(Ok(b));
+                                return;
+                            }
                             // Copied on all cores: the rows of a batch are hundreds of MB on a road
                             // network, and one thread copying them would pace this GPU.
                             let reused = rows_pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
@@ -634,6 +724,7 @@ fn hetero(
                                 dist,
                                 stats: SsspStats::default(),
                                 device: Some(w),
+                                delivered: false,
                             };
                             let _ = tx.send(Ok(b));
                         },
@@ -647,6 +738,7 @@ fn hetero(
                             dist: Vec::new(),
                             stats,
                             device: Some(w),
+                            delivered: true,
                         };
                         let _ = tx.send(Ok(b));
                     }

@@ -247,6 +247,19 @@ fn several_gpus_share_the_trees() {
             })
             .unwrap();
             assert!(seen.iter().all(|&c| c == 1), "{schedule:?}: every tree once");
+            // The same with a sink every GPU's thread calls itself.
+            let seen_shared = std::sync::Mutex::new(vec![0u32; sources.len()]);
+            let shared = algos_sssp::many::many_to_all_shared(&g, &sources, &opts, |b| {
+                for i in 0..b.sources.len() {
+                    let k = b.first + i;
+                    seen_shared.lock().unwrap()[k] += 1;
+                    assert!(b.dist_row(i) == want[k].as_slice(), "shared {schedule:?} source {k}");
+                }
+            })
+            .unwrap();
+            assert!(seen_shared.into_inner().unwrap().iter().all(|&c| c == 1), "shared {schedule:?}");
+            assert_eq!(shared.gpu_trees + shared.cpu_trees, sources.len());
+            assert_eq!(shared.gpu_trees_per_device.iter().sum::<usize>(), shared.gpu_trees);
             let targets: Vec<u32> = (0..n).step_by(3).collect();
             let m = algos_sssp::many::distance_matrix_with(&g, &sources, &targets, &opts).unwrap();
             for (k, row) in want.iter().enumerate() {

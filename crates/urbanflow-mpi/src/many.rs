@@ -9,10 +9,12 @@
 //! and a restarted job skips those.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use algos_sssp::UNREACHABLE;
-use algos_sssp::many::{ManyOptions, many_to_all_with};
+use algos_sssp::many::{ManyOptions, many_to_all_shared};
 use graph_core::Csr;
 use rayon::prelude::*;
 
@@ -267,17 +269,21 @@ fn run_block(
 ) -> Result<BlockRecord, MpiError> {
     let n = graph.num_vertices() as usize;
     let cols = opts.targets.map_or(n, <[u32]>::len);
-    let mut rows: Option<Vec<u32>> = opts.rows_dir.as_ref().map(|_| vec![0u32; sources.len() * cols]);
-    let mut checksum = 0u64;
-    many_to_all_with(graph, sources, &opts.many, |tb| {
+    // Every GPU's thread may deliver rows at once (no copy to this thread): the checksum is atomic and
+    // the block's rows sit behind a lock.
+    let rows: Option<Mutex<Vec<u32>>> =
+        opts.rows_dir.as_ref().map(|_| Mutex::new(vec![0u32; sources.len() * cols]));
+    let checksum = AtomicU64::new(0);
+    many_to_all_shared(graph, sources, &opts.many, |tb| {
         // On all cores: a block's rows are gigabytes on a road network.
         let sum = tb
             .dist
             .par_chunks(1 << 16)
             .map(|c| c.iter().filter(|&&d| d != UNREACHABLE).fold(0u64, |s, &d| s.wrapping_add(d as u64)))
             .reduce(|| 0, u64::wrapping_add);
-        checksum = checksum.wrapping_add(sum);
-        if let Some(rows) = rows.as_mut() {
+        checksum.fetch_add(sum, Ordering::Relaxed);
+        if let Some(rows) = rows.as_ref() {
+            let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
             for i in 0..tb.sources.len() {
                 let out = &mut rows[(tb.first + i) * cols..(tb.first + i + 1) * cols];
                 match opts.targets {
@@ -287,6 +293,8 @@ fn run_block(
             }
         }
     })?;
+    let checksum = checksum.into_inner();
+    let rows = rows.map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()));
     if let (Some(dir), Some(rows)) = (&opts.rows_dir, rows) {
         let bytes: Vec<u8> = rows.iter().flat_map(|d| d.to_le_bytes()).collect();
         write_atomically(&dir.join(format!("block-{b:08}.u32")), &bytes)?;
