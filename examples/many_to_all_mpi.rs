@@ -17,12 +17,15 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::cluster::many::{DistOptions, many_to_all};
 use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
-use urbanflow::sssp::many::{ManyOptions, Schedule};
+use urbanflow::sssp::auto::phast_pays;
+use urbanflow::sssp::ch::ContractionHierarchy;
+use urbanflow::sssp::many::{ManyOptions, Method, Schedule};
 
 /// Shortest-path trees from many sources, spread over the ranks of an MPI job.
 ///
@@ -57,6 +60,11 @@ struct Args {
     /// Columns of the written rows: `all` (default), `zones` or N vertices drawn with --seed + 1.
     #[arg(long)]
     targets: Option<String>,
+    /// dijkstra or batch (one search per source), phast (each rank contracts the graph once — timed
+    /// apart — then PHAST sweeps for all its blocks), or auto (PHAST when this rank's share of the sources
+    /// pays for the contraction).
+    #[arg(long, default_value = "auto")]
+    method: Method,
     /// Print one JSON object (rank 0).
     #[arg(long)]
     json: bool,
@@ -92,12 +100,33 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
             Some(common::pick_sources(t, g.num_vertices(), loaded.zones.as_deref(), args.input.seed + 1)?)
         }
     };
+    // PHAST: one contraction per rank, shared by all its blocks (so `Auto` decides here, on the share).
+    let threads = rayon::current_num_threads();
+    let share = sources.len().div_ceil(ranks);
+    let phast = match args.method {
+        Method::Phast => true,
+        Method::Trees => false,
+        Method::Auto => phast_pays(g.num_vertices(), share, threads, !devices.is_empty(), false),
+    };
+    let t = Instant::now();
+    let hierarchy = if phast {
+        Some(ContractionHierarchy::build(g).map_err(|e| format!("rank {rank}: {e}"))?)
+    } else {
+        None
+    };
+    let preprocess_s = t.elapsed().as_secs_f64();
     let dist = DistOptions {
         block: Some(args.block),
         checkpoint: args.checkpoint.clone(),
         rows_dir: args.rows_dir.clone(),
         targets: targets.as_deref(),
-        many: ManyOptions { backend, schedule, devices: &devices, ..Default::default() },
+        many: ManyOptions {
+            backend,
+            schedule,
+            devices: &devices,
+            hierarchy: hierarchy.as_ref(),
+            ..Default::default()
+        },
         abort_after_blocks: args.abort_after_blocks,
     };
     let report = many_to_all(comm, g, &sources, &dist, |p| {
@@ -140,6 +169,8 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
             "blocks_skipped": report.blocks_skipped,
             "trees_per_rank": report.trees_per_rank,
             "compute_s_per_rank": report.compute_seconds_per_rank,
+            "method": if phast { "phast" } else { "trees" },
+            "preprocess_s_rank0": preprocess_s,
         });
         println!("{json}");
     } else {
@@ -150,6 +181,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
             g.num_arcs()
         );
         println!("cluster   {}; rank 0 on {device}", comm.describe());
+        if phast {
+            println!("method    phast (contraction {preprocess_s:.2} s per rank, not in the time below)");
+        }
         println!(
             "blocks    {} of {} sources ({} computed, {} from the checkpoint)",
             report.blocks, args.block, report.blocks_computed, report.blocks_skipped

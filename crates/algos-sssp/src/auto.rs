@@ -158,3 +158,36 @@ pub fn place(cpu_trees_per_s: f64, gpu_trees_per_s: Option<f64>) -> Placement {
         _ => Placement::Cpu,
     }
 }
+
+/// Whether PHAST (a contraction hierarchy first, then sweeps) beats one search per source for
+/// `sources` trees on a graph of `vertices` vertices, the contraction included, on `threads` CPU threads
+/// or on a GPU. From the H100 machine's runs (docs/benchmarks.md, "contraction hierarchies and PHAST"):
+/// contraction takes 32–47 µs per vertex (bremen_time 1.3 s, NY 12.0–17.7 s, FLA 39.8 s; 50 µs is used);
+/// on one CPU thread a PHAST tree saves about 95 ns per vertex over Dijkstra (NY 27.5 → 2.3 ms), so PHAST
+/// pays from about 530 sources per thread; on the H100 streamed PHAST saves 0.7–0.95 ns per vertex per
+/// tree over the batched kernel (NY 3,200 → 16,771 trees/s, bremen 26,000 → 116,000), so from about
+/// [`PHAST_GPU_MIN_SOURCES`] sources. With a hierarchy already built, PHAST always pays.
+///
+/// ```
+/// use algos_sssp::auto::phast_pays;
+/// assert!(!phast_pays(264_346, 1_000, 16, false, false)); // NY, 1,000 trees on 16 cores: Dijkstra
+/// assert!(phast_pays(264_346, 20_000, 16, false, false)); // 20,000: contract first
+/// assert!(phast_pays(264_346, 10, 16, true, true)); // a hierarchy at hand: always
+/// ```
+pub fn phast_pays(vertices: u32, sources: usize, threads: usize, gpu: bool, have_hierarchy: bool) -> bool {
+    if have_hierarchy {
+        return true;
+    }
+    let _ = vertices; // both sides grow with the graph: the crossover is a source count
+    if gpu {
+        sources >= PHAST_GPU_MIN_SOURCES
+    } else {
+        sources >= PHAST_CPU_MIN_SOURCES_PER_THREAD * threads.max(1)
+    }
+}
+
+/// Sources per CPU thread from which contracting and PHAST beat Dijkstra per source (see [`phast_pays`]).
+pub const PHAST_CPU_MIN_SOURCES_PER_THREAD: usize = 600;
+
+/// Sources from which contracting and streamed GPU PHAST beat the batched GPU kernel (see [`phast_pays`]).
+pub const PHAST_GPU_MIN_SOURCES: usize = 60_000;

@@ -111,6 +111,32 @@ impl std::str::FromStr for Schedule {
     }
 }
 
+/// How each tree is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    /// One search per source: Dijkstra on the CPU, the batched kernel on a GPU; no preprocessing.
+    #[default]
+    Trees,
+    /// PHAST ([`crate::ch`]): a contraction hierarchy ([`ManyOptions::hierarchy`], or built first and
+    /// timed as preprocessing), then sweeps — 16 sources per sweep on the CPU cores, 128 per pass on the
+    /// first GPU, rows streamed. The same distances as [`Method::Trees`].
+    Phast,
+    /// PHAST when enough sources pay for the contraction ([`crate::auto::phast_pays`]), else trees.
+    Auto,
+}
+
+impl std::str::FromStr for Method {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "trees" | "dijkstra" | "batch" => Ok(Self::Trees),
+            "phast" => Ok(Self::Phast),
+            "auto" => Ok(Self::Auto),
+            o => Err(format!("unknown method `{o}`: expected dijkstra (or batch), phast or auto")),
+        }
+    }
+}
+
 /// Sources a CPU thread takes per grab under [`Schedule::WorkQueue`].
 pub const CPU_CHUNK: usize = 16;
 
@@ -131,6 +157,10 @@ pub struct ManyOptions<'a> {
     /// these devices replace the backend's one GPU and share the trees by measured rate (work queue
     /// with a tail guard; `Single` = the GPUs without CPU threads). Rows never depend on the split.
     pub devices: &'a [GpuContext],
+    /// One search per source, PHAST, or the choice by source count ([`Method`]; default trees).
+    pub method: Method,
+    /// A contraction hierarchy of the graph for [`Method::Phast`] (built when needed and not given).
+    pub hierarchy: Option<&'a crate::ch::ContractionHierarchy>,
 }
 
 /// What [`many_to_all_with`] did.
@@ -144,6 +174,10 @@ pub struct ManyStats {
     pub cpu_trees: usize,
     /// Trees computed on each GPU, in the order of the devices used.
     pub gpu_trees_per_device: Vec<usize>,
+    /// The method that ran (never `Auto`).
+    pub method: Method,
+    /// Seconds spent contracting the graph for PHAST in this call (0 when a hierarchy was given).
+    pub preprocess_s: f64,
     /// The schedule that ran (never `Auto`; `Single` on the CPU when `Auto` chose the CPU).
     pub schedule: Schedule,
     /// The GPU launch settings used, when the GPU ran.
@@ -252,6 +286,9 @@ fn many_impl(
     shared: Option<&SharedSink<'_>>,
 ) -> Result<ManyStats, SsspError> {
     let mut out = ManyStats::default();
+    if let Some(phast) = phast_plan(graph, sources, opts) {
+        return run_phast(graph, sources, opts, phast, &mut out, emit).map(|()| out);
+    }
     let (placement, done) = match (opts.backend, opts.schedule) {
         (Backend::Cpu, _) => (Plan::Cpu, 0),
         (backend, Schedule::Auto) => auto_plan(graph, sources, backend, opts, &mut out, emit)?,
@@ -306,6 +343,99 @@ fn many_impl(
         }
     }
     Ok(out)
+}
+
+/// Where PHAST runs when the method says PHAST: `Some(None)` on the CPU, `Some(Some(ctx))` on that
+/// GPU, `None` when the trees are computed one per source.
+fn phast_plan<'a>(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'a>,
+) -> Option<Option<&'a GpuContext>> {
+    if opts.method == Method::Trees {
+        return None;
+    }
+    // Looked up only now: resolving `Auto` may create the process's device.
+    let gpu = devices_of(opts.backend, opts).into_iter().next().filter(|ctx| {
+        // `Auto` never takes a software adapter (slower than the CPU); an explicit one is taken.
+        !ctx.is_software() || !matches!(opts.backend, Backend::Auto)
+    });
+    match opts.method {
+        Method::Trees => None,
+        Method::Phast => Some(gpu),
+        Method::Auto => {
+            let threads = rayon::current_num_threads();
+            let pays = crate::auto::phast_pays(
+                graph.num_vertices(),
+                sources.len(),
+                threads,
+                gpu.is_some(),
+                opts.hierarchy.is_some(),
+            );
+            pays.then_some(gpu)
+        }
+    }
+}
+
+/// [`Method::Phast`]: the hierarchy (given or built, timed), then sweeps on the CPU or passes on the GPU,
+/// rows handed to `emit` in source order.
+fn run_phast(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    gpu: Option<&GpuContext>,
+    out: &mut ManyStats,
+    emit: &mut RowSink<'_>,
+) -> Result<(), SsspError> {
+    use crate::ch::ContractionHierarchy;
+    out.method = Method::Phast;
+    out.schedule = Schedule::Single;
+    let built;
+    let ch = match opts.hierarchy {
+        Some(ch) => {
+            if ch.num_vertices() != graph.num_vertices() {
+                return Err(SsspError::InvalidParameter(format!(
+                    "the hierarchy has {} vertices, the graph {}",
+                    ch.num_vertices(),
+                    graph.num_vertices()
+                )));
+            }
+            ch
+        }
+        None => {
+            let t = std::time::Instant::now();
+            built = ContractionHierarchy::build(graph)?;
+            out.preprocess_s = t.elapsed().as_secs_f64();
+            &built
+        }
+    };
+    let n = graph.num_vertices() as usize;
+    match gpu {
+        Some(ctx) => {
+            let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, 128)?;
+            phast.for_each_block(sources, |first, rows| {
+                let count = rows.len() / n.max(1);
+                emit(first, &sources[first..first + count], rows)
+            })?;
+            out.gpu_trees = sources.len();
+            out.gpu_trees_per_device = vec![sources.len()];
+        }
+        None => {
+            // Blocks of a few sweeps per thread: each sweep serves 16 sources.
+            let block = (crate::ch::LANES * rayon::current_num_threads() * 4).max(crate::ch::LANES);
+            let mut rows = Vec::new();
+            for (b, chunk) in sources.chunks(block).enumerate() {
+                let trees = ch.phast(chunk)?;
+                rows.clear();
+                for t in &trees {
+                    rows.extend_from_slice(t);
+                }
+                emit(b * block, chunk, &rows);
+            }
+            out.cpu_trees = sources.len();
+        }
+    }
+    Ok(())
 }
 
 /// The GPUs a backend stands for: [`ManyOptions::devices`] when given, else the backend's one GPU

@@ -373,3 +373,60 @@ fn autotuned_settings_are_a_candidate_cached_and_correct() {
             .unwrap();
     });
 }
+
+/// `Method::Phast` (the hierarchy built inside or given) and `Method::Auto` give Dijkstra's rows through
+/// many_to_all_with, distance_matrix_with and the shared sink, on the CPU and on every adapter; the
+/// report says what ran.
+#[test]
+fn phast_method_equals_dijkstra_rows() {
+    use algos_sssp::ch::ContractionHierarchy;
+    use algos_sssp::many::{ManyOptions, Method, distance_matrix_with, many_to_all_with};
+    let g = random_graph(45);
+    let n = g.num_vertices();
+    let sources: Vec<u32> = (0..2 * n + 3).map(|i| (i * 5) % n).collect();
+    let want: Vec<Vec<u32>> = sources
+        .iter()
+        .map(|&s| solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist)
+        .collect();
+    let check = |opts: &ManyOptions<'_>, what: &str| {
+        let mut seen = vec![0u32; sources.len()];
+        let out = many_to_all_with(&g, &sources, opts, |b| {
+            for i in 0..b.sources.len() {
+                let k = b.first + i;
+                seen[k] += 1;
+                assert!(b.dist_row(i) == want[k].as_slice(), "{what}: source {k}");
+            }
+        })
+        .unwrap();
+        assert!(seen.iter().all(|&c| c == 1), "{what}: every tree once");
+        let targets: Vec<u32> = (0..n).step_by(2).collect();
+        let m = distance_matrix_with(&g, &sources, &targets, opts).unwrap();
+        for (k, row) in want.iter().enumerate() {
+            for (j, &t) in targets.iter().enumerate() {
+                assert_eq!(m.get(k, j), row[t as usize], "{what}: matrix");
+            }
+        }
+        out
+    };
+    let cpu = ManyOptions { backend: Backend::Cpu, method: Method::Phast, ..Default::default() };
+    let out = check(&cpu, "cpu phast");
+    assert_eq!((out.method, out.cpu_trees), (Method::Phast, sources.len()));
+    let ch = ContractionHierarchy::build(&g).unwrap();
+    let given = ManyOptions { hierarchy: Some(&ch), method: Method::Auto, ..cpu };
+    let out = check(&given, "cpu phast, hierarchy given (auto)");
+    assert_eq!((out.method, out.preprocess_s), (Method::Phast, 0.0));
+    // Auto with few sources and no hierarchy: one search per source.
+    let few = ManyOptions { method: Method::Auto, ..cpu };
+    assert_eq!(check(&few, "auto, few sources").method, algos_sssp::many::Method::Trees);
+    // A hierarchy of another graph is refused.
+    let other = ContractionHierarchy::build(&random_graph(46)).unwrap();
+    if other.num_vertices() != n {
+        let bad = ManyOptions { hierarchy: Some(&other), ..cpu };
+        assert!(many_to_all_with(&g, &sources, &bad, |_| {}).is_err());
+    }
+    for_each_context("phast_method_equals_dijkstra_rows", |ctx| {
+        let gpu = ManyOptions { backend: Backend::Gpu(ctx), method: Method::Phast, ..Default::default() };
+        let out = check(&gpu, "gpu phast");
+        assert_eq!((out.method, out.gpu_trees), (Method::Phast, sources.len()));
+    });
+}
