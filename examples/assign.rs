@@ -268,37 +268,20 @@ fn run(args: Args) -> Result<(), String> {
     }
     let last = result.last();
     if args.json {
-        let history: Vec<_> = result
-            .history
+        let mut json = common::assignment_json(
+            (&net_path, &trips_path),
+            &args.model,
+            common::backend_name(backend, &devices),
+            &result,
+            load_s,
+            solve_s,
+        );
+        json["classes"] = class_table
             .iter()
-            .map(|h| {
-                serde_json::json!({
-                    "iter": h.iteration, "seconds": h.seconds, "relative_gap": h.relative_gap,
-                    "objective": h.objective,
-                })
+            .map(|(name, pce, trips, cost)| {
+                serde_json::json!({ "name": name, "pce": pce, "trips": trips, "total_cost": cost })
             })
             .collect();
-        let json = serde_json::json!({
-            "net": net_path.display().to_string(),
-            "trips": trips_path.display().to_string(),
-            "algorithm": args.model.algorithm.to_string(),
-            "backend": common::backend_name(backend, &devices),
-            "threads": rayon::current_num_threads(),
-            "converged": result.converged,
-            "relative_gap": last.relative_gap,
-            "relative_gap_sptt": last.relative_gap_sptt,
-            "average_excess_cost": last.average_excess_cost,
-            "objective": last.objective,
-            "tstt": last.tstt,
-            "sptt": last.sptt,
-            "iterations": result.history.len(),
-            "load_s": load_s,
-            "solve_s": solve_s,
-            "history": history,
-            "classes": class_table.iter().map(|(name, pce, trips, cost)| serde_json::json!({
-                "name": name, "pce": pce, "trips": trips, "total_cost": cost,
-            })).collect::<Vec<_>>(),
-        });
         println!("{json}");
         return Ok(());
     }

@@ -121,41 +121,26 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
     let overhead = comm_s.iter().cloned().fold(0.0, f64::max) / solve_s.max(1e-12);
     let waiting = wait_s.iter().cloned().fold(0.0, f64::max) / solve_s.max(1e-12);
     if args.json {
-        let history: Vec<_> = result
-            .history
-            .iter()
-            .map(|h| {
-                serde_json::json!({
-                    "iter": h.iteration, "seconds": h.seconds, "relative_gap": h.relative_gap,
-                    "objective": h.objective,
-                })
-            })
-            .collect();
-        let json = serde_json::json!({
-            "net": net_path.display().to_string(),
-            "trips": trips_path.display().to_string(),
-            "algorithm": args.model.algorithm.to_string(),
-            "backend": loader_name(&device_refs),
+        let mut json = common::assignment_json(
+            (&net_path, &trips_path),
+            &args.model,
+            loader_name(&device_refs),
+            &result,
+            load_s,
+            solve_s,
+        );
+        let extra = serde_json::json!({
             "ranks": ranks,
             "mpi": comm.describe(),
-            "threads": rayon::current_num_threads(),
-            "converged": result.converged,
-            "relative_gap": last.relative_gap,
-            "relative_gap_sptt": last.relative_gap_sptt,
-            "average_excess_cost": last.average_excess_cost,
-            "objective": last.objective,
-            "tstt": last.tstt,
-            "sptt": last.sptt,
-            "iterations": iterations,
-            "load_s": load_s,
-            "solve_s": solve_s,
             "exchange_s_per_rank": comm_s,
             "loading_s_per_rank": load_share_s,
             "exchange_share": overhead,
             "wait_s_per_rank": wait_s,
             "wait_share": waiting,
-            "history": history,
         });
+        for (k, v) in extra.as_object().expect("an object") {
+            json[k] = v.clone();
+        }
         println!("{json}");
         return Ok(());
     }

@@ -261,3 +261,45 @@ impl GraphSourceArgs {
         Ok(GraphAndSources { path, loaded, sources, load_s })
     }
 }
+
+/// The assignment examples' JSON result (files, method, where loading ran, gaps, objective, totals,
+/// times, the per-iteration history); each example adds its own fields.
+#[allow(dead_code)] // only the assignment examples
+pub fn assignment_json(
+    files: (&Path, &Path),
+    model: &ModelArgs,
+    backend: String,
+    result: &urbanflow::tap::Assignment,
+    load_s: f64,
+    solve_s: f64,
+) -> serde_json::Value {
+    let last = result.last();
+    let history: Vec<_> = result
+        .history
+        .iter()
+        .map(|h| {
+            serde_json::json!({
+                "iter": h.iteration, "seconds": h.seconds, "relative_gap": h.relative_gap,
+                "objective": h.objective,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "net": files.0.display().to_string(),
+        "trips": files.1.display().to_string(),
+        "algorithm": model.algorithm.to_string(),
+        "backend": backend,
+        "threads": rayon::current_num_threads(),
+        "converged": result.converged,
+        "relative_gap": last.relative_gap,
+        "relative_gap_sptt": last.relative_gap_sptt,
+        "average_excess_cost": last.average_excess_cost,
+        "objective": last.objective,
+        "tstt": last.tstt,
+        "sptt": last.sptt,
+        "iterations": result.history.len(),
+        "load_s": load_s,
+        "solve_s": solve_s,
+        "history": history,
+    })
+}
