@@ -106,7 +106,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
     let phast = match args.method {
         Method::Phast => true,
         Method::Trees => false,
-        Method::Auto => phast_pays(g.num_vertices(), share, threads, !devices.is_empty(), false),
+        Method::Auto => {
+            phast_pays(g.num_vertices(), g.num_arcs(), share, threads, !devices.is_empty(), false)
+        }
     };
     let t = Instant::now();
     let hierarchy = if phast {

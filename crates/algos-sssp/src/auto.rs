@@ -160,31 +160,48 @@ pub fn place(cpu_trees_per_s: f64, gpu_trees_per_s: Option<f64>) -> Placement {
 }
 
 /// Whether PHAST (a contraction hierarchy first, then sweeps) beats one search per source for
-/// `sources` trees on a graph of `vertices` vertices, the contraction included, on `threads` CPU threads
-/// or on a GPU. From the H100 machine's runs (docs/benchmarks.md, "contraction hierarchies and PHAST"):
-/// contraction takes 32–47 µs per vertex (bremen_time 1.3 s, NY 12.0–17.7 s, FLA 39.8 s; 50 µs is used);
-/// on one CPU thread a PHAST tree saves about 95 ns per vertex over Dijkstra (NY 27.5 → 2.3 ms), so PHAST
-/// pays from about 530 sources per thread; on the H100 streamed PHAST saves 0.7–0.95 ns per vertex per
-/// tree over the batched kernel (NY 3,200 → 16,771 trees/s, bremen 26,000 → 116,000), so from about
-/// [`PHAST_GPU_MIN_SOURCES`] sources. With a hierarchy already built, PHAST always pays.
+/// `sources` trees on a graph of `vertices` vertices and `arcs` arcs, the contraction included, on
+/// `threads` CPU threads or on a GPU. From the H100 machine's runs (docs/benchmarks.md, "contraction
+/// hierarchies and PHAST"): contraction takes 32–47 µs per vertex on road networks (bremen_time 1.3 s, NY
+/// 12.0–17.7 s, FLA 39.8 s; 50 µs is used); on one CPU thread a PHAST tree saves about 95 ns per vertex
+/// over Dijkstra (NY 27.5 → 2.3 ms), so PHAST pays from about 530 sources per thread; on the H100
+/// streamed PHAST saves 0.7–0.95 ns per vertex per tree over the batched kernel (NY 3,200 → 16,771
+/// trees/s, bremen 26,000 → 116,000), so from about [`PHAST_GPU_MIN_SOURCES`] sources. Those rates are
+/// road networks' (2.1–2.8 arcs per vertex); denser graphs contract with many more shortcuts, so above
+/// [`PHAST_MAX_ARCS_PER_VERTEX`] the answer is no unless a hierarchy is at hand, with which PHAST always
+/// pays.
 ///
 /// ```
 /// use algos_sssp::auto::phast_pays;
-/// assert!(!phast_pays(264_346, 1_000, 16, false, false)); // NY, 1,000 trees on 16 cores: Dijkstra
-/// assert!(phast_pays(264_346, 20_000, 16, false, false)); // 20,000: contract first
-/// assert!(phast_pays(264_346, 10, 16, true, true)); // a hierarchy at hand: always
+/// let (n, m) = (264_346, 730_100); // NY
+/// assert!(!phast_pays(n, m, 1_000, 16, false, false)); // 1,000 trees on 16 cores: Dijkstra
+/// assert!(phast_pays(n, m, 20_000, 16, false, false)); // 20,000: contract first
+/// assert!(!phast_pays(n, 10 * n, 20_000, 16, false, false)); // not road-like: no contraction
+/// assert!(phast_pays(n, m, 10, 16, true, true)); // a hierarchy at hand: always
 /// ```
-pub fn phast_pays(vertices: u32, sources: usize, threads: usize, gpu: bool, have_hierarchy: bool) -> bool {
+pub fn phast_pays(
+    vertices: u32,
+    arcs: u32,
+    sources: usize,
+    threads: usize,
+    gpu: bool,
+    have_hierarchy: bool,
+) -> bool {
     if have_hierarchy {
         return true;
     }
-    let _ = vertices; // both sides grow with the graph: the crossover is a source count
+    if arcs as f64 > PHAST_MAX_ARCS_PER_VERTEX * vertices.max(1) as f64 {
+        return false;
+    }
     if gpu {
         sources >= PHAST_GPU_MIN_SOURCES
     } else {
         sources >= PHAST_CPU_MIN_SOURCES_PER_THREAD * threads.max(1)
     }
 }
+
+/// Most arcs per vertex for which [`phast_pays`] trusts the road-network contraction costs.
+pub const PHAST_MAX_ARCS_PER_VERTEX: f64 = 4.0;
 
 /// Sources per CPU thread from which contracting and PHAST beat Dijkstra per source (see [`phast_pays`]).
 pub const PHAST_CPU_MIN_SOURCES_PER_THREAD: usize = 600;

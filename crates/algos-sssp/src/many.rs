@@ -367,6 +367,7 @@ fn phast_plan<'a>(
             let threads = rayon::current_num_threads();
             let pays = crate::auto::phast_pays(
                 graph.num_vertices(),
+                graph.num_arcs(),
                 sources.len(),
                 threads,
                 gpu.is_some(),
