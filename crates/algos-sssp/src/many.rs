@@ -967,16 +967,21 @@ pub fn distance_matrix_with(
         return Err(SsspError::TargetOutOfRange { target: t, n });
     }
     let cols = targets.len();
-    let mut data = vec![0u32; sources.len() * cols];
+    let data = std::sync::Mutex::new(vec![0u32; sources.len() * cols]);
     let opts = ManyOptions { predecessors: false, ..*opts };
-    many_to_all_with(graph, sources, &opts, |block| {
-        for i in 0..block.sources.len() {
+    // Every GPU's thread picks its columns straight from its readback buffer; the lock is held only to
+    // store a block's picked columns.
+    many_to_all_shared(graph, sources, &opts, |block| {
+        let mut picked = vec![0u32; block.sources.len() * cols];
+        picked.par_chunks_mut(cols.max(1)).enumerate().for_each(|(i, out)| {
             let row = block.dist_row(i);
-            let out = &mut data[(block.first + i) * cols..(block.first + i + 1) * cols];
             for (o, &t) in out.iter_mut().zip(targets) {
                 *o = row[t as usize];
             }
-        }
+        });
+        let mut data = data.lock().unwrap_or_else(|e| e.into_inner());
+        data[block.first * cols..(block.first + block.sources.len()) * cols].copy_from_slice(&picked);
     })?;
+    let data = data.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(DistanceMatrix { sources: sources.to_vec(), targets: targets.to_vec(), data })
 }

@@ -254,12 +254,7 @@ pub fn assign_with_progress(
     opts: &AssignOptions,
     progress: impl FnMut(&IterationLog),
 ) -> Result<Assignment, TapError> {
-    let stop = opts.stop;
-    if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
-        return Err(TapError::InvalidOption(
-            "the stop rule needs a gap target ≥ 0 and at least one iteration".into(),
-        ));
-    }
+    check_stop(&opts.stop)?;
     let start = Instant::now();
     let separable = net.vdf().is_separable();
     if !separable && (opts.objective == Objective::SystemOptimum || opts.algorithm == Algorithm::AlgorithmB) {
@@ -309,13 +304,18 @@ pub fn assign_with_loader(
                 .into(),
         ));
     }
-    let stop = opts.stop;
+    check_stop(&opts.stop)?;
+    frank_wolfe_family(net, demand, opts, loader, Instant::now(), progress)
+}
+
+/// A stop rule that can stop: a gap target ≥ 0 and at least one iteration.
+fn check_stop(stop: &Stop) -> Result<(), TapError> {
     if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
         return Err(TapError::InvalidOption(
             "the stop rule needs a gap target ≥ 0 and at least one iteration".into(),
         ));
     }
-    frank_wolfe_family(net, demand, opts, loader, Instant::now(), progress)
+    Ok(())
 }
 
 fn frank_wolfe_family(
