@@ -472,8 +472,11 @@ impl GpuContext {
         self.pipelines.len()
     }
 
-    /// Takes a mappable staging buffer of at least `size` bytes from the pool (or makes one).
-    pub(crate) fn take_staging(&self, size: u64) -> wgpu::Buffer {
+    /// Takes a mappable (`MAP_READ | COPY_DST`) staging buffer of at least `size` bytes from this
+    /// context's pool (at most 4× larger), or makes one. Large readback buffers are pinned host memory
+    /// that takes long to allocate: solvers made again and again on one device (a block at a time) give
+    /// theirs back with [`GpuContext::give_staging`] and the next one takes them.
+    pub fn take_staging(&self, size: u64) -> wgpu::Buffer {
         let mut pool = self.staging.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(i) = pool.iter().position(|b| b.size() >= size && b.size() <= size.max(1 << 16) * 4) {
             return pool.swap_remove(i);
@@ -487,8 +490,9 @@ impl GpuContext {
         })
     }
 
-    /// Returns a staging buffer to the pool (a few are kept).
-    pub(crate) fn give_staging(&self, buffer: wgpu::Buffer) {
+    /// Returns a staging buffer to the pool (a few are kept). It must be unmapped, with no mapping
+    /// pending: the next taker copies into it.
+    pub fn give_staging(&self, buffer: wgpu::Buffer) {
         let mut pool = self.staging.lock().unwrap_or_else(|e| e.into_inner());
         if pool.len() < 8 {
             pool.push(buffer);

@@ -83,11 +83,25 @@ pub struct GpuBatchSssp<'a> {
     control: GpuBuffer<u32>,
     params: wgpu::Buffer,
     staging: [Option<wgpu::Buffer>; 2],
+    /// Whether a mapping of each staging buffer is pending or open (not returned to the pool then).
+    mapped: [bool; 2],
     // Kept alive for the bind group.
     _graph_buffers: GraphBuffers,
     _flags: GpuBuffer<u32>,
     _lists: [GpuBuffer<u32>; 2],
     overflow_possible: bool,
+}
+
+impl Drop for GpuBatchSssp<'_> {
+    fn drop(&mut self) {
+        for (s, mapped) in self.staging.iter_mut().zip(self.mapped) {
+            if let Some(b) = s.take()
+                && !mapped
+            {
+                self.ctx.give_staging(b);
+            }
+        }
+    }
 }
 
 impl<'a> GpuBatchSssp<'a> {
@@ -157,6 +171,7 @@ impl<'a> GpuBatchSssp<'a> {
             control,
             params,
             staging: [None, None],
+            mapped: [false, false],
             _graph_buffers: graph_buffers,
             _flags: flags,
             _lists: lists,
@@ -319,14 +334,15 @@ impl<'a> GpuBatchSssp<'a> {
         let bytes = (words.max(1) * 4) as u64;
         if self.staging[which].as_ref().is_none_or(|s| s.size() < bytes) {
             let size = (self.config.slots * self.graph.num_vertices().max(1) as usize * 4) as u64;
-            self.staging[which] = Some(self.ctx.scoped("allocating a readback buffer", || {
-                self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("batch readback"),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            })?);
+            if let Some(old) = self.staging[which].take()
+                && !self.mapped[which]
+            {
+                self.ctx.give_staging(old);
+            }
+            // From the context's pool: a solver made per block of a long run reuses the pinned
+            // buffers of the one before (returned on drop) instead of allocating gigabytes again.
+            self.staging[which] =
+                Some(self.ctx.scoped("allocating a readback buffer", || self.ctx.take_staging(size))?);
         }
         let staging = self.staging[which].as_ref().expect("allocated above");
         let index = self.ctx.scoped("copying trees for readback", || {
@@ -336,11 +352,12 @@ impl<'a> GpuBatchSssp<'a> {
             staging.slice(..bytes).map_async(wgpu::MapMode::Read, |_| {});
             index
         })?;
+        self.mapped[which] = true;
         Ok(index)
     }
 
     fn consume(
-        &self,
+        &mut self,
         which: usize,
         first: usize,
         block: &[u32],
@@ -374,6 +391,7 @@ impl<'a> GpuBatchSssp<'a> {
         };
         // Unmapped whatever happened, so the solver stays usable after an error.
         staging.unmap();
+        self.mapped[which] = false;
         outcome.ok_or(SsspError::WeightOverflow { bound: SATURATED })
     }
 }
