@@ -344,6 +344,8 @@ impl<'a> GpuBatchSssp<'a> {
             self.staging[which] =
                 Some(self.ctx.scoped("allocating a readback buffer", || self.ctx.take_staging(size))?);
         }
+        // Marked first: if recording fails after the mapping started, the buffer is not pooled.
+        self.mapped[which] = true;
         let staging = self.staging[which].as_ref().expect("allocated above");
         let index = self.ctx.scoped("copying trees for readback", || {
             let mut enc = self.ctx.device.create_command_encoder(&Default::default());
@@ -352,7 +354,6 @@ impl<'a> GpuBatchSssp<'a> {
             staging.slice(..bytes).map_async(wgpu::MapMode::Read, |_| {});
             index
         })?;
-        self.mapped[which] = true;
         Ok(index)
     }
 
