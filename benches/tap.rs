@@ -133,8 +133,7 @@ fn time_aon(name: &str, net: &Network, demand: &Demand, ctx: &GpuContext, reps: 
     if devices.len() >= 2 {
         let refs: Vec<&GpuContext> = devices.iter().collect();
         let mut multi = algos_tap::loader::GpuLoader::new(&refs, net, demand, false).expect("gpus upload");
-        let mut one = GpuAon::new(ctx, net, demand, false).expect("gpu upload");
-        let want = one.loads(net, demand, &costs).expect("gpu aon");
+        let want = gpu.loads(net, demand, &costs).expect("gpu aon");
         multi_s = f64::INFINITY;
         for _ in 0..=reps {
             let t = Instant::now();

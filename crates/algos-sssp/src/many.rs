@@ -213,14 +213,7 @@ pub fn many_to_all_with(
 ) -> Result<ManyStats, SsspError> {
     check(graph, sources)?;
     let mut emit = |first: usize, block: &[u32], dist: &[u32]| {
-        let pred = predecessors_of(graph, opts.predecessors, block, dist);
-        sink(TreeBlock {
-            first,
-            sources: block,
-            n: graph.num_vertices() as usize,
-            dist,
-            pred: pred.as_deref(),
-        });
+        deliver(graph, opts.predecessors, first, block, dist, &mut sink)
     };
     many_impl(graph, sources, opts, &mut emit, None)
 }
@@ -251,29 +244,30 @@ pub fn many_to_all_shared(
 ) -> Result<ManyStats, SsspError> {
     check(graph, sources)?;
     let shared = |first: usize, block: &[u32], dist: &[u32]| {
-        let pred = predecessors_of(graph, opts.predecessors, block, dist);
-        sink(TreeBlock {
-            first,
-            sources: block,
-            n: graph.num_vertices() as usize,
-            dist,
-            pred: pred.as_deref(),
-        });
+        deliver(graph, opts.predecessors, first, block, dist, &sink)
     };
     let mut emit = |first: usize, block: &[u32], dist: &[u32]| shared(first, block, dist);
     many_impl(graph, sources, opts, &mut emit, Some(&shared))
 }
 
-/// Canonical predecessor arcs of a block's rows, when asked for.
-fn predecessors_of(graph: &Csr<u32>, on: bool, block: &[u32], dist: &[u32]) -> Option<Vec<u32>> {
+/// Hands a block's rows to `sink` as a [`TreeBlock`], with canonical predecessor arcs when asked for.
+fn deliver(
+    graph: &Csr<u32>,
+    predecessors: bool,
+    first: usize,
+    block: &[u32],
+    dist: &[u32],
+    sink: impl FnOnce(TreeBlock<'_>),
+) {
     let n = graph.num_vertices() as usize;
-    on.then(|| {
+    let pred: Option<Vec<u32>> = predecessors.then(|| {
         block
             .par_iter()
             .enumerate()
             .flat_map_iter(|(i, &s)| canonical_predecessors(graph, s, &dist[i * n..(i + 1) * n]))
             .collect()
-    })
+    });
+    sink(TreeBlock { first, sources: block, n, dist, pred: pred.as_deref() });
 }
 
 /// The schedules behind both entry points: `emit` runs on the calling thread; `shared`, when given,
@@ -554,17 +548,15 @@ fn auto_plan<'a>(
         return cpu(decision, out);
     }
     let mut placed = Vec::with_capacity(gpus.len());
-    let mut gpus = gpus;
     // The GPUs' combined rate; unknown when any of them could not be measured.
     let mut gpu_rate = Some(0.0);
     let mut first_rate = None;
-    for ctx in gpus.clone() {
+    for ctx in gpus {
         // A short job stays on the first GPU: each further device's set-up would cost more than it
         // saves (crate::auto::MIN_GPU_SECONDS_FOR_MORE_GPUS).
         if let Some(r) = first_rate
             && (rest as f64) / r < crate::auto::MIN_GPU_SECONDS_FOR_MORE_GPUS
         {
-            gpus.truncate(placed.len());
             break;
         }
         match opts.gpu {

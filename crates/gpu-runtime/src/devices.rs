@@ -82,9 +82,7 @@ pub fn physical_adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
     if let Some(best) = preference.iter().find(|b| all.iter().any(|a| a.get_info().backend == **b)) {
         all.retain(|a| a.get_info().backend == *best);
     }
-    // Vulkan first among equals: the backend every kernel is tuned and tested on.
-    all.sort_by_key(|a| a.get_info().backend != wgpu::Backend::Vulkan);
-    all.sort_by_key(|a| device_rank(a.get_info().device_type));
+    // One backend is left, in adapters()' order (discrete GPUs first).
     all.retain(|a| {
         let i = a.get_info();
         let key = if i.device_pci_bus_id.is_empty() {
@@ -95,16 +93,6 @@ pub fn physical_adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
         seen.insert(key)
     });
     all
-}
-
-fn device_rank(t: wgpu::DeviceType) -> u8 {
-    match t {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Other => 3,
-        wgpu::DeviceType::Cpu => 4,
-    }
 }
 
 /// Summaries of [`physical_adapters`], for listings (`doctor`, `--gpus list`).

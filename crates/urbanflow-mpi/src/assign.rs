@@ -47,6 +47,8 @@ pub struct DistributedAon<'c> {
     pub comm_seconds: f64,
     /// Calls so far.
     pub calls: usize,
+    /// Origin blocks of the demand (all ranks' ranges together).
+    total_blocks: usize,
 }
 
 /// Contiguous share `rank` of `0..total` split `size` ways.
@@ -88,8 +90,12 @@ pub fn balanced_ranges(seconds: &[f64], size: usize) -> Vec<Range<usize>> {
 impl<'c> DistributedAon<'c> {
     /// CPU loading: this rank's blocks of origins on its cores (rayon).
     pub fn cpu(comm: &'c dyn Comm, net: &Network, demand: &Demand, allow_zone_transit: bool) -> Self {
-        let blocks = share_of(origin_blocks(demand), comm.rank(), comm.size());
-        Self::with(comm, Share::Cpu(CpuAon::new(net, allow_zone_transit), blocks))
+        let total = origin_blocks(demand);
+        let blocks = share_of(total, comm.rank(), comm.size());
+        Self {
+            total_blocks: total,
+            ..Self::with(comm, Share::Cpu(CpuAon::new(net, allow_zone_transit), blocks))
+        }
     }
 
     /// GPU loading: this rank's share of the origins on `devices` (all GPUs of its host, or the ones
@@ -113,13 +119,7 @@ impl<'c> DistributedAon<'c> {
         if all == 1 {
             return;
         }
-        let total_blocks = {
-            // The ranges cover all blocks: the last rank's end is the count.
-            let mut end = [blocks.end as u64];
-            self.comm.all_reduce_max_u64(&mut end);
-            end[0] as usize
-        };
-        let mut bits = vec![0u64; total_blocks];
+        let mut bits = vec![0u64; self.total_blocks];
         for (slot, b) in bits[blocks.clone()].iter_mut().zip(mine) {
             *slot = b.seconds.to_bits();
         }
@@ -137,7 +137,15 @@ impl<'c> DistributedAon<'c> {
     }
 
     fn with(comm: &'c dyn Comm, share: Share<'c>) -> Self {
-        Self { comm, share, load_seconds: 0.0, wait_seconds: 0.0, comm_seconds: 0.0, calls: 0 }
+        Self {
+            comm,
+            share,
+            load_seconds: 0.0,
+            wait_seconds: 0.0,
+            comm_seconds: 0.0,
+            calls: 0,
+            total_blocks: 0,
+        }
     }
 
     /// This rank's loading, or the error (before any message of this call).
