@@ -12,6 +12,7 @@
 //! progress, the result and `--flows-out`. The JSON adds the time spent exchanging loads.
 
 mod cluster_common;
+use cluster_common::Failure;
 mod common;
 
 use std::path::PathBuf;
@@ -51,13 +52,16 @@ struct Args {
     json: bool,
 }
 
-fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
+fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
     }
     if args.model.max_seconds.is_some() && ranks > 1 {
-        return Err("--max-seconds would let ranks stop at different iterations: use --max-iters".into());
+        // The same flags on every rank: every rank stops here.
+        return Err(Failure::Everyone(
+            "--max-seconds would let ranks stop at different iterations: use --max-iters".into(),
+        ));
     }
     let (net_path, trips_path) = args.model.files()?;
     let factors = args.model.factors();
@@ -91,7 +95,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
             eprintln!("iteration {:>5}  gap {:.3e}  {:.2} s", log.iteration, log.relative_gap, log.seconds);
         }
     })
-    .map_err(|e| format!("rank {rank}: {e}"))?;
+    // Every rank runs the same iterations on the same loads, so it fails the same way (a loading
+    // failure aborts the job inside the loader).
+    .map_err(|e| Failure::Everyone(format!("rank {rank}: {e}")))?;
     let solve_s = t.elapsed().as_secs_f64();
     // Every rank's loading, waiting and exchange times, to rank 0 (as bits through the integer sum).
     let mut per_rank = vec![0u64; 3 * ranks];

@@ -29,21 +29,43 @@ pub fn rank_gpus(spec: Option<&str>, rank: usize) -> Result<Option<DeviceSelecti
     }
 }
 
-/// Initialises MPI, runs `run`, and ends the job: a failure that every rank reports (another rank's,
-/// detected together) is printed once by rank 0; a failure of this rank alone ends the whole job (MPI
-/// abort), so no rank is left waiting in a collective call.
-pub fn main_with(run: impl FnOnce(&MpiComm) -> Result<(), String>) -> ExitCode {
+/// Why a rank stops.
+pub enum Failure {
+    /// An error every rank returns together (a collective step found it and told all ranks): each
+    /// rank exits non-zero, rank 0 says why.
+    Everyone(String),
+    /// This rank's own error, outside any collective step: the others may be waiting for it, so the
+    /// whole job is ended (MPI abort) after saying why.
+    Local(String),
+}
+
+impl From<String> for Failure {
+    fn from(e: String) -> Self {
+        Failure::Local(e)
+    }
+}
+
+/// Initialises MPI, runs `run`, and ends the job as [`Failure`] says.
+pub fn main_with(run: impl FnOnce(&MpiComm) -> Result<(), Failure>) -> ExitCode {
     let comm = match MpiComm::init() {
         Ok(c) => c,
         Err(e) => return crate::common::finish(Err(e.to_string())),
     };
     match run(&comm) {
-        Err(e) if comm.size() > 1 => {
-            if comm.rank() == 0 || !e.contains(" failed: ") {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Everyone(e)) => {
+            // Only rank 0 prints: every rank holds the same failure (another rank's error names it).
+            if comm.rank() == 0 {
                 eprintln!("error: {e}");
             }
-            comm.abort(1)
+            ExitCode::FAILURE
         }
-        other => crate::common::finish(other),
+        Err(Failure::Local(e)) => {
+            eprintln!("error: {e}");
+            if comm.size() > 1 {
+                comm.abort(1)
+            }
+            ExitCode::FAILURE
+        }
     }
 }

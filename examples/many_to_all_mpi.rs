@@ -13,6 +13,7 @@
 //! a restarted job skips them; `--rows-dir DIR` writes each block's rows (or `--targets` columns).
 
 mod cluster_common;
+use cluster_common::Failure;
 mod common;
 
 use std::path::PathBuf;
@@ -73,7 +74,7 @@ struct Args {
     abort_after_blocks: Option<usize>,
 }
 
-fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
+fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
@@ -141,7 +142,8 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), String> {
             p.trees_done as f64 / p.seconds.max(1e-9)
         );
     })
-    .map_err(|e| format!("rank {rank}: {e}"))?;
+    // Every rank returns the failure of any rank together (RankFailed on the others).
+    .map_err(|e| Failure::Everyone(format!("rank {rank}: {e}")))?;
     if rank != 0 {
         return Ok(());
     }
