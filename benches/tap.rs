@@ -7,8 +7,11 @@
 //! Prints one JSON object per (network, algorithm): load time, and the solve time and iteration at which
 //! `TSTT/SPTT − 1` (the gap of the anchors' peers) first fell below 1e-2 … 1e-12, plus the final gap and
 //! objective. Timings include every iteration's all-or-nothing loading and line search, not the file read.
-//! `--backend gpu` loads on the GPU. `--aon R` instead times all-or-nothing loading alone, R repetitions
-//! at free-flow costs, CPU (rayon, all threads) and GPU side by side, with their SPTTs.
+//! `--backend gpu` loads on the GPU; `--trees dijkstra|phast|auto` picks how trees are grown. `--aon R`
+//! instead times all-or-nothing loading alone, R repetitions at free-flow costs, side by side: the CPU
+//! (f64 Dijkstra, rayon, all threads), the CPU on a CCH (PHAST sweeps, fixed point), the GPU with the
+//! batched kernel and the GPU with PHAST on the CCH (customisation included in every call), with their
+//! SPTTs and whether the fixed-point loaders' loads are equal.
 
 #[allow(dead_code)]
 mod common;
@@ -43,6 +46,8 @@ fn main() {
         _ => Backend::Cpu,
     };
     let aon_reps: Option<usize> = arg("--aon").map(|r| r.parse().expect("--aon R"));
+    let trees: algos_tap::gpu::Method =
+        arg("--trees").map_or(algos_tap::gpu::Method::Auto, |t| t.parse().expect("--trees"));
     for name in names.split(',') {
         let s = STANDARD_NETWORKS
             .iter()
@@ -51,7 +56,16 @@ fn main() {
         let (net_path, trips) = s.files(&root);
         let t = Instant::now();
         let net = Network::read_tntp(&net_path, s.factors).expect("network");
-        let demand = Demand::read_tntp(trips.expect("demand available"), &net).expect("demand").scaled(scale);
+        let demand = match trips {
+            Some(t) => Demand::read_tntp(t, &net).expect("demand").scaled(scale),
+            // No published demand (Chicago-Regional): one trip between every pair of zones, the
+            // zone-to-zone trees of a skim (loading alone only: its flows are not an assignment).
+            None => {
+                let z = net.num_zones();
+                let pairs = (0..z).flat_map(|o| (0..z).filter(move |&d| d != o).map(move |d| (o, d, scale)));
+                Demand::from_pairs(&net, pairs).expect("zone pairs")
+            }
+        };
         let load_s = t.elapsed().as_secs_f64();
         if let (Some(reps), Some(ctx)) = (aon_reps, &ctx) {
             time_aon(s.name, &net, &demand, ctx, reps);
@@ -68,6 +82,7 @@ fn main() {
                     ..Stop::default()
                 },
                 backend,
+                trees,
                 ..AssignOptions::default()
             };
             let r = assign(&net, &demand, &opts).expect("assignment");
@@ -83,7 +98,7 @@ fn main() {
                 .collect();
             let last = r.last();
             println!(
-                "{{\"network\": \"{}\", \"demand_scale\": {scale}, \"algorithm\": \"{algorithm}\", \"backend\": \"{}\", \"threads\": {}, \
+                "{{\"network\": \"{}\", \"demand_scale\": {scale}, \"algorithm\": \"{algorithm}\", \"backend\": \"{}\", \"trees\": \"{trees:?}\", \"threads\": {}, \
                  \"load_s\": {load_s:.4}, \"iterations\": {}, \"seconds\": {:.4}, \"relative_gap_sptt\": {:e}, \
                  \"objective\": {:.6}, \"reached\": {{{}}}}}",
                 s.name,
@@ -124,6 +139,32 @@ fn time_aon(name: &str, net: &Network, demand: &Demand, ctx: &GpuContext, reps: 
         gpu_s = gpu_s.min(t.elapsed().as_secs_f64());
         gpu_sptt = y.iter().zip(&costs).map(|(a, b)| a * b).sum();
     }
+    // PHAST on a CCH, on the GPU and on the CPU cores (issue 21): the same fixed-point loads.
+    let t = Instant::now();
+    let all = 0..demand.num_origins();
+    let mut phast = GpuAon::with_method(ctx, net, demand, false, all, algos_tap::gpu::Method::Phast)
+        .expect("gpu phast setup");
+    let phast_setup_s = t.elapsed().as_secs_f64();
+    let want = gpu.loads(net, demand, &costs).expect("gpu aon");
+    let (mut phast_s, mut phast_same) = (f64::INFINITY, true);
+    for _ in 0..=reps {
+        let t = Instant::now();
+        let loads = phast.loads(net, demand, &costs).expect("gpu phast aon");
+        let _y = algos_tap::fixed::link_flows(phast.graph(), &loads, net.num_links());
+        phast_s = phast_s.min(t.elapsed().as_secs_f64());
+        phast_same &= loads == want;
+    }
+    let t = Instant::now();
+    let cch = algos_tap::hierarchy::CchAon::new(net, demand, false).expect("cch setup");
+    let cch_setup_s = t.elapsed().as_secs_f64();
+    let (mut cch_s, mut cch_same) = (f64::INFINITY, true);
+    for _ in 0..=reps {
+        let t = Instant::now();
+        let loads = cch.loads(net, demand, &costs).expect("cpu cch aon");
+        let _y = algos_tap::fixed::link_flows(cch.graph(), &loads, net.num_links());
+        cch_s = cch_s.min(t.elapsed().as_secs_f64());
+        cch_same &= loads == want;
+    }
     // Every hardware GPU at once (issue 23), when there are several: same loads, origins split.
     let devices = gpu_runtime::devices::open(&Default::default(), &Default::default()).unwrap_or_else(|e| {
         eprintln!("several GPUs: {e}");
@@ -146,6 +187,9 @@ fn time_aon(name: &str, net: &Network, demand: &Demand, ctx: &GpuContext, reps: 
     println!(
         "{{\"aon\": \"{name}\", \"origins\": {}, \"nodes\": {}, \"links\": {}, \"threads\": {}, \
          \"cpu_s\": {cpu_s:.6}, \"gpu_s\": {gpu_s:.6}, \"gpu_upload_s\": {upload_s:.4}, \"speedup\": {:.3}, \
+         \"gpu_phast_s\": {phast_s:.6}, \"gpu_phast_setup_s\": {phast_setup_s:.4}, \"gpu_phast_over_cpu\": {:.3}, \
+         \"gpu_phast_loads_equal\": {phast_same}, \"cpu_cch_s\": {cch_s:.6}, \"cpu_cch_setup_s\": {cch_setup_s:.4}, \
+         \"cpu_cch_over_cpu\": {:.3}, \"cpu_cch_loads_equal\": {cch_same}, \"cch_edges\": {}, \"cch_triangles\": {}, \
          \"gpus\": {}, \"gpus_s\": {multi_s:.6}, \"gpus_over_one\": {:.3}, \"gpus_loads_equal_one\": {multi_same}, \
          \"cpu_sptt\": {cpu_sptt:.6}, \"gpu_sptt\": {gpu_sptt:.6}, \"device\": \"{}\"}}",
         demand.num_origins(),
@@ -153,6 +197,10 @@ fn time_aon(name: &str, net: &Network, demand: &Demand, ctx: &GpuContext, reps: 
         net.num_links(),
         rayon::current_num_threads(),
         cpu_s / gpu_s,
+        cpu_s / phast_s,
+        cpu_s / cch_s,
+        cch.cch().num_edges(),
+        cch.cch().num_triangles(),
         devices.len(),
         gpu_s / multi_s,
         ctx.describe()

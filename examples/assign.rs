@@ -51,6 +51,11 @@ struct Args {
     /// Implies `--backend gpu`.
     #[arg(long)]
     gpus: Option<urbanflow::gpu::devices::DeviceSelection>,
+    /// How all-or-nothing trees are grown: dijkstra (per origin; the batched kernel on a GPU), phast
+    /// (a customisable contraction hierarchy re-customised every iteration, PHAST sweeps; on the CPU in
+    /// the GPU's fixed point) or auto (default: phast on a GPU, dijkstra on the CPU).
+    #[arg(long, default_value = "auto")]
+    trees: urbanflow::sssp::many::Method,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -150,7 +155,8 @@ fn run(args: Args) -> Result<(), String> {
             })
             .collect::<Result<Vec<_>, String>>()?,
     };
-    let opts = AssignOptions { backend, devices: &devices, select_links, ..args.model.options() };
+    let opts =
+        AssignOptions { backend, devices: &devices, select_links, trees: args.trees, ..args.model.options() };
 
     let bar = (!args.json).then(|| {
         let bar = ProgressBar::new(1000);
@@ -276,6 +282,7 @@ fn run(args: Args) -> Result<(), String> {
             load_s,
             solve_s,
         );
+        json["trees"] = format!("{:?}", args.trees).to_lowercase().into();
         json["classes"] = class_table
             .iter()
             .map(|(name, pce, trips, cost)| {

@@ -20,7 +20,8 @@ struct Params {
 // The downward DAG in sssp_common's bindings 0–2, by position: `offsets`/`targets`/`weights` are each
 // position's in-arcs (`targets` holds the tails' positions).
 @group(0) @binding(3) var<storage, read_write> dist: array<u32>;
-// Upward-search results: seeds[2i] = p * K + lane, seeds[2i + 1] = label.
+// Upward-search results, four words each: seeds[4i] = p * K + lane, seeds[4i + 1] = label (then the
+// up arc and the parent's cell, which phast_load.wgsl reads).
 @group(0) @binding(4) var<storage, read> seeds: array<u32>;
 @group(0) @binding(5) var<uniform> params: Params;
 
@@ -38,7 +39,7 @@ fn seed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid, WG);
     if i < params.start {
-        dist[seeds[2u * i]] = seeds[2u * i + 1u];
+        dist[seeds[4u * i]] = seeds[4u * i + 1u];
     }
 }
 

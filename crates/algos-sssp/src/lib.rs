@@ -36,6 +36,7 @@
 
 mod api;
 pub mod auto;
+pub mod cch;
 pub mod ch;
 pub mod cpu;
 mod error;

@@ -4,13 +4,19 @@
 //!   and leaves blocked zones themselves without out-arcs: searches never pass through a zone, and the
 //!   GPU kernels need no zone test.
 //! - **Costs** become u32 fixed point `max(1, round(c · 2^s))`, with `s` the largest shift that keeps
-//!   every simple path below the saturation bound. Every arc costs at least 1, so the canonical
+//!   every OD distance below half the saturation bound. The bound on OD distances comes from the costs
+//!   alone (so every device and every cluster rank picks the same `s`): `d(o, t) ≤ d(o, h) + d(h, t)`
+//!   through a hub `h`, two f64 Dijkstra searches; where the hub does not connect every origin and
+//!   destination, the hop bound `(n − 1) · max c` instead. Every arc costs at least 1, so the canonical
 //!   predecessor (the smallest-id tight arc) always forms a tree.
 //! - **Demand** becomes u64 fixed point `round(d · 2^24)`; loads are integer sums, identical whatever
 //!   the order of the additions.
 //!
-//! The quantisation changes path costs by at most half a unit per arc, so the trees are optimal to about
-//! `n · 2^-s` and the gap measured on them floors near 1e-6 … 1e-7 (finish on the f64 CPU path below).
+//! The quantisation changes path costs by at most half a unit per arc, so a tree path of `h` arcs is
+//! optimal to `h / 2^s`: with OD distances spanning about 2^30 units, paths of a few hundred arcs, the
+//! relative error is ~1e-7 at worst per pair and the relative gap measured on these trees goes below
+//! 1e-8 (the hop bound alone gave `2^s` a thousand times smaller on city networks: gaps floored near
+//! 1e-6).
 
 use crate::demand::Demand;
 use crate::error::TapError;
@@ -34,6 +40,8 @@ pub struct SplitGraph {
     pub link: Vec<u32>,
     /// Search vertex each demand origin starts from (index = demand origin index).
     pub source: Vec<u32>,
+    /// Every vertex that is some OD pair's destination, ascending.
+    pub destinations: Vec<u32>,
 }
 
 impl SplitGraph {
@@ -73,7 +81,11 @@ impl SplitGraph {
         }
         let source =
             demand.origins().iter().map(|&o| if blocked(o) { copy_of[o as usize] } else { o }).collect();
-        Self { offsets, heads, tails, link, source }
+        let mut destinations: Vec<u32> =
+            (0..demand.num_origins()).flat_map(|i| demand.from_origin(i).0.iter().copied()).collect();
+        destinations.sort_unstable();
+        destinations.dedup();
+        Self { offsets, heads, tails, link, source, destinations }
     }
 
     /// Number of search vertices.
@@ -86,16 +98,88 @@ impl SplitGraph {
         self.heads.len()
     }
 
-    /// Per-arc fixed-point costs of the link costs `costs`, and the scale used (`2^s`).
+    /// Per-arc fixed-point costs of the link costs `costs`, and the scale used (`2^s`): the largest
+    /// power of two keeping every OD distance below half the saturation bound (module docs).
     pub fn quantise(&self, costs: &[f64]) -> (Vec<u32>, f64) {
         let max = self.link.iter().map(|&a| costs[a as usize]).fold(0.0f64, f64::max);
         let hops = self.num_vertices().max(2) as f64 - 1.0;
-        // (max · 2^s + 1) · hops must stay below the saturation bound.
-        let room = (SATURATED as f64 / hops - 1.0) / max.max(f64::MIN_POSITIVE);
+        // The hop bound: (max · 2^s + 1) · hops below the saturation bound.
+        let safe = (SATURATED as f64 / hops - 1.0) / max.max(f64::MIN_POSITIVE);
+        // Through a hub: OD distances (real units) at most `bound`, quantised at most `bound · 2^s`
+        // plus one unit per arc (rounding and the minimum of 1): half the range leaves room for that.
+        let room = match self.od_distance_bound(costs) {
+            Some(bound) if bound > 0.0 => (SATURATED as f64 / 2.0 / bound).max(safe),
+            _ => safe,
+        };
         let scale = 2f64.powi(room.log2().floor().clamp(-1000.0, 1000.0) as i32);
-        let q = self.link.iter().map(|&a| ((costs[a as usize] * scale).round() as u32).max(1)).collect();
+        // An arc dearer than every OD distance is on no OD shortest path: clamping it keeps it there.
+        let q = self
+            .link
+            .iter()
+            .map(|&a| ((costs[a as usize] * scale).round().min((SATURATED - 1) as f64) as u32).max(1))
+            .collect();
         (q, scale)
     }
+
+    /// `max_o d(o, h) + max_t d(h, t)` over origins `o` and destinations `t`, through the hub `h` (the
+    /// vertex of most out-arcs), when `h` connects them all.
+    fn od_distance_bound(&self, costs: &[f64]) -> Option<f64> {
+        let n = self.num_vertices();
+        let hub = (0..n).max_by_key(|&v| (self.offsets[v + 1] - self.offsets[v], std::cmp::Reverse(v)))?;
+        let cost = |a: usize| costs[self.link[a] as usize];
+        // Reverse star for the search towards the hub.
+        let mut rev_offsets = vec![0u32; n + 1];
+        for &h in &self.heads {
+            rev_offsets[h as usize + 1] += 1;
+        }
+        for v in 0..n {
+            rev_offsets[v + 1] += rev_offsets[v];
+        }
+        let mut fill = rev_offsets.clone();
+        let mut rev_arcs = vec![0u32; self.num_arcs()];
+        for (a, &h) in self.heads.iter().enumerate() {
+            rev_arcs[fill[h as usize] as usize] = a as u32;
+            fill[h as usize] += 1;
+        }
+        let forward = dijkstra_f64(n, hub, |v, relax| {
+            for a in self.offsets[v] as usize..self.offsets[v + 1] as usize {
+                relax(self.heads[a] as usize, cost(a));
+            }
+        });
+        let backward = dijkstra_f64(n, hub, |v, relax| {
+            for &a in &rev_arcs[rev_offsets[v] as usize..rev_offsets[v + 1] as usize] {
+                relax(self.tails[a as usize] as usize, cost(a as usize));
+            }
+        });
+        let to_hub = self.source.iter().map(|&o| backward[o as usize]).fold(0.0f64, f64::max);
+        let from_hub = self.destinations.iter().map(|&t| forward[t as usize]).fold(0.0f64, f64::max);
+        (to_hub + from_hub).is_finite().then_some(to_hub + from_hub)
+    }
+}
+
+/// f64 Dijkstra from `source` over `n` vertices; `arcs(v, relax)` calls `relax(head, cost)` per arc.
+/// Unreached vertices stay infinite.
+fn dijkstra_f64(n: usize, source: usize, arcs: impl Fn(usize, &mut dyn FnMut(usize, f64))) -> Vec<f64> {
+    use std::cmp::Reverse;
+    let mut dist = vec![f64::INFINITY; n];
+    let mut heap = std::collections::BinaryHeap::new();
+    dist[source] = 0.0;
+    // Non-negative f64 order like their bit patterns.
+    heap.push(Reverse((0u64, source)));
+    while let Some(Reverse((bits, v))) = heap.pop() {
+        let d = f64::from_bits(bits);
+        if d > dist[v] {
+            continue;
+        }
+        arcs(v, &mut |w, c| {
+            let nd = d + c;
+            if nd < dist[w] {
+                dist[w] = nd;
+                heap.push(Reverse((nd.to_bits(), w)));
+            }
+        });
+    }
+    dist
 }
 
 /// OD amounts in fixed point: `(lo, hi)` words of `round(d · 2^24)`.
@@ -115,13 +199,10 @@ pub fn mirror_loads(
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let n = g.num_vertices();
-    let mut loads = vec![0u64; g.num_arcs()];
     let mut dist = vec![u32::MAX; n];
-    let mut pred = vec![u32::MAX; n];
-    let mut unreachable = (0usize, 0.0f64, None);
+    let mut acc = TreeLoads::new(g);
     for (i, &source) in g.source.iter().enumerate() {
         dist.fill(u32::MAX);
-        pred.fill(u32::MAX);
         dist[source as usize] = 0;
         let mut heap = BinaryHeap::new();
         heap.push(Reverse((0u32, source)));
@@ -139,46 +220,158 @@ pub fn mirror_loads(
                 }
             }
         }
-        // Canonical predecessors: the smallest tight arc into each vertex.
-        for u in 0..n {
-            if dist[u] == u32::MAX {
-                continue;
+        acc.load(g, weights, demand, i, &dist);
+    }
+    acc.finish(net, demand)
+}
+
+/// OD amount in fixed-point units (`round(d · 2^24)`).
+pub fn fixed_units(flow: f64) -> u64 {
+    let (lo, hi) = fixed_amount(flow);
+    ((hi as u64) << 32) | lo as u64
+}
+
+/// OD pairs a loading could not route: unreachable ones, and ones whose distance saturated u32.
+#[derive(Debug, Clone, Default)]
+pub struct Unloaded {
+    pairs: usize,
+    flow: f64,
+    saturated: usize,
+    /// The first unreachable pair by (origin position, destination).
+    first: Option<(usize, u32)>,
+}
+
+impl Unloaded {
+    /// True when OD pair (origin position `i`, destination `d`, `flow`) can be loaded: its
+    /// fixed-point distance `label` is neither unreachable nor saturated (else it is counted).
+    pub fn check(&mut self, i: usize, d: u32, flow: f64, label: u32) -> bool {
+        match label {
+            u32::MAX => {
+                self.pairs += 1;
+                self.flow += flow;
+                self.first = Some(self.first.map_or((i, d), |x| x.min((i, d))));
+                false
             }
-            let arcs = g.offsets[u] as usize..g.offsets[u + 1] as usize;
-            for ((a, &v), &w) in arcs.clone().zip(&g.heads[arcs.clone()]).zip(&weights[arcs]) {
-                let v = v as usize;
-                if v as u32 != source && dist[u].saturating_add(w).min(SATURATED) == dist[v] {
-                    pred[v] = pred[v].min(a as u32);
-                }
+            SATURATED => {
+                self.saturated += 1;
+                false
             }
+            _ => true,
         }
-        let (dests, flows) = demand.from_origin(i);
-        for (&d, &f) in dests.iter().zip(flows) {
-            if dist[d as usize] == u32::MAX {
-                unreachable.0 += 1;
-                unreachable.1 += f;
-                unreachable.2.get_or_insert((demand.origins()[i], d));
-                continue;
-            }
-            let (lo, hi) = fixed_amount(f);
-            let amount = ((hi as u64) << 32) | lo as u64;
-            let mut v = d as usize;
-            while pred[v] != u32::MAX {
-                let a = pred[v] as usize;
-                loads[a] += amount;
-                v = g.tails[a] as usize;
+    }
+
+    /// Both tallies together (loadings of several threads).
+    pub fn merge(mut self, other: Self) -> Self {
+        self.pairs += other.pairs;
+        self.flow += other.flow;
+        self.saturated += other.saturated;
+        self.first = match (self.first, other.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+
+    /// The loading's error, if any pair was not loaded.
+    pub fn into_result(self, net: &Network, demand: &Demand) -> Result<(), TapError> {
+        if self.saturated > 0 {
+            return Err(TapError::Gpu(format!(
+                "{} OD distances saturated the u32 fixed point (quantisation bound violated)",
+                self.saturated
+            )));
+        }
+        match self.first {
+            Some((i, d)) => Err(TapError::DemandUnreachable {
+                pairs: self.pairs,
+                flow: self.flow,
+                origin: net.node_id(demand.origins()[i]),
+                destination: net.node_id(d),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Fixed-point loads of some origins' trees, added up (one per thread; [`TreeLoads::merge`] joins them).
+#[derive(Debug, Clone)]
+pub struct TreeLoads {
+    /// Scratch: canonical predecessor arc per vertex.
+    pred: Vec<u32>,
+    /// Loads per search arc.
+    loads: Vec<u64>,
+    missed: Unloaded,
+}
+
+impl TreeLoads {
+    /// No loads yet on `g`'s arcs.
+    pub fn new(g: &SplitGraph) -> Self {
+        Self {
+            pred: vec![u32::MAX; g.num_vertices()],
+            loads: vec![0; g.num_arcs()],
+            missed: Unloaded::default(),
+        }
+    }
+
+    /// Both sums (integer adds: any order gives the same bits).
+    pub fn merge(mut self, other: Self) -> Self {
+        self.loads.iter_mut().zip(&other.loads).for_each(|(a, b)| *a += b);
+        self.missed = self.missed.merge(other.missed);
+        self
+    }
+
+    /// The loads, or the error naming what could not be loaded.
+    pub fn finish(self, net: &Network, demand: &Demand) -> Result<Vec<u64>, TapError> {
+        self.missed.into_result(net, demand)?;
+        Ok(self.loads)
+    }
+
+    /// Loads origin `i`'s OD pairs along the canonical tree of its distance row `dist` (u32 fixed
+    /// point, `u32::MAX` unreached): the tree the GPU's `pred_tight` and `load` kernels walk.
+    pub fn load(&mut self, g: &SplitGraph, weights: &[u32], demand: &Demand, i: usize, dist: &[u32]) {
+        let (pred, loads, missed) = (&mut self.pred, &mut self.loads, &mut self.missed);
+        load_tree(g, weights, demand, i, dist, pred, loads, missed);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn load_tree(
+    g: &SplitGraph,
+    weights: &[u32],
+    demand: &Demand,
+    i: usize,
+    dist: &[u32],
+    pred: &mut [u32],
+    loads: &mut [u64],
+    missed: &mut Unloaded,
+) {
+    let source = g.source[i];
+    pred.fill(u32::MAX);
+    // Canonical predecessors: the smallest tight arc into each vertex.
+    for u in 0..g.num_vertices() {
+        if dist[u] == u32::MAX {
+            continue;
+        }
+        let arcs = g.offsets[u] as usize..g.offsets[u + 1] as usize;
+        for ((a, &v), &w) in arcs.clone().zip(&g.heads[arcs.clone()]).zip(&weights[arcs]) {
+            let v = v as usize;
+            if v as u32 != source && dist[u].saturating_add(w).min(SATURATED) == dist[v] {
+                pred[v] = pred[v].min(a as u32);
             }
         }
     }
-    if let (pairs, flow, Some((o, d))) = unreachable {
-        return Err(TapError::DemandUnreachable {
-            pairs,
-            flow,
-            origin: net.node_id(o),
-            destination: net.node_id(d),
-        });
+    let (dests, flows) = demand.from_origin(i);
+    for (&d, &f) in dests.iter().zip(flows) {
+        if !missed.check(i, d, f, dist[d as usize]) {
+            continue;
+        }
+        let amount = fixed_units(f);
+        let mut v = d as usize;
+        while pred[v] != u32::MAX {
+            let a = pred[v] as usize;
+            loads[a] += amount;
+            v = g.tails[a] as usize;
+        }
     }
-    Ok(loads)
 }
 
 /// Link flows from per-arc fixed-point loads.

@@ -1,10 +1,16 @@
-//! All-or-nothing loading on the GPU: batched shortest paths (algos-sssp's batched locality-based
-//! relaxation) leave one distance row per origin on the device; `tap_aon.wgsl` derives canonical
-//! predecessors and walks every OD pair's path adding fixed-point loads. Distances and trees never cross
-//! the bus: one readback of the loads per all-or-nothing call. The CPU twin is
-//! [`fixed::mirror_loads`](crate::fixed::mirror_loads), equal bit for bit.
+//! All-or-nothing loading on the GPU: one distance row per origin is left on the device, either by
+//! algos-sssp's batched locality-based relaxation ([`Method::Trees`]) or by PHAST on a customisable
+//! contraction hierarchy ([`Method::Phast`]: the CCH is built once from the network's shape,
+//! re-customised on the CPU for every call's costs, its downward weights uploaded, the sweeps run on
+//! the device); `tap_aon.wgsl` derives canonical predecessors and walks every OD pair's path adding
+//! fixed-point loads. Distances and trees never cross the bus: one readback of the loads per
+//! all-or-nothing call. Both engines give the same exact u32 distances, so the same loads; the CPU twin
+//! is [`fixed::mirror_loads`](crate::fixed::mirror_loads), equal bit for bit.
 
+use algos_sssp::cch::Cch;
+use algos_sssp::ch::gpu::GpuPhast;
 use algos_sssp::gpu::GpuSssp;
+pub use algos_sssp::many::Method;
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 use graph_core::Csr;
 
@@ -17,6 +23,19 @@ const AON: Shader = gpu_runtime::shader!("tap_aon");
 const WG: u32 = 256;
 /// Depth of the batched locality-based relaxation.
 const LBR_DEPTH: u32 = 4;
+/// Most origins per PHAST pass (the batched kernel's own limit is 256).
+const PHAST_LANES: u64 = 512;
+
+/// What leaves the distance rows on the device.
+enum Trees<'c> {
+    /// The batched kernel, into the loader's own row buffer; `tap_aon.wgsl` derives canonical
+    /// predecessors and walks every OD pair's path.
+    Batched { dist: GpuBuffer<u32>, pred: GpuBuffer<u32> },
+    /// PHAST on a CCH of the search graph, OD amounts passed up the trees on the device
+    /// (`phast_load.wgsl`), shortcut loads unpacked on the CPU; the sweep object is made at the first
+    /// call's metric.
+    Phast { cch: Box<Cch>, sweep: Option<Box<GpuPhast<'c>>>, lanes: u32 },
+}
 
 /// One batch of origins: their search sources and OD pairs, uploaded once.
 struct Batch {
@@ -35,8 +54,7 @@ pub struct GpuAon<'c> {
     heads: GpuBuffer<u32>,
     tails: GpuBuffer<u32>,
     weights: GpuBuffer<u32>,
-    dist: GpuBuffer<u32>,
-    pred: GpuBuffer<u32>,
+    trees: Trees<'c>,
     loads: GpuBuffer<u32>,
     control: GpuBuffer<u32>,
     batches: Vec<Batch>,
@@ -47,7 +65,8 @@ fn gpu_err(e: impl std::fmt::Display) -> TapError {
 }
 
 impl<'c> GpuAon<'c> {
-    /// Uploads the search graph and the demand in batches sized from the device's binding limit.
+    /// Uploads the search graph and the demand in batches sized from the device's binding limit
+    /// (trees by the batched kernel).
     pub fn new(
         ctx: &'c GpuContext,
         net: &Network,
@@ -67,6 +86,20 @@ impl<'c> GpuAon<'c> {
         allow_zone_transit: bool,
         origins: std::ops::Range<usize>,
     ) -> Result<Self, TapError> {
+        Self::with_method(ctx, net, demand, allow_zone_transit, origins, Method::Trees)
+    }
+
+    /// A loader whose trees come from `method`: [`Method::Trees`] (batched kernel), [`Method::Phast`]
+    /// (CCH built here, customised per call) or [`Method::Auto`] (PHAST: it was faster on every
+    /// network measured, docs/benchmarks.md). The loads are the same whichever it is.
+    pub fn with_method(
+        ctx: &'c GpuContext,
+        net: &Network,
+        demand: &Demand,
+        allow_zone_transit: bool,
+        origins: std::ops::Range<usize>,
+        method: Method,
+    ) -> Result<Self, TapError> {
         if origins.start > origins.end || origins.end > demand.num_origins() {
             return Err(TapError::InvalidOption(format!(
                 "origin range {origins:?} outside the demand's {} origins",
@@ -78,7 +111,8 @@ impl<'c> GpuAon<'c> {
         // Rows per batch: algos-sssp's limit (flags of 8 bytes per cell in one binding, at most 256) and
         // one binding for this batch's distance rows.
         let binding = ctx.limits.max_storage_buffer_binding_size;
-        let rows = (binding / (8 * n.max(1) as u64)).clamp(1, 256) as usize;
+        let phast = method != Method::Trees;
+        let rows = (binding / (8 * n.max(1) as u64)).clamp(1, if phast { PHAST_LANES } else { 256 }) as usize;
         let rows = rows.min(origins.len().max(1));
         let mut batches = Vec::new();
         for start in origins.clone().step_by(rows) {
@@ -105,20 +139,34 @@ impl<'c> GpuAon<'c> {
         }
         let m = graph.num_arcs();
         let cells = rows * n;
+        let trees = if phast {
+            let shape = Csr::from_parts(graph.offsets.clone(), graph.heads.clone(), vec![1u32; m])
+                .map_err(gpu_err)?;
+            Trees::Phast {
+                cch: Box::new(Cch::build(&shape).map_err(gpu_err)?),
+                sweep: None,
+                lanes: rows as u32,
+            }
+        } else {
+            let dist = GpuBuffer::zeroed(ctx, "tap dist rows", cells.max(1)).map_err(gpu_err)?;
+            let pred = GpuBuffer::zeroed(ctx, "tap pred rows", cells.max(1)).map_err(gpu_err)?;
+            dist.check_bindable(ctx).map_err(gpu_err)?;
+            pred.check_bindable(ctx).map_err(gpu_err)?;
+            Trees::Batched { dist, pred }
+        };
         let aon = Self {
             ctx,
             offsets: GpuBuffer::from_slice(ctx, "tap offsets", &graph.offsets).map_err(gpu_err)?,
             heads: GpuBuffer::from_slice(ctx, "tap heads", &graph.heads).map_err(gpu_err)?,
             tails: GpuBuffer::from_slice(ctx, "tap tails", &graph.tails).map_err(gpu_err)?,
             weights: GpuBuffer::zeroed(ctx, "tap weights", m.max(1)).map_err(gpu_err)?,
-            dist: GpuBuffer::zeroed(ctx, "tap dist rows", cells.max(1)).map_err(gpu_err)?,
-            pred: GpuBuffer::zeroed(ctx, "tap pred rows", cells.max(1)).map_err(gpu_err)?,
+            trees,
             loads: GpuBuffer::zeroed(ctx, "tap loads", 2 * m.max(1)).map_err(gpu_err)?,
             control: GpuBuffer::zeroed(ctx, "tap control", 4).map_err(gpu_err)?,
             graph,
             batches,
         };
-        for b in [&aon.offsets, &aon.heads, &aon.tails, &aon.dist, &aon.pred, &aon.loads] {
+        for b in [&aon.offsets, &aon.heads, &aon.tails, &aon.loads] {
             b.check_bindable(ctx).map_err(gpu_err)?;
         }
         Ok(aon)
@@ -133,6 +181,9 @@ impl<'c> GpuAon<'c> {
     pub fn loads(&mut self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
         let ctx = self.ctx;
         let (weights, _scale) = self.graph.quantise(costs);
+        if let Trees::Phast { cch, sweep, lanes } = &mut self.trees {
+            return phast_loads(ctx, cch, sweep, *lanes, &self.batches, &weights, net, &self.graph, demand);
+        }
         let csr = Csr::from_parts(self.graph.offsets.clone(), self.graph.heads.clone(), weights.clone())
             .map_err(gpu_err)?;
         let mut sssp = GpuSssp::new(ctx, &csr).map_err(gpu_err)?;
@@ -147,7 +198,8 @@ impl<'c> GpuAon<'c> {
         );
         let n = self.graph.num_vertices() as u32;
         for b in &self.batches {
-            sssp.run_batch_into(&b.source_list, LBR_DEPTH, &self.dist).map_err(gpu_err)?;
+            let Trees::Batched { dist, pred } = &self.trees else { unreachable!("PHAST returned above") };
+            sssp.run_batch_into(&b.source_list, LBR_DEPTH, dist).map_err(gpu_err)?;
             let params = [n, b.source_list.len() as u32, b.pairs, 0];
             let params_buf = GpuBuffer::from_slice_with_usage(
                 ctx,
@@ -160,15 +212,15 @@ impl<'c> GpuAon<'c> {
                 ctx.bind_buffers(pipeline, "tap aon", entries)
             };
             let p = params_buf.buffer();
-            let b_reset = bind(&reset, &[(4, self.pred.buffer()), (7, p)])?;
+            let b_reset = bind(&reset, &[(4, pred.buffer()), (7, p)])?;
             let b_tight = bind(
                 &tight,
                 &[
                     (0, self.offsets.buffer()),
                     (1, self.heads.buffer()),
                     (2, self.weights.buffer()),
-                    (3, self.dist.buffer()),
-                    (4, self.pred.buffer()),
+                    (3, dist.buffer()),
+                    (4, pred.buffer()),
                     (7, p),
                     (8, b.sources.buffer()),
                 ],
@@ -176,8 +228,8 @@ impl<'c> GpuAon<'c> {
             let b_load = bind(
                 &load,
                 &[
-                    (3, self.dist.buffer()),
-                    (4, self.pred.buffer()),
+                    (3, dist.buffer()),
+                    (4, pred.buffer()),
                     (5, self.tails.buffer()),
                     (6, b.od.buffer()),
                     (7, p),
@@ -216,4 +268,44 @@ impl<'c> GpuAon<'c> {
         let words = self.loads.read(ctx).map_err(gpu_err)?;
         Ok(words.chunks_exact(2).map(|w| ((w[1] as u64) << 32) | w[0] as u64).collect())
     }
+}
+
+/// The PHAST engine's loads: re-customise, new metric to the device, per batch one sweep and one
+/// loading pass, slot loads read once and unpacked to search arcs.
+#[allow(clippy::too_many_arguments)]
+fn phast_loads<'c>(
+    ctx: &'c GpuContext,
+    cch: &Cch,
+    sweep: &mut Option<Box<GpuPhast<'c>>>,
+    lanes: u32,
+    batches: &[Batch],
+    weights: &[u32],
+    net: &Network,
+    graph: &SplitGraph,
+    demand: &Demand,
+) -> Result<Vec<u64>, TapError> {
+    let (ch, unpacking) = cch.customise_with_unpacking(weights).map_err(gpu_err)?;
+    let sweep = match sweep {
+        Some(s) => {
+            s.set_metric(ch).map_err(gpu_err)?;
+            s
+        }
+        None => sweep.insert(Box::new(GpuPhast::owning(ctx, ch, lanes).map_err(gpu_err)?)),
+    };
+    sweep.begin_loads().map_err(gpu_err)?;
+    for b in batches {
+        sweep.run(&b.source_list).map_err(gpu_err)?;
+        sweep.load_pass(&b.od, b.pairs).map_err(gpu_err)?;
+    }
+    let (slot_loads, [unreached, saturated]) = sweep.read_loads().map_err(gpu_err)?;
+    if saturated != 0 {
+        return Err(TapError::Gpu(format!(
+            "{saturated} OD distances saturated the u32 fixed point (quantisation bound violated)"
+        )));
+    }
+    if unreached != 0 {
+        return Err(crate::fixed::unreachable_pairs(net, graph, demand)
+            .unwrap_or_else(|| TapError::Gpu(format!("{unreached} OD pairs unreachable on the GPU only"))));
+    }
+    Ok(unpacking.arc_loads(slot_loads))
 }

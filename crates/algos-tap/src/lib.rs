@@ -33,6 +33,7 @@ pub mod error;
 pub mod fixed;
 pub mod gpu;
 mod heap;
+pub mod hierarchy;
 pub mod loader;
 pub mod multiclass;
 pub mod network;

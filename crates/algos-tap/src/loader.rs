@@ -22,7 +22,7 @@ pub use crate::aon::{BlockLoad, LoadSum, Unreachable, origin_blocks};
 use crate::aon::{SearchGraph, all_or_nothing, block_loads};
 use crate::demand::Demand;
 use crate::error::TapError;
-use crate::gpu::GpuAon;
+use crate::gpu::{GpuAon, Method};
 use crate::network::Network;
 use crate::solve::dot;
 
@@ -122,6 +122,18 @@ impl<'c> GpuLoader<'c> {
         allow_zone_transit: bool,
         origins: Range<usize>,
     ) -> Result<Self, TapError> {
+        Self::with_method(devices, net, demand, allow_zone_transit, origins, Method::Auto)
+    }
+
+    /// Like [`Self::for_origins`], with trees grown by `method` ([`GpuAon::with_method`]).
+    pub fn with_method(
+        devices: &[&'c GpuContext],
+        net: &Network,
+        demand: &Demand,
+        allow_zone_transit: bool,
+        origins: Range<usize>,
+        method: Method,
+    ) -> Result<Self, TapError> {
         if devices.is_empty() {
             return Err(TapError::InvalidOption("a GPU loader needs at least one device".into()));
         }
@@ -132,7 +144,7 @@ impl<'c> GpuLoader<'c> {
             .enumerate()
             .map(|(i, ctx)| {
                 let share = start + i * len / k..start + (i + 1) * len / k;
-                GpuAon::for_origins(ctx, net, demand, allow_zone_transit, share)
+                GpuAon::with_method(ctx, net, demand, allow_zone_transit, share, method)
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self { parts, names: devices.iter().map(|c| c.info.name.clone()).collect() })

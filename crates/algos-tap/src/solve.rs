@@ -11,6 +11,7 @@ use gpu_runtime::{Backend, Resolved};
 use crate::aon::{SearchGraph, all_or_nothing};
 use crate::demand::Demand;
 use crate::error::TapError;
+use crate::hierarchy::CchAon;
 use crate::loader::{AllOrNothing, CpuAon, GpuLoader};
 use crate::network::Network;
 
@@ -112,6 +113,12 @@ pub struct AssignOptions<'a> {
     /// all-or-nothing loading runs on all of them at once ([`crate::loader::GpuLoader`], the origins
     /// split between them); flows equal one GPU's bit for bit.
     pub devices: &'a [gpu_runtime::GpuContext],
+    /// How all-or-nothing trees are grown: `Trees` (Dijkstra per origin on the CPU in f64, the batched
+    /// kernel on a GPU), `Phast` (a customisable contraction hierarchy of the network, re-customised
+    /// every iteration, PHAST sweeps: [`crate::hierarchy::CchAon`] on the CPU in the GPU's fixed point,
+    /// [`crate::gpu::GpuAon`] on a GPU), or `Auto` (the default: PHAST on a GPU, where it was faster on
+    /// every network measured; exact f64 trees on the CPU).
+    pub trees: crate::gpu::Method,
 }
 
 impl Default for AssignOptions<'_> {
@@ -125,6 +132,7 @@ impl Default for AssignOptions<'_> {
             select_links: Vec::new(),
             backend: Backend::Cpu,
             devices: &[],
+            trees: crate::gpu::Method::Auto,
         }
     }
 }
@@ -280,10 +288,14 @@ pub fn assign_with_progress(
             Resolved::Gpu(ctx) => vec![ctx],
         },
     };
-    let mut loader: Box<dyn AllOrNothing> = if devices.is_empty() {
-        Box::new(CpuAon::new(net, opts.allow_zone_transit))
-    } else {
-        Box::new(GpuLoader::new(&devices, net, demand, opts.allow_zone_transit)?)
+    use crate::gpu::Method;
+    let mut loader: Box<dyn AllOrNothing> = match (devices.is_empty(), opts.trees) {
+        (true, Method::Phast) => Box::new(CchAon::new(net, demand, opts.allow_zone_transit)?),
+        (true, _) => Box::new(CpuAon::new(net, opts.allow_zone_transit)),
+        (false, method) => {
+            let all = 0..demand.num_origins();
+            Box::new(GpuLoader::with_method(&devices, net, demand, opts.allow_zone_transit, all, method)?)
+        }
     };
     frank_wolfe_family(net, demand, opts, loader.as_mut(), start, progress)
 }

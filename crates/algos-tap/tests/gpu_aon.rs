@@ -187,3 +187,51 @@ fn two_gpus_load_exactly_what_one_does() {
         assert_eq!(a.history.len(), b.history.len());
     });
 }
+
+/// `Σ load · weight` over search arcs: the fixed-point shortest-path total, the same for every
+/// shortest-path loading whatever its tie choices.
+fn fixed_cost(loads: &[u64], weights: &[u32]) -> u128 {
+    loads.iter().zip(weights).map(|(&l, &w)| l as u128 * w as u128).sum()
+}
+
+/// PHAST on a CCH (issue 21): the GPU loads equal the CPU twin's bit for bit, and both are shortest-path
+/// loadings (their fixed-point total equals the mirror's, which walks canonical trees).
+#[test]
+fn phast_loads_equal_the_cpu_cch_twin() {
+    use algos_tap::gpu::Method;
+    use algos_tap::hierarchy::CchAon;
+    for_each_context("phast_loads_equal_the_cpu_cch_twin", |ctx| {
+        for seed in 0..24 {
+            let (net, demand, costs) = random_case(seed);
+            if demand.num_pairs() == 0 {
+                continue;
+            }
+            let all = 0..demand.num_origins();
+            let mut gpu = GpuAon::with_method(ctx, &net, &demand, false, all, Method::Phast).unwrap();
+            let cpu = CchAon::new(&net, &demand, false).unwrap();
+            // Twice: the second call re-customises a hierarchy already on the device.
+            for round in 0..2 {
+                let costs: Vec<f64> = costs.iter().map(|c| c * (1.0 + round as f64 * 0.37)).collect();
+                let got = gpu.loads(&net, &demand, &costs).unwrap();
+                let want = cpu.loads(&net, &demand, &costs).unwrap();
+                assert_eq!(got, want, "seed {seed} round {round} on {}", ctx.describe());
+                let (weights, _) = gpu.graph().quantise(&costs);
+                let mirror = mirror_loads(&net, gpu.graph(), &weights, &demand).unwrap();
+                assert_eq!(fixed_cost(&got, &weights), fixed_cost(&mirror, &weights), "seed {seed}");
+            }
+        }
+        for name in ["SiouxFalls", "Anaheim", "Chicago-Sketch"] {
+            let Some((net, demand, _)) = standard(name, "GPU PHAST loading test") else { continue };
+            let mut costs = vec![0.0; net.num_links()];
+            net.costs(&vec![0.0; net.num_links()], &mut costs);
+            let all = 0..demand.num_origins();
+            let mut gpu = GpuAon::with_method(ctx, &net, &demand, false, all, Method::Phast).unwrap();
+            let cpu = CchAon::new(&net, &demand, false).unwrap();
+            let got = gpu.loads(&net, &demand, &costs).unwrap();
+            assert_eq!(got, cpu.loads(&net, &demand, &costs).unwrap(), "{name}");
+            let (weights, _) = gpu.graph().quantise(&costs);
+            let mirror = mirror_loads(&net, gpu.graph(), &weights, &demand).unwrap();
+            assert_eq!(fixed_cost(&got, &weights), fixed_cost(&mirror, &weights), "{name}");
+        }
+    });
+}

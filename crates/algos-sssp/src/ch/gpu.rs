@@ -4,22 +4,28 @@
 //! with each vertex's labels contiguous. Distances equal [`super::ContractionHierarchy::phast`]'s (and
 //! Dijkstra's) exactly: the same u32 sums, saturating at `u32::MAX − 1`.
 
+use std::borrow::Cow;
+
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use rayon::prelude::*;
 
-use super::{ContractionHierarchy, UpwardSearch};
+use super::{ContractionHierarchy, NO_PARENT, UpwardSearch};
 use crate::error::SsspError;
 use crate::paths::SATURATED;
 
 const PHAST: Shader = gpu_runtime::shader!("phast_down");
+const LOAD: Shader = gpu_runtime::shader!("phast_load");
 const WG: u32 = 256;
 
 /// The downward DAG in level order, resident on the device, with labels for `k` trees.
 pub struct GpuPhast<'a> {
     ctx: &'a GpuContext,
-    ch: &'a ContractionHierarchy,
+    /// Borrowed for a fixed hierarchy, owned once a new metric came through [`Self::set_metric`].
+    ch: Cow<'a, ContractionHierarchy>,
+    /// Downward arc (index into `ch.down`) at every level-order position of the device's in-arcs.
+    down_arc: Vec<u32>,
     k: u32,
     /// Position (level order) of every rank.
     pos_of_rank: Vec<u32>,
@@ -39,11 +45,50 @@ pub struct GpuPhast<'a> {
     rows: GpuBuffer<u32>,
     /// One upward-search workspace per worker thread.
     ups: Vec<UpwardSearch>,
+    /// Where each lane's seeds start in the last pass's seed list (`sources + 1` entries).
+    seed_lanes: Vec<u32>,
+    /// Flow loading along the trees ([`Self::load_pass`]), set up on first use.
+    loading: Option<Loading>,
+}
+
+/// Device state of [`GpuPhast::load_pass`].
+struct Loading {
+    reset: std::sync::Arc<wgpu::ComputePipeline>,
+    mark: std::sync::Arc<wgpu::ComputePipeline>,
+    inject: std::sync::Arc<wgpu::ComputePipeline>,
+    lift: std::sync::Arc<wgpu::ComputePipeline>,
+    climb: std::sync::Arc<wgpu::ComputePipeline>,
+    acc: GpuBuffer<u32>,
+    up_arc: GpuBuffer<u32>,
+    loads: GpuBuffer<u32>,
+    control: GpuBuffer<u32>,
+    seed_lanes: GpuBuffer<u32>,
+    /// Uniforms of reset, mark, inject and climb.
+    uniforms: Vec<wgpu::Buffer>,
+    /// One per level (`lift`), then reset.
+    binds: Vec<wgpu::BindGroup>,
+    /// Hierarchy slot of every device in-arc.
+    _down_slot: GpuBuffer<u32>,
 }
 
 impl<'a> GpuPhast<'a> {
     /// Uploads the downward DAG of `ch` in level order, with labels for `k` trees per pass.
     pub fn new(ctx: &'a GpuContext, ch: &'a ContractionHierarchy, k: u32) -> Result<Self, SsspError> {
+        Self::with_hierarchy(ctx, Cow::Borrowed(ch), k)
+    }
+
+    /// Like [`Self::new`], keeping the hierarchy (a customised CCH whose metric will change through
+    /// [`Self::set_metric`]).
+    pub fn owning(ctx: &'a GpuContext, ch: ContractionHierarchy, k: u32) -> Result<Self, SsspError> {
+        Self::with_hierarchy(ctx, Cow::Owned(ch), k)
+    }
+
+    fn with_hierarchy(
+        ctx: &'a GpuContext,
+        owned: Cow<'a, ContractionHierarchy>,
+        k: u32,
+    ) -> Result<Self, SsspError> {
+        let ch: &ContractionHierarchy = &owned;
         let n = ch.num_vertices() as usize;
         if k == 0 || (n as u64) * (k as u64) > u32::MAX as u64 {
             return Err(SsspError::InvalidParameter(format!(
@@ -74,11 +119,13 @@ impl<'a> GpuPhast<'a> {
         let mut offsets = Vec::with_capacity(n + 1);
         let mut tails = Vec::with_capacity(ch.down.num_arcs() as usize);
         let mut weights = Vec::with_capacity(ch.down.num_arcs() as usize);
+        let mut down_arc = Vec::with_capacity(ch.down.num_arcs() as usize);
         offsets.push(0u32);
         for &r in &by_pos {
             for a in dof[r as usize]..dof[r as usize + 1] {
                 tails.push(pos_of_rank[dt[a as usize] as usize]);
                 weights.push(dw[a as usize]);
+                down_arc.push(a);
             }
             offsets.push(tails.len() as u32);
         }
@@ -89,7 +136,7 @@ impl<'a> GpuPhast<'a> {
             GpuBuffer::from_slice(ctx, "phast in-weights", &nonempty(weights))?,
         ];
         let dist = GpuBuffer::zeroed(ctx, "phast labels", (n * k as usize).max(1))?;
-        let seeds = GpuBuffer::zeroed(ctx, "phast seeds", 2 * 1024)?;
+        let seeds = GpuBuffer::zeroed(ctx, "phast seeds", 4 * 1024)?;
         for b in graph.iter().chain([&dist]) {
             b.check_bindable(ctx)?;
         }
@@ -104,7 +151,8 @@ impl<'a> GpuPhast<'a> {
         rows.check_bindable(ctx)?;
         let mut me = Self {
             ctx,
-            ch,
+            ch: owned,
+            down_arc,
             k,
             pos_of_rank,
             levels,
@@ -120,6 +168,8 @@ impl<'a> GpuPhast<'a> {
             pos_of_vertex,
             rows,
             ups: (0..rayon::current_num_threads().max(1)).map(|_| UpwardSearch::new(n as u32)).collect(),
+            seed_lanes: vec![0],
+            loading: None,
         };
         me.rebind()?;
         Ok(me)
@@ -128,7 +178,9 @@ impl<'a> GpuPhast<'a> {
     /// Bind groups: one per level, then fill, then seed (the seed buffer may have grown).
     fn rebind(&mut self) -> Result<(), SsspError> {
         let n = self.ch.num_vertices();
-        let mut params: Vec<[u32; 4]> = self.levels.iter().map(|&(s, e)| [s, e, self.k, 0]).collect();
+        // The fourth word is the upward slots count, which the loading kernels read.
+        let up_slots = self.ch.up.num_arcs();
+        let mut params: Vec<[u32; 4]> = self.levels.iter().map(|&(s, e)| [s, e, self.k, up_slots]).collect();
         params.push([0, n, self.k, 0]);
         params.push([0, 0, self.k, 0]);
         params.push([0, n, self.k, 0]);
@@ -152,6 +204,179 @@ impl<'a> GpuPhast<'a> {
         }
         self.binds = binds;
         Ok(())
+    }
+
+    /// Takes a new metric on the same shape (a re-customised CCH): the upward searches use its upward
+    /// arcs, the device gets its downward weights (one upload, no new buffers). A hierarchy of another
+    /// shape is refused.
+    pub fn set_metric(&mut self, ch: ContractionHierarchy) -> Result<(), SsspError> {
+        let same = |a: &graph_core::Csr<u32>, b: &graph_core::Csr<u32>| {
+            a.offsets() == b.offsets() && a.targets() == b.targets()
+        };
+        if ch.rank != self.ch.rank || !same(&ch.up, &self.ch.up) || !same(&ch.down, &self.ch.down) {
+            return Err(SsspError::InvalidParameter(
+                "a new metric must come on the same hierarchy shape (customise the same CCH)".into(),
+            ));
+        }
+        let dw = ch.down.weights();
+        let weights: Vec<u32> = self.down_arc.iter().map(|&a| dw[a as usize]).collect();
+        if !weights.is_empty() {
+            self.graph[2].write(self.ctx, 0, &weights)?;
+        }
+        self.ch = Cow::Owned(ch);
+        Ok(())
+    }
+
+    /// The device buffer [`Self::gather`] fills: `rows[lane * n + v]`, tree `lane` of the last pass
+    /// at original vertex `v` (for kernels that consume trees on the device).
+    pub fn rows_buffer(&self) -> &GpuBuffer<u32> {
+        &self.rows
+    }
+
+    /// Zeroes the slot loads and the error counters of [`Self::load_pass`] (allocating the loading
+    /// state on first use).
+    pub fn begin_loads(&mut self) -> Result<(), SsspError> {
+        if self.loading.is_none() {
+            self.loading = Some(self.make_loading()?);
+        }
+        let l = self.loading.as_ref().expect("made above");
+        l.loads.write(self.ctx, 0, &vec![0u32; l.loads.len()])?;
+        l.control.write(self.ctx, 0, &[0; 4])?;
+        Ok(())
+    }
+
+    fn make_loading(&self) -> Result<Loading, SsspError> {
+        let ctx = self.ctx;
+        let n = self.ch.num_vertices() as usize;
+        let cells = (n * self.k as usize).max(1);
+        let key = |entry| PipelineKey::new(LOAD, entry).with("WG", WG);
+        let up_slots = self.ch.up.num_arcs();
+        let slots = (up_slots + self.ch.down.num_arcs()) as usize;
+        let down_slot: Vec<u32> = if self.down_arc.is_empty() { vec![0] } else { self.down_arc.clone() };
+        let mut l = Loading {
+            reset: ctx.pipeline(&key("reset"))?,
+            mark: ctx.pipeline(&key("mark"))?,
+            inject: ctx.pipeline(&key("inject"))?,
+            lift: ctx.pipeline(&key("lift"))?,
+            climb: ctx.pipeline(&key("climb"))?,
+            acc: GpuBuffer::zeroed(ctx, "phast load carried", 2 * cells)?,
+            up_arc: GpuBuffer::zeroed(ctx, "phast load up arcs", cells)?,
+            loads: GpuBuffer::zeroed(ctx, "phast slot loads", 2 * slots.max(1))?,
+            control: GpuBuffer::zeroed(ctx, "phast load control", 4)?,
+            seed_lanes: GpuBuffer::zeroed(ctx, "phast seed lanes", self.k as usize + 1)?,
+            uniforms: (0..4)
+                .map(|_| ctx.uniform_words("phast load params", &[0, 0, self.k, up_slots]))
+                .collect(),
+            binds: Vec::new(),
+            _down_slot: GpuBuffer::from_slice(ctx, "phast down slots", &down_slot)?,
+        };
+        for b in [&l.acc, &l.up_arc, &l.loads] {
+            b.check_bindable(ctx)?;
+        }
+        let (g, d) = (&self.graph, self.dist.buffer());
+        for u in &self.uniforms[..self.levels.len()] {
+            let entries = [
+                (0, g[0].buffer()),
+                (1, g[1].buffer()),
+                (2, g[2].buffer()),
+                (3, d),
+                (5, u),
+                (7, l.acc.buffer()),
+                (8, l.up_arc.buffer()),
+                (9, l._down_slot.buffer()),
+                (10, l.loads.buffer()),
+            ];
+            l.binds.push(ctx.bind_buffers(&l.lift, "phast lift", &entries)?);
+        }
+        let entries = [(5, &l.uniforms[0]), (7, l.acc.buffer()), (8, l.up_arc.buffer())];
+        l.binds.push(ctx.bind_buffers(&l.reset, "phast load reset", &entries)?);
+        Ok(l)
+    }
+
+    /// Sends the OD amounts `od` — `pairs` entries of (lane, destination vertex, amount lo, amount
+    /// hi), 64-bit fixed point — from each tree's source of the last [`Self::run`] along its tree,
+    /// adding them to the loads of the hierarchy slots they cross (up arc `a` is slot `a`, down arc
+    /// `a` is slot `up.num_arcs() + a`); destinations unreached or saturated are counted instead. The
+    /// same rules and sums as the CPU's `PhastWorkspace::load`. Call [`Self::begin_loads`] first,
+    /// [`Self::read_loads`] after the last pass.
+    pub fn load_pass(&mut self, od: &GpuBuffer<[u32; 4]>, pairs: u32) -> Result<(), SsspError> {
+        let ctx = self.ctx;
+        let l = self
+            .loading
+            .as_ref()
+            .ok_or_else(|| SsspError::InvalidParameter("load_pass before begin_loads".into()))?;
+        let n = self.ch.num_vertices();
+        let up_slots = self.ch.up.num_arcs();
+        let seeds = self.seed_lanes.last().copied().unwrap_or(0);
+        let mut lanes = self.seed_lanes.clone();
+        lanes.resize(self.k as usize + 1, seeds);
+        l.seed_lanes.write(ctx, 0, &lanes)?;
+        for (u, first) in l.uniforms.iter().zip([0, seeds, pairs, self.k]) {
+            let end = if first == 0 { n * self.k } else { 0 };
+            ctx.queue.write_buffer(u, 0, bytemuck::cast_slice(&[first, end, self.k, up_slots]));
+        }
+        let d = self.dist.buffer();
+        let mark = ctx.bind_buffers(
+            &l.mark,
+            "phast mark",
+            &[(3, d), (4, self.seeds.buffer()), (5, &l.uniforms[1]), (8, l.up_arc.buffer())],
+        )?;
+        let inject = ctx.bind_buffers(
+            &l.inject,
+            "phast inject",
+            &[
+                (3, d),
+                (5, &l.uniforms[2]),
+                (6, self.pos_of_vertex.buffer()),
+                (7, l.acc.buffer()),
+                (11, l.control.buffer()),
+                (12, od.buffer()),
+            ],
+        )?;
+        let climb = ctx.bind_buffers(
+            &l.climb,
+            "phast climb",
+            &[
+                (4, self.seeds.buffer()),
+                (5, &l.uniforms[3]),
+                (7, l.acc.buffer()),
+                (8, l.up_arc.buffer()),
+                (10, l.loads.buffer()),
+                (13, l.seed_lanes.buffer()),
+            ],
+        )?;
+        let max = ctx.limits.max_compute_workgroups_per_dimension;
+        let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max).map(Grid::Fixed);
+        let nl = self.levels.len();
+        let mut steps = vec![
+            Step { pipeline: &l.reset, bind_group: &l.binds[nl], grid: grid(n as u64 * self.k as u64)? },
+            Step { pipeline: &l.mark, bind_group: &mark, grid: grid(seeds as u64)? },
+            Step { pipeline: &l.inject, bind_group: &inject, grid: grid(pairs as u64)? },
+        ];
+        for (i, &(s, e)) in self.levels.iter().enumerate().rev() {
+            steps.push(Step {
+                pipeline: &l.lift,
+                bind_group: &l.binds[i],
+                grid: grid((e - s) as u64 * self.k as u64)?,
+            });
+        }
+        steps.push(Step { pipeline: &l.climb, bind_group: &climb, grid: grid(self.k as u64)? });
+        ctx.run(&Sequence::once("PHAST tree loading", &steps))?;
+        Ok(())
+    }
+
+    /// The slot loads added since [`Self::begin_loads`], and the counts of unreached and saturated
+    /// destinations.
+    pub fn read_loads(&self) -> Result<(Vec<u64>, [u32; 2]), SsspError> {
+        let l = self
+            .loading
+            .as_ref()
+            .ok_or_else(|| SsspError::InvalidParameter("read_loads before begin_loads".into()))?;
+        let control = l.control.read(self.ctx)?;
+        let slots = (self.ch.up.num_arcs() + self.ch.down.num_arcs()) as usize;
+        let words = l.loads.read_range(self.ctx, 0, 2 * slots)?;
+        let loads = words.chunks_exact(2).map(|w| ((w[1] as u64) << 32) | w[0] as u64).collect();
+        Ok((loads, [control[0], control[1]]))
     }
 
     /// Trees per pass.
@@ -180,25 +405,44 @@ impl<'a> GpuPhast<'a> {
         }
         // The upward searches, on all cores (one thread doing them bounds a pass on small graphs),
         // one reusable workspace per thread.
-        let (pos, k, ch) = (&self.pos_of_rank, self.k, self.ch);
+        let (pos, k, ch) = (&self.pos_of_rank, self.k, &*self.ch);
         let per = sources.len().div_ceil(self.ups.len()).max(1);
-        let parts: Vec<Vec<u32>> = self
+        // Seeds lane by lane, decreasing rank within a lane (the order `climb` needs):
+        // (cell, label, up arc, parent's cell).
+        let parts: Vec<(Vec<u32>, Vec<u32>)> = self
             .ups
             .par_iter_mut()
             .zip(sources.par_chunks(per).enumerate())
             .map(|(up, (c, chunk))| {
-                let mut out = Vec::new();
+                let (mut out, mut counts) = (Vec::new(), Vec::new());
+                let mut lane_seeds: Vec<(u32, [u32; 4])> = Vec::new();
                 for (i, &s) in chunk.iter().enumerate() {
                     let lane = (c * per + i) as u32;
-                    up.search(ch, s, |r, d| out.extend([pos[r as usize] * k + lane, d]));
+                    let cell = |r: u32| pos[r as usize] * k + lane;
+                    lane_seeds.clear();
+                    up.search_tree(ch, s, |r, d, (parent, arc)| {
+                        let from = if parent == NO_PARENT { NO_PARENT } else { cell(parent) };
+                        lane_seeds.push((r, [cell(r), d, arc, from]));
+                    });
+                    lane_seeds.sort_unstable_by_key(|&(r, _)| std::cmp::Reverse(r));
+                    counts.push(lane_seeds.len() as u32);
+                    out.extend(lane_seeds.iter().flat_map(|&(_, s)| s));
                 }
-                out
+                (out, counts)
             })
             .collect();
-        let seeds: Vec<u32> = parts.concat();
-        let count = (seeds.len() / 2) as u32;
+        let mut seeds = Vec::new();
+        self.seed_lanes = vec![0u32];
+        for (out, counts) in parts {
+            seeds.extend(out);
+            for c in counts {
+                self.seed_lanes.push(self.seed_lanes.last().copied().unwrap_or(0) + c);
+            }
+        }
+        let count = (seeds.len() / 4) as u32;
         if seeds.len() > self.seeds.len() {
             self.seeds = GpuBuffer::zeroed(self.ctx, "phast seeds", seeds.len().next_power_of_two())?;
+            self.seeds.check_bindable(self.ctx)?;
             self.rebind()?;
         }
         self.seeds.write(self.ctx, 0, &seeds)?;
@@ -229,8 +473,8 @@ impl<'a> GpuPhast<'a> {
     }
 
     /// Gathers the first `count` trees of the last pass into row-major original-vertex order in the
-    /// `rows` buffer (on the device).
-    fn gather(&self, count: usize) -> Result<(), SsspError> {
+    /// `rows` buffer (on the device, see [`Self::rows_buffer`]).
+    pub fn gather(&self, count: usize) -> Result<(), SsspError> {
         let n = self.ch.num_vertices() as usize;
         let l = self.levels.len();
         self.ctx.queue.write_buffer(

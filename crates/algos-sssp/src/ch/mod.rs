@@ -31,6 +31,7 @@
 
 mod contract;
 pub mod gpu;
+mod load;
 
 use graph_core::Csr;
 use rayon::prelude::*;
@@ -126,26 +127,58 @@ impl ContractionHierarchy {
 pub struct PhastWorkspace {
     dist: Vec<u32>,
     up: UpwardSearch,
+    /// Each lane's upward-search results of the last sweep: (rank, label, (parent rank, up arc)).
+    seeds: Vec<Vec<Seed>>,
+    /// Flow accumulators of [`Self::load`], `acc[rank * LANES + lane]` (allocated on first use).
+    acc: Vec<u64>,
+    /// Up arc into each (rank, lane) whose label the upward search gave ([`Self::load`]).
+    up_arc: Vec<u32>,
 }
 
 /// Dijkstra over upward arcs only, with state reset through the touched ranks.
 pub struct UpwardSearch {
     heap: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     dist: Vec<u32>,
+    /// (parent rank, upward arc) of every touched rank.
+    parent: Vec<(u32, u32)>,
     touched: Vec<u32>,
 }
+
+/// An upward-search result: (rank, label, (parent rank, up arc)).
+type Seed = (u32, u32, (u32, u32));
+
+/// No parent (the source of a search).
+pub const NO_PARENT: u32 = u32::MAX;
 
 impl UpwardSearch {
     /// Scratch for `n` vertices.
     pub fn new(n: u32) -> Self {
-        Self { heap: Default::default(), dist: vec![UNREACHABLE; n as usize], touched: Vec::new() }
+        Self {
+            heap: Default::default(),
+            dist: vec![UNREACHABLE; n as usize],
+            parent: vec![(NO_PARENT, NO_PARENT); n as usize],
+            touched: Vec::new(),
+        }
     }
 
     /// Settles every rank reachable from `source` by upward arcs, calling `settled(rank, distance)`.
     pub fn search(&mut self, ch: &ContractionHierarchy, source: u32, mut settled: impl FnMut(u32, u32)) {
+        self.search_tree(ch, source, |r, d, _| settled(r, d));
+    }
+
+    /// Like [`Self::search`], also giving each settled rank's parent in the search tree as
+    /// `(parent rank, upward arc index)`, `(NO_PARENT, NO_PARENT)` for the source. The parent is the
+    /// first rank that reached the final label (a strict improvement), so the tree is deterministic.
+    pub fn search_tree(
+        &mut self,
+        ch: &ContractionHierarchy,
+        source: u32,
+        mut settled: impl FnMut(u32, u32, (u32, u32)),
+    ) {
         let (uo, ut, uw) = (ch.up.offsets(), ch.up.targets(), ch.up.weights());
         let r0 = ch.rank[source as usize];
         self.dist[r0 as usize] = 0;
+        self.parent[r0 as usize] = (NO_PARENT, NO_PARENT);
         self.touched.push(r0);
         self.heap.push(std::cmp::Reverse(r0 as u64));
         while let Some(std::cmp::Reverse(key)) = self.heap.pop() {
@@ -153,8 +186,12 @@ impl UpwardSearch {
             if d > self.dist[r as usize] {
                 continue;
             }
-            settled(r, d);
+            settled(r, d, self.parent[r as usize]);
             for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
+                // A CCH leaves directions without an arc at UNREACHABLE: no arc.
+                if uw[a] == UNREACHABLE {
+                    continue;
+                }
                 let nd = d.saturating_add(uw[a]).min(SATURATED);
                 let h = ut[a] as usize;
                 if nd < self.dist[h] {
@@ -162,6 +199,7 @@ impl UpwardSearch {
                         self.touched.push(h as u32);
                     }
                     self.dist[h] = nd;
+                    self.parent[h] = (r, a as u32);
                     self.heap.push(std::cmp::Reverse(((nd as u64) << 32) | h as u64));
                 }
             }
@@ -176,7 +214,13 @@ impl UpwardSearch {
 impl PhastWorkspace {
     /// Scratch for `n` vertices.
     pub fn new(n: u32) -> Self {
-        Self { dist: vec![UNREACHABLE; n as usize * LANES], up: UpwardSearch::new(n) }
+        Self {
+            dist: vec![UNREACHABLE; n as usize * LANES],
+            up: UpwardSearch::new(n),
+            seeds: vec![Vec::new(); LANES],
+            acc: Vec::new(),
+            up_arc: Vec::new(),
+        }
     }
 
     /// Upward searches from `sources` (at most [`LANES`]) and the downward sweep.
@@ -184,8 +228,12 @@ impl PhastWorkspace {
         assert!(sources.len() <= LANES);
         self.dist.fill(UNREACHABLE);
         for (lane, &s) in sources.iter().enumerate() {
-            let dist = &mut self.dist;
-            self.up.search(ch, s, |r, d| dist[r as usize * LANES + lane] = d);
+            let (dist, seeds) = (&mut self.dist, &mut self.seeds[lane]);
+            seeds.clear();
+            self.up.search_tree(ch, s, |r, d, parent| {
+                dist[r as usize * LANES + lane] = d;
+                seeds.push((r, d, parent));
+            });
         }
         // Downward sweep, highest rank first: every tail of an in-arc is final before its head.
         let (dof, dt, dw) = (ch.down.offsets(), ch.down.targets(), ch.down.weights());
@@ -196,6 +244,9 @@ impl PhastWorkspace {
             for a in dof[r] as usize..dof[r + 1] as usize {
                 let u = dt[a] as usize;
                 let w = dw[a];
+                if w == UNREACHABLE {
+                    continue;
+                }
                 let from = &self.dist[u * LANES..(u + 1) * LANES];
                 for lane in 0..LANES {
                     // Unreached tails stay unreached; sums saturate at SATURATED (an overflow).

@@ -1,0 +1,273 @@
+//! Nested-dissection vertex order (George 1973), the metric-independent order a CCH needs: split the
+//! graph by a small vertex separator, order both sides recursively, the separator last. Bisections come
+//! from METIS (multilevel recursive bisection, through the `metis` crate: the partitioner road-network
+//! CCH implementations use, vendored C, no system library); each edge cut becomes the minimum vertex
+//! cover of its cut edges (König), usually smaller than either side's boundary.
+
+use std::collections::VecDeque;
+
+use crate::error::SsspError;
+
+/// Parts at most this small are not split further: their order barely changes the fill.
+const LEAF: usize = 16;
+
+/// Undirected simple graph (symmetric adjacency, no self-loops, no duplicates).
+pub(super) struct Undirected {
+    pub offsets: Vec<u32>,
+    pub adj: Vec<u32>,
+}
+
+impl Undirected {
+    /// The symmetric closure of `arcs` (self-loops and duplicates dropped) on `n` vertices.
+    pub fn from_arcs(n: usize, arcs: impl Iterator<Item = (u32, u32)>) -> Self {
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (u, v) in arcs {
+            if u != v {
+                pairs.push((u, v));
+                pairs.push((v, u));
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut offsets = vec![0u32; n + 1];
+        for &(u, _) in &pairs {
+            offsets[u as usize + 1] += 1;
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        Self { offsets, adj: pairs.into_iter().map(|p| p.1).collect() }
+    }
+
+    fn neighbours(&self, v: u32) -> &[u32] {
+        &self.adj[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
+    }
+}
+
+/// Vertices in contraction order (first = lowest rank) by nested dissection.
+pub(super) fn nested_dissection(g: &Undirected) -> Result<Vec<u32>, SsspError> {
+    let n = g.offsets.len() - 1;
+    let mut order = Vec::with_capacity(n);
+    // Scratch: local index of each vertex in the part being split (u32::MAX outside it).
+    let mut local = vec![u32::MAX; n];
+    // Parts still to order, each appended after what precedes it; a separator is pushed before the
+    // two sides' parts so that it pops after them... an explicit stack keeps deep recursions safe.
+    enum Task {
+        Split(Vec<u32>),
+        Emit(Vec<u32>),
+    }
+    let mut stack = vec![Task::Split((0..n as u32).collect())];
+    while let Some(task) = stack.pop() {
+        match task {
+            Task::Emit(vs) => order.extend(vs),
+            Task::Split(vs) if vs.len() <= LEAF => order.extend(min_degree(g, &vs, &mut local)),
+            Task::Split(vs) => {
+                let (a, b, sep) = bisect(g, &vs, &mut local)?;
+                // Popped in reverse: side a, then side b, then the separator.
+                stack.push(Task::Emit(sep));
+                stack.push(Task::Split(b));
+                stack.push(Task::Split(a));
+            }
+        }
+    }
+    Ok(order)
+}
+
+/// A small part ordered by increasing degree inside it (a cheap stand-in for minimum degree).
+fn min_degree(g: &Undirected, vs: &[u32], local: &mut [u32]) -> Vec<u32> {
+    for (i, &v) in vs.iter().enumerate() {
+        local[v as usize] = i as u32;
+    }
+    let mut out = vs.to_vec();
+    out.sort_by_key(|&v| (g.neighbours(v).iter().filter(|&&w| local[w as usize] != u32::MAX).count(), v));
+    for &v in vs {
+        local[v as usize] = u32::MAX;
+    }
+    out
+}
+
+/// Two sides and the separator between them.
+type Dissection = (Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// Splits the part `vs` into (side a, side b, separator): no edge joins a and b.
+fn bisect(g: &Undirected, vs: &[u32], local: &mut [u32]) -> Result<Dissection, SsspError> {
+    for (i, &v) in vs.iter().enumerate() {
+        local[v as usize] = i as u32;
+    }
+    let mut xadj: Vec<i32> = Vec::with_capacity(vs.len() + 1);
+    let mut adjncy: Vec<i32> = Vec::new();
+    xadj.push(0);
+    for &v in vs {
+        adjncy.extend(g.neighbours(v).iter().filter_map(|&w| match local[w as usize] {
+            u32::MAX => None,
+            l => Some(l as i32),
+        }));
+        xadj.push(adjncy.len() as i32);
+    }
+    for &v in vs {
+        local[v as usize] = u32::MAX;
+    }
+    let mut part = vec![0i32; vs.len()];
+    if !adjncy.is_empty() {
+        metis::Graph::new(1, 2, &xadj, &adjncy)
+            .map_err(|e| SsspError::InvalidParameter(format!("METIS refused a part: {e}")))?
+            .part_recursive(&mut part)
+            .map_err(|e| SsspError::InvalidParameter(format!("METIS bisection failed: {e:?}")))?;
+    } else {
+        // No edges: any split is a dissection.
+        part.iter_mut().skip(vs.len() / 2).for_each(|p| *p = 1);
+    }
+    let in_sep = vertex_cover_of_cut(&xadj, &adjncy, &part);
+    let (mut a, mut b, mut sep) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, &v) in vs.iter().enumerate() {
+        match (in_sep[i], part[i]) {
+            (true, _) => sep.push(v),
+            (false, 0) => a.push(v),
+            _ => b.push(v),
+        }
+    }
+    // A degenerate split (everything on one side) would not terminate: order that part by degree.
+    if a.is_empty() && b.is_empty() || sep.len() == vs.len() {
+        return Ok((Vec::new(), Vec::new(), min_degree(g, vs, local)));
+    }
+    Ok((a, b, sep))
+}
+
+/// The smallest set of vertices touching every cut edge (part 0 – part 1): a minimum vertex cover of
+/// the bipartite cut graph, from a maximum matching (augmenting paths) and König's construction.
+fn vertex_cover_of_cut(xadj: &[i32], adjncy: &[i32], part: &[i32]) -> Vec<bool> {
+    let n = part.len();
+    let cut = |u: usize| {
+        adjncy[xadj[u] as usize..xadj[u + 1] as usize]
+            .iter()
+            .map(|&w| w as usize)
+            .filter(move |&w| part[w] != part[u])
+    };
+    let left: Vec<usize> = (0..n).filter(|&u| part[u] == 0 && cut(u).next().is_some()).collect();
+    let mut mate = vec![usize::MAX; n];
+    for &u in &left {
+        // Augmenting path from u by BFS over alternating paths.
+        let mut prev = std::collections::HashMap::new();
+        let mut queue = VecDeque::from([u]);
+        let mut seen_left = std::collections::HashSet::from([u]);
+        let mut end = None;
+        'search: while let Some(x) = queue.pop_front() {
+            for y in cut(x) {
+                if prev.contains_key(&y) {
+                    continue;
+                }
+                prev.insert(y, x);
+                match mate[y] {
+                    usize::MAX => {
+                        end = Some(y);
+                        break 'search;
+                    }
+                    z => {
+                        if seen_left.insert(z) {
+                            queue.push_back(z);
+                        }
+                    }
+                }
+            }
+        }
+        // Flip the path: y ← x … ← u.
+        let mut y = end;
+        while let Some(r) = y {
+            let l = prev[&r];
+            let next = mate[l];
+            mate[r] = l;
+            mate[l] = r;
+            y = if l == u { None } else { Some(next) };
+        }
+    }
+    // König: Z = vertices reachable from unmatched left vertices by alternating paths; cover =
+    // (left \ Z) ∪ (right ∩ Z).
+    let mut in_z = vec![false; n];
+    let mut queue: VecDeque<usize> = left.iter().copied().filter(|&u| mate[u] == usize::MAX).collect();
+    queue.iter().for_each(|&u| in_z[u] = true);
+    while let Some(x) = queue.pop_front() {
+        for y in cut(x) {
+            if !in_z[y] && mate[x] != y {
+                in_z[y] = true;
+                let z = mate[y];
+                if z != usize::MAX && !in_z[z] {
+                    in_z[z] = true;
+                    queue.push_back(z);
+                }
+            }
+        }
+    }
+    let mut cover = vec![false; n];
+    for &u in &left {
+        cover[u] = !in_z[u];
+    }
+    for y in 0..n {
+        if part[y] != 0 && in_z[y] {
+            cover[y] = true;
+        }
+    }
+    cover
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_cover(xadj: &[i32], adjncy: &[i32], part: &[i32], cover: &[bool]) {
+        for u in 0..part.len() {
+            for &w in &adjncy[xadj[u] as usize..xadj[u + 1] as usize] {
+                if part[w as usize] != part[u] {
+                    assert!(cover[u] || cover[w as usize], "cut edge {u}-{w} uncovered");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cover_is_minimum_on_a_star_cut() {
+        // Left 0 joined to right 1, 2, 3: one vertex (0) covers the cut.
+        let xadj = [0, 3, 4, 5, 6];
+        let adjncy = [1, 2, 3, 0, 0, 0];
+        let part = [0, 1, 1, 1];
+        let cover = vertex_cover_of_cut(&xadj, &adjncy, &part);
+        check_cover(&xadj, &adjncy, &part, &cover);
+        assert_eq!(cover.iter().filter(|&&c| c).count(), 1);
+        assert!(cover[0]);
+    }
+
+    #[test]
+    fn grid_order_is_a_permutation_with_separator_last() {
+        let side = 20u32;
+        let id = |r: u32, c: u32| r * side + c;
+        let mut arcs = Vec::new();
+        for r in 0..side {
+            for c in 0..side {
+                if c + 1 < side {
+                    arcs.push((id(r, c), id(r, c + 1)));
+                }
+                if r + 1 < side {
+                    arcs.push((id(r, c), id(r + 1, c)));
+                }
+            }
+        }
+        let g = Undirected::from_arcs((side * side) as usize, arcs.into_iter());
+        let order = nested_dissection(&g).unwrap();
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..side * side).collect::<Vec<_>>());
+        // The last vertices separate the grid: removing the top ~side of them disconnects it.
+        let top: std::collections::HashSet<u32> =
+            order[order.len() - side as usize..].iter().copied().collect();
+        let rest: Vec<u32> = order.iter().copied().filter(|v| !top.contains(v)).collect();
+        let mut seen = std::collections::HashSet::from([rest[0]]);
+        let mut stack = vec![rest[0]];
+        while let Some(v) = stack.pop() {
+            for &w in g.neighbours(v) {
+                if !top.contains(&w) && seen.insert(w) {
+                    stack.push(w);
+                }
+            }
+        }
+        assert!(seen.len() < rest.len(), "the top {side} ranks do not separate the grid");
+    }
+}

@@ -1,0 +1,189 @@
+//! Customisable contraction hierarchies: after any customisation, PHAST on the CCH gives exactly
+//! Dijkstra's distances (issue 21).
+
+use algos_sssp::cch::Cch;
+use algos_sssp::cpu::dijkstra::{Stop, dijkstra};
+use graph_core::datasets::data_path;
+use graph_core::io::{ReadOptions, read_graph};
+use graph_core::rng::SplitMix64;
+use graph_core::{Csr, GraphBuilder};
+use proptest::prelude::*;
+
+fn random_graph(seed: u64, n: u32, m: u32, max_w: u32) -> Csr<u32> {
+    let mut rng = SplitMix64::new(seed);
+    let mut b = GraphBuilder::new(n);
+    for _ in 0..m {
+        let u = rng.below(n as u64) as u32;
+        let v = rng.below(n as u64) as u32;
+        b.add_arc(u, v, rng.below(max_w as u64 + 1) as u32);
+    }
+    b.build().unwrap().0
+}
+
+/// The same shape with weights `weights`.
+fn with_weights(g: &Csr<u32>, weights: Vec<u32>) -> Csr<u32> {
+    Csr::from_parts(g.offsets().to_vec(), g.targets().to_vec(), weights).unwrap()
+}
+
+fn random_weights(seed: u64, m: usize, max_w: u32) -> Vec<u32> {
+    let mut rng = SplitMix64::new(seed);
+    (0..m).map(|_| rng.below(max_w as u64 + 1) as u32).collect()
+}
+
+fn assert_trees_equal_dijkstra(cch: &Cch, g: &Csr<u32>, sources: &[u32], what: &str) {
+    let ch = cch.customise(g.weights()).unwrap();
+    let trees = ch.phast(sources).unwrap();
+    for (row, &s) in trees.iter().zip(sources) {
+        let (want, _) = dijkstra(g, s, &Stop::default()).unwrap();
+        assert_eq!(row, &want, "{what} source {s}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Random directed graphs (zero weights, parallel arcs, self-loops, one-way arcs), one topology,
+    /// three random metrics: every tree equals Dijkstra.
+    #[test]
+    fn cch_equals_dijkstra_after_recustomisation(
+        seed in any::<u64>(), n in 1u32..90, density in 1u32..5, max_w in 0u32..60,
+    ) {
+        let g = random_graph(seed, n, n * density, max_w);
+        let cch = Cch::build(&g).unwrap();
+        let sources: Vec<u32> = (0..n).collect();
+        for round in 0..3u64 {
+            let metric = with_weights(&g, random_weights(seed ^ round, g.num_arcs() as usize, max_w));
+            let ch = cch.customise(metric.weights()).unwrap();
+            let trees = ch.phast(&sources).unwrap();
+            for (s, row) in trees.iter().enumerate() {
+                let (want, _) = dijkstra(&metric, s as u32, &Stop::default()).unwrap();
+                prop_assert_eq!(row, &want, "round {} source {}", round, s);
+            }
+        }
+    }
+}
+
+/// Real road graphs and TNTP networks: the shipped metric, then two random ones.
+#[test]
+fn cch_equals_dijkstra_on_road_graphs() {
+    for (file, what) in [
+        ("road/dimacs-rome99/rome99.gr.gz", "Rome 99"),
+        ("road/osm-small/graph_ballard.gr.gz", "Seattle Ballard"),
+        ("road/osm-small/bremen_time.gr.gz", "Bremen (time)"),
+    ] {
+        let Some(path) = data_path(file, what) else { continue };
+        let g: Csr<u32> = read_graph(&path, ReadOptions::default()).unwrap();
+        let cch = Cch::build(&g).unwrap();
+        let n = g.num_vertices();
+        let sources: Vec<u32> = (0..12).map(|i| (i * 7919) % n).collect();
+        assert_trees_equal_dijkstra(&cch, &g, &sources, what);
+        for round in 0..2u64 {
+            let metric = with_weights(&g, random_weights(round, g.num_arcs() as usize, 1000));
+            assert_trees_equal_dijkstra(&cch, &metric, &sources, &format!("{what}, random metric {round}"));
+        }
+        eprintln!(
+            "{what}: {} vertices, {} CCH edges ({} shortcuts), {} triangles, {} levels, order {:.2} s, topology {:.2} s",
+            n,
+            cch.num_edges(),
+            cch.num_edges() - g.num_arcs() as usize / 2,
+            cch.num_triangles(),
+            cch.num_levels(),
+            cch.order_seconds,
+            cch.topology_seconds
+        );
+    }
+}
+
+/// Weights of the wrong count or at the saturation bound are typed errors; overflowing sums are
+/// reported, never distances.
+#[test]
+fn bad_metrics_are_errors() {
+    let mut b = GraphBuilder::new(3);
+    b.add_arc(0, 1, 5).add_arc(1, 2, 7);
+    let g = b.build().unwrap().0;
+    let cch = Cch::build(&g).unwrap();
+    assert!(cch.customise(&[1]).is_err());
+    assert!(cch.customise(&[1, u32::MAX - 1]).is_err());
+    let ch = cch.customise(&[u32::MAX - 10, 100]).unwrap();
+    assert!(ch.phast(&[0]).is_err());
+    assert_eq!(ch.phast(&[1]).unwrap()[0], vec![u32::MAX, 0, 100]);
+}
+
+/// The GPU sweep on a customised CCH equals Dijkstra (lavapipe and any adapter).
+#[test]
+fn gpu_phast_on_cch_equals_dijkstra() {
+    use algos_sssp::ch::gpu::GpuPhast;
+    gpu_runtime::testing::for_each_context("cch gpu_phast_on_cch_equals_dijkstra", |ctx| {
+        for seed in 0..8u64 {
+            let n = 1 + (seed as u32 * 17) % 80;
+            let g = random_graph(seed, n, 3 * n, 25);
+            let cch = Cch::build(&g).unwrap();
+            let metric = with_weights(&g, random_weights(seed + 100, g.num_arcs() as usize, 40));
+            let ch = cch.customise(metric.weights()).unwrap();
+            let sources: Vec<u32> = (0..n).collect();
+            let mut gpu = GpuPhast::new(ctx, &ch, 8).unwrap();
+            for (s, row) in gpu.trees(&sources).unwrap().iter().enumerate() {
+                assert_eq!(
+                    row,
+                    &dijkstra(&metric, s as u32, &Stop::default()).unwrap().0,
+                    "seed {seed} source {s}"
+                );
+            }
+        }
+    });
+}
+
+/// Flows sent along PHAST trees on the hierarchy's arcs and unpacked to input arcs are shortest-path
+/// flows: at every vertex inflow − outflow is what arrives minus what leaves, and `Σ load · weight`
+/// equals `Σ amount · distance` (so every unit travels a shortest path). Weights ≥ 1, as loading needs.
+#[test]
+fn tree_loads_are_shortest_path_flows() {
+    use algos_sssp::ch::{LANES, PhastWorkspace};
+    for seed in 0..60u64 {
+        let n = 2 + (seed as u32 * 7) % 70;
+        let g = random_graph(seed, n, 3 * n, 9);
+        let metric = with_weights(&g, g.weights().iter().map(|&w| w + 1).collect());
+        let cch = Cch::build(&g).unwrap();
+        let (ch, unpacking) = cch.customise_with_unpacking(metric.weights()).unwrap();
+        let mut rng = SplitMix64::new(seed);
+        let sources: Vec<u32> = (0..n.min(LANES as u32 + 3)).collect();
+        let mut slot_loads = vec![0u64; 2 * cch.num_edges()];
+        let mut net = vec![0i128; n as usize];
+        let mut cost = 0u128;
+        let mut ws = PhastWorkspace::new(n);
+        for chunk in sources.chunks(LANES) {
+            ws.sweep(&ch, chunk);
+            let demands: Vec<Vec<(u32, u64)>> = chunk
+                .iter()
+                .enumerate()
+                .map(|(lane, &s)| {
+                    let row = dijkstra(&metric, s, &Stop::default()).unwrap().0;
+                    let mut list = Vec::new();
+                    for t in 0..n {
+                        if row[t as usize] == u32::MAX || rng.below(2) == 0 {
+                            continue;
+                        }
+                        assert_eq!(ws.label(&ch, t, lane), row[t as usize]);
+                        let amount = 1 + rng.below(1 << 40);
+                        net[t as usize] += amount as i128;
+                        net[s as usize] -= amount as i128;
+                        cost += amount as u128 * row[t as usize] as u128;
+                        list.push((t, amount));
+                    }
+                    list
+                })
+                .collect();
+            ws.load(&ch, &demands, &mut slot_loads);
+        }
+        let loads = unpacking.arc_loads(slot_loads);
+        let mut flow = vec![0i128; n as usize];
+        let mut got_cost = 0u128;
+        for (a, (u, v, w)) in metric.arcs().enumerate() {
+            flow[v as usize] += loads[a] as i128;
+            flow[u as usize] -= loads[a] as i128;
+            got_cost += loads[a] as u128 * w as u128;
+        }
+        assert_eq!(flow, net, "seed {seed}: conservation");
+        assert_eq!(got_cost, cost, "seed {seed}: Σ load·weight");
+    }
+}

@@ -1,0 +1,131 @@
+//! All-or-nothing loading on a customisable contraction hierarchy, on the CPU cores: the GPU loader's
+//! fixed-point model ([`crate::fixed`]) with trees from PHAST sweeps instead of Dijkstra.
+//!
+//! The CCH of the search graph's shape is built once; every call re-customises it for the call's
+//! costs (milliseconds on a city), then each rayon task sweeps [`LANES`] origins at once and passes
+//! their OD amounts up the trees on the hierarchy's arcs in one rank-ordered pass per batch (no path
+//! walks), and the shortcut loads are unpacked to network arcs once per call. Loads are integers,
+//! added in any order to the same bits: they equal the GPU's PHAST loader exactly. Among equally short
+//! paths the hierarchy's trees may pick others than [`fixed::mirror_loads`](crate::fixed::mirror_loads)'s
+//! canonical trees; the shortest-path total `Σ load · cost` is the same.
+//!
+//! ```
+//! use algos_tap::hierarchy::CchAon;
+//! use algos_tap::loader::AllOrNothing;
+//! use algos_tap::{AssignOptions, CostFactors, Demand, Network, solve::assign_with_loader};
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
+//! let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default())?;
+//! let demand = Demand::read_tntp(format!("{dir}/SiouxFalls_trips.tntp"), &net)?;
+//! let mut loader = CchAon::new(&net, &demand, false)?;
+//! let result = assign_with_loader(&net, &demand, &AssignOptions::default(), &mut loader, |_| {})?;
+//! assert!(result.last().relative_gap <= 1e-4);
+//! # Ok::<(), algos_tap::TapError>(())
+//! ```
+
+use algos_sssp::cch::Cch;
+use algos_sssp::ch::{LANES, PhastWorkspace};
+use graph_core::Csr;
+use rayon::prelude::*;
+
+use crate::demand::Demand;
+use crate::error::TapError;
+use crate::fixed::{SplitGraph, Unloaded, fixed_units, link_flows};
+use crate::loader::AllOrNothing;
+use crate::network::Network;
+use crate::solve::dot;
+
+/// The CPU loader on a CCH of one (network, demand) pair's search graph.
+#[derive(Debug, Clone)]
+pub struct CchAon {
+    graph: SplitGraph,
+    cch: Cch,
+}
+
+fn sssp_err(e: algos_sssp::SsspError) -> TapError {
+    TapError::InvalidOption(format!("contraction hierarchy: {e}"))
+}
+
+impl CchAon {
+    /// Builds the search graph and its CCH (nested-dissection order, chordal supergraph).
+    pub fn new(net: &Network, demand: &Demand, allow_zone_transit: bool) -> Result<Self, TapError> {
+        let graph = SplitGraph::new(net, demand, allow_zone_transit);
+        let shape = Csr::from_parts(graph.offsets.clone(), graph.heads.clone(), vec![1u32; graph.num_arcs()])
+            .map_err(|e| TapError::InvalidOption(format!("search graph: {e}")))?;
+        let cch = Cch::build(&shape).map_err(sssp_err)?;
+        Ok(Self { graph, cch })
+    }
+
+    /// The split search graph the loads are indexed by.
+    pub fn graph(&self) -> &SplitGraph {
+        &self.graph
+    }
+
+    /// The hierarchy (for its size and preprocessing times).
+    pub fn cch(&self) -> &Cch {
+        &self.cch
+    }
+
+    /// Fixed-point loads per search arc at link costs `costs`: PHAST trees on the re-customised CCH,
+    /// OD amounts passed up each tree's hierarchy arcs (`algos_sssp::ch` loading rules, the GPU's
+    /// too), shortcut loads unpacked once at the end. Equal to [`crate::gpu::GpuAon`]'s PHAST loads.
+    pub fn loads(&self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
+        let g = &self.graph;
+        let (weights, _) = g.quantise(costs);
+        let (ch, unpacking) = self.cch.customise_with_unpacking(&weights).map_err(sssp_err)?;
+        let n = g.num_vertices() as u32;
+        let slots = 2 * self.cch.num_edges();
+        let origins: Vec<usize> = (0..g.source.len()).collect();
+        let (slot_loads, missed) = origins
+            .par_chunks(LANES)
+            .fold(
+                || (PhastWorkspace::new(n), vec![0u64; slots], Unloaded::default()),
+                |(mut ws, mut loads, mut missed), chunk| {
+                    let sources: Vec<u32> = chunk.iter().map(|&i| g.source[i]).collect();
+                    ws.sweep(&ch, &sources);
+                    let demands: Vec<Vec<(u32, u64)>> = chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(lane, &i)| {
+                            let (dests, flows) = demand.from_origin(i);
+                            dests
+                                .iter()
+                                .zip(flows)
+                                .filter(|&(&d, &f)| missed.check(i, d, f, ws.label(&ch, d, lane)))
+                                .map(|(&d, &f)| (d, fixed_units(f)))
+                                .collect()
+                        })
+                        .collect();
+                    ws.load(&ch, &demands, &mut loads);
+                    (ws, loads, missed)
+                },
+            )
+            .map(|(_, loads, missed)| (loads, missed))
+            .reduce(
+                || (vec![0u64; slots], Unloaded::default()),
+                |(mut a, ma), (b, mb)| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                    (a, ma.merge(mb))
+                },
+            );
+        missed.into_result(net, demand)?;
+        Ok(unpacking.arc_loads(slot_loads))
+    }
+}
+
+impl AllOrNothing for CchAon {
+    fn load(
+        &mut self,
+        net: &Network,
+        demand: &Demand,
+        costs: &[f64],
+        y: &mut [f64],
+    ) -> Result<f64, TapError> {
+        let loads = self.loads(net, demand, costs)?;
+        y.copy_from_slice(&link_flows(&self.graph, &loads, net.num_links()));
+        Ok(dot(costs, y))
+    }
+
+    fn describe(&self) -> String {
+        format!("cpu cch+phast ({} threads)", rayon::current_num_threads())
+    }
+}
