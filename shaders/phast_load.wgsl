@@ -109,23 +109,14 @@ fn inject(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     add_acc(cell, pair.z, pair.w);
 }
 
-// One invocation per (vertex, tree) of a level: a downward-parented cell hands its flow to the tail
-// of its first tight in-arc.
-@compute @workgroup_size(WG)
-fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid, WG);
+// A downward-parented cell hands its flow to the tail of its first tight in-arc; its children sat
+// deeper, handled earlier, so its total is final.
+fn lift_cell(p: u32, lane: u32) {
     let k = params.k;
-    if i >= (params.end - params.start) * k {
-        return;
-    }
-    let p = params.start + i / k;
-    let lane = i % k;
     let cell = p * k + lane;
     if up_arc[cell] != NONE {
         return;
     }
-    // Children sat at deeper levels, dispatched earlier: this cell's total is final.
     let lo = atomicLoad(&acc[2u * cell]);
     let hi = atomicLoad(&acc[2u * cell + 1u]);
     if lo == 0u && hi == 0u {
@@ -141,6 +132,18 @@ fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             return;
         }
     }
+}
+
+// One invocation per (vertex, tree) of a level.
+@compute @workgroup_size(WG)
+fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid, WG);
+    let k = params.k;
+    if i >= (params.end - params.start) * k {
+        return;
+    }
+    lift_cell(params.start + i / k, i % k);
 }
 
 // One invocation per tree: its upward-search cells in decreasing rank hand their flow to their

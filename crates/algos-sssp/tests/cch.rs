@@ -82,12 +82,12 @@ fn cch_equals_dijkstra_on_road_graphs() {
             assert_trees_equal_dijkstra(&cch, &metric, &sources, &format!("{what}, random metric {round}"));
         }
         eprintln!(
-            "{what}: {} vertices, {} CCH edges ({} shortcuts), {} triangles, {} levels, order {:.2} s, topology {:.2} s",
+            "{what}: {} vertices, {} CCH edges ({} shortcuts), {} triangles, {} dissection parts, order {:.2} s, topology {:.2} s",
             n,
             cch.num_edges(),
             cch.num_edges() - g.num_arcs() as usize / 2,
             cch.num_triangles(),
-            cch.num_levels(),
+            cch.num_parts(),
             cch.order_seconds,
             cch.topology_seconds
         );
@@ -185,5 +185,43 @@ fn tree_loads_are_shortest_path_flows() {
         }
         assert_eq!(flow, net, "seed {seed}: conservation");
         assert_eq!(got_cost, cost, "seed {seed}: Σ load·weight");
+    }
+}
+
+/// Hierarchies built on several threads at once are the same as one built alone (METIS's global
+/// random generator must not leak between concurrent builds: loads would differ between devices and
+/// cluster ranks).
+#[test]
+fn concurrent_builds_give_the_same_order() {
+    // A road-like shape (a grid with one-way and missing streets), large enough for many bisections.
+    let side = 50u32;
+    let mut rng = SplitMix64::new(99);
+    let mut b = GraphBuilder::new(side * side);
+    for r in 0..side {
+        for c in 0..side {
+            let v = r * side + c;
+            for w in
+                [(c + 1 < side).then_some(v + 1), (r + 1 < side).then_some(v + side)].into_iter().flatten()
+            {
+                match rng.below(4) {
+                    0 => {}
+                    1 => {
+                        b.add_arc(v, w, 1 + rng.below(9) as u32);
+                    }
+                    _ => {
+                        b.add_arc(v, w, 1 + rng.below(9) as u32).add_arc(w, v, 1 + rng.below(9) as u32);
+                    }
+                }
+            }
+        }
+    }
+    let g = b.build().unwrap().0;
+    let alone = Cch::build(&g).unwrap();
+    let ranks: Vec<Vec<u32>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| Cch::build(&g).unwrap().rank().to_vec())).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in ranks {
+        assert_eq!(r, alone.rank());
     }
 }

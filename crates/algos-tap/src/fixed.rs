@@ -42,6 +42,9 @@ pub struct SplitGraph {
     pub source: Vec<u32>,
     /// Every vertex that is some OD pair's destination, ascending.
     pub destinations: Vec<u32>,
+    /// Reverse star (arcs into each vertex) for the OD-distance bound's backward search.
+    rev_offsets: Vec<u32>,
+    rev_arcs: Vec<u32>,
 }
 
 impl SplitGraph {
@@ -85,7 +88,21 @@ impl SplitGraph {
             (0..demand.num_origins()).flat_map(|i| demand.from_origin(i).0.iter().copied()).collect();
         destinations.sort_unstable();
         destinations.dedup();
-        Self { offsets, heads, tails, link, source, destinations }
+        let total = offsets.len() - 1;
+        let mut rev_offsets = vec![0u32; total + 1];
+        for &h in &heads {
+            rev_offsets[h as usize + 1] += 1;
+        }
+        for v in 0..total {
+            rev_offsets[v + 1] += rev_offsets[v];
+        }
+        let mut fill = rev_offsets.clone();
+        let mut rev_arcs = vec![0u32; heads.len()];
+        for (a, &h) in heads.iter().enumerate() {
+            rev_arcs[fill[h as usize] as usize] = a as u32;
+            fill[h as usize] += 1;
+        }
+        Self { offsets, heads, tails, link, source, destinations, rev_offsets, rev_arcs }
     }
 
     /// Number of search vertices.
@@ -126,58 +143,48 @@ impl SplitGraph {
     fn od_distance_bound(&self, costs: &[f64]) -> Option<f64> {
         let n = self.num_vertices();
         let hub = (0..n).max_by_key(|&v| (self.offsets[v + 1] - self.offsets[v], std::cmp::Reverse(v)))?;
-        let cost = |a: usize| costs[self.link[a] as usize];
-        // Reverse star for the search towards the hub.
-        let mut rev_offsets = vec![0u32; n + 1];
-        for &h in &self.heads {
-            rev_offsets[h as usize + 1] += 1;
-        }
-        for v in 0..n {
-            rev_offsets[v + 1] += rev_offsets[v];
-        }
-        let mut fill = rev_offsets.clone();
-        let mut rev_arcs = vec![0u32; self.num_arcs()];
-        for (a, &h) in self.heads.iter().enumerate() {
-            rev_arcs[fill[h as usize] as usize] = a as u32;
-            fill[h as usize] += 1;
-        }
-        let forward = dijkstra_f64(n, hub, |v, relax| {
-            for a in self.offsets[v] as usize..self.offsets[v + 1] as usize {
-                relax(self.heads[a] as usize, cost(a));
-            }
-        });
-        let backward = dijkstra_f64(n, hub, |v, relax| {
-            for &a in &rev_arcs[rev_offsets[v] as usize..rev_offsets[v + 1] as usize] {
-                relax(self.tails[a as usize] as usize, cost(a as usize));
-            }
-        });
+        let cost: Vec<f64> = self.link.iter().map(|&l| costs[l as usize]).collect();
+        let (forward, backward) = rayon::join(
+            || dijkstra_f64(n, hub, &self.offsets, &self.heads, None, &cost),
+            || dijkstra_f64(n, hub, &self.rev_offsets, &self.tails, Some(&self.rev_arcs), &cost),
+        );
         let to_hub = self.source.iter().map(|&o| backward[o as usize]).fold(0.0f64, f64::max);
         let from_hub = self.destinations.iter().map(|&t| forward[t as usize]).fold(0.0f64, f64::max);
         (to_hub + from_hub).is_finite().then_some(to_hub + from_hub)
     }
 }
 
-/// f64 Dijkstra from `source` over `n` vertices; `arcs(v, relax)` calls `relax(head, cost)` per arc.
-/// Unreached vertices stay infinite.
-fn dijkstra_f64(n: usize, source: usize, arcs: impl Fn(usize, &mut dyn FnMut(usize, f64))) -> Vec<f64> {
+/// f64 Dijkstra from `source` over a star (`offsets`, and per arc position the other end in `ends`;
+/// `arc_of` maps positions to arc ids for a reverse star). Unreached vertices stay infinite.
+fn dijkstra_f64(
+    n: usize,
+    source: usize,
+    offsets: &[u32],
+    ends: &[u32],
+    arc_of: Option<&[u32]>,
+    cost: &[f64],
+) -> Vec<f64> {
     use std::cmp::Reverse;
     let mut dist = vec![f64::INFINITY; n];
     let mut heap = std::collections::BinaryHeap::new();
     dist[source] = 0.0;
     // Non-negative f64 order like their bit patterns.
-    heap.push(Reverse((0u64, source)));
+    heap.push(Reverse((0u64, source as u32)));
     while let Some(Reverse((bits, v))) = heap.pop() {
         let d = f64::from_bits(bits);
+        let v = v as usize;
         if d > dist[v] {
             continue;
         }
-        arcs(v, &mut |w, c| {
-            let nd = d + c;
+        for p in offsets[v] as usize..offsets[v + 1] as usize {
+            let a = arc_of.map_or(p, |m| m[p] as usize);
+            let w = ends[a] as usize;
+            let nd = d + cost[a];
             if nd < dist[w] {
                 dist[w] = nd;
-                heap.push(Reverse((nd.to_bits(), w)));
+                heap.push(Reverse((nd.to_bits(), w as u32)));
             }
-        });
+        }
     }
     dist
 }

@@ -23,8 +23,28 @@ const AON: Shader = gpu_runtime::shader!("tap_aon");
 const WG: u32 = 256;
 /// Depth of the batched locality-based relaxation.
 const LBR_DEPTH: u32 = 4;
-/// Most origins per PHAST pass (the batched kernel's own limit is 256).
-const PHAST_LANES: u64 = 512;
+/// Most origins per PHAST pass (the batched kernel's own limit is 256): every pass dispatches each
+/// level of the hierarchy twice (sweep, loading), so fewer, wider passes pay less launch latency.
+const PHAST_LANES: u64 = 4096;
+
+/// Where the last PHAST loading's time went (seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PhastTimes {
+    /// Fixed-point costs (with the OD-distance bound's two searches).
+    pub quantise_s: f64,
+    /// Re-customising the CCH (CPU) and uploading its downward weights.
+    pub customise_s: f64,
+    /// Upward searches (CPU) and recording the sweeps.
+    pub searches_s: f64,
+    /// Waiting for the sweeps (GPU).
+    pub sweep_s: f64,
+    /// Tree loading (GPU), with its recording.
+    pub load_s: f64,
+    /// Slot loads read back.
+    pub readback_s: f64,
+    /// Shortcut loads unpacked to search arcs (CPU).
+    pub unpack_s: f64,
+}
 
 /// What leaves the distance rows on the device.
 enum Trees<'c> {
@@ -34,7 +54,7 @@ enum Trees<'c> {
     /// PHAST on a CCH of the search graph, OD amounts passed up the trees on the device
     /// (`phast_load.wgsl`), shortcut loads unpacked on the CPU; the sweep object is made at the first
     /// call's metric.
-    Phast { cch: Box<Cch>, sweep: Option<Box<GpuPhast<'c>>>, lanes: u32 },
+    Phast { cch: Box<Cch>, sweep: Option<Box<GpuPhast<'c>>>, lanes: u32, times: PhastTimes },
 }
 
 /// One batch of origins: their search sources and OD pairs, uploaded once.
@@ -146,6 +166,7 @@ impl<'c> GpuAon<'c> {
                 cch: Box::new(Cch::build(&shape).map_err(gpu_err)?),
                 sweep: None,
                 lanes: rows as u32,
+                times: PhastTimes::default(),
             }
         } else {
             let dist = GpuBuffer::zeroed(ctx, "tap dist rows", cells.max(1)).map_err(gpu_err)?;
@@ -177,12 +198,31 @@ impl<'c> GpuAon<'c> {
         &self.graph
     }
 
+    /// Where the last call's time went, with the PHAST engine (`None` with the batched kernel).
+    pub fn phast_times(&self) -> Option<PhastTimes> {
+        match &self.trees {
+            Trees::Phast { times, .. } => Some(*times),
+            Trees::Batched { .. } => None,
+        }
+    }
+
+    /// The CCH of the PHAST engine (for its size and preprocessing times).
+    pub fn hierarchy(&self) -> Option<&Cch> {
+        match &self.trees {
+            Trees::Phast { cch, .. } => Some(cch),
+            Trees::Batched { .. } => None,
+        }
+    }
+
     /// Fixed-point loads per search arc at link costs `costs` (units of [`DEMAND_SCALE`](crate::fixed::DEMAND_SCALE)).
     pub fn loads(&mut self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
         let ctx = self.ctx;
+        let t = std::time::Instant::now();
         let (weights, _scale) = self.graph.quantise(costs);
-        if let Trees::Phast { cch, sweep, lanes } = &mut self.trees {
-            return phast_loads(ctx, cch, sweep, *lanes, &self.batches, &weights, net, &self.graph, demand);
+        if let Trees::Phast { cch, sweep, lanes, times } = &mut self.trees {
+            times.quantise_s = t.elapsed().as_secs_f64();
+            let engine = (&**cch, sweep, *lanes);
+            return phast_loads(ctx, engine, &self.batches, &weights, net, &self.graph, demand, times);
         }
         let csr = Csr::from_parts(self.graph.offsets.clone(), self.graph.heads.clone(), weights.clone())
             .map_err(gpu_err)?;
@@ -275,15 +315,15 @@ impl<'c> GpuAon<'c> {
 #[allow(clippy::too_many_arguments)]
 fn phast_loads<'c>(
     ctx: &'c GpuContext,
-    cch: &Cch,
-    sweep: &mut Option<Box<GpuPhast<'c>>>,
-    lanes: u32,
+    (cch, sweep, lanes): (&Cch, &mut Option<Box<GpuPhast<'c>>>, u32),
     batches: &[Batch],
     weights: &[u32],
     net: &Network,
     graph: &SplitGraph,
     demand: &Demand,
+    times: &mut PhastTimes,
 ) -> Result<Vec<u64>, TapError> {
+    let t = std::time::Instant::now();
     let (ch, unpacking) = cch.customise_with_unpacking(weights).map_err(gpu_err)?;
     let sweep = match sweep {
         Some(s) => {
@@ -293,11 +333,25 @@ fn phast_loads<'c>(
         None => sweep.insert(Box::new(GpuPhast::owning(ctx, ch, lanes).map_err(gpu_err)?)),
     };
     sweep.begin_loads().map_err(gpu_err)?;
+    times.customise_s = t.elapsed().as_secs_f64();
+    (times.searches_s, times.sweep_s, times.load_s) = (0.0, 0.0, 0.0);
+    // Waiting after each step costs a few microseconds a pass and tells where the time goes.
+    let wait = || ctx.device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(gpu_err);
     for b in batches {
+        let t = std::time::Instant::now();
         sweep.run(&b.source_list).map_err(gpu_err)?;
+        times.searches_s += t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        wait()?;
+        times.sweep_s += t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
         sweep.load_pass(&b.od, b.pairs).map_err(gpu_err)?;
+        wait()?;
+        times.load_s += t.elapsed().as_secs_f64();
     }
+    let t = std::time::Instant::now();
     let (slot_loads, [unreached, saturated]) = sweep.read_loads().map_err(gpu_err)?;
+    times.readback_s = t.elapsed().as_secs_f64();
     if saturated != 0 {
         return Err(TapError::Gpu(format!(
             "{saturated} OD distances saturated the u32 fixed point (quantisation bound violated)"
@@ -307,5 +361,8 @@ fn phast_loads<'c>(
         return Err(crate::fixed::unreachable_pairs(net, graph, demand)
             .unwrap_or_else(|| TapError::Gpu(format!("{unreached} OD pairs unreachable on the GPU only"))));
     }
-    Ok(unpacking.arc_loads(slot_loads))
+    let t = std::time::Instant::now();
+    let loads = unpacking.arc_loads(slot_loads);
+    times.unpack_s = t.elapsed().as_secs_f64();
+    Ok(loads)
 }

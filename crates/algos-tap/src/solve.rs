@@ -7,6 +7,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::{Backend, Resolved};
+use rayon::prelude::*;
 
 use crate::aon::{SearchGraph, all_or_nothing};
 use crate::demand::Demand;
@@ -704,35 +705,46 @@ impl DirectionState {
 /// Exact line search: the root of `φ'(τ) = Σ_a g_a(x + τ (s − x)) (s_a − x_a)` on [0, 1] by bisection.
 pub(crate) struct LineSearch {
     d: Vec<f64>,
-    moved: Vec<f64>,
     /// A derivative term that does not depend on the step (several classes' fixed costs times their
     /// direction).
     pub(crate) constant: f64,
 }
 
+/// Links per block of the line search's parallel sums (fixed: the sums must not depend on threads).
+const LINE_SEARCH_BLOCK: usize = 4096;
+
 impl LineSearch {
     pub(crate) fn new(m: usize) -> Self {
-        Self { d: vec![0.0; m], moved: vec![0.0; m], constant: 0.0 }
+        Self { d: vec![0.0; m], constant: 0.0 }
     }
 
+    /// φ'(τ) = Σ c_a(x + τd) d_a, on all cores: partial sums over fixed blocks of links, added in
+    /// block order, so the value (and every step) is the same on any number of threads.
     fn derivative(&mut self, net: &Network, x: &[f64], tau: f64, system_optimum: bool) -> f64 {
         let vdf = net.vdf();
         let fixed = net.fixed_costs();
-        let mut sum = self.constant;
-        for a in 0..x.len() {
-            let da = self.d[a];
-            if da == 0.0 {
-                continue;
+        let block = |(b, d): (usize, &[f64])| -> f64 {
+            let mut sum = 0.0;
+            for (i, &da) in d.iter().enumerate() {
+                if da == 0.0 {
+                    continue;
+                }
+                let a = b * LINE_SEARCH_BLOCK + i;
+                let xa = x[a] + tau * da;
+                let mut c = vdf.time(a, xa) + fixed[a];
+                if system_optimum {
+                    c += xa * vdf.derivative(a, xa);
+                }
+                sum += c * da;
             }
-            let xa = x[a] + tau * da;
-            self.moved[a] = xa;
-            let mut c = vdf.time(a, xa) + fixed[a];
-            if system_optimum {
-                c += xa * vdf.derivative(a, xa);
-            }
-            sum += c * da;
-        }
-        sum
+            sum
+        };
+        let parts: Vec<f64> = if self.d.len() > LINE_SEARCH_BLOCK {
+            self.d.par_chunks(LINE_SEARCH_BLOCK).enumerate().map(block).collect()
+        } else {
+            self.d.chunks(LINE_SEARCH_BLOCK).enumerate().map(block).collect()
+        };
+        parts.into_iter().fold(self.constant, |s, p| s + p)
     }
 
     /// The step, or `None` when `s − x` is not a descent direction (φ'(0) ≥ 0 with a non-zero direction).

@@ -6,8 +6,9 @@
 //!   vertex covers of the cuts as separators) and builds the chordal supergraph of that order with
 //!   every edge's lower triangles. Only the graph's shape is read.
 //! - [`Cch::customise`] takes weights for the input arcs and runs the basic customisation: each edge
-//!   `{x, y}` takes the minimum of its input arcs and of `x → v → y` over its lower triangles, edges of
-//!   one level in parallel (rayon). The result is a [`ContractionHierarchy`], so everything that runs
+//!   `{x, y}` takes the minimum of its input arcs and of `x → v → y` over its lower triangles. No edge
+//!   joins the two sides of a separator, so they are customised in parallel (rayon's join down the
+//!   dissection tree), then the separator's ranks in order, the edges of one rank in parallel. The result is a [`ContractionHierarchy`], so everything that runs
 //!   on one — [`ContractionHierarchy::phast`], [`crate::ch::gpu::GpuPhast`], `many_to_all` with
 //!   `Method::Phast` — runs on it, with Dijkstra's distances exactly.
 //!
@@ -32,6 +33,7 @@ mod topology;
 
 use graph_core::{Csr, Weight};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::ch::ContractionHierarchy;
 use crate::error::SsspError;
@@ -39,15 +41,16 @@ use crate::paths::{SATURATED, UNREACHABLE};
 use order::Undirected;
 use topology::Topology;
 
-/// Below this many triangles one thread customises faster than rayon's per-level fork/join.
-const PARALLEL_TRIANGLES: u64 = 1 << 20;
-
 /// The metric-independent hierarchy of one graph shape.
 #[derive(Debug, Clone)]
 pub struct Cch {
     rank: Vec<u32>,
     order: Vec<u32>,
     topo: Topology,
+    /// The dissection tree: sides of a part are customised in parallel.
+    parts: Vec<order::Part>,
+    /// Parent of every rank in the elimination tree (its lowest upward neighbour; `u32::MAX` at roots).
+    elimination_tree: Vec<u32>,
     /// For each input arc, the slot of its weight: `2e` (upward along edge `e`), `2e + 1`
     /// (downward), or `u32::MAX` for a self-loop.
     arc_slot: Vec<u32>,
@@ -70,7 +73,7 @@ impl Cch {
         let n = graph.num_vertices() as usize;
         let t = std::time::Instant::now();
         let undirected = Undirected::from_arcs(n, graph.arcs().map(|(u, v, _)| (u, v)));
-        let order = order::nested_dissection(&undirected)?;
+        let (order, parts) = order::nested_dissection(&undirected)?;
         let mut rank = vec![0u32; n];
         for (r, &v) in order.iter().enumerate() {
             rank[v as usize] = r as u32;
@@ -84,7 +87,13 @@ impl Cch {
                 adj[r as usize].push(rank[w as usize]);
             }
         }
-        let topo = Topology::build(adj);
+        let topo = Topology::build(adj).map_err(|triangles| {
+            SsspError::InvalidParameter(format!(
+                "the customisable hierarchy of this graph would have {triangles} triangles (at most {} \
+                 are built): it has no small separators, unlike a road network",
+                topology::MAX_TRIANGLES
+            ))
+        })?;
         let arc_slot = graph
             .arcs()
             .map(|(u, v, _)| {
@@ -100,7 +109,23 @@ impl Cch {
         arc_slot.iter().filter(|&&s| s != u32::MAX).for_each(|&s| has_arc[s as usize / 2] = true);
         let shortcuts = has_arc.iter().filter(|&&h| !h).count();
         let topology_seconds = t.elapsed().as_secs_f64();
-        Ok(Self { rank, order, topo, arc_slot, shortcuts, order_seconds, topology_seconds })
+        let elimination_tree = (0..n)
+            .map(|r| {
+                let (s, e) = (topo.first_out[r] as usize, topo.first_out[r + 1] as usize);
+                if s < e { topo.head[s] } else { u32::MAX }
+            })
+            .collect();
+        Ok(Self {
+            rank,
+            order,
+            topo,
+            parts,
+            elimination_tree,
+            arc_slot,
+            shortcuts,
+            order_seconds,
+            topology_seconds,
+        })
     }
 
     /// Number of vertices.
@@ -123,9 +148,9 @@ impl Cch {
         self.topo.tri.len() as u64
     }
 
-    /// Customisation levels (sequential steps of a parallel customisation).
-    pub fn num_levels(&self) -> usize {
-        self.topo.levels.len()
+    /// Parts of the dissection tree (leaves included).
+    pub fn num_parts(&self) -> usize {
+        self.parts.len()
     }
 
     /// Rank of every vertex (0 = lowest).
@@ -165,6 +190,7 @@ impl Cch {
             down: csr(down)?,
             shortcuts: self.shortcuts,
             build_seconds: t.elapsed().as_secs_f64(),
+            elimination_tree: Some(self.elimination_tree.clone()),
         })
     }
 
@@ -193,65 +219,89 @@ impl Cch {
                 }
             }
         }
-        let topo = &self.topo;
-        // Edge f = {x, y} with lower triangles via v: x → v → y uses down({v,x}) + up({v,y}), and
-        // y → v → x uses down({v,y}) + up({v,x}); every triangle edge has a lower endpoint of a
-        // lower level, final before f's level starts. A triangle replaces the current value only
-        // when strictly lighter, so the witness is deterministic.
-        let relax = |f: usize, w: &[u32], why: &[u64]| -> [(u32, u64); 2] {
-            let (mut up, mut down) = (w[2 * f], w[2 * f + 1]);
-            let (mut wu, mut wd) = why.get(2 * f..2 * f + 2).map_or((NONE, NONE), |p| (p[0], p[1]));
-            let range = topo.tri_first[f] as usize..topo.tri_first[f + 1] as usize;
-            for (t, &[e1, e2]) in range.clone().zip(&topo.tri[range]) {
-                let (e1, e2) = (e1 as usize, e2 as usize);
-                let u = link(w[2 * e1 + 1], w[2 * e2]);
-                if u < up {
-                    up = u;
-                    wu = TRIANGLE | t as u64;
-                }
-                let d = link(w[2 * e2 + 1], w[2 * e1]);
-                if d < down {
-                    down = d;
-                    wd = TRIANGLE | t as u64;
-                }
-            }
-            [(up, wu), (down, wd)]
+        let cells = Cells {
+            w: w.into_iter().map(AtomicU32::new).collect(),
+            why: why.into_iter().map(AtomicU64::new).collect(),
         };
-        let store = |f: usize, r: [(u32, u64); 2], w: &mut [u32], why: &mut [u64]| {
-            w[2 * f] = r[0].0;
-            w[2 * f + 1] = r[1].0;
-            if witnesses {
-                why[2 * f] = r[0].1;
-                why[2 * f + 1] = r[1].1;
-            }
-        };
-        let edges_of = |x: u32| topo.first_out[x as usize] as usize..topo.first_out[x as usize + 1] as usize;
-        if self.num_triangles() < PARALLEL_TRIANGLES {
-            for level in &topo.levels {
-                for &x in level {
-                    for f in edges_of(x) {
-                        let r = relax(f, &w, &why);
-                        store(f, r, &mut w, &mut why);
-                    }
-                }
-            }
-        } else {
-            for level in &topo.levels {
-                // Edges of one level read only lower levels: compute them all, then write them back.
-                let new: Vec<[(u32, u64); 2]> =
-                    level.par_iter().flat_map_iter(|&x| edges_of(x).map(|f| relax(f, &w, &why))).collect();
-                let mut it = new.into_iter();
-                for &x in level {
-                    for f in edges_of(x) {
-                        let r = it.next().expect("one result per edge");
-                        store(f, r, &mut w, &mut why);
-                    }
-                }
+        if !self.parts.is_empty() {
+            self.customise_part(0, &cells);
+        }
+        Ok((
+            cells.w.into_iter().map(AtomicU32::into_inner).collect(),
+            cells.why.into_iter().map(AtomicU64::into_inner).collect(),
+        ))
+    }
+
+    /// Customises the edges whose lower endpoint lies in part `p`: both sides at once, then the
+    /// separator's ranks in increasing order (each rank's edges read only edges of lower ranks, all
+    /// final by then: lower neighbours of a side's vertex lie in that side).
+    fn customise_part(&self, p: usize, cells: &Cells) {
+        let part = &self.parts[p];
+        let mut first_sep = part.ranks.start;
+        if let Some([a, b]) = part.sides {
+            if part.ranks.len() >= SERIAL_PART {
+                rayon::join(|| self.customise_part(a, cells), || self.customise_part(b, cells));
+                first_sep = self.parts[b].ranks.end;
             }
         }
-        Ok((w, why))
+        let topo = &self.topo;
+        for x in first_sep..part.ranks.end {
+            let edges = topo.first_out[x as usize] as usize..topo.first_out[x as usize + 1] as usize;
+            let work = topo.tri_first[edges.end] - topo.tri_first[edges.start];
+            if work >= PARALLEL_RANK_TRIANGLES {
+                edges.into_par_iter().for_each(|f| self.relax(f, cells));
+            } else {
+                edges.for_each(|f| self.relax(f, cells));
+            }
+        }
+    }
+
+    /// Edge `f = {x, y}` with lower triangles via `v`: `x → v → y` is down({v,x}) + up({v,y}) and
+    /// `y → v → x` is down({v,y}) + up({v,x}). A triangle replaces the current value only when strictly
+    /// lighter, so the witness is deterministic.
+    fn relax(&self, f: usize, cells: &Cells) {
+        let topo = &self.topo;
+        let get = |i: usize| cells.w[i].load(Ordering::Relaxed);
+        let (mut up, mut down) = (get(2 * f), get(2 * f + 1));
+        let (mut wu, mut wd) = (NONE, NONE);
+        let range = topo.tri_first[f] as usize..topo.tri_first[f + 1] as usize;
+        for (t, &[e1, e2]) in range.clone().zip(&topo.tri[range]) {
+            let (e1, e2) = (e1 as usize, e2 as usize);
+            let u = link(get(2 * e1 + 1), get(2 * e2));
+            if u < up {
+                up = u;
+                wu = TRIANGLE | t as u64;
+            }
+            let d = link(get(2 * e2 + 1), get(2 * e1));
+            if d < down {
+                down = d;
+                wd = TRIANGLE | t as u64;
+            }
+        }
+        cells.w[2 * f].store(up, Ordering::Relaxed);
+        cells.w[2 * f + 1].store(down, Ordering::Relaxed);
+        if !cells.why.is_empty() {
+            if wu != NONE {
+                cells.why[2 * f].store(wu, Ordering::Relaxed);
+            }
+            if wd != NONE {
+                cells.why[2 * f + 1].store(wd, Ordering::Relaxed);
+            }
+        }
     }
 }
+
+/// Weights and witnesses during a customisation. Threads touch disjoint edges of one phase, and
+/// rayon's joins order the phases, so relaxed atomics are enough (they compile to plain moves).
+struct Cells {
+    w: Vec<AtomicU32>,
+    why: Vec<AtomicU64>,
+}
+
+/// Parts with fewer ranks are customised on one thread (a join costs more than they do).
+const SERIAL_PART: usize = 512;
+/// A separator rank with this many triangles spreads its edges over threads.
+const PARALLEL_RANK_TRIANGLES: u64 = 1 << 12;
 
 /// No witness (a direction without a path).
 const NONE: u64 = u64::MAX;
@@ -271,32 +321,60 @@ pub struct Unpacking<'a> {
 impl Unpacking<'_> {
     /// Input-arc loads of the hierarchy-slot loads `slot_loads` (`2 · edges` long, consumed): each
     /// shortcut's load goes to its two halves, edges from the highest lower endpoint down (a
-    /// triangle's halves have lower endpoints below the shortcut's), one pass.
-    pub fn arc_loads(&self, mut slot_loads: Vec<u64>) -> Vec<u64> {
-        let topo = &self.cch.topo;
-        let e_count = topo.num_edges();
+    /// triangle's halves have lower endpoints below the shortcut's): a separator's edges first, then
+    /// both sides of it at once (no shortcut of one side has a half in the other).
+    pub fn arc_loads(&self, slot_loads: Vec<u64>) -> Vec<u64> {
+        let e_count = self.cch.topo.num_edges();
         assert_eq!(slot_loads.len(), 2 * e_count, "one load per hierarchy slot");
-        let mut out = vec![0u64; self.cch.arc_slot.len()];
-        for e in (0..e_count).rev() {
-            for (down, slot) in [(false, e), (true, e_count + e)] {
-                let load = slot_loads[slot];
-                if load == 0 {
-                    continue;
-                }
-                let why = self.witness[2 * e + down as usize];
-                if why & TRIANGLE == 0 {
-                    debug_assert!(why != NONE, "load on a hierarchy arc without a path");
-                    out[why as usize] += load;
-                    continue;
-                }
-                let [e1, e2] = topo.tri[(why & !TRIANGLE) as usize];
-                let (e1, e2) = (e1 as usize, e2 as usize);
-                // Up x → y = down {v,x} then up {v,y}; down y → x = down {v,y} then up {v,x}.
-                let (first_down, then_up) = if down { (e2, e1) } else { (e1, e2) };
-                slot_loads[e_count + first_down] += load;
-                slot_loads[then_up] += load;
+        let loads: Vec<AtomicU64> = slot_loads.into_iter().map(AtomicU64::new).collect();
+        let out: Vec<AtomicU64> = (0..self.cch.arc_slot.len()).map(|_| AtomicU64::new(0)).collect();
+        if !self.cch.parts.is_empty() {
+            self.unpack_part(0, &loads, &out);
+        }
+        out.into_iter().map(AtomicU64::into_inner).collect()
+    }
+
+    fn unpack_part(&self, p: usize, loads: &[AtomicU64], out: &[AtomicU64]) {
+        let parts = &self.cch.parts;
+        let part = &parts[p];
+        let (first_sep, sides) = match part.sides {
+            Some([a, b]) if part.ranks.len() >= SERIAL_PART => (parts[b].ranks.end, Some((a, b))),
+            _ => (part.ranks.start, None),
+        };
+        let topo = &self.cch.topo;
+        for x in (first_sep..part.ranks.end).rev() {
+            for e in (topo.first_out[x as usize] as usize..topo.first_out[x as usize + 1] as usize).rev() {
+                self.unpack_edge(e, loads, out);
             }
         }
-        out
+        if let Some((a, b)) = sides {
+            rayon::join(|| self.unpack_part(a, loads, out), || self.unpack_part(b, loads, out));
+        }
+    }
+
+    /// Hands both directions' loads of edge `e` to their halves or input arcs. Each cell has one
+    /// writer at a time (phases ordered by joins), so plain relaxed loads and stores suffice.
+    fn unpack_edge(&self, e: usize, loads: &[AtomicU64], out: &[AtomicU64]) {
+        let topo = &self.cch.topo;
+        let e_count = topo.num_edges();
+        let add = |cell: &AtomicU64, x: u64| cell.store(cell.load(Ordering::Relaxed) + x, Ordering::Relaxed);
+        for (down, slot) in [(false, e), (true, e_count + e)] {
+            let load = loads[slot].load(Ordering::Relaxed);
+            if load == 0 {
+                continue;
+            }
+            let why = self.witness[2 * e + down as usize];
+            if why & TRIANGLE == 0 {
+                debug_assert!(why != NONE, "load on a hierarchy arc without a path");
+                add(&out[why as usize], load);
+                continue;
+            }
+            let [e1, e2] = topo.tri[(why & !TRIANGLE) as usize];
+            let (e1, e2) = (e1 as usize, e2 as usize);
+            // Up x → y = down {v,x} then up {v,y}; down y → x = down {v,y} then up {v,x}.
+            let (first_down, then_up) = if down { (e2, e1) } else { (e1, e2) };
+            add(&loads[e_count + first_down], load);
+            add(&loads[then_up], load);
+        }
     }
 }

@@ -8,6 +8,9 @@ use std::collections::VecDeque;
 
 use crate::error::SsspError;
 
+/// Serialises METIS calls (its random generator is a process-wide global).
+static METIS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Parts at most this small are not split further: their order barely changes the fill.
 const LEAF: usize = 16;
 
@@ -44,33 +47,59 @@ impl Undirected {
     }
 }
 
-/// Vertices in contraction order (first = lowest rank) by nested dissection.
-pub(super) fn nested_dissection(g: &Undirected) -> Result<Vec<u32>, SsspError> {
+/// One part of the dissection: its ranks, and the two sides it was split into (their ranks come
+/// first, then the separator's). No edge joins the two sides, so they can be customised apart.
+#[derive(Debug, Clone)]
+pub(super) struct Part {
+    pub ranks: std::ops::Range<u32>,
+    pub sides: Option<[usize; 2]>,
+}
+
+/// Vertices in contraction order (first = lowest rank) by nested dissection, and the dissection tree
+/// (part 0 is the whole graph).
+pub(super) fn nested_dissection(g: &Undirected) -> Result<(Vec<u32>, Vec<Part>), SsspError> {
     let n = g.offsets.len() - 1;
     let mut order = Vec::with_capacity(n);
+    let mut parts: Vec<Part> = Vec::new();
     // Scratch: local index of each vertex in the part being split (u32::MAX outside it).
     let mut local = vec![u32::MAX; n];
-    // Parts still to order, each appended after what precedes it; a separator is pushed before the
-    // two sides' parts so that it pops after them... an explicit stack keeps deep recursions safe.
+    // An explicit stack keeps deep recursions safe; a part's vertices are appended contiguously (its
+    // sub-tasks are pushed on top of what follows it).
     enum Task {
-        Split(Vec<u32>),
+        /// A part to order, and where its index goes in its parent (part, side).
+        Split(Vec<u32>, Option<(usize, usize)>),
         Emit(Vec<u32>),
     }
-    let mut stack = vec![Task::Split((0..n as u32).collect())];
+    let mut stack = vec![Task::Split((0..n as u32).collect(), None)];
     while let Some(task) = stack.pop() {
-        match task {
-            Task::Emit(vs) => order.extend(vs),
-            Task::Split(vs) if vs.len() <= LEAF => order.extend(min_degree(g, &vs, &mut local)),
-            Task::Split(vs) => {
-                let (a, b, sep) = bisect(g, &vs, &mut local)?;
-                // Popped in reverse: side a, then side b, then the separator.
-                stack.push(Task::Emit(sep));
-                stack.push(Task::Split(b));
-                stack.push(Task::Split(a));
+        let (vs, parent) = match task {
+            Task::Emit(vs) => {
+                order.extend(vs);
+                continue;
             }
+            Task::Split(vs, parent) => (vs, parent),
+        };
+        let me = parts.len();
+        let start = order.len() as u32;
+        parts.push(Part { ranks: start..start + vs.len() as u32, sides: None });
+        if let Some((p, side)) = parent {
+            parts[p].sides.get_or_insert([usize::MAX; 2])[side] = me;
         }
+        if vs.len() <= LEAF {
+            order.extend(min_degree(g, &vs, &mut local));
+            continue;
+        }
+        let (a, b, sep) = bisect(g, &vs, &mut local)?;
+        if a.is_empty() && b.is_empty() {
+            order.extend(sep);
+            continue;
+        }
+        // Popped in reverse: side a, then side b, then the separator.
+        stack.push(Task::Emit(sep));
+        stack.push(Task::Split(b, Some((me, 1))));
+        stack.push(Task::Split(a, Some((me, 0))));
     }
-    Ok(order)
+    Ok((order, parts))
 }
 
 /// A small part ordered by increasing degree inside it (a cheap stand-in for minimum degree).
@@ -109,6 +138,10 @@ fn bisect(g: &Undirected, vs: &[u32], local: &mut [u32]) -> Result<Dissection, S
     }
     let mut part = vec![0i32; vs.len()];
     if !adjncy.is_empty() {
+        // METIS draws from one process-wide random generator, reseeded at the start of every call:
+        // calls from two threads at once would interleave its draws and give orders (so tie choices,
+        // so loads) that differ from run to run. One call at a time keeps every order reproducible.
+        let _one_at_a_time = METIS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         metis::Graph::new(1, 2, &xadj, &adjncy)
             .map_err(|e| SsspError::InvalidParameter(format!("METIS refused a part: {e}")))?
             .part_recursive(&mut part)
@@ -251,7 +284,16 @@ mod tests {
             }
         }
         let g = Undirected::from_arcs((side * side) as usize, arcs.into_iter());
-        let order = nested_dissection(&g).unwrap();
+        let (order, parts) = nested_dissection(&g).unwrap();
+        assert_eq!(parts[0].ranks, 0..side * side);
+        // Sides come first, contiguous, and inside their parent.
+        for p in &parts {
+            if let Some([a, b]) = p.sides {
+                assert_eq!(parts[a].ranks.start, p.ranks.start);
+                assert_eq!(parts[a].ranks.end, parts[b].ranks.start);
+                assert!(parts[b].ranks.end <= p.ranks.end);
+            }
+        }
         let mut sorted = order.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..side * side).collect::<Vec<_>>());

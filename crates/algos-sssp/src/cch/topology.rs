@@ -1,8 +1,12 @@
 //! The metric-independent part of a CCH: the chordal supergraph of the input graph under a vertex
 //! order (the elimination game: contracting a vertex joins all its higher neighbours), each edge's
-//! lower triangles, and the levels in which customisation may treat edges in parallel.
+//! lower triangles.
 
 use rayon::prelude::*;
+
+/// Most lower triangles a CCH may have (~20 bytes each while built): road networks of cities have a
+/// few million; graphs without small separators have far more, and would exhaust memory.
+pub(super) const MAX_TRIANGLES: u64 = 1 << 28;
 
 /// The chordal supergraph in rank space, with what customisation needs.
 #[derive(Debug, Clone)]
@@ -15,13 +19,12 @@ pub(super) struct Topology {
     /// `[{v, x}, {v, y}]` for a common lower neighbour `v`.
     pub tri_first: Vec<u64>,
     pub tri: Vec<[u32; 2]>,
-    /// Ranks by customisation level: a rank's edges depend only on edges of lower levels.
-    pub levels: Vec<Vec<u32>>,
 }
 
 impl Topology {
-    /// The elimination game on the undirected graph `adj` (rank space: `adj[r]` holds neighbour ranks).
-    pub fn build(mut adj: Vec<Vec<u32>>) -> Self {
+    /// The elimination game on the undirected graph `adj` (rank space: `adj[r]` holds neighbour ranks),
+    /// or the number of lower triangles when above [`MAX_TRIANGLES`].
+    pub fn build(mut adj: Vec<Vec<u32>>) -> Result<Self, u64> {
         let n = adj.len();
         let mut first_out = Vec::with_capacity(n + 1);
         let mut head = Vec::new();
@@ -46,6 +49,15 @@ impl Topology {
         };
         // Triangles, grouped by their top edge: counted, then placed.
         let edges = head.len();
+        let triangles: u64 = (0..n)
+            .map(|v| {
+                let d = (first_out[v + 1] - first_out[v]) as u64;
+                d * d.saturating_sub(1) / 2
+            })
+            .sum();
+        if triangles > MAX_TRIANGLES {
+            return Err(triangles);
+        }
         let per_vertex: Vec<Vec<(u32, [u32; 2])>> = (0..n)
             .into_par_iter()
             .map(|v| {
@@ -76,19 +88,7 @@ impl Topology {
                 fill[f as usize] += 1;
             }
         }
-        // Level of a rank: one more than the highest level of its lower neighbours.
-        let mut level = vec![0u32; n];
-        for v in 0..n {
-            for &h in &head[first_out[v] as usize..first_out[v + 1] as usize] {
-                level[h as usize] = level[h as usize].max(level[v] + 1);
-            }
-        }
-        let depth = level.iter().max().map_or(0, |&l| l as usize + 1);
-        let mut levels = vec![Vec::new(); depth];
-        for (r, &l) in level.iter().enumerate() {
-            levels[l as usize].push(r as u32);
-        }
-        Self { first_out, head, tri_first, tri, levels }
+        Ok(Self { first_out, head, tri_first, tri })
     }
 
     /// Number of edges.

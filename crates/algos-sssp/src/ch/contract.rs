@@ -206,5 +206,5 @@ pub(super) fn contract(graph: &Csr<u32>) -> ContractionHierarchy {
     };
     let up = to_csr(&up_arcs);
     let down = to_csr(&down_arcs);
-    ContractionHierarchy { rank, order, up, down, shortcuts, build_seconds: 0.0 }
+    ContractionHierarchy { rank, order, up, down, shortcuts, build_seconds: 0.0, elimination_tree: None }
 }

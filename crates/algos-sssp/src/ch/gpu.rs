@@ -353,12 +353,8 @@ impl<'a> GpuPhast<'a> {
             Step { pipeline: &l.mark, bind_group: &mark, grid: grid(seeds as u64)? },
             Step { pipeline: &l.inject, bind_group: &inject, grid: grid(pairs as u64)? },
         ];
-        for (i, &(s, e)) in self.levels.iter().enumerate().rev() {
-            steps.push(Step {
-                pipeline: &l.lift,
-                bind_group: &l.binds[i],
-                grid: grid((e - s) as u64 * self.k as u64)?,
-            });
+        for i in (0..self.levels.len()).rev() {
+            steps.push(Step { pipeline: &l.lift, bind_group: &l.binds[i], grid: grid(self.level_items(i))? });
         }
         steps.push(Step { pipeline: &l.climb, bind_group: &climb, grid: grid(self.k as u64)? });
         ctx.run(&Sequence::once("PHAST tree loading", &steps))?;
@@ -389,6 +385,12 @@ impl<'a> GpuPhast<'a> {
         self.levels.len()
     }
 
+    /// Invocations of level `i`: one per (vertex, tree).
+    fn level_items(&self, i: usize) -> u64 {
+        let (s, e) = self.levels[i];
+        (e - s) as u64 * self.k as u64
+    }
+
     /// Runs one pass for up to `k` sources, leaving the labels on the device (position-major,
     /// `k` per vertex); read them with [`Self::read_rows`].
     pub fn run(&mut self, sources: &[u32]) -> Result<(), SsspError> {
@@ -406,6 +408,9 @@ impl<'a> GpuPhast<'a> {
         // The upward searches, on all cores (one thread doing them bounds a pass on small graphs),
         // one reusable workspace per thread.
         let (pos, k, ch) = (&self.pos_of_rank, self.k, &*self.ch);
+        let avg_seeds = (self.seed_lanes.last().copied().unwrap_or(0) as usize)
+            .checked_div(self.seed_lanes.len().saturating_sub(1))
+            .unwrap_or(0);
         let per = sources.len().div_ceil(self.ups.len()).max(1);
         // Seeds lane by lane, decreasing rank within a lane (the order `climb` needs):
         // (cell, label, up arc, parent's cell).
@@ -414,7 +419,9 @@ impl<'a> GpuPhast<'a> {
             .par_iter_mut()
             .zip(sources.par_chunks(per).enumerate())
             .map(|(up, (c, chunk))| {
-                let (mut out, mut counts) = (Vec::new(), Vec::new());
+                // Sized from the last pass's seeds per lane (a few hundred on a city CCH).
+                let guess = 4 * chunk.len() * (avg_seeds + 16);
+                let (mut out, mut counts) = (Vec::with_capacity(guess), Vec::with_capacity(chunk.len()));
                 let mut lane_seeds: Vec<(u32, [u32; 4])> = Vec::new();
                 for (i, &s) in chunk.iter().enumerate() {
                     let lane = (c * per + i) as u32;
@@ -431,21 +438,25 @@ impl<'a> GpuPhast<'a> {
                 (out, counts)
             })
             .collect();
-        let mut seeds = Vec::new();
         self.seed_lanes = vec![0u32];
-        for (out, counts) in parts {
-            seeds.extend(out);
-            for c in counts {
+        for (_, counts) in &parts {
+            for &c in counts {
                 self.seed_lanes.push(self.seed_lanes.last().copied().unwrap_or(0) + c);
             }
         }
-        let count = (seeds.len() / 4) as u32;
-        if seeds.len() > self.seeds.len() {
-            self.seeds = GpuBuffer::zeroed(self.ctx, "phast seeds", seeds.len().next_power_of_two())?;
+        let words: usize = parts.iter().map(|(out, _)| out.len()).sum();
+        let count = (words / 4) as u32;
+        if words > self.seeds.len() {
+            self.seeds = GpuBuffer::zeroed(self.ctx, "phast seeds", words.next_power_of_two())?;
             self.seeds.check_bindable(self.ctx)?;
             self.rebind()?;
         }
-        self.seeds.write(self.ctx, 0, &seeds)?;
+        // Each thread's part at its place: no concatenation on one thread.
+        let mut at = 0;
+        for (out, _) in parts.iter().filter(|(out, _)| !out.is_empty()) {
+            self.seeds.write(self.ctx, at, out)?;
+            at += out.len();
+        }
         let l = self.levels.len();
         self.ctx.queue.write_buffer(&self.uniforms[l + 1], 0, bytemuck::cast_slice(&[count, 0, self.k, 0]));
         let max = self.ctx.limits.max_compute_workgroups_per_dimension;
@@ -461,11 +472,11 @@ impl<'a> GpuPhast<'a> {
             bind_group: &self.binds[l + 1],
             grid: Grid::Fixed(grid(count as u64)?),
         });
-        for (i, &(s, e)) in self.levels.iter().enumerate() {
+        for i in 0..self.levels.len() {
             steps.push(Step {
                 pipeline: &self.level,
                 bind_group: &self.binds[i],
-                grid: Grid::Fixed(grid((e - s) as u64 * self.k as u64)?),
+                grid: Grid::Fixed(grid(self.level_items(i))?),
             });
         }
         self.ctx.run(&Sequence::once("PHAST downward sweep", &steps))?;

@@ -57,6 +57,10 @@ pub struct ContractionHierarchy {
     pub shortcuts: usize,
     /// Seconds spent contracting.
     pub build_seconds: f64,
+    /// The elimination tree of a chordal hierarchy (a CCH): each rank's parent, its lowest upward
+    /// neighbour (`u32::MAX` at a root). Every upward path from a rank stays on its ancestors, so
+    /// upward searches walk them in rank order instead of running Dijkstra.
+    pub elimination_tree: Option<Vec<u32>>,
 }
 
 impl ContractionHierarchy {
@@ -169,6 +173,8 @@ impl UpwardSearch {
     /// Like [`Self::search`], also giving each settled rank's parent in the search tree as
     /// `(parent rank, upward arc index)`, `(NO_PARENT, NO_PARENT)` for the source. The parent is the
     /// first rank that reached the final label (a strict improvement), so the tree is deterministic.
+    /// On a hierarchy with an elimination tree the ranks come in increasing rank order, else in
+    /// Dijkstra's order.
     pub fn search_tree(
         &mut self,
         ch: &ContractionHierarchy,
@@ -179,6 +185,38 @@ impl UpwardSearch {
         let r0 = ch.rank[source as usize];
         self.dist[r0 as usize] = 0;
         self.parent[r0 as usize] = (NO_PARENT, NO_PARENT);
+        if let Some(etree) = &ch.elimination_tree {
+            // Ancestors in increasing rank: each one's upward in-arcs from the search space come from
+            // lower ancestors, already final.
+            self.touched.push(r0);
+            let mut r = r0;
+            while r != NO_PARENT {
+                let d = self.dist[r as usize];
+                if d != UNREACHABLE {
+                    settled(r, d, self.parent[r as usize]);
+                    for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
+                        if uw[a] == UNREACHABLE {
+                            continue;
+                        }
+                        let nd = d.saturating_add(uw[a]).min(SATURATED);
+                        let h = ut[a] as usize;
+                        if nd < self.dist[h] {
+                            if self.dist[h] == UNREACHABLE {
+                                self.touched.push(h as u32);
+                            }
+                            self.dist[h] = nd;
+                            self.parent[h] = (r, a as u32);
+                        }
+                    }
+                }
+                r = etree[r as usize];
+            }
+            for &r in &self.touched {
+                self.dist[r as usize] = UNREACHABLE;
+            }
+            self.touched.clear();
+            return;
+        }
         self.touched.push(r0);
         self.heap.push(std::cmp::Reverse(r0 as u64));
         while let Some(std::cmp::Reverse(key)) = self.heap.pop() {
