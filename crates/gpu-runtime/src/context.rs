@@ -134,7 +134,13 @@ fn name_filter(opts: &GpuOptions) -> Option<String> {
 /// Every adapter the instance sees (all backends allowed by `WGPU_BACKEND`), best first: discrete GPUs,
 /// then integrated, virtual, other, and CPU (software) adapters last.
 pub fn adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
-    let mut all = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+    // One enumeration at a time: wgpu's GL backend makes its EGL context current on the enumerating
+    // thread and panics (EGL BadAccess) when two threads enumerate at once, as parallel tests do.
+    static ENUMERATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let mut all = {
+        let _one_at_a_time = ENUMERATE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()))
+    };
     if let Some(name) = name_filter(opts) {
         all.retain(|a| a.get_info().name.to_lowercase().contains(&name));
     }
