@@ -23,9 +23,10 @@
 //! let g = b.build().unwrap().0;
 //! let cch = Cch::build(&g).unwrap();
 //! assert_eq!(cch.customise(g.weights()).unwrap().phast(&[0]).unwrap()[0], vec![0, 3, 1, 8]);
-//! // A new metric on the same shape: the arc 0 → 2 becomes expensive.
+//! // A new metric on the same shape, weights in the graph's arc order (0→1, 0→2, 1→3, 2→1): the arc
+//! // 0 → 2 becomes expensive, 1 → 3 cheap.
 //! let ch = cch.customise(&[4, 10, 2, 5]).unwrap();
-//! assert_eq!(ch.phast(&[0]).unwrap()[0], vec![0, 4, 10, 9]);
+//! assert_eq!(ch.phast(&[0]).unwrap()[0], vec![0, 4, 10, 6]);
 //! ```
 
 mod order;

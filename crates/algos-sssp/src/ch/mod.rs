@@ -181,71 +181,62 @@ impl UpwardSearch {
         source: u32,
         mut settled: impl FnMut(u32, u32, (u32, u32)),
     ) {
-        let (uo, ut, uw) = (ch.up.offsets(), ch.up.targets(), ch.up.weights());
         let r0 = ch.rank[source as usize];
         self.dist[r0 as usize] = 0;
         self.parent[r0 as usize] = (NO_PARENT, NO_PARENT);
+        self.touched.push(r0);
         if let Some(etree) = &ch.elimination_tree {
             // Ancestors in increasing rank: each one's upward in-arcs from the search space come from
             // lower ancestors, already final.
-            self.touched.push(r0);
             let mut r = r0;
             while r != NO_PARENT {
                 let d = self.dist[r as usize];
                 if d != UNREACHABLE {
                     settled(r, d, self.parent[r as usize]);
-                    for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
-                        if uw[a] == UNREACHABLE {
-                            continue;
-                        }
-                        let nd = d.saturating_add(uw[a]).min(SATURATED);
-                        let h = ut[a] as usize;
-                        if nd < self.dist[h] {
-                            if self.dist[h] == UNREACHABLE {
-                                self.touched.push(h as u32);
-                            }
-                            self.dist[h] = nd;
-                            self.parent[h] = (r, a as u32);
-                        }
-                    }
+                    self.relax(ch, r, d, |_, _| {});
                 }
                 r = etree[r as usize];
             }
-            for &r in &self.touched {
-                self.dist[r as usize] = UNREACHABLE;
-            }
-            self.touched.clear();
-            return;
-        }
-        self.touched.push(r0);
-        self.heap.push(std::cmp::Reverse(r0 as u64));
-        while let Some(std::cmp::Reverse(key)) = self.heap.pop() {
-            let (d, r) = ((key >> 32) as u32, key as u32);
-            if d > self.dist[r as usize] {
-                continue;
-            }
-            settled(r, d, self.parent[r as usize]);
-            for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
-                // A CCH leaves directions without an arc at UNREACHABLE: no arc.
-                if uw[a] == UNREACHABLE {
+        } else {
+            let mut heap = std::mem::take(&mut self.heap);
+            heap.push(std::cmp::Reverse(r0 as u64));
+            while let Some(std::cmp::Reverse(key)) = heap.pop() {
+                let (d, r) = ((key >> 32) as u32, key as u32);
+                if d > self.dist[r as usize] {
                     continue;
                 }
-                let nd = d.saturating_add(uw[a]).min(SATURATED);
-                let h = ut[a] as usize;
-                if nd < self.dist[h] {
-                    if self.dist[h] == UNREACHABLE {
-                        self.touched.push(h as u32);
-                    }
-                    self.dist[h] = nd;
-                    self.parent[h] = (r, a as u32);
-                    self.heap.push(std::cmp::Reverse(((nd as u64) << 32) | h as u64));
-                }
+                settled(r, d, self.parent[r as usize]);
+                self.relax(ch, r, d, |h, nd| heap.push(std::cmp::Reverse(((nd as u64) << 32) | h as u64)));
             }
+            self.heap = heap;
         }
         for &r in &self.touched {
             self.dist[r as usize] = UNREACHABLE;
         }
         self.touched.clear();
+    }
+}
+
+impl UpwardSearch {
+    /// Relaxes the upward arcs of rank `r` (label `d`), calling `improved(head, label)` for each head
+    /// whose label dropped. A CCH leaves directions without an arc at `UNREACHABLE`: no arc.
+    fn relax(&mut self, ch: &ContractionHierarchy, r: u32, d: u32, mut improved: impl FnMut(u32, u32)) {
+        let (uo, ut, uw) = (ch.up.offsets(), ch.up.targets(), ch.up.weights());
+        for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
+            if uw[a] == UNREACHABLE {
+                continue;
+            }
+            let nd = d.saturating_add(uw[a]).min(SATURATED);
+            let h = ut[a] as usize;
+            if nd < self.dist[h] {
+                if self.dist[h] == UNREACHABLE {
+                    self.touched.push(h as u32);
+                }
+                self.dist[h] = nd;
+                self.parent[h] = (r, a as u32);
+                improved(h as u32, nd);
+            }
+        }
     }
 }
 
