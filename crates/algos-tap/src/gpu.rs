@@ -1,11 +1,15 @@
-//! All-or-nothing loading on the GPU: one distance row per origin is left on the device, either by
-//! algos-sssp's batched locality-based relaxation ([`Method::Trees`]) or by PHAST on a customisable
-//! contraction hierarchy ([`Method::Phast`]: the CCH is built once from the network's shape,
-//! re-customised on the CPU for every call's costs, its downward weights uploaded, the sweeps run on
-//! the device); `tap_aon.wgsl` derives canonical predecessors and walks every OD pair's path adding
-//! fixed-point loads. Distances and trees never cross the bus: one readback of the loads per
-//! all-or-nothing call. Both engines give the same exact u32 distances, so the same loads; the CPU twin
-//! is [`fixed::mirror_loads`](crate::fixed::mirror_loads), equal bit for bit.
+//! All-or-nothing loading on the GPU, in fixed point ([`crate::fixed`]); trees never cross the bus, one
+//! readback of loads per call. Two engines:
+//! - [`Method::Trees`]: algos-sssp's batched locality-based relaxation leaves one distance row per
+//!   origin on the device; `tap_aon.wgsl` derives canonical predecessors and walks every OD pair's path.
+//!   CPU twin: [`fixed::mirror_loads`](crate::fixed::mirror_loads), equal bit for bit.
+//! - [`Method::Phast`] (and `Auto`): a customisable contraction hierarchy of the search graph, built once,
+//!   re-customised on the CPU for every call's costs; one PHAST pass sweeps all origins and
+//!   `phast_load.wgsl` passes the OD amounts up the trees on the hierarchy's arcs; the CPU unpacks the
+//!   shortcut loads. CPU twin: [`crate::hierarchy::CchAon`], equal bit for bit.
+//!
+//! Both load shortest paths of the same fixed-point costs, so `Σ load · cost` is the same; among equally
+//! short paths they may pick different ones.
 
 use algos_sssp::cch::Cch;
 use algos_sssp::ch::gpu::GpuPhast;
@@ -110,8 +114,8 @@ impl<'c> GpuAon<'c> {
     }
 
     /// A loader whose trees come from `method`: [`Method::Trees`] (batched kernel), [`Method::Phast`]
-    /// (CCH built here, customised per call) or [`Method::Auto`] (PHAST: it was faster on every
-    /// network measured, docs/benchmarks.md). The loads are the same whichever it is.
+    /// (CCH built here, customised per call) or [`Method::Auto`] (PHAST: 4.5–6× faster on every city
+    /// network measured, docs/benchmarks.md). Both load shortest paths (module docs).
     pub fn with_method(
         ctx: &'c GpuContext,
         net: &Network,
@@ -128,8 +132,8 @@ impl<'c> GpuAon<'c> {
         }
         let graph = SplitGraph::new(net, demand, allow_zone_transit);
         let n = graph.num_vertices();
-        // Rows per batch: algos-sssp's limit (flags of 8 bytes per cell in one binding, at most 256) and
-        // one binding for this batch's distance rows.
+        // Rows per batch: 8 bytes per cell in one binding (the batched kernel's flags, at most 256 rows;
+        // PHAST's 64-bit flow accumulators, at most PHAST_LANES).
         let binding = ctx.limits.max_storage_buffer_binding_size;
         let phast = method != Method::Trees;
         let rows = (binding / (8 * n.max(1) as u64)).clamp(1, if phast { PHAST_LANES } else { 256 }) as usize;
