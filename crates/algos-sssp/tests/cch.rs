@@ -202,29 +202,8 @@ fn tree_loads_are_shortest_path_flows() {
 /// cluster ranks).
 #[test]
 fn concurrent_builds_give_the_same_order() {
-    // A road-like shape (a grid with one-way and missing streets), large enough for many bisections.
-    let side = 50u32;
-    let mut rng = SplitMix64::new(99);
-    let mut b = GraphBuilder::new(side * side);
-    for r in 0..side {
-        for c in 0..side {
-            let v = r * side + c;
-            for w in
-                [(c + 1 < side).then_some(v + 1), (r + 1 < side).then_some(v + side)].into_iter().flatten()
-            {
-                match rng.below(4) {
-                    0 => {}
-                    1 => {
-                        b.add_arc(v, w, 1 + rng.below(9) as u32);
-                    }
-                    _ => {
-                        b.add_arc(v, w, 1 + rng.below(9) as u32).add_arc(w, v, 1 + rng.below(9) as u32);
-                    }
-                }
-            }
-        }
-    }
-    let g = b.build().unwrap().0;
+    // A road-like shape large enough for many bisections.
+    let g = graph_core::generators::grid_2d(50, 50);
     let alone = Cch::build(&g).unwrap();
     let ranks: Vec<Vec<u32>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..4).map(|_| s.spawn(|| Cch::build(&g).unwrap().rank().to_vec())).collect();

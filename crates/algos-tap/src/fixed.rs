@@ -105,6 +105,17 @@ impl SplitGraph {
         Self { offsets, heads, tails, link, source, destinations, rev_offsets, rev_arcs }
     }
 
+    /// The customisable contraction hierarchy of this graph's shape (what both PHAST loaders customise).
+    pub fn hierarchy(&self) -> Result<algos_sssp::cch::Cch, TapError> {
+        let shape = graph_core::Csr::from_parts(
+            self.offsets.clone(),
+            self.heads.clone(),
+            vec![1u32; self.num_arcs()],
+        )
+        .map_err(|e| TapError::InvalidOption(format!("search graph: {e}")))?;
+        algos_sssp::cch::Cch::build(&shape).map_err(crate::hierarchy::sssp_err)
+    }
+
     /// Number of search vertices.
     pub fn num_vertices(&self) -> usize {
         self.offsets.len() - 1
@@ -207,7 +218,8 @@ pub fn mirror_loads(
     use std::collections::BinaryHeap;
     let n = g.num_vertices();
     let mut dist = vec![u32::MAX; n];
-    let mut acc = TreeLoads::new(g);
+    let (mut pred, mut loads, mut missed) =
+        (vec![u32::MAX; n], vec![0u64; g.num_arcs()], Unloaded::default());
     for (i, &source) in g.source.iter().enumerate() {
         dist.fill(u32::MAX);
         dist[source as usize] = 0;
@@ -227,9 +239,10 @@ pub fn mirror_loads(
                 }
             }
         }
-        acc.load(g, weights, demand, i, &dist);
+        load_canonical_tree(g, (weights, demand), (i, &dist), &mut pred, &mut loads, &mut missed);
     }
-    acc.finish(net, demand)
+    missed.into_result(net, demand)?;
+    Ok(loads)
 }
 
 /// OD amount in fixed-point units (`round(d · 2^24)`).
@@ -299,54 +312,12 @@ impl Unloaded {
     }
 }
 
-/// Fixed-point loads of some origins' trees, added up (one per thread; [`TreeLoads::merge`] joins them).
-#[derive(Debug, Clone)]
-pub struct TreeLoads {
-    /// Scratch: canonical predecessor arc per vertex.
-    pred: Vec<u32>,
-    /// Loads per search arc.
-    loads: Vec<u64>,
-    missed: Unloaded,
-}
-
-impl TreeLoads {
-    /// No loads yet on `g`'s arcs.
-    pub fn new(g: &SplitGraph) -> Self {
-        Self {
-            pred: vec![u32::MAX; g.num_vertices()],
-            loads: vec![0; g.num_arcs()],
-            missed: Unloaded::default(),
-        }
-    }
-
-    /// Both sums (integer adds: any order gives the same bits).
-    pub fn merge(mut self, other: Self) -> Self {
-        self.loads.iter_mut().zip(&other.loads).for_each(|(a, b)| *a += b);
-        self.missed = self.missed.merge(other.missed);
-        self
-    }
-
-    /// The loads, or the error naming what could not be loaded.
-    pub fn finish(self, net: &Network, demand: &Demand) -> Result<Vec<u64>, TapError> {
-        self.missed.into_result(net, demand)?;
-        Ok(self.loads)
-    }
-
-    /// Loads origin `i`'s OD pairs along the canonical tree of its distance row `dist` (u32 fixed
-    /// point, `u32::MAX` unreached): the tree the GPU's `pred_tight` and `load` kernels walk.
-    pub fn load(&mut self, g: &SplitGraph, weights: &[u32], demand: &Demand, i: usize, dist: &[u32]) {
-        let (pred, loads, missed) = (&mut self.pred, &mut self.loads, &mut self.missed);
-        load_tree(g, weights, demand, i, dist, pred, loads, missed);
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn load_tree(
+/// Loads origin `i`'s OD pairs along the canonical tree of its distance row `dist` (u32 fixed point,
+/// `u32::MAX` unreached): the tree the GPU's `pred_tight` and `load` kernels walk. `pred` is scratch.
+fn load_canonical_tree(
     g: &SplitGraph,
-    weights: &[u32],
-    demand: &Demand,
-    i: usize,
-    dist: &[u32],
+    (weights, demand): (&[u32], &Demand),
+    (i, dist): (usize, &[u32]),
     pred: &mut [u32],
     loads: &mut [u64],
     missed: &mut Unloaded,

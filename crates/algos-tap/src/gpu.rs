@@ -164,10 +164,8 @@ impl<'c> GpuAon<'c> {
         let m = graph.num_arcs();
         let cells = rows * n;
         let trees = if phast {
-            let shape = Csr::from_parts(graph.offsets.clone(), graph.heads.clone(), vec![1u32; m])
-                .map_err(gpu_err)?;
             Trees::Phast {
-                cch: Box::new(Cch::build(&shape).map_err(gpu_err)?),
+                cch: Box::new(graph.hierarchy()?),
                 sweep: None,
                 lanes: rows as u32,
                 times: PhastTimes::default(),
@@ -232,7 +230,7 @@ impl<'c> GpuAon<'c> {
             .map_err(gpu_err)?;
         let mut sssp = GpuSssp::new(ctx, &csr).map_err(gpu_err)?;
         self.weights.write(ctx, 0, &weights).map_err(gpu_err)?;
-        self.loads.write(ctx, 0, &vec![0u32; self.loads.len()]).map_err(gpu_err)?;
+        self.loads.clear(ctx).map_err(gpu_err)?;
         self.control.write(ctx, 0, &[0; 4]).map_err(gpu_err)?;
         let key = |e| PipelineKey::new(AON, e).with("WG", WG);
         let (reset, tight, load) = (

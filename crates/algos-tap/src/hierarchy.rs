@@ -24,7 +24,6 @@
 
 use algos_sssp::cch::Cch;
 use algos_sssp::ch::{LANES, PhastWorkspace};
-use graph_core::Csr;
 use rayon::prelude::*;
 
 use crate::demand::Demand;
@@ -41,7 +40,7 @@ pub struct CchAon {
     cch: Cch,
 }
 
-fn sssp_err(e: algos_sssp::SsspError) -> TapError {
+pub(crate) fn sssp_err(e: algos_sssp::SsspError) -> TapError {
     TapError::InvalidOption(format!("contraction hierarchy: {e}"))
 }
 
@@ -49,9 +48,7 @@ impl CchAon {
     /// Builds the search graph and its CCH (nested-dissection order, chordal supergraph).
     pub fn new(net: &Network, demand: &Demand, allow_zone_transit: bool) -> Result<Self, TapError> {
         let graph = SplitGraph::new(net, demand, allow_zone_transit);
-        let shape = Csr::from_parts(graph.offsets.clone(), graph.heads.clone(), vec![1u32; graph.num_arcs()])
-            .map_err(|e| TapError::InvalidOption(format!("search graph: {e}")))?;
-        let cch = Cch::build(&shape).map_err(sssp_err)?;
+        let cch = graph.hierarchy()?;
         Ok(Self { graph, cch })
     }
 

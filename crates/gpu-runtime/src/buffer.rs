@@ -66,6 +66,15 @@ impl<T: bytemuck::Pod> GpuBuffer<T> {
         Ok(Self { buffer, len, label: label.into(), _values: PhantomData })
     }
 
+    /// Zeroes the whole buffer on the device: no host allocation, nothing crosses the bus.
+    pub fn clear(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+        ctx.scoped(&format!("clearing `{}`", self.label), || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&self.buffer, 0, None);
+            ctx.queue.submit([enc.finish()]);
+        })
+    }
+
     /// A buffer holding a copy of `data`.
     pub fn from_slice(ctx: &GpuContext, label: &str, data: &[T]) -> Result<Self, GpuError> {
         Self::from_slice_with_usage(ctx, label, data, wgpu::BufferUsages::empty())

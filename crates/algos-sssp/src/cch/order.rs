@@ -271,19 +271,8 @@ mod tests {
     #[test]
     fn grid_order_is_a_permutation_with_separator_last() {
         let side = 20u32;
-        let id = |r: u32, c: u32| r * side + c;
-        let mut arcs = Vec::new();
-        for r in 0..side {
-            for c in 0..side {
-                if c + 1 < side {
-                    arcs.push((id(r, c), id(r, c + 1)));
-                }
-                if r + 1 < side {
-                    arcs.push((id(r, c), id(r + 1, c)));
-                }
-            }
-        }
-        let g = Undirected::from_arcs((side * side) as usize, arcs.into_iter());
+        let grid = graph_core::generators::grid_2d(side, side);
+        let g = Undirected::from_arcs((side * side) as usize, grid.arcs().map(|(u, v, _)| (u, v)));
         let (order, parts) = nested_dissection(&g).unwrap();
         assert_eq!(parts[0].ranks, 0..side * side);
         // Sides come first, contiguous, and inside their parent.

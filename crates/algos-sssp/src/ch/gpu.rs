@@ -240,8 +240,8 @@ impl<'a> GpuPhast<'a> {
             self.loading = Some(self.make_loading()?);
         }
         let l = self.loading.as_ref().expect("made above");
-        l.loads.write(self.ctx, 0, &vec![0u32; l.loads.len()])?;
-        l.control.write(self.ctx, 0, &[0; 4])?;
+        l.loads.clear(self.ctx)?;
+        l.control.clear(self.ctx)?;
         Ok(())
     }
 
