@@ -174,6 +174,16 @@ impl ArcCosts {
         Self { m, a }
     }
 
+    /// Nodes m (depot and customers).
+    pub fn size(&self) -> usize {
+        self.m
+    }
+
+    /// The matrix, row-major.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.a
+    }
+
     /// The arc cost `i → j`.
     #[inline]
     pub fn get(&self, i: usize, j: usize) -> f64 {

@@ -18,15 +18,19 @@
 //! ```
 
 mod colgen;
+mod gpu_ng;
 mod instance;
 mod ng;
+mod ng_dense;
 mod qpath;
 mod throughq;
 pub mod vrplib;
 
 pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound};
+pub use gpu_ng::{GpuNgPricer, GpuPriceTimes, Priced};
 pub use instance::{ArcCosts, Costs, Cvrp};
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
+pub use ng_dense::{MAX_DENSE_DELTA, NO_LABEL, NgDenseTable, NgPlan, ng_paths_dense};
 pub use qpath::{NONE, QPathTable, q_paths};
 pub use throughq::{LoadSemantics, through_q};
 
@@ -85,6 +89,9 @@ pub enum VrpError {
     /// A file that could not be opened or parsed (the crate's reader error: file and line).
     #[error(transparent)]
     Read(#[from] crate::io::ReadError),
+    /// The GPU failed or lacks what a kernel needs.
+    #[error("GPU: {0}")]
+    Gpu(#[from] gpu_runtime::GpuError),
     /// The LP solver failed.
     #[error("LP solver: {0}")]
     Lp(String),

@@ -1,0 +1,122 @@
+//! Pricing engines against each other: the dense ng tables (the GPU's layout) against the
+//! reachable-state DP, and every GPU table against its CPU mirror, bit for bit.
+
+use algos_dp::vrp::{
+    ArcCosts, Costs, Cvrp, GpuNgPricer, NO_LABEL, NgPlan, NgSets, VrpError, ng_paths, ng_paths_dense,
+};
+use graph_core::rng::SplitMix64;
+
+/// A random instance: n customers, demands 1..=3, integer costs 1..=20 (asymmetric unless `sym`).
+fn random(n: usize, cap: u32, sym: bool, seed: u64) -> Cvrp {
+    let mut rng = SplitMix64::new(seed);
+    let m = n + 1;
+    let mut cost = vec![0.0; m * m];
+    for i in 0..m {
+        for j in 0..m {
+            if i != j && (!sym || i < j) {
+                let c = 1.0 + rng.below(20) as f64;
+                cost[i * m + j] = c;
+                if sym {
+                    cost[j * m + i] = c;
+                }
+            }
+        }
+    }
+    let demand = std::iter::once(0).chain((0..n).map(|_| 1 + rng.below(3) as u32)).collect();
+    Cvrp::new(format!("random{seed}"), demand, cap, cost).unwrap()
+}
+
+/// Duals that make many reduced costs negative, with ties (integers) or without (fractions).
+fn duals(n: usize, seed: u64, fractional: bool) -> Vec<f64> {
+    let mut rng = SplitMix64::new(seed ^ 0x5eed);
+    (0..n)
+        .map(|_| if fractional { rng.below(25_000) as f64 / 1000.0 } else { rng.below(25) as f64 })
+        .collect()
+}
+
+fn cases() -> Vec<(Cvrp, usize, Vec<f64>)> {
+    let mut rng = SplitMix64::new(99);
+    (0..24)
+        .map(|c| {
+            let n = 3 + rng.below(12) as usize;
+            let cap = 3 + rng.below(12) as u32;
+            let inst = random(n, cap, c % 3 == 0, 1000 + c);
+            let delta = 1 + rng.below(n.min(10) as u64) as usize;
+            let u = duals(n, c, c % 2 == 0);
+            (inst, delta, u)
+        })
+        .collect()
+}
+
+#[test]
+fn dense_tables_hold_the_reachable_labels() {
+    for (inst, delta, u) in cases() {
+        let ng = NgSets::nearest(&inst, delta).unwrap();
+        let arcs = ArcCosts::new(&inst, &Costs::Reduced(&u)).unwrap();
+        let sparse = ng_paths(&inst, &arcs, &ng, false, 1 << 24).unwrap();
+        let plan = NgPlan::new(&inst, &ng).unwrap();
+        let dense = ng_paths_dense(&inst, &arcs, &plan, false, 1 << 24).unwrap();
+        assert_eq!(dense, ng_paths_dense(&inst, &arcs, &plan, true, 1 << 24).unwrap(), "rayon = serial");
+        let (m, s) = (inst.customers() + 1, plan.masks);
+        for q in 1..=inst.capacity() {
+            for i in 1..m {
+                let states = sparse.states(q, i);
+                let reached = (0..s).filter(|&t| dense.label(q, i, t).1 != NO_LABEL).count();
+                assert_eq!(reached, states.len(), "{} Δ={delta} ({q}, {i}): label count", inst.name());
+                for st in states {
+                    let t = (st.mask >> 1) as usize;
+                    let (v, p) = dense.label(q, i, t);
+                    assert_eq!(v.to_bits(), st.value.to_bits(), "{} ({q}, {i}, {t}) value", inst.name());
+                    assert_eq!(p >> 16, st.pred, "{} ({q}, {i}, {t}) predecessor", inst.name());
+                    if st.pred != 0 {
+                        let prev = q - inst.demands()[i];
+                        let from = sparse.states(prev, st.pred as usize)[st.pred_state as usize].mask >> 1;
+                        assert_eq!(p & 0xFFFF, from, "{} ({q}, {i}, {t}) predecessor memory", inst.name());
+                    }
+                }
+                assert_eq!(dense.value(q, i).to_bits(), sparse.value(q, i).to_bits());
+            }
+        }
+        let k = 40;
+        assert_eq!(
+            dense.best_routes(&inst, &arcs, k, f64::INFINITY),
+            sparse.best_routes(&inst, &arcs, k, f64::INFINITY),
+            "{} Δ={delta}: routes",
+            inst.name()
+        );
+    }
+}
+
+#[test]
+fn gpu_ng_tables_equal_the_mirror() {
+    gpu_runtime::testing::for_each_context("gpu_ng_tables_equal_the_mirror", |ctx| {
+        if !ctx.features().f64 {
+            let inst = random(4, 5, true, 1);
+            let err = GpuNgPricer::new(ctx, &inst, &NgSets::nearest(&inst, 2).unwrap()).err();
+            assert!(
+                matches!(err, Some(VrpError::Gpu(gpu_runtime::GpuError::MissingFeature { .. }))),
+                "without f64: {err:?}"
+            );
+            return;
+        }
+        for (inst, delta, u) in cases() {
+            let ng = NgSets::nearest(&inst, delta).unwrap();
+            let plan = NgPlan::new(&inst, &ng).unwrap();
+            let mut gpu = GpuNgPricer::new(ctx, &inst, &ng).unwrap();
+            // Two calls on the same resident tables: raw costs, then reduced ones.
+            for costs in [Costs::Raw, Costs::Reduced(&u)] {
+                let arcs = ArcCosts::new(&inst, &costs).unwrap();
+                let cpu = ng_paths_dense(&inst, &arcs, &plan, true, 1 << 24).unwrap();
+                let priced = gpu.price(&arcs, 30, f64::INFINITY).unwrap();
+                let table = gpu.table().unwrap();
+                assert!(table == cpu, "{} Δ={delta}: GPU tables differ from the mirror", inst.name());
+                assert_eq!(
+                    priced.routes,
+                    cpu.best_routes(&inst, &arcs, 30, f64::INFINITY),
+                    "{}",
+                    inst.name()
+                );
+            }
+        }
+    });
+}
