@@ -1,9 +1,11 @@
-//! CVRP pricing DPs (issue 18): one q-path call, one ng-path call (exact states and with subset
-//! dominance) and a 20-call sequence with changing duals (the pricing use case), serial against rayon,
-//! on VRPLIB instances. One JSON line per instance. The GPU versions are not built yet.
+//! CVRP pricing DPs (issue 18): one q-path call, one ng-path call and a 20-call sequence with changing
+//! duals (the pricing use case), on VRPLIB instances. ng engines side by side: the reachable-state DP
+//! with subset dominance and the dense-table mirror, each serial and on all rayon threads, and the GPU
+//! (`--gpu`; dense tables resident on the device, only arc costs uploaded per call). Every engine's
+//! least reduced cost over the sequence must agree. One JSON line per instance.
 //!
 //! ```text
-//! cargo bench --bench vrp -- --instances ../shared/data/vrp/X/X-n101-k25.vrp,../shared/data/vrp/X/X-n401-k29.vrp --delta 8
+//! cargo bench --bench vrp -- --instances ../shared/data/vrp/X/X-n101-k25.vrp,../shared/data/vrp/X/X-n401-k29.vrp --delta 8 --gpu
 //! ```
 
 #[allow(dead_code)]
@@ -11,9 +13,12 @@ mod common;
 
 use std::time::Instant;
 
-use common::arg;
+use common::{arg, flag};
+use gpu_runtime::GpuContext;
 use urbanflow::dp::vrp::vrplib::{Rounding, read_vrplib};
-use urbanflow::dp::vrp::{ArcCosts, Costs, Cvrp, NgSets, ng_paths, ng_paths_dominated, q_paths};
+use urbanflow::dp::vrp::{
+    ArcCosts, Costs, Cvrp, GpuNgPricer, NgPlan, NgSets, ng_paths_dense, ng_paths_dominated, q_paths,
+};
 use urbanflow::graph::rng::SplitMix64;
 
 /// Seconds of `f`, and its result.
@@ -29,55 +34,125 @@ fn random_duals(inst: &Cvrp, seed: u64) -> Vec<f64> {
     (1..=inst.customers()).map(|i| rng.unit_f64() * (inst.cost(0, i) + inst.cost(i, 0))).collect()
 }
 
+/// One ng engine: a call on arc costs → the least route cost (the pricing answer).
+type Engine<'a> = Box<dyn FnMut(&ArcCosts) -> f64 + Send + 'a>;
+
 fn main() {
     let instances = arg("--instances").expect("--instances F[,F…]");
     let delta: usize = arg("--delta").map_or(8, |s| s.parse().expect("--delta"));
     let calls: u64 = arg("--calls").map_or(20, |s| s.parse().expect("--calls"));
-    let exact_max: usize = arg("--exact-max").map_or(usize::MAX, |s| s.parse().expect("--exact-max"));
+    let serial_max: usize = arg("--serial-max").map_or(usize::MAX, |s| s.parse().expect("--serial-max"));
+    let ctx = flag("--gpu").then(|| GpuContext::new().expect("a GPU adapter"));
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
     eprintln!("threads: {}", rayon::current_num_threads());
+    if let Some(ctx) = &ctx {
+        eprintln!("gpu: {}", ctx.describe());
+    }
     for path in instances.split(',') {
         let inst = read_vrplib(path, Rounding::Nint).expect("instance");
         let ng = NgSets::nearest(&inst, delta).expect("Δ");
+        let plan = NgPlan::new(&inst, &ng).expect("plan");
         let raw = ArcCosts::new(&inst, &Costs::Raw).expect("costs");
         let (q_serial, _) = one.install(|| timed(|| q_paths(&inst, &raw, false)));
         let (q_rayon, _) = timed(|| q_paths(&inst, &raw, true));
-        let (ng_serial, labels) = one
-            .install(|| timed(|| ng_paths_dominated(&inst, &raw, &ng, false, usize::MAX).expect("ng").len()));
-        let (ng_rayon, _) = timed(|| ng_paths_dominated(&inst, &raw, &ng, true, usize::MAX).expect("ng"));
-        let (exact_rayon, exact_labels) = if inst.customers() <= exact_max {
-            let (s, t) = timed(|| ng_paths(&inst, &raw, &ng, true, usize::MAX).expect("ng").len());
-            (Some(s), Some(t))
-        } else {
-            (None, None)
-        };
-        // The pricing sequence: new duals each call.
-        let duals: Vec<Vec<f64>> = (0..calls).map(|k| random_duals(&inst, k + 1)).collect();
-        let seq = |parallel: bool| {
-            timed(|| {
-                let mut best = 0.0f64;
-                for u in &duals {
-                    let arcs = ArcCosts::new(&inst, &Costs::Reduced(u)).expect("duals");
-                    let t = ng_paths_dominated(&inst, &arcs, &ng, parallel, usize::MAX).expect("ng");
-                    best = best
-                        .min(t.best_routes(&inst, &arcs, 1, f64::INFINITY).first().map_or(0.0, |r| r.cost));
-                }
-                best
-            })
-        };
-        let (seq_serial, min_serial) = one.install(|| seq(false));
-        let (seq_rayon, min_rayon) = seq(true);
-        assert_eq!(min_serial, min_rayon, "serial and rayon disagree");
-        let f = |x: Option<f64>| x.map_or("null".into(), |v| format!("{v:.4}"));
-        let g = |x: Option<usize>| x.map_or("null".into(), |v| v.to_string());
-        println!(
-            "{{\"instance\":{:?},\"n\":{},\"capacity\":{},\"delta\":{delta},\"threads\":{},\"q_serial_s\":{q_serial:.4},\"q_rayon_s\":{q_rayon:.4},\"ng_labels\":{labels},\"ng_serial_s\":{ng_serial:.4},\"ng_rayon_s\":{ng_rayon:.4},\"ng_exact_labels\":{},\"ng_exact_rayon_s\":{},\"calls\":{calls},\"seq_serial_s\":{seq_serial:.3},\"seq_rayon_s\":{seq_rayon:.3},\"seq_min_reduced_cost\":{min_rayon:.3}}}",
-            inst.name(),
-            inst.customers(),
-            inst.capacity(),
-            rayon::current_num_threads(),
-            g(exact_labels),
-            f(exact_rayon),
-        );
+        let duals: Vec<ArcCosts> = (0..calls)
+            .map(|k| ArcCosts::new(&inst, &Costs::Reduced(&random_duals(&inst, k + 1))).expect("duals"))
+            .collect();
+        let mut engines: Vec<(&str, bool, Engine)> = vec![
+            (
+                "dominated",
+                false,
+                Box::new(|a: &ArcCosts| {
+                    let t = ng_paths_dominated(&inst, a, &ng, false, usize::MAX).expect("ng");
+                    t.best_routes(&inst, a, 1, f64::INFINITY).first().map_or(0.0, |r| r.cost)
+                }),
+            ),
+            (
+                "dominated",
+                true,
+                Box::new(|a: &ArcCosts| {
+                    let t = ng_paths_dominated(&inst, a, &ng, true, usize::MAX).expect("ng");
+                    t.best_routes(&inst, a, 1, f64::INFINITY).first().map_or(0.0, |r| r.cost)
+                }),
+            ),
+            (
+                "dense",
+                false,
+                Box::new(|a: &ArcCosts| {
+                    let t = ng_paths_dense(&inst, a, &plan, false, usize::MAX).expect("ng");
+                    t.best_routes(&inst, a, 1, f64::INFINITY).first().map_or(0.0, |r| r.cost)
+                }),
+            ),
+            (
+                "dense",
+                true,
+                Box::new(|a: &ArcCosts| {
+                    let t = ng_paths_dense(&inst, a, &plan, true, usize::MAX).expect("ng");
+                    t.best_routes(&inst, a, 1, f64::INFINITY).first().map_or(0.0, |r| r.cost)
+                }),
+            ),
+        ];
+        let (mut gpu_setup, mut gpu_bytes) = (None, None);
+        if let Some(ctx) = &ctx {
+            let (s, mut pricer) = timed(|| GpuNgPricer::new(ctx, &inst, &ng).expect("GPU pricer"));
+            gpu_setup = Some(s);
+            gpu_bytes = Some(pricer.device_bytes());
+            // Warm-up call (pipelines compile once per device).
+            pricer.price(&raw, 1, f64::INFINITY).expect("GPU call");
+            engines.push((
+                "gpu",
+                true,
+                Box::new(move |a: &ArcCosts| {
+                    let p = pricer.price(a, 1, f64::INFINITY).expect("GPU call");
+                    p.routes.first().map_or(0.0, |r| r.cost)
+                }),
+            ));
+        }
+        let mut fields = vec![
+            format!("\"instance\":{:?}", inst.name()),
+            format!("\"n\":{}", inst.customers()),
+            format!("\"capacity\":{}", inst.capacity()),
+            format!("\"delta\":{delta}"),
+            format!("\"threads\":{}", rayon::current_num_threads()),
+            format!("\"near_pairs\":{}", plan.records.len() / 9),
+            format!("\"q_serial_s\":{q_serial:.4}"),
+            format!("\"q_rayon_s\":{q_rayon:.4}"),
+        ];
+        let mut answer: Option<f64> = None;
+        for (name, parallel, engine) in &mut engines {
+            let tag = if *name == "gpu" {
+                name.to_string()
+            } else if *parallel {
+                format!("{name}_rayon")
+            } else {
+                format!("{name}_serial")
+            };
+            if !*parallel && inst.customers() > serial_max {
+                continue;
+            }
+            let mut run = |a: &ArcCosts| if *parallel { engine(a) } else { one.install(|| engine(a)) };
+            if *parallel {
+                run(&raw); // warm-up: rayon's workers, the GPU's clocks
+            }
+            let (one_s, _) = timed(|| run(&raw));
+            fields.push(format!("\"ng_{tag}_s\":{one_s:.4}"));
+            // The dense mirror's serial sequence only repeats its one call (minutes on 400 customers).
+            if *name == "dense" && !*parallel {
+                continue;
+            }
+            let (seq_s, min) = timed(|| duals.iter().map(&mut run).fold(f64::INFINITY, f64::min));
+            match answer {
+                None => answer = Some(min),
+                Some(a) => assert_eq!(a.to_bits(), min.to_bits(), "{tag} disagrees on {}", inst.name()),
+            }
+            fields.push(format!("\"seq_{tag}_s\":{seq_s:.3}"));
+        }
+        if let (Some(s), Some(b)) = (gpu_setup, gpu_bytes) {
+            fields.push(format!("\"gpu_setup_s\":{s:.3}"));
+            fields.push(format!("\"gpu_device_mb\":{:.1}", b as f64 / 1e6));
+        }
+        fields.push(format!("\"calls\":{calls}"));
+        fields.push(format!("\"seq_min_reduced_cost\":{:.3}", answer.unwrap_or(f64::NAN)));
+        println!("{{{}}}", fields.join(","));
     }
 }

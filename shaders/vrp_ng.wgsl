@@ -1,17 +1,22 @@
 // ng-paths on dense memory tables (spec vrp-relaxations.md §3.3; CPU mirror algos_dp::vrp::ng_paths_dense).
-// One `stage` dispatch per load q, one workgroup per target customer k; invocation lid owns the
-// memories t ≡ lid (mod WG) of cell (q, k) and keeps their running least label in the table itself.
+// One `stage` dispatch per load q, one workgroup per target customer k. The running least label of
+// every memory of cell (q, k) lives in workgroup memory (bv, bk) until the cell is written once.
 // Far predecessors (memory always {k}) give their cell's best label, reduced over the workgroup.
-// For each near predecessor j, the workgroup loads j's labels that may enter k into workgroup memory,
-// folds away the memory bits that k forgets (a min over each `free` bit, one bit per step: after the
+// Near predecessors come P at a time, L lanes each: a lane group loads its j's labels that may enter
+// k, folds away the memory bits k forgets (a min over each `free` bit, one bit per step: after the
 // last one the entry with those bits clear holds the least label of its class), and every target
-// memory gathers the one class that maps onto it. Labels compare by (value, j << 16 | t): the least
-// is unique, so the order of the reductions cannot change a bit of the result.
+// memory gathers, from each of the P pairs, the one class that maps onto it. Labels compare by
+// (value, j << 16 | t): the least is unique, so the order of the reductions cannot change a bit of the
+// result.
 //!requires f64
 
-override WG: u32 = 128;
+// Lanes per near pair and pairs per round (WG = P · L, a power of two; P ≤ 8).
+override L: u32 = 128;
+override P: u32 = 4;
+override WG: u32 = 512;
 // Memories per cell, 2^(Δ − 1).
 override S: u32 = 128;
+override PS: u32 = 512;
 
 struct Params {
     m: u32,
@@ -40,8 +45,13 @@ struct Params {
 
 const NONE: u32 = 0xffffffffu;
 
-var<workgroup> sv: array<f64, S>;
-var<workgroup> sk: array<u32, S>;
+// Per pair of the round: its labels (sv, sk), then its record (j, forbid, free, image, required, map × 4).
+var<workgroup> sv: array<f64, PS>;
+var<workgroup> sk: array<u32, PS>;
+var<workgroup> rec: array<u32, 72>;
+// The cell's running least labels.
+var<workgroup> bv: array<f64, S>;
+var<workgroup> bk: array<u32, S>;
 var<workgroup> rv: array<f64, WG>;
 var<workgroup> rk: array<u32, WG>;
 var<workgroup> stage_q: u32;
@@ -80,28 +90,30 @@ fn stage(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     let cell = q * m + k;
     let row = cell * S;
     let dk = plan[params.demand_at + k];
-    for (var t = lid; t < S; t += WG) {
-        pred[row + t] = NONE;
-        value[row + t] = 0.0lf;
-    }
-    if dk > q {
+    if dk > q || q == dk {
+        for (var t = lid; t < S; t += WG) {
+            pred[row + t] = NONE;
+            value[row + t] = 0.0lf;
+        }
         if lid == 0u {
-            best_mask[cell] = NONE;
-            best[cell] = 0.0lf;
+            if q == dk {
+                value[row] = arcs[k];
+                pred[row] = 0u;
+                best[cell] = arcs[k];
+                best_mask[cell] = 0u;
+            } else {
+                best_mask[cell] = NONE;
+                best[cell] = 0.0lf;
+            }
         }
         return;
     }
     let prev = q - dk;
-    if prev == 0u {
-        if lid == 0u {
-            value[row] = arcs[k];
-            pred[row] = 0u;
-            best[cell] = arcs[k];
-            best_mask[cell] = 0u;
-        }
-        return;
+    for (var t = lid; t < S; t += WG) {
+        bk[t] = NONE;
+        bv[t] = 0.0lf;
     }
-    // Far predecessors: their best label, into memory {k} (index 0, owned by invocation 0).
+    // Far predecessors: their best label, into memory {k} (index 0).
     var lv = 0.0lf;
     var lk = NONE;
     let near_row = params.near_bits_at + k * params.near_words;
@@ -119,78 +131,96 @@ fn stage(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
         }
     }
     reduce_least(lid, lv, lk);
-    if lid == 0u && rk[0] != NONE {
-        value[row] = rv[0];
-        pred[row] = rk[0];
+    if lid == 0u {
+        bv[0] = rv[0];
+        bk[0] = rk[0];
     }
     let first = plan[params.near_at + k];
     let last = plan[params.near_at + k + 1u];
-    for (var r = first; r < last; r++) {
-        let rec = params.records_at + r * 9u;
-        let j = plan[rec];
-        let forbid = plan[rec + 1u];
-        let free = plan[rec + 2u];
-        let image = plan[rec + 3u];
-        let required = plan[rec + 4u];
-        let a = arcs[j * m + k];
-        let src_row = (prev * m + j) * S;
+    let g = lid / L;
+    let lane = lid % L;
+    for (var base = first; base < last; base += P) {
+        let r = base + g;
+        let mine = r < last;
         workgroupBarrier();
-        for (var t = lid; t < S; t += WG) {
-            let key = pred[src_row + t];
-            if key != NONE && (((t << 1u) | 1u) & forbid) == 0u {
-                sv[t] = value[src_row + t] + a;
-                sk[t] = (j << 16u) | t;
-            } else {
-                sk[t] = NONE;
+        if mine && lane < 9u {
+            rec[g * 9u + lane] = plan[params.records_at + r * 9u + lane];
+        }
+        workgroupBarrier();
+        if mine {
+            let j = rec[g * 9u];
+            let forbid = rec[g * 9u + 1u];
+            let a = arcs[j * m + k];
+            let src_row = (prev * m + j) * S;
+            for (var t = lane; t < S; t += L) {
+                let key = pred[src_row + t];
+                if key != NONE && (((t << 1u) | 1u) & forbid) == 0u {
+                    sv[g * S + t] = value[src_row + t] + a;
+                    sk[g * S + t] = (j << 16u) | t;
+                } else {
+                    sk[g * S + t] = NONE;
+                }
             }
         }
         workgroupBarrier();
-        // Fold each forgotten bit b: entry t (bit b clear) keeps the lesser of t and t | b.
-        var bits = free;
-        while bits != 0u {
-            let bit = bits & (0u - bits);
-            bits ^= bit;
-            for (var x = lid; x < S / 2u; x += WG) {
-                let lo = x & (bit - 1u);
-                let t = ((x ^ lo) << 1u) | lo;
-                let o = t | bit;
-                if before(sv[o], sk[o], sv[t], sk[t]) {
-                    sv[t] = sv[o];
-                    sk[t] = sk[o];
+        // Fold each forgotten bit: entry t (bit clear) keeps the lesser of t and t | bit.
+        for (var b = 0u; b + 1u < params.delta; b++) {
+            let bit = 1u << b;
+            if mine && (rec[g * 9u + 2u] & bit) != 0u {
+                for (var x = lane; x < S / 2u; x += L) {
+                    let lo = x & (bit - 1u);
+                    let t = g * S + (((x ^ lo) << 1u) | lo);
+                    let o = t | bit;
+                    if before(sv[o], sk[o], sv[t], sk[t]) {
+                        sv[t] = sv[o];
+                        sk[t] = sk[o];
+                    }
                 }
             }
             workgroupBarrier();
         }
-        // Each target memory gathers the class of sources that maps onto it.
+        // Each target memory gathers, from each pair, the class of sources that maps onto it.
+        let pairs = min(P, last - base);
         for (var t = lid; t < S; t += WG) {
             let goal = (t << 1u) | 1u;
-            if (goal & ~image) != 0u || (goal & required) != required {
-                continue;
-            }
-            var source = 1u;
-            for (var x = 1u; x < params.delta; x++) {
-                if (goal & (1u << x)) != 0u {
-                    let p = (plan[rec + 5u + x / 4u] >> (8u * (x % 4u))) & 0xffu;
-                    source |= 1u << p;
+            var v = bv[t];
+            var key = bk[t];
+            for (var h = 0u; h < pairs; h++) {
+                let image = rec[h * 9u + 3u];
+                let required = rec[h * 9u + 4u];
+                if (goal & ~image) != 0u || (goal & required) != required {
+                    continue;
+                }
+                var source = 1u;
+                for (var x = 1u; x < params.delta; x++) {
+                    if (goal & (1u << x)) != 0u {
+                        let p = (rec[h * 9u + 5u + x / 4u] >> (8u * (x % 4u))) & 0xffu;
+                        source |= 1u << p;
+                    }
+                }
+                let s = h * S + (source >> 1u);
+                if before(sv[s], sk[s], v, key) {
+                    v = sv[s];
+                    key = sk[s];
                 }
             }
-            let s = source >> 1u;
-            if before(sv[s], sk[s], value[row + t], pred[row + t]) {
-                value[row + t] = sv[s];
-                pred[row + t] = sk[s];
-            }
+            bv[t] = v;
+            bk[t] = key;
         }
     }
-    // The cell's best: least value, then least memory index.
-    var bv = 0.0lf;
-    var bt = NONE;
+    workgroupBarrier();
+    // Write the cell; its best: least value, then least memory index.
+    var cv = 0.0lf;
+    var ct = NONE;
     for (var t = lid; t < S; t += WG) {
-        if before(value[row + t], select(NONE, t, pred[row + t] != NONE), bv, bt) {
-            bv = value[row + t];
-            bt = t;
+        value[row + t] = bv[t];
+        pred[row + t] = bk[t];
+        if before(bv[t], select(NONE, t, bk[t] != NONE), cv, ct) {
+            cv = bv[t];
+            ct = t;
         }
     }
-    reduce_least(lid, bv, bt);
+    reduce_least(lid, cv, ct);
     if lid == 0u {
         best[cell] = rv[0];
         best_mask[cell] = rk[0];

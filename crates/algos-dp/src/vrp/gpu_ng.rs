@@ -14,8 +14,13 @@ use super::{ArcCosts, Cvrp, NgDenseTable, NgPlan, NgSets, Route, VrpError};
 
 const SHADER: Shader = gpu_runtime::shader!("vrp_ng");
 
-/// Invocations per target customer.
-const WG: u32 = 128;
+/// The stage kernel's shape for `s` memories per cell: lanes per near pair L, pairs per round P
+/// (workgroup P·L ≤ 512 invocations; more pairs at once hide the latency of loading their labels).
+fn shape(s: u32) -> (u32, u32) {
+    let lanes = s.clamp(32, 128);
+    let pairs = (512 / s.max(lanes)).clamp(1, 8);
+    (lanes, pairs)
+}
 
 /// Stages recorded per command buffer.
 const STAGES_PER_SUBMIT: u32 = 256;
@@ -90,13 +95,24 @@ impl<'c> GpuNgPricer<'c> {
             )));
         }
         let s = plan.masks as u32;
-        let shared = (s as u64) * 12 + WG as u64 * 12 + 4;
+        let (lanes, pairs) = shape(s);
+        let wg = lanes * pairs;
+        let shared = 12 * (pairs as u64 + 1) * s as u64 + 12 * wg as u64 + 4 * 73;
         let limit = ctx.limits.max_compute_workgroup_storage_size as u64;
         if shared > limit {
             return Err(VrpError::Gpu(GpuError::LimitTooLow {
                 name: "max_compute_workgroup_storage_size",
                 needed: shared,
                 available: limit,
+            }));
+        }
+        let invocations =
+            ctx.limits.max_compute_invocations_per_workgroup.min(ctx.limits.max_compute_workgroup_size_x);
+        if wg > invocations {
+            return Err(VrpError::Gpu(GpuError::LimitTooLow {
+                name: "max_compute_invocations_per_workgroup",
+                needed: wg as u64,
+                available: invocations as u64,
             }));
         }
         let labels = plan.labels(inst.capacity()) as usize;
@@ -143,7 +159,14 @@ impl<'c> GpuNgPricer<'c> {
         value.check_bindable(ctx)?;
         pred.check_bindable(ctx)?;
         plan_buf.check_bindable(ctx)?;
-        let key = |entry| PipelineKey::new(SHADER, entry).with("WG", WG).with("S", s);
+        let key = |entry| {
+            PipelineKey::new(SHADER, entry)
+                .with("L", lanes)
+                .with("P", pairs)
+                .with("WG", wg)
+                .with("S", s)
+                .with("PS", pairs * s)
+        };
         let stage = ctx.pipeline(&key("stage"))?;
         let advance = ctx.pipeline(&key("advance"))?;
         let walk = ctx.pipeline(&key("walk"))?;
