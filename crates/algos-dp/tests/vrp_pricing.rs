@@ -2,7 +2,8 @@
 //! reachable-state DP, and every GPU table against its CPU mirror, bit for bit.
 
 use algos_dp::vrp::{
-    ArcCosts, Costs, Cvrp, GpuNgPricer, NO_LABEL, NgPlan, NgSets, VrpError, ng_paths, ng_paths_dense,
+    ArcCosts, Costs, Cvrp, GpuNgPricer, GpuQPaths, LoadSemantics, NO_LABEL, NgPlan, NgSets, VrpError,
+    ng_paths, ng_paths_dense, q_paths, through_q,
 };
 use graph_core::rng::SplitMix64;
 
@@ -116,6 +117,49 @@ fn gpu_ng_tables_equal_the_mirror() {
                     "{}",
                     inst.name()
                 );
+            }
+        }
+    });
+}
+
+/// The transpose of an arc-cost matrix (backward DPs run forward on it).
+fn transpose(arcs: &ArcCosts) -> ArcCosts {
+    let m = arcs.size();
+    ArcCosts::from_matrix(m, (0..m * m).map(|x| arcs.get(x % m, x / m)).collect())
+}
+
+#[test]
+fn gpu_q_paths_and_through_q_equal_the_cpu() {
+    gpu_runtime::testing::for_each_context("gpu_q_paths_and_through_q_equal_the_cpu", |ctx| {
+        if !ctx.features().f64 {
+            let err = GpuQPaths::new(ctx, &random(4, 5, true, 1)).err();
+            assert!(
+                matches!(err, Some(VrpError::Gpu(gpu_runtime::GpuError::MissingFeature { .. }))),
+                "{err:?}"
+            );
+            return;
+        }
+        for (inst, _, u) in cases() {
+            let back = inst.transposed();
+            let mut fw = GpuQPaths::new(ctx, &inst).unwrap();
+            let mut bw = GpuQPaths::new(ctx, &back).unwrap();
+            for costs in [Costs::Raw, Costs::Reduced(&u)] {
+                let arcs = ArcCosts::new(&inst, &costs).unwrap();
+                let arcs_bw = transpose(&arcs);
+                let cpu_fw = q_paths(&inst, &arcs, false);
+                let cpu_bw = q_paths(&back, &arcs_bw, false);
+                let priced = fw.price(&arcs, 25, f64::INFINITY).unwrap();
+                bw.fill(&arcs_bw).unwrap();
+                let gpu_fw = fw.table().unwrap();
+                assert!(gpu_fw == cpu_fw, "{}: forward q-path tables differ", inst.name());
+                assert!(bw.table().unwrap() == cpu_bw, "{}: backward q-path tables differ", inst.name());
+                assert_eq!(priced.routes, cpu_fw.best_routes(&inst, &arcs, 25, f64::INFINITY));
+                for sem in [LoadSemantics::Exact, LoadSemantics::AtMost] {
+                    let gpu = fw.through_q(&bw, sem).unwrap();
+                    let cpu = through_q(&inst, &cpu_fw, &cpu_bw, sem);
+                    let same = gpu.iter().zip(&cpu).all(|(a, b)| a.to_bits() == b.to_bits());
+                    assert!(same && gpu.len() == cpu.len(), "{} {sem:?}: ψ differs", inst.name());
+                }
             }
         }
     });

@@ -19,6 +19,7 @@
 
 mod colgen;
 mod gpu_ng;
+mod gpu_qpath;
 mod instance;
 mod ng;
 mod ng_dense;
@@ -28,6 +29,7 @@ pub mod vrplib;
 
 pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound};
 pub use gpu_ng::{GpuNgPricer, GpuPriceTimes, Priced};
+pub use gpu_qpath::GpuQPaths;
 pub use instance::{ArcCosts, Costs, Cvrp};
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
 pub use ng_dense::{MAX_DENSE_DELTA, NO_LABEL, NgDenseTable, NgPlan, ng_paths_dense};

@@ -1,0 +1,202 @@
+//! q-paths and through-q-routes on a GPU (`shaders/vrp_qpath.wgsl`), tables resident on the device
+//! across calls; identical to [`super::q_paths`] and [`super::through_q`].
+
+use std::sync::Arc;
+
+use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+
+use super::ng_dense::min_ratio;
+use super::{ArcCosts, Cvrp, LoadSemantics, NONE, Priced, QPathTable, VrpError};
+
+const SHADER: Shader = gpu_runtime::shader!("vrp_qpath");
+
+/// Invocations per customer.
+const WG: u32 = 128;
+
+/// Stages recorded per command buffer.
+const STAGES_PER_SUBMIT: u32 = 256;
+
+/// The q-path DP of one instance on a GPU.
+///
+/// ```no_run
+/// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, GpuQPaths, LoadSemantics};
+/// # fn demo(inst: &Cvrp) -> Result<(), algos_dp::vrp::VrpError> {
+/// let ctx = gpu_runtime::GpuContext::new()?;
+/// let mut fw = GpuQPaths::new(&ctx, inst)?;
+/// fw.fill(&ArcCosts::new(inst, &Costs::Raw)?)?;
+/// let psi = fw.through_q(&fw, LoadSemantics::Exact)?; // symmetric costs: backward = forward
+/// # Ok(()) }
+/// ```
+pub struct GpuQPaths<'c> {
+    ctx: &'c GpuContext,
+    inst: Cvrp,
+    cells: usize,
+    params: wgpu::Buffer,
+    demand: GpuBuffer<u32>,
+    arcs: GpuBuffer<f64>,
+    vals: GpuBuffer<f64>,
+    preds: GpuBuffer<u32>,
+    state: GpuBuffer<u32>,
+    stage: Arc<wgpu::ComputePipeline>,
+    advance: Arc<wgpu::ComputePipeline>,
+    stage_bg: wgpu::BindGroup,
+    advance_bg: wgpu::BindGroup,
+}
+
+impl<'c> GpuQPaths<'c> {
+    /// Uploads `inst` and allocates the tables (typed errors without 64-bit floats or beyond limits).
+    pub fn new(ctx: &'c GpuContext, inst: &Cvrp) -> Result<Self, VrpError> {
+        ctx.require(ctx.features().f64, "f64", "GPU q-paths")?;
+        let m = inst.customers() + 1;
+        let cells = (inst.capacity() as usize + 1) * m;
+        if 2 * cells as u64 > u32::MAX as u64 {
+            return Err(VrpError::Shape(format!("{cells} q-path cells: beyond 32-bit indices")));
+        }
+        let params = ctx.uniform_words("vrp q params", &[m as u32, inst.capacity(), cells as u32, 0]);
+        let demand = GpuBuffer::from_slice(ctx, "vrp demands", inst.demands())?;
+        let arcs = GpuBuffer::<f64>::zeroed(ctx, "vrp arc costs", m * m)?;
+        let vals = GpuBuffer::<f64>::zeroed(ctx, "vrp q values", 2 * cells)?;
+        let preds = GpuBuffer::<u32>::zeroed(ctx, "vrp q predecessors", 2 * cells)?;
+        vals.check_bindable(ctx)?;
+        let state = GpuBuffer::<u32>::zeroed(ctx, "vrp q stage", 1)?;
+        let stage = ctx.pipeline(&PipelineKey::new(SHADER, "stage").with("WG", WG))?;
+        let advance = ctx.pipeline(&PipelineKey::new(SHADER, "advance").with("WG", WG))?;
+        let stage_bg = ctx.bind_buffers(
+            &stage,
+            "vrp q stage",
+            &[
+                (0, &params),
+                (1, demand.buffer()),
+                (2, arcs.buffer()),
+                (3, vals.buffer()),
+                (4, preds.buffer()),
+                (5, state.buffer()),
+            ],
+        )?;
+        let advance_bg = ctx.bind_buffers(&advance, "vrp q advance", &[(5, state.buffer())])?;
+        Ok(Self {
+            ctx,
+            inst: inst.clone(),
+            cells,
+            params,
+            demand,
+            arcs,
+            vals,
+            preds,
+            state,
+            stage,
+            advance,
+            stage_bg,
+            advance_bg,
+        })
+    }
+
+    /// Fills the tables under `arcs` (returns once the GPU is done).
+    pub fn fill(&mut self, arcs: &ArcCosts) -> Result<(), VrpError> {
+        let m = self.inst.customers() + 1;
+        if arcs.size() != m {
+            return Err(VrpError::Shape(format!(
+                "arc costs over {} nodes, the instance has {m}",
+                arcs.size()
+            )));
+        }
+        self.arcs.write(self.ctx, 0, arcs.as_slice())?;
+        self.state.write(self.ctx, 0, &[0])?;
+        let body = [
+            Step { pipeline: &self.advance, bind_group: &self.advance_bg, grid: Grid::Fixed([1, 1, 1]) },
+            Step {
+                pipeline: &self.stage,
+                bind_group: &self.stage_bg,
+                grid: Grid::Fixed([m as u32 - 1, 1, 1]),
+            },
+        ];
+        self.ctx.run(&Sequence {
+            label: "vrp q stages",
+            body: &body,
+            iterations: self.inst.capacity(),
+            per_submit: STAGES_PER_SUBMIT,
+        })?;
+        self.ctx.wait()?;
+        Ok(())
+    }
+
+    /// The tables of the last [`GpuQPaths::fill`], as [`super::q_paths`] returns them.
+    pub fn table(&self) -> Result<QPathTable, VrpError> {
+        let (m, c) = (self.inst.customers() + 1, self.cells);
+        let vals = self.vals.read(self.ctx)?;
+        let mut preds = self.preds.read(self.ctx)?;
+        // Stage 0 and the depot's column are never written on the device.
+        for at in (0..m).chain((1..=self.inst.capacity() as usize).map(|q| q * m)) {
+            preds[at] = NONE;
+            preds[c + at] = NONE;
+        }
+        let value = |x: usize| if preds[x] == NONE { f64::INFINITY } else { vals[x] };
+        let f = (0..c).map(value).collect();
+        let phi = (c..2 * c).map(value).collect();
+        let pred2 = preds.split_off(c);
+        Ok(QPathTable { m, capacity: self.inst.capacity(), f, pred: preds, phi, pred2 })
+    }
+
+    /// One pricing call: the tables under `arcs`, up to `k` cheapest q-routes below `max_cost`
+    /// ([`QPathTable::best_routes`]) and the least cost per unit of load.
+    pub fn price(&mut self, arcs: &ArcCosts, k: usize, max_cost: f64) -> Result<Priced, VrpError> {
+        self.fill(arcs)?;
+        let t = self.table()?;
+        Ok(Priced {
+            routes: t.best_routes(&self.inst, arcs, k, max_cost),
+            min_ratio: min_ratio(&self.inst, arcs, |q, i| t.value(q, i)),
+        })
+    }
+
+    /// ψ on the device from this (forward) table and `backward`'s (the DP on the transposed costs;
+    /// the same object for symmetric costs), as [`super::through_q`] returns it.
+    pub fn through_q(&self, backward: &GpuQPaths<'_>, sem: LoadSemantics) -> Result<Vec<f64>, VrpError> {
+        let m = self.inst.customers() + 1;
+        if backward.cells != self.cells {
+            return Err(VrpError::Shape("forward and backward q-path tables of different instances".into()));
+        }
+        let psi = GpuBuffer::<f64>::zeroed(self.ctx, "vrp psi", self.cells)?;
+        let ok = GpuBuffer::<u32>::zeroed(self.ctx, "vrp psi flags", self.cells)?;
+        let key = |entry| PipelineKey::new(SHADER, entry).with("WG", WG);
+        let through = self.ctx.pipeline(&key("through"))?;
+        let at_most = self.ctx.pipeline(&key("at_most"))?;
+        let bg = self.ctx.bind_buffers(
+            &through,
+            "vrp through-q",
+            &[
+                (0, &self.params),
+                (1, self.demand.buffer()),
+                (3, self.vals.buffer()),
+                (4, self.preds.buffer()),
+                (6, backward.vals.buffer()),
+                (7, backward.preds.buffer()),
+                (8, psi.buffer()),
+                (9, ok.buffer()),
+            ],
+        )?;
+        let max_dim = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let grid = gpu_runtime::dispatch::grid_1d(self.cells as u64, 64, max_dim)?;
+        if grid[1] > 1 {
+            return Err(VrpError::Shape(format!("{} ψ entries: beyond one dispatch row", self.cells)));
+        }
+        let mut steps = vec![Step { pipeline: &through, bind_group: &bg, grid: Grid::Fixed(grid) }];
+        let bg2;
+        if sem == LoadSemantics::AtMost {
+            bg2 = self.ctx.bind_buffers(
+                &at_most,
+                "vrp through-q at most",
+                &[(0, &self.params), (8, psi.buffer()), (9, ok.buffer())],
+            )?;
+            steps.push(Step {
+                pipeline: &at_most,
+                bind_group: &bg2,
+                grid: Grid::Fixed([(m as u32).div_ceil(64), 1, 1]),
+            });
+        }
+        self.ctx.run(&Sequence::once("vrp through-q", &steps))?;
+        let v = psi.read(self.ctx)?;
+        let ok = ok.read(self.ctx)?;
+        Ok(v.into_iter().zip(ok).map(|(v, o)| if o == 0 { f64::INFINITY } else { v }).collect())
+    }
+}
