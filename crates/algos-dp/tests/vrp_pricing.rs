@@ -2,8 +2,8 @@
 //! reachable-state DP, and every GPU table against its CPU mirror, bit for bit.
 
 use algos_dp::vrp::{
-    ArcCosts, Costs, Cvrp, GpuNgPricer, GpuQPaths, LoadSemantics, NO_LABEL, NgPlan, NgSets, VrpError,
-    ng_paths, ng_paths_dense, q_paths, through_q,
+    ArcCosts, BoundOptions, Costs, Cvrp, GpuNgPricer, GpuQPaths, LoadSemantics, NO_LABEL, NgPlan, NgSets,
+    Relaxation, VrpError, ng_paths, ng_paths_dense, q_paths, root_bound, root_bound_with, through_q,
 };
 use graph_core::rng::SplitMix64;
 
@@ -160,6 +160,42 @@ fn gpu_q_paths_and_through_q_equal_the_cpu() {
                     let same = gpu.iter().zip(&cpu).all(|(a, b)| a.to_bits() == b.to_bits());
                     assert!(same && gpu.len() == cpu.len(), "{} {sem:?}: ψ differs", inst.name());
                 }
+            }
+        }
+    });
+}
+
+#[test]
+fn gpu_priced_bounds_equal_the_cpu_ones() {
+    gpu_runtime::testing::for_each_context("gpu_priced_bounds_equal_the_cpu_ones", |ctx| {
+        if !ctx.features().f64 {
+            return; // the typed error is checked by the table tests
+        }
+        for seed in 0..3 {
+            let inst = random(9, 6, seed % 2 == 0, 500 + seed);
+            for relaxation in [Relaxation::QRoute, Relaxation::NgRoute { delta: 4 }] {
+                let opts = BoundOptions { relaxation, ..BoundOptions::default() };
+                let cpu = root_bound(&inst, &opts, &mut |_| {}).unwrap();
+                let gpu = match relaxation {
+                    Relaxation::NgRoute { delta } => {
+                        let mut p =
+                            GpuNgPricer::new(ctx, &inst, &NgSets::nearest(&inst, delta).unwrap()).unwrap();
+                        root_bound_with(&inst, &opts, &mut p, &mut |_| {}).unwrap()
+                    }
+                    Relaxation::QRoute => {
+                        let mut p = GpuQPaths::new(ctx, &inst).unwrap();
+                        root_bound_with(&inst, &opts, &mut p, &mut |_| {}).unwrap()
+                    }
+                };
+                assert!(cpu.converged && gpu.converged, "{} {relaxation:?}", inst.name());
+                let tol = 1e-6 * cpu.lower_bound.abs().max(1.0);
+                assert!(
+                    (cpu.lower_bound - gpu.lower_bound).abs() <= tol,
+                    "{} {relaxation:?}: CPU {} GPU {}",
+                    inst.name(),
+                    cpu.lower_bound,
+                    gpu.lower_bound
+                );
             }
         }
     });

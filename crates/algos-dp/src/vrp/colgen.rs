@@ -1,11 +1,9 @@
 //! A CVRP root lower bound by column generation over a route relaxation.
 //!
 //! Master LP (set partitioning over the relaxation's routes r, with a_ir the visits of customer i):
-//! `min Σ c_r x_r  s.t.  Σ_r a_ir x_r = 1 ∀ i,  x ≥ 0`. It is solved in its dual form,
-//! `max Σ u_i  s.t.  Σ_i a_ir u_i ≤ c_r` for the routes generated so far (u free), with
-//! [microlp](https://docs.rs/microlp) (pure Rust; it reports primal values only, and the dual form makes
-//! the duals its primal values; each round's new columns are new rows, then one re-solve). Pricing runs the
-//! q-path or ng-path DP (with subset dominance) on the reduced costs `c_ij − u_j`.
+//! `min Σ c_r x_r  s.t.  Σ_r a_ir x_r = 1 ∀ i,  x ≥ 0`, solved with Clarabel for its duals u
+//! ([`super::master`]). Pricing runs a [`Pricer`] on the reduced costs `c_ij − u_j`: the CPU's q-path
+//! or ng-path DP (with subset dominance), or a GPU engine ([`super::GpuNgPricer`], [`super::GpuQPaths`]).
 //!
 //! **Certified bound every round**: for any u, every feasible x has
 //! `Σ c_r x_r = Σ_i u_i + Σ_r x_r rc_r ≥ Σ_i u_i + n · min(0, rc_min)` (each route visits at least one
@@ -15,9 +13,8 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use microlp::{ComparisonOp, OptimizationDirection, Problem, Solution};
-
-use super::{ArcCosts, Costs, Cvrp, NgSets, Route, VrpError, ng_paths_dominated, q_paths};
+use super::master::Master;
+use super::{ArcCosts, Costs, CpuPricer, Cvrp, Pricer, VrpError};
 
 /// Which relaxation prices the columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +69,7 @@ impl Default for BoundOptions {
 pub struct Round {
     /// 1-based.
     pub round: u32,
-    /// The restricted master's value Σ u_i.
+    /// The restricted master's value.
     pub lp_value: f64,
     /// The least reduced cost the DP found (at the point priced last).
     pub min_reduced_cost: f64,
@@ -84,6 +81,8 @@ pub struct Round {
     pub seconds: f64,
     /// Seconds of this round's DP.
     pub pricing_s: f64,
+    /// Seconds of this round's master LP.
+    pub lp_s: f64,
 }
 
 /// The result of [`root_bound`].
@@ -101,28 +100,12 @@ pub struct BoundReport {
     pub seconds: f64,
     /// Seconds in the DPs.
     pub pricing_s: f64,
+    /// Seconds in the master LP.
+    pub lp_s: f64,
     /// The final duals, one per customer.
     pub duals: Vec<f64>,
     /// One entry per round.
     pub history: Vec<Round>,
-}
-
-fn lp_err(e: impl std::fmt::Debug) -> VrpError {
-    VrpError::Lp(format!("{e:?}"))
-}
-
-/// `min over (q, i) of (f(q, i) + a_i0) / q`: the least reduced cost per unit of load.
-fn min_ratio(inst: &Cvrp, arcs: &ArcCosts, value: impl Fn(u32, usize) -> f64) -> f64 {
-    let mut best = f64::INFINITY;
-    for q in 1..=inst.capacity() {
-        for i in 1..=inst.customers() {
-            let v = value(q, i);
-            if v.is_finite() {
-                best = best.min((v + arcs.get(i, 0)) / q as f64);
-            }
-        }
-    }
-    best
 }
 
 /// The root bound of `inst` by column generation with `opts.relaxation` pricing; `progress` sees every
@@ -145,23 +128,29 @@ pub fn root_bound(
     opts: &BoundOptions,
     progress: &mut dyn FnMut(&Round),
 ) -> Result<BoundReport, VrpError> {
+    let mut pricer = CpuPricer::new(inst, opts.relaxation, opts.parallel, opts.max_states)?;
+    root_bound_with(inst, opts, &mut pricer, progress)
+}
+
+/// [`root_bound`] with a given pricing engine (for example a [`GpuNgPricer`]); `opts.relaxation`,
+/// `parallel` and `max_states` are the pricer's business then.
+pub fn root_bound_with(
+    inst: &Cvrp,
+    opts: &BoundOptions,
+    pricer: &mut dyn Pricer,
+    progress: &mut dyn FnMut(&Round),
+) -> Result<BoundReport, VrpError> {
     let start = Instant::now();
     if !(0.0..1.0).contains(&opts.smoothing) {
         return Err(VrpError::Shape(format!("smoothing α = {}: must lie in [0, 1)", opts.smoothing)));
     }
     let n = inst.customers();
-    let ng = match opts.relaxation {
-        Relaxation::NgRoute { delta } => Some(NgSets::nearest(inst, delta.min(n))?),
-        Relaxation::QRoute => None,
-    };
-    let mut lp = Problem::new(OptimizationDirection::Maximize);
-    let u: Vec<_> = (0..n).map(|_| lp.add_var(1.0, (f64::NEG_INFINITY, f64::INFINITY))).collect();
+    let mut master = Master::new(n);
     let mut seen: HashSet<Vec<u32>> = HashSet::new();
     for i in 1..=n {
-        lp.add_constraint([(u[i - 1], 1.0)], ComparisonOp::Le, inst.cost(0, i) + inst.cost(i, 0));
+        master.add(&[i as u32], inst.cost(0, i) + inst.cost(i, 0));
         seen.insert(vec![i as u32]);
     }
-    let mut sol: Solution = lp.solve().map_err(lp_err)?.into_solution().map_err(lp_err)?;
     let mut report = BoundReport {
         lower_bound: f64::NEG_INFINITY,
         converged: false,
@@ -169,32 +158,22 @@ pub fn root_bound(
         columns: n,
         seconds: 0.0,
         pricing_s: 0.0,
+        lp_s: 0.0,
         duals: Vec::new(),
         history: Vec::new(),
     };
-    let mut visits = vec![0.0f64; n];
     let total_demand: f64 = inst.demands().iter().map(|&d| d as f64).sum();
     let k = opts.columns_per_round.max(1);
-    let price = |duals: &[f64]| -> Result<(Vec<Route>, f64), VrpError> {
-        let arcs = ArcCosts::new(inst, &Costs::Reduced(duals))?;
-        Ok(match &ng {
-            None => {
-                let t = q_paths(inst, &arcs, opts.parallel);
-                (t.best_routes(inst, &arcs, k, f64::INFINITY), min_ratio(inst, &arcs, |q, i| t.value(q, i)))
-            }
-            Some(ng) => {
-                let t = ng_paths_dominated(inst, &arcs, ng, opts.parallel, opts.max_states)?;
-                (t.best_routes(inst, &arcs, k, f64::INFINITY), min_ratio(inst, &arcs, |q, i| t.value(q, i)))
-            }
-        })
-    };
     // Wentges smoothing: price at α·(duals of the best bound) + (1 − α)·(LP duals); a round that finds
     // no new column there prices again at the LP duals ("misprice"), so convergence is unchanged.
     let mut center: Option<Vec<f64>> = None;
     while report.rounds < opts.max_rounds {
         report.rounds += 1;
-        let lp_duals: Vec<f64> = u.iter().map(|&v| sol.var_value(v)).collect();
-        let lp_value: f64 = lp_duals.iter().sum();
+        let t = Instant::now();
+        let sol = master.solve()?;
+        let lp_s = t.elapsed().as_secs_f64();
+        report.lp_s += lp_s;
+        let (lp_duals, lp_value) = (sol.duals, sol.value);
         let mut alpha = if center.is_some() { opts.smoothing } else { 0.0 };
         let (mut added, mut pricing_s, mut rc_min, mut bound);
         loop {
@@ -205,39 +184,28 @@ pub fn root_bound(
                 _ => lp_duals.clone(),
             };
             let t = Instant::now();
-            let (routes, ratio_min) = price(&point)?;
+            let arcs = ArcCosts::new(inst, &Costs::Reduced(&point))?;
+            let priced = pricer.price(&arcs, k)?;
             pricing_s = t.elapsed().as_secs_f64();
             report.pricing_s += pricing_s;
-            rc_min = routes.first().map_or(0.0, |r| r.cost);
-            bound = point.iter().sum::<f64>() + total_demand * ratio_min.min(0.0);
+            rc_min = priced.routes.first().map_or(0.0, |r| r.cost);
+            bound = point.iter().sum::<f64>() + total_demand * priced.min_ratio.min(0.0);
             if bound > report.lower_bound {
                 report.lower_bound = bound;
                 report.duals = point.clone();
                 center = Some(point);
             }
             added = 0;
-            for r in routes.iter().filter(|r| r.cost < -opts.tolerance) {
-                if !seen.insert(r.customers.clone()) {
-                    continue;
+            for r in priced.routes.iter().filter(|r| r.cost < -opts.tolerance) {
+                if seen.insert(r.customers.clone()) {
+                    master.add(&r.customers, inst.route_cost(&r.customers));
+                    added += 1;
                 }
-                visits.iter_mut().for_each(|v| *v = 0.0);
-                for &c in &r.customers {
-                    visits[c as usize - 1] += 1.0;
-                }
-                let row: Vec<_> =
-                    visits.iter().enumerate().filter(|(_, a)| **a != 0.0).map(|(i, &a)| (u[i], a)).collect();
-                lp.add_constraint(row.as_slice(), ComparisonOp::Le, inst.route_cost(&r.customers));
-                added += 1;
             }
             if added > 0 || alpha == 0.0 {
                 break;
             }
             alpha = 0.0;
-        }
-        // One cold re-solve with the round's rows: each `Solution::add_constraint` re-solves, and adding
-        // the rows one by one was slower in a development run (not kept as a benchmark).
-        if added > 0 {
-            sol = lp.solve().map_err(lp_err)?.into_solution().map_err(lp_err)?;
         }
         report.columns += added;
         let round = Round {
@@ -248,13 +216,14 @@ pub fn root_bound(
             added,
             seconds: start.elapsed().as_secs_f64(),
             pricing_s,
+            lp_s,
         };
         report.history.push(round);
         progress(&round);
         // Converged: nothing prices out at the LP duals, or the certified bound reached the LP value.
-        if added == 0 || report.lower_bound >= lp_value - opts.tolerance * lp_value.abs().max(1.0) {
-            report.converged = rc_min >= -opts.tolerance
-                || report.lower_bound >= lp_value - opts.tolerance * lp_value.abs().max(1.0);
+        let gap_closed = report.lower_bound >= lp_value - opts.tolerance * lp_value.abs().max(1.0);
+        if added == 0 || gap_closed {
+            report.converged = rc_min >= -opts.tolerance || gap_closed;
             break;
         }
         if opts.max_seconds.is_some_and(|m| start.elapsed().as_secs_f64() >= m) {

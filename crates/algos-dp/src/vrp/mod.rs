@@ -21,18 +21,21 @@ mod colgen;
 mod gpu_ng;
 mod gpu_qpath;
 mod instance;
+mod master;
 mod ng;
 mod ng_dense;
+mod pricing;
 mod qpath;
 mod throughq;
 pub mod vrplib;
 
-pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound};
+pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound, root_bound_with};
 pub use gpu_ng::{GpuNgPricer, GpuPriceTimes, Priced};
 pub use gpu_qpath::GpuQPaths;
 pub use instance::{ArcCosts, Costs, Cvrp};
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
 pub use ng_dense::{MAX_DENSE_DELTA, NO_LABEL, NgDenseTable, NgPlan, ng_paths_dense};
+pub use pricing::{CpuPricer, Pricer, PricingBackend, gpu_pays, pricer};
 pub use qpath::{NONE, QPathTable, q_paths};
 pub use throughq::{LoadSemantics, through_q};
 

@@ -1,0 +1,137 @@
+//! Pricing engines for column generation: the [`Pricer`] trait, the CPU's DPs ([`CpuPricer`]), the GPU
+//! engines, and the automatic choice between them ([`pricer`]).
+
+use gpu_runtime::GpuContext;
+
+use super::colgen::{BoundOptions, Relaxation};
+use super::ng_dense::min_ratio;
+use super::{ArcCosts, Cvrp, GpuNgPricer, GpuQPaths, NgSets, Priced, VrpError, ng_paths_dominated, q_paths};
+
+/// A pricing engine: the relaxation's cheapest routes under reduced arc costs. Column generation
+/// ([`root_bound_with`]) takes any; the CPU's ([`CpuPricer`]) and the GPU's give the same routes.
+pub trait Pricer {
+    /// Up to `k` cheapest routes under `arcs` (cheapest first, one per load and last customer) and the
+    /// least cost per unit of load over all routes of the relaxation.
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError>;
+}
+
+/// The CPU's DPs: q-paths, or ng-paths with subset dominance (rayon within a stage when `parallel`).
+#[derive(Debug, Clone)]
+pub struct CpuPricer<'a> {
+    inst: &'a Cvrp,
+    ng: Option<NgSets>,
+    parallel: bool,
+    max_states: usize,
+}
+
+impl<'a> CpuPricer<'a> {
+    /// The pricer of `relaxation` on `inst`; ng labels beyond `max_states` are an error.
+    pub fn new(
+        inst: &'a Cvrp,
+        relaxation: Relaxation,
+        parallel: bool,
+        max_states: usize,
+    ) -> Result<Self, VrpError> {
+        let ng = match relaxation {
+            Relaxation::NgRoute { delta } => Some(NgSets::nearest(inst, delta.min(inst.customers()))?),
+            Relaxation::QRoute => None,
+        };
+        Ok(Self { inst, ng, parallel, max_states })
+    }
+}
+
+impl Pricer for CpuPricer<'_> {
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError> {
+        let inst = self.inst;
+        Ok(match &self.ng {
+            None => {
+                let t = q_paths(inst, arcs, self.parallel);
+                Priced {
+                    routes: t.best_routes(inst, arcs, k, f64::INFINITY),
+                    min_ratio: min_ratio(inst, arcs, |q, i| t.value(q, i)),
+                }
+            }
+            Some(ng) => {
+                let t = ng_paths_dominated(inst, arcs, ng, self.parallel, self.max_states)?;
+                Priced {
+                    routes: t.best_routes(inst, arcs, k, f64::INFINITY),
+                    min_ratio: min_ratio(inst, arcs, |q, i| t.value(q, i)),
+                }
+            }
+        })
+    }
+}
+
+impl Pricer for GpuNgPricer<'_> {
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError> {
+        GpuNgPricer::price(self, arcs, k, f64::INFINITY)
+    }
+}
+
+impl Pricer for GpuQPaths<'_> {
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError> {
+        GpuQPaths::price(self, arcs, k, f64::INFINITY)
+    }
+}
+
+/// Where pricing runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PricingBackend {
+    /// The CPU's DPs (rayon when the options say parallel).
+    Cpu,
+    /// The GPU (the process-wide adapter, software ones included): an error when there is none or it
+    /// lacks 64-bit floats.
+    Gpu,
+    /// The GPU for ng-routes where it was measured faster than a 16-core CPU ([`gpu_pays`]) and a
+    /// hardware adapter with 64-bit floats exists; the CPU otherwise, and whenever the GPU engine cannot
+    /// be built (its tables beyond the device's limits).
+    Auto,
+}
+
+/// Whether the GPU ng-path engine beats the CPU's dominance DP on `inst`: the GPU's time grows with
+/// the loads Q times the customers, the CPU's with its labels, which explode with Q. Measured on the
+/// H100 host (docs/benchmarks.md, issue 18): the GPU is 10× faster at X-n401-k29 (Q·n = 298,000) and
+/// slower than 16 cores at X-n200-k36 (80,000) and X-n101-k25 (20,600).
+pub fn gpu_pays(inst: &Cvrp, relaxation: Relaxation) -> bool {
+    matches!(relaxation, Relaxation::NgRoute { .. })
+        && inst.capacity() as u64 * inst.customers() as u64 >= 150_000
+}
+
+/// The pricing engine `backend` names for `opts.relaxation` on `inst`, and a line saying which it is.
+pub fn pricer<'a>(
+    inst: &'a Cvrp,
+    opts: &BoundOptions,
+    backend: PricingBackend,
+) -> Result<(Box<dyn Pricer + 'a>, String), VrpError> {
+    let cpu = |why: &str| -> Result<(Box<dyn Pricer + 'a>, String), VrpError> {
+        let threads = if opts.parallel { rayon::current_num_threads() } else { 1 };
+        let p = CpuPricer::new(inst, opts.relaxation, opts.parallel, opts.max_states)?;
+        Ok((Box::new(p), format!("cpu ({threads} threads){why}")))
+    };
+    let gpu = |ctx: &'static GpuContext| -> Result<(Box<dyn Pricer + 'a>, String), VrpError> {
+        let name = ctx.info.name.clone();
+        Ok(match opts.relaxation {
+            Relaxation::NgRoute { delta } => {
+                let ng = NgSets::nearest(inst, delta.min(inst.customers()))?;
+                (Box::new(GpuNgPricer::new(ctx, inst, &ng)?), format!("gpu ({name})"))
+            }
+            Relaxation::QRoute => (Box::new(GpuQPaths::new(ctx, inst)?), format!("gpu ({name})")),
+        })
+    };
+    match backend {
+        PricingBackend::Cpu => cpu(""),
+        PricingBackend::Gpu => {
+            let ctx = GpuContext::shared().ok_or_else(|| {
+                VrpError::Gpu(gpu_runtime::GpuError::NoAdapter("no GPU adapter for --backend gpu".into()))
+            })?;
+            gpu(ctx)
+        }
+        PricingBackend::Auto => match GpuContext::auto() {
+            Some(ctx) if ctx.features().f64 && gpu_pays(inst, opts.relaxation) => match gpu(ctx) {
+                Ok(p) => Ok(p),
+                Err(e) => cpu(&format!(", the GPU engine could not be built: {e}")),
+            },
+            _ => cpu(""),
+        },
+    }
+}
