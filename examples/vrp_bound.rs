@@ -41,6 +41,12 @@ struct Args {
     /// Worker threads (default: all cores; 1 = the serial DP).
     #[arg(long)]
     threads: Option<usize>,
+    /// Columns added per pricing round at most (the most negative routes).
+    #[arg(long, default_value_t = 100)]
+    columns: usize,
+    /// Wentges dual smoothing α in [0, 1) (0: price at the LP duals).
+    #[arg(long, default_value_t = 0.8)]
+    smoothing: f64,
     /// Stop after this many seconds (the bound so far is still valid).
     #[arg(long)]
     max_seconds: Option<f64>,
@@ -80,6 +86,8 @@ fn run(args: Args) -> Result<(), String> {
         relaxation,
         parallel: rayon::current_num_threads() > 1,
         max_seconds: args.max_seconds,
+        columns_per_round: args.columns,
+        smoothing: args.smoothing,
         ..BoundOptions::default()
     };
     let (mut engine, engine_name) = pricer(&inst, &opts, backend).map_err(|e| e.to_string())?;

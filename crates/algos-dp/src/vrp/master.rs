@@ -9,9 +9,7 @@
 //! generation, Gondzio et al.); the bound stays certified whatever their accuracy.
 
 use clarabel::algebra::CscMatrix;
-use clarabel::solver::{
-    DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, ZeroConeT,
-};
+use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
 
 use super::VrpError;
 
@@ -58,33 +56,38 @@ impl Master {
         self.cost.push(cost);
     }
 
-    /// Solves the LP.
+    /// Solves the LP, in its dual form `max Σ u_i s.t. Σ_i a_ir u_i ≤ c_r ∀ r` (u free): n variables
+    /// and one inequality per column, half the KKT system of the primal form (whose x ≥ 0 adds a row per
+    /// column); the route values are that problem's duals.
     pub fn solve(&self) -> Result<MasterSolution, VrpError> {
         let (n, cols) = (self.customers, self.len());
-        let mut colptr = Vec::with_capacity(cols + 1);
-        let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
-        colptr.push(0);
+        // A: cols × n, row r = route r's visits; built column-wise (per customer).
+        let mut per_customer: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
         for (r, rows) in self.rows.iter().enumerate() {
             for &(i, a) in rows {
-                rowval.push(i);
+                per_customer[i].push((r, a));
+            }
+        }
+        let mut colptr = Vec::with_capacity(n + 1);
+        let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
+        colptr.push(0);
+        for entries in &per_customer {
+            for &(r, a) in entries {
+                rowval.push(r);
                 nzval.push(a);
             }
-            // −x_r + s = 0, s ≥ 0.
-            rowval.push(n + r);
-            nzval.push(-1.0);
             colptr.push(rowval.len());
         }
-        let a = CscMatrix::new(n + cols, cols, colptr, rowval, nzval);
-        let p = CscMatrix::<f64>::zeros((cols, cols));
-        let mut b = vec![1.0; n];
-        b.resize(n + cols, 0.0);
-        let cones = [ZeroConeT(n), NonnegativeConeT(cols)];
+        let a = CscMatrix::new(cols, n, colptr, rowval, nzval);
+        let p = CscMatrix::<f64>::zeros((n, n));
+        let objective = vec![-1.0; n];
+        let cones = [NonnegativeConeT(cols)];
         let settings = DefaultSettingsBuilder::default()
             .verbose(false)
             .max_iter(400)
             .build()
             .map_err(|e| VrpError::Lp(format!("{e:?}")))?;
-        let mut solver = DefaultSolver::new(&p, &self.cost, &a, &b, &cones, settings)
+        let mut solver = DefaultSolver::new(&p, &objective, &a, &self.cost, &cones, settings)
             .map_err(|e| VrpError::Lp(format!("{e:?}")))?;
         solver.solve();
         let sol = &solver.solution;
@@ -97,7 +100,6 @@ impl Master {
                 )));
             }
         }
-        // Clarabel's z of the zero cone is minus the dual of the equality rows.
-        Ok(MasterSolution { value: sol.obj_val, duals: sol.z[..n].iter().map(|z| -z).collect() })
+        Ok(MasterSolution { value: -sol.obj_val, duals: sol.x.clone() })
     }
 }
