@@ -17,7 +17,8 @@ use common::{arg, flag};
 use gpu_runtime::GpuContext;
 use urbanflow::dp::vrp::vrplib::{Rounding, read_vrplib};
 use urbanflow::dp::vrp::{
-    ArcCosts, Costs, Cvrp, GpuNgPricer, NgPlan, NgSets, ng_paths_dense, ng_paths_dominated, q_paths,
+    ArcCosts, Costs, Cvrp, GpuNgPricer, GpuQPaths, NgPlan, NgSets, ng_paths_dense, ng_paths_dominated,
+    q_paths,
 };
 use urbanflow::graph::rng::SplitMix64;
 
@@ -55,6 +56,11 @@ fn main() {
         let raw = ArcCosts::new(&inst, &Costs::Raw).expect("costs");
         let (q_serial, _) = one.install(|| timed(|| q_paths(&inst, &raw, false)));
         let (q_rayon, _) = timed(|| q_paths(&inst, &raw, true));
+        let q_gpu = ctx.as_ref().map(|ctx| {
+            let mut g = GpuQPaths::new(ctx, &inst).expect("GPU q-paths");
+            g.fill(&raw).expect("GPU q-paths"); // warm-up
+            timed(|| g.fill(&raw).expect("GPU q-paths")).0
+        });
         let duals: Vec<ArcCosts> = (0..calls)
             .map(|k| ArcCosts::new(&inst, &Costs::Reduced(&random_duals(&inst, k + 1))).expect("duals"))
             .collect();
@@ -118,6 +124,9 @@ fn main() {
             format!("\"q_serial_s\":{q_serial:.4}"),
             format!("\"q_rayon_s\":{q_rayon:.4}"),
         ];
+        if let Some(t) = q_gpu {
+            fields.push(format!("\"q_gpu_s\":{t:.4}"));
+        }
         let mut answer: Option<f64> = None;
         for (name, parallel, engine) in &mut engines {
             let tag = if *name == "gpu" {

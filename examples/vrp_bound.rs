@@ -47,6 +47,10 @@ struct Args {
     /// Wentges dual smoothing α in [0, 1) (0: price at the LP duals).
     #[arg(long, default_value_t = 0.8)]
     smoothing: f64,
+    /// Master columns per customer at most before the ones of largest reduced cost are purged down
+    /// to half (0: never).
+    #[arg(long, default_value_t = 20)]
+    columns_per_customer: usize,
     /// Stop after this many seconds (the bound so far is still valid).
     #[arg(long)]
     max_seconds: Option<f64>,
@@ -88,6 +92,7 @@ fn run(args: Args) -> Result<(), String> {
         max_seconds: args.max_seconds,
         columns_per_round: args.columns,
         smoothing: args.smoothing,
+        columns_per_customer: args.columns_per_customer,
         ..BoundOptions::default()
     };
     let (mut engine, engine_name) = pricer(&inst, &opts, backend).map_err(|e| e.to_string())?;

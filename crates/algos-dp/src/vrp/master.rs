@@ -20,6 +20,8 @@ pub(crate) struct Master {
     /// Per column: (customer row, visits) sorted by row.
     rows: Vec<Vec<(usize, f64)>>,
     cost: Vec<f64>,
+    /// Per column: the route's customers in order.
+    routes: Vec<Vec<u32>>,
 }
 
 /// A master solution.
@@ -54,6 +56,41 @@ impl Master {
         }
         self.rows.push(rows);
         self.cost.push(cost);
+        self.routes.push(customers.to_vec());
+    }
+
+    /// Keeps the first `fixed` columns and the `keep − fixed` others of least reduced cost under
+    /// `duals`; returns the routes removed.
+    pub fn purge(&mut self, duals: &[f64], fixed: usize, keep: usize) -> Vec<Vec<u32>> {
+        if self.len() <= keep {
+            return Vec::new();
+        }
+        let reduced = |r: usize| self.cost[r] - self.rows[r].iter().map(|&(i, a)| a * duals[i]).sum::<f64>();
+        let mut order: Vec<(f64, usize)> = (fixed..self.len()).map(|r| (reduced(r), r)).collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut kept = vec![false; self.len()];
+        kept[..fixed].fill(true);
+        for &(_, r) in order.iter().take(keep.saturating_sub(fixed)) {
+            kept[r] = true;
+        }
+        let mut removed = Vec::new();
+        let mut at = 0;
+        let (rows, cost, routes) = (
+            std::mem::take(&mut self.rows),
+            std::mem::take(&mut self.cost),
+            std::mem::take(&mut self.routes),
+        );
+        for ((row, c), route) in rows.into_iter().zip(cost).zip(routes) {
+            if kept[at] {
+                self.rows.push(row);
+                self.cost.push(c);
+                self.routes.push(route);
+            } else {
+                removed.push(route);
+            }
+            at += 1;
+        }
+        removed
     }
 
     /// Solves the LP, in its dual form `max Σ u_i s.t. Σ_i a_ir u_i ≤ c_r ∀ r` (u free): n variables
