@@ -88,13 +88,15 @@ pub enum PricingBackend {
     Auto,
 }
 
-/// Whether the GPU ng-path engine beats the CPU's dominance DP on `inst`: the GPU's time grows with
-/// the loads Q times the customers, the CPU's with its labels, which explode with Q. Measured on the
-/// H100 host (docs/benchmarks.md, issue 18): the GPU is 10× faster at X-n401-k29 (Q·n = 298,000) and
-/// slower than 16 cores at X-n200-k36 (80,000) and X-n101-k25 (20,600).
+/// Whether the GPU ng-path engine beats the CPU's dominance DP on `inst` (Q · n ≥ 20,000, ng-routes).
+/// Measured inside column generation on the H100 host against its 16 cores (docs/benchmarks.md,
+/// issue 18), pricing time per round: X-n101-k25 (Q · n = 20,600) 11.8 ms against 16.1 ms, X-n200-k36
+/// 33.9 against 72.5, X-n162-k11 (Q = 1174) 81.5 against 346. Smaller instances were not measured and
+/// stay on the CPU, where a DP call takes microseconds to milliseconds. q-routes stay on the CPU: their
+/// GPU engine reads whole tables back each call and was not measured inside column generation.
 pub fn gpu_pays(inst: &Cvrp, relaxation: Relaxation) -> bool {
     matches!(relaxation, Relaxation::NgRoute { .. })
-        && inst.capacity() as u64 * inst.customers() as u64 >= 150_000
+        && inst.capacity() as u64 * inst.customers() as u64 >= 20_000
 }
 
 /// The pricing engine `backend` names for `opts.relaxation` on `inst`, and a line saying which it is.
