@@ -2,9 +2,14 @@
 //! elimination, through-q-routes and ng-paths on raw or reduced costs, the cheapest routes they contain, and a root lower
 //! bound by column generation ([`root_bound`]).
 //!
-//! Status: CPU (serial and rayon, identical tables) for q-paths, through-q-routes ([`through_q`]) and
-//! ng-paths, forward on the given matrix (backward = [`Cvrp::transposed`]); the GPU versions are not
-//! built yet.
+//! Engines, forward on the given matrix (backward = the same DP on [`Cvrp::transposed`]):
+//! - CPU, serial and rayon with identical tables: [`q_paths`], [`through_q`], [`ng_paths`] (one label per
+//!   reachable memory), [`ng_paths_dominated`] (subset dominance: the fastest CPU pricing), and
+//!   [`ng_paths_dense`] (every memory of every cell: the GPU's layout, its CPU mirror).
+//! - GPU (64-bit floats in shaders; tables resident on the device, only arc costs uploaded per call):
+//!   [`GpuQPaths`] (q-paths and through-q-routes, equal to [`q_paths`] and [`through_q`]) and
+//!   [`GpuNgPricer`] (equal to [`ng_paths_dense`] bit for bit).
+//! - Column generation over any [`Pricer`]: [`root_bound`], [`root_bound_with`], [`pricer`].
 //!
 //! ```
 //! use algos_dp::vrp::{ArcCosts, Costs, Cvrp, q_paths};
