@@ -1,31 +1,14 @@
 //! Pricing engines against each other: the dense ng tables (the GPU's layout) against the
 //! reachable-state DP, and every GPU table against its CPU mirror, bit for bit.
 
+mod vrp_common;
+
 use algos_dp::vrp::{
     ArcCosts, BoundOptions, Costs, Cvrp, GpuNgPricer, GpuQPaths, LoadSemantics, NO_LABEL, NgPlan, NgSets,
     Relaxation, VrpError, ng_paths, ng_paths_dense, q_paths, root_bound, root_bound_with, through_q,
 };
 use graph_core::rng::SplitMix64;
-
-/// A random instance: n customers, demands 1..=3, integer costs 1..=20 (asymmetric unless `sym`).
-fn random(n: usize, cap: u32, sym: bool, seed: u64) -> Cvrp {
-    let mut rng = SplitMix64::new(seed);
-    let m = n + 1;
-    let mut cost = vec![0.0; m * m];
-    for i in 0..m {
-        for j in 0..m {
-            if i != j && (!sym || i < j) {
-                let c = 1.0 + rng.below(20) as f64;
-                cost[i * m + j] = c;
-                if sym {
-                    cost[j * m + i] = c;
-                }
-            }
-        }
-    }
-    let demand = std::iter::once(0).chain((0..n).map(|_| 1 + rng.below(3) as u32)).collect();
-    Cvrp::new(format!("random{seed}"), demand, cap, cost).unwrap()
-}
+use vrp_common::random;
 
 /// Duals that make many reduced costs negative, with ties (integers) or without (fractions).
 fn duals(n: usize, seed: u64, fractional: bool) -> Vec<f64> {

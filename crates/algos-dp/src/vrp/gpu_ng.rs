@@ -9,6 +9,7 @@ use std::time::Instant;
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, GpuError, PipelineKey, Shader, wgpu};
 
+use super::gpu_stages::StageLoop;
 use super::ng_dense::{NO_LABEL, best_ends, min_ratio};
 use super::{ArcCosts, Cvrp, NgDenseTable, NgPlan, NgSets, Route, VrpError};
 
@@ -21,9 +22,6 @@ fn shape(s: u32) -> (u32, u32) {
     let pairs = (512 / s.max(lanes)).clamp(1, 8);
     (lanes, pairs)
 }
-
-/// Stages recorded per command buffer.
-const STAGES_PER_SUBMIT: u32 = 256;
 
 /// Where the time of the last [`GpuNgPricer::price`] call went, in seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -54,20 +52,15 @@ pub struct GpuNgPricer<'c> {
     ctx: &'c GpuContext,
     inst: Cvrp,
     plan: NgPlan,
-    arcs: GpuBuffer<f64>,
+    stages: StageLoop,
     plan_buf: GpuBuffer<u32>,
     value: GpuBuffer<f64>,
     pred: GpuBuffer<u32>,
     best: GpuBuffer<f64>,
     best_mask: GpuBuffer<u32>,
-    state: GpuBuffer<u32>,
     params: wgpu::Buffer,
     walk_len: usize,
-    stage: std::sync::Arc<wgpu::ComputePipeline>,
-    advance: std::sync::Arc<wgpu::ComputePipeline>,
     walk: std::sync::Arc<wgpu::ComputePipeline>,
-    stage_bg: wgpu::BindGroup,
-    advance_bg: wgpu::BindGroup,
     times: GpuPriceTimes,
 }
 
@@ -150,12 +143,10 @@ impl<'c> GpuNgPricer<'c> {
             ],
         );
         let plan_buf = GpuBuffer::from_slice(ctx, "vrp ng plan", &words)?;
-        let arcs = GpuBuffer::<f64>::zeroed(ctx, "vrp arc costs", m * m)?;
         let value = GpuBuffer::<f64>::zeroed(ctx, "vrp ng values", labels)?;
         let pred = GpuBuffer::<u32>::zeroed(ctx, "vrp ng predecessors", labels)?;
         let best = GpuBuffer::<f64>::zeroed(ctx, "vrp ng best values", cells)?;
         let best_mask = GpuBuffer::<u32>::zeroed(ctx, "vrp ng best memories", cells)?;
-        let state = GpuBuffer::<u32>::zeroed(ctx, "vrp ng stage", 1)?;
         value.check_bindable(ctx)?;
         pred.check_bindable(ctx)?;
         plan_buf.check_bindable(ctx)?;
@@ -167,42 +158,35 @@ impl<'c> GpuNgPricer<'c> {
                 .with("S", s)
                 .with("PS", pairs * s)
         };
-        let stage = ctx.pipeline(&key("stage"))?;
-        let advance = ctx.pipeline(&key("advance"))?;
         let walk = ctx.pipeline(&key("walk"))?;
-        let stage_bg = ctx.bind_buffers(
-            &stage,
-            "vrp ng stage",
+        let stages = StageLoop::new(
+            ctx,
+            inst,
+            "vrp ng stages",
+            key,
             &[
                 (0, &params),
                 (1, plan_buf.buffer()),
-                (2, arcs.buffer()),
                 (3, value.buffer()),
                 (4, pred.buffer()),
                 (5, best.buffer()),
                 (6, best_mask.buffer()),
-                (7, state.buffer()),
             ],
+            7,
         )?;
-        let advance_bg = ctx.bind_buffers(&advance, "vrp ng advance", &[(7, state.buffer())])?;
         Ok(Self {
             ctx,
             inst: inst.clone(),
             plan,
-            arcs,
+            stages,
             plan_buf,
             value,
             pred,
             best,
             best_mask,
-            state,
             params,
             walk_len,
-            stage,
-            advance,
             walk,
-            stage_bg,
-            advance_bg,
             times: GpuPriceTimes::default(),
         })
     }
@@ -218,7 +202,7 @@ impl<'c> GpuNgPricer<'c> {
             + self.pred.size_bytes()
             + self.best.size_bytes()
             + self.best_mask.size_bytes()
-            + self.arcs.size_bytes()
+            + self.stages.bytes()
             + self.plan_buf.size_bytes()
     }
 
@@ -229,33 +213,11 @@ impl<'c> GpuNgPricer<'c> {
 
     /// Fills the tables under `arcs` on the device (returns once the GPU is done).
     pub fn fill(&mut self, arcs: &ArcCosts) -> Result<(), VrpError> {
-        let m = self.plan.m;
-        if arcs.size() != m {
-            return Err(VrpError::Shape(format!(
-                "arc costs over {} nodes, the instance has {m}",
-                arcs.size()
-            )));
-        }
         let t = Instant::now();
-        self.arcs.write(self.ctx, 0, arcs.as_slice())?;
-        self.state.write(self.ctx, 0, &[0])?;
+        self.stages.upload(self.ctx, arcs)?;
         self.times.upload_s = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let body = [
-            Step { pipeline: &self.advance, bind_group: &self.advance_bg, grid: Grid::Fixed([1, 1, 1]) },
-            Step {
-                pipeline: &self.stage,
-                bind_group: &self.stage_bg,
-                grid: Grid::Fixed([m as u32 - 1, 1, 1]),
-            },
-        ];
-        self.ctx.run(&Sequence {
-            label: "vrp ng stages",
-            body: &body,
-            iterations: self.inst.capacity(),
-            per_submit: STAGES_PER_SUBMIT,
-        })?;
-        self.ctx.wait()?;
+        self.stages.run(self.ctx)?;
         self.times.stages_s = t.elapsed().as_secs_f64();
         Ok(())
     }

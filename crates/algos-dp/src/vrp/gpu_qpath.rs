@@ -1,11 +1,10 @@
 //! q-paths and through-q-routes on a GPU (`shaders/vrp_qpath.wgsl`), tables resident on the device
 //! across calls; identical to [`super::q_paths`] and [`super::through_q`].
 
-use std::sync::Arc;
-
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
+use super::gpu_stages::StageLoop;
 use super::ng_dense::min_ratio;
 use super::{ArcCosts, Cvrp, LoadSemantics, NONE, Priced, QPathTable, VrpError};
 
@@ -13,9 +12,6 @@ const SHADER: Shader = gpu_runtime::shader!("vrp_qpath");
 
 /// Invocations per customer.
 const WG: u32 = 128;
-
-/// Stages recorded per command buffer.
-const STAGES_PER_SUBMIT: u32 = 256;
 
 /// The q-path DP of one instance on a GPU.
 ///
@@ -34,14 +30,9 @@ pub struct GpuQPaths<'c> {
     cells: usize,
     params: wgpu::Buffer,
     demand: GpuBuffer<u32>,
-    arcs: GpuBuffer<f64>,
     vals: GpuBuffer<f64>,
     preds: GpuBuffer<u32>,
-    state: GpuBuffer<u32>,
-    stage: Arc<wgpu::ComputePipeline>,
-    advance: Arc<wgpu::ComputePipeline>,
-    stage_bg: wgpu::BindGroup,
-    advance_bg: wgpu::BindGroup,
+    stages: StageLoop,
 }
 
 impl<'c> GpuQPaths<'c> {
@@ -55,70 +46,24 @@ impl<'c> GpuQPaths<'c> {
         }
         let params = ctx.uniform_words("vrp q params", &[m as u32, inst.capacity(), cells as u32, 0]);
         let demand = GpuBuffer::from_slice(ctx, "vrp demands", inst.demands())?;
-        let arcs = GpuBuffer::<f64>::zeroed(ctx, "vrp arc costs", m * m)?;
         let vals = GpuBuffer::<f64>::zeroed(ctx, "vrp q values", 2 * cells)?;
         let preds = GpuBuffer::<u32>::zeroed(ctx, "vrp q predecessors", 2 * cells)?;
         vals.check_bindable(ctx)?;
-        let state = GpuBuffer::<u32>::zeroed(ctx, "vrp q stage", 1)?;
-        let stage = ctx.pipeline(&PipelineKey::new(SHADER, "stage").with("WG", WG))?;
-        let advance = ctx.pipeline(&PipelineKey::new(SHADER, "advance").with("WG", WG))?;
-        let stage_bg = ctx.bind_buffers(
-            &stage,
-            "vrp q stage",
-            &[
-                (0, &params),
-                (1, demand.buffer()),
-                (2, arcs.buffer()),
-                (3, vals.buffer()),
-                (4, preds.buffer()),
-                (5, state.buffer()),
-            ],
-        )?;
-        let advance_bg = ctx.bind_buffers(&advance, "vrp q advance", &[(5, state.buffer())])?;
-        Ok(Self {
+        let stages = StageLoop::new(
             ctx,
-            inst: inst.clone(),
-            cells,
-            params,
-            demand,
-            arcs,
-            vals,
-            preds,
-            state,
-            stage,
-            advance,
-            stage_bg,
-            advance_bg,
-        })
+            inst,
+            "vrp q stages",
+            |entry| PipelineKey::new(SHADER, entry).with("WG", WG),
+            &[(0, &params), (1, demand.buffer()), (3, vals.buffer()), (4, preds.buffer())],
+            5,
+        )?;
+        Ok(Self { ctx, inst: inst.clone(), cells, params, demand, vals, preds, stages })
     }
 
     /// Fills the tables under `arcs` (returns once the GPU is done).
     pub fn fill(&mut self, arcs: &ArcCosts) -> Result<(), VrpError> {
-        let m = self.inst.customers() + 1;
-        if arcs.size() != m {
-            return Err(VrpError::Shape(format!(
-                "arc costs over {} nodes, the instance has {m}",
-                arcs.size()
-            )));
-        }
-        self.arcs.write(self.ctx, 0, arcs.as_slice())?;
-        self.state.write(self.ctx, 0, &[0])?;
-        let body = [
-            Step { pipeline: &self.advance, bind_group: &self.advance_bg, grid: Grid::Fixed([1, 1, 1]) },
-            Step {
-                pipeline: &self.stage,
-                bind_group: &self.stage_bg,
-                grid: Grid::Fixed([m as u32 - 1, 1, 1]),
-            },
-        ];
-        self.ctx.run(&Sequence {
-            label: "vrp q stages",
-            body: &body,
-            iterations: self.inst.capacity(),
-            per_submit: STAGES_PER_SUBMIT,
-        })?;
-        self.ctx.wait()?;
-        Ok(())
+        self.stages.upload(self.ctx, arcs)?;
+        self.stages.run(self.ctx)
     }
 
     /// The tables of the last [`GpuQPaths::fill`], as [`super::q_paths`] returns them.

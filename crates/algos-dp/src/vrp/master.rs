@@ -74,13 +74,12 @@ impl Master {
             kept[r] = true;
         }
         let mut removed = Vec::new();
-        let mut at = 0;
         let (rows, cost, routes) = (
             std::mem::take(&mut self.rows),
             std::mem::take(&mut self.cost),
             std::mem::take(&mut self.routes),
         );
-        for ((row, c), route) in rows.into_iter().zip(cost).zip(routes) {
+        for (at, ((row, c), route)) in rows.into_iter().zip(cost).zip(routes).enumerate() {
             if kept[at] {
                 self.rows.push(row);
                 self.cost.push(c);
@@ -88,7 +87,6 @@ impl Master {
             } else {
                 removed.push(route);
             }
-            at += 1;
         }
         removed
     }

@@ -25,6 +25,7 @@
 mod colgen;
 mod gpu_ng;
 mod gpu_qpath;
+mod gpu_stages;
 mod instance;
 mod master;
 mod ng;
