@@ -100,7 +100,7 @@ pub struct BoundReport {
     pub converged: bool,
     /// Pricing rounds.
     pub rounds: u32,
-    /// Columns in the master at the end (the n single-customer routes included).
+    /// Columns generated (the n single-customer routes included; purged ones still counted).
     pub columns: usize,
     /// Seconds.
     pub seconds: f64,
