@@ -88,14 +88,17 @@ pub enum PricingBackend {
     Auto,
 }
 
-/// Whether the GPU ng-path engine beats the CPU's dominance DP on `inst` (Q · n ≥ 20,000, ng-routes).
+/// Whether the GPU ng-path engine beats the CPU's dominance DP on `inst` (ng-routes, Δ ≤ 8,
+/// Q · n ≥ 20,000).
 /// Measured inside column generation on the H100 host against its 16 cores (docs/benchmarks.md,
 /// issue 18), pricing time per round: X-n101-k25 (Q · n = 20,600) 11.8 ms against 16.1 ms, X-n200-k36
 /// 33.9 against 72.5, X-n162-k11 (Q = 1174) 81.5 against 346. Smaller instances were not measured and
-/// stay on the CPU, where a DP call takes microseconds to milliseconds. q-routes stay on the CPU: their
-/// GPU engine reads whole tables back each call and was not measured inside column generation.
+/// stay on the CPU, where a DP call takes microseconds to milliseconds; so does Δ > 8, where the dense
+/// tables double per step of Δ (at Δ = 10 the CPU was faster on X-n101-k25 and X-n200-k36). q-routes
+/// stay on the CPU: their GPU engine reads whole tables back each call and was not measured inside
+/// column generation.
 pub fn gpu_pays(inst: &Cvrp, relaxation: Relaxation) -> bool {
-    matches!(relaxation, Relaxation::NgRoute { .. })
+    matches!(relaxation, Relaxation::NgRoute { delta } if delta <= 8)
         && inst.capacity() as u64 * inst.customers() as u64 >= 20_000
 }
 
