@@ -82,24 +82,26 @@ pub enum PricingBackend {
     /// The GPU (the process-wide adapter, software ones included): an error when there is none or it
     /// lacks 64-bit floats.
     Gpu,
-    /// The GPU for ng-routes where it was measured faster than a 16-core CPU ([`gpu_pays`]) and a
+    /// The GPU where it was measured faster than a 16-core CPU ([`gpu_pays`]) and a
     /// hardware adapter with 64-bit floats exists; the CPU otherwise, and whenever the GPU engine cannot
     /// be built (its tables beyond the device's limits).
     Auto,
 }
 
-/// Whether the GPU ng-path engine beats the CPU's dominance DP on `inst` (ng-routes, Δ ≤ 8,
-/// Q · n ≥ 20,000).
-/// Measured inside column generation on the H100 host against its 16 cores (docs/benchmarks.md,
-/// issue 18), pricing time per round: X-n101-k25 (Q · n = 20,600) 11.8 ms against 16.1 ms, X-n200-k36
-/// 33.9 against 72.5, X-n162-k11 (Q = 1174) 81.5 against 346. Smaller instances were not measured and
-/// stay on the CPU, where a DP call takes microseconds to milliseconds; so does Δ > 8, where the dense
-/// tables double per step of Δ (at Δ = 10 the CPU was faster on X-n101-k25 and X-n200-k36). q-routes
-/// stay on the CPU: their GPU engine reads whole tables back each call and was not measured inside
-/// column generation.
+/// Whether the GPU engine beats the CPU's DP on `inst`: ng-routes with Δ ≤ 8 and Q · n ≥ 20,000,
+/// q-routes with Q · n ≥ 80,000. Measured inside column generation on the H100 host against its 16
+/// cores (docs/benchmarks.md, issue 18), pricing time per round — ng(8): X-n101-k25 (Q · n = 20,600)
+/// 11.8 ms against 16.1, X-n200-k36 33.9 against 72.5, X-n162-k11 (Q = 1174) 81.5 against 346;
+/// q-routes: X-n200-k36 (79,998) 12.2 against 22.7, X-n401-k29 69 against 86. Smaller instances were
+/// not measured and stay on the CPU, where a DP call takes microseconds to milliseconds; so does
+/// Δ > 8, where the dense tables double per step of Δ (at Δ = 10 the CPU was faster on X-n101-k25 and
+/// X-n200-k36).
 pub fn gpu_pays(inst: &Cvrp, relaxation: Relaxation) -> bool {
-    matches!(relaxation, Relaxation::NgRoute { delta } if delta <= 8)
-        && inst.capacity() as u64 * inst.customers() as u64 >= 20_000
+    let size = inst.capacity() as u64 * inst.customers() as u64;
+    match relaxation {
+        Relaxation::NgRoute { delta } => delta <= 8 && size >= 20_000,
+        Relaxation::QRoute => size >= 79_000,
+    }
 }
 
 /// The pricing engine `backend` names for `opts.relaxation` on `inst`, and a line saying which it is.
