@@ -34,8 +34,8 @@ struct Args {
     /// ng-neighbourhood size Δ (1..=32).
     #[arg(long, default_value_t = 8)]
     delta: usize,
-    /// Where the pricing DP runs: cpu, gpu (needs 64-bit floats in shaders), or auto (the GPU for
-    /// ng-routes on large instances when a hardware GPU has them, where it was measured faster).
+    /// Where the pricing DP runs: cpu, gpu (needs 64-bit floats in shaders), or auto (a hardware GPU
+    /// with them on instances large enough that it was measured faster, else the CPU).
     #[arg(long, default_value = "auto")]
     backend: String,
     /// Worker threads (default: all cores; 1 = the serial DP).
