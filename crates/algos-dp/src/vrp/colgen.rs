@@ -6,9 +6,10 @@
 //! or ng-path DP (with subset dominance), or a GPU engine ([`super::GpuNgPricer`], [`super::GpuQPaths`]).
 //!
 //! **Certified bound every round**: for any u, every feasible x has
-//! `Σ c_r x_r = Σ_i u_i + Σ_r x_r rc_r ≥ Σ_i u_i + n · min(0, rc_min)` (each route visits at least one
-//! customer, so Σ x_r ≤ n), and rc_min is the DP's exact minimum. The reported bound is the best of these,
-//! so LP tolerances can weaken it but never make it invalid.
+//! `Σ c_r x_r = Σ_i u_i + Σ_r x_r rc_r ≥ Σ_i u_i + D · min(0, ρ)` where ρ is the least reduced cost per
+//! unit of load over all routes of the relaxation (the DP's exact minimum of `rc_r / q_r`) and
+//! `D = Σ_r q_r x_r = Σ_i d_i` the total demand. The reported bound is the best of these, so LP
+//! tolerances can weaken it but never make it invalid.
 
 use std::collections::HashSet;
 use std::time::Instant;

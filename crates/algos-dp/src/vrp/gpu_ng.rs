@@ -10,8 +10,9 @@ use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, GpuError, PipelineKey, Shader, wgpu};
 
 use super::gpu_stages::StageLoop;
-use super::ng_dense::{NO_LABEL, best_ends, min_ratio};
-use super::{ArcCosts, Cvrp, NgDenseTable, NgPlan, NgSets, Route, VrpError};
+use super::ng_dense::{NO_LABEL, best_ends};
+use super::pricing::min_ratio;
+use super::{ArcCosts, Cvrp, NgDenseTable, NgPlan, NgSets, Priced, Route, VrpError};
 
 const SHADER: Shader = gpu_runtime::shader!("vrp_ng");
 
@@ -62,16 +63,6 @@ pub struct GpuNgPricer<'c> {
     walk_len: usize,
     walk: std::sync::Arc<wgpu::ComputePipeline>,
     times: GpuPriceTimes,
-}
-
-/// The result of one pricing call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Priced {
-    /// The cheapest routes below the threshold, cheapest first.
-    pub routes: Vec<Route>,
-    /// `min over (q, i) of (f(q, i) + a_i0) / q`, the least reduced cost per unit of load (`+∞` when
-    /// no route exists): the certified bound of column generation needs it.
-    pub min_ratio: f64,
 }
 
 impl<'c> GpuNgPricer<'c> {

@@ -5,7 +5,7 @@ use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use super::gpu_stages::StageLoop;
-use super::ng_dense::min_ratio;
+use super::pricing::min_ratio;
 use super::{ArcCosts, Cvrp, LoadSemantics, NONE, Priced, QPathTable, VrpError};
 
 const SHADER: Shader = gpu_runtime::shader!("vrp_qpath");

@@ -36,12 +36,12 @@ mod throughq;
 pub mod vrplib;
 
 pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound, root_bound_with};
-pub use gpu_ng::{GpuNgPricer, GpuPriceTimes, Priced};
+pub use gpu_ng::{GpuNgPricer, GpuPriceTimes};
 pub use gpu_qpath::GpuQPaths;
 pub use instance::{ArcCosts, Costs, Cvrp};
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
 pub use ng_dense::{MAX_DENSE_DELTA, NO_LABEL, NgDenseTable, NgPlan, ng_paths_dense};
-pub use pricing::{CpuPricer, Pricer, PricingBackend, gpu_pays, pricer};
+pub use pricing::{CpuPricer, Priced, Pricer, PricingBackend, gpu_pays, pricer};
 pub use qpath::{NONE, QPathTable, q_paths};
 pub use throughq::{LoadSemantics, through_q};
 

@@ -351,17 +351,3 @@ pub(crate) fn best_ends(
     ends.truncate(k);
     ends
 }
-
-/// `min over (q, i) of (best(q, i) + a_i0) / q`: the least reduced cost per unit of load.
-pub(crate) fn min_ratio(inst: &Cvrp, arcs: &ArcCosts, value: impl Fn(u32, usize) -> f64) -> f64 {
-    let mut out = f64::INFINITY;
-    for q in 1..=inst.capacity() {
-        for i in 1..=inst.customers() {
-            let v = value(q, i);
-            if v.is_finite() {
-                out = out.min((v + arcs.get(i, 0)) / q as f64);
-            }
-        }
-    }
-    out
-}

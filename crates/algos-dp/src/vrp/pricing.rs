@@ -4,8 +4,31 @@
 use gpu_runtime::GpuContext;
 
 use super::colgen::{BoundOptions, Relaxation};
-use super::ng_dense::min_ratio;
-use super::{ArcCosts, Cvrp, GpuNgPricer, GpuQPaths, NgSets, Priced, VrpError, ng_paths_dominated, q_paths};
+use super::{ArcCosts, Cvrp, GpuNgPricer, GpuQPaths, NgSets, Route, VrpError, ng_paths_dominated, q_paths};
+
+/// The result of one pricing call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Priced {
+    /// The cheapest routes below the threshold, cheapest first.
+    pub routes: Vec<Route>,
+    /// `min over (q, i) of (f(q, i) + a_i0) / q`, the least reduced cost per unit of load (`+∞` when
+    /// no route exists): the certified bound of column generation needs it.
+    pub min_ratio: f64,
+}
+
+/// `min over (q, i) of (value(q, i) + a_i0) / q`: the least reduced cost per unit of load.
+pub(crate) fn min_ratio(inst: &Cvrp, arcs: &ArcCosts, value: impl Fn(u32, usize) -> f64) -> f64 {
+    let mut out = f64::INFINITY;
+    for q in 1..=inst.capacity() {
+        for i in 1..=inst.customers() {
+            let v = value(q, i);
+            if v.is_finite() {
+                out = out.min((v + arcs.get(i, 0)) / q as f64);
+            }
+        }
+    }
+    out
+}
 
 /// A pricing engine: the relaxation's cheapest routes under reduced arc costs. Column generation
 /// ([`root_bound_with`]) takes any; the CPU's ([`CpuPricer`]) and the GPU's give the same routes.
