@@ -21,14 +21,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::gpu::BackendChoice;
 use urbanflow::tap::multiclass::{assign_classes, read_classes};
 use urbanflow::tap::nodes::read_node_tntp;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_results_csv};
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
 use urbanflow::tap::skim::{skims, write_skims_csv};
-use urbanflow::tap::{AssignOptions, Assignment, Demand, IterationLog, Network, assign_with_progress};
+use urbanflow::tap::{AssignOptions, Assignment, IterationLog, assign_with_progress};
 
 /// Static traffic assignment of a TNTP network: user equilibrium (or system optimum) by MSA, Frank–Wolfe,
 /// conjugate and bi-conjugate Frank–Wolfe, or Algorithm B.
@@ -38,7 +37,7 @@ use urbanflow::tap::{AssignOptions, Assignment, Demand, IterationLog, Network, a
 /// Without arguments it solves the bundled Sioux Falls network to a relative gap of 1e-4 and prints the
 /// convergence table.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     #[command(flatten)]
     model: common::ModelArgs,
@@ -72,7 +71,7 @@ struct Args {
     /// Several user classes in one equilibrium: a class file (one class per line: name, PCE, demand share
     /// of --trips or a trips file, toll factor, distance factor, banned FROM-TO links or -; see
     /// `tap::multiclass::read_classes`). Flows and pictures are then totals in PCE units.
-    #[arg(long)]
+    #[arg(long, value_parser = common::input_file)]
     classes: Option<PathBuf>,
     /// Select-link analysis: links as FROM-TO node numbers, comma-separated (e.g. 10-15,15-10); writes
     /// the OD flows that use each one to --select-out.
@@ -92,7 +91,7 @@ struct Args {
     #[arg(long)]
     geojson: Option<PathBuf>,
     /// TNTP `_node` file (node, x, y) for --map and --geojson; default: the one beside the network.
-    #[arg(long)]
+    #[arg(long, value_parser = common::input_file)]
     nodes: Option<PathBuf>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
@@ -112,7 +111,7 @@ fn nodes_beside(net: &Path) -> Result<PathBuf, String> {
         })
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<common::Outcome, String> {
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
     }
@@ -129,11 +128,8 @@ fn run(args: Args) -> Result<(), String> {
         None => choice.backend().map_err(|e| e.to_string())?,
     };
     let (net_path, trips_path) = args.model.files()?;
-    let factors = args.model.factors();
     let t = Instant::now();
-    let net = Network::read_tntp(&net_path, factors).map_err(|e| e.to_string())?;
-    let demand =
-        Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.model.demand_scale);
+    let (net, demand) = args.model.read(&net_path, &trips_path)?;
     let load_s = t.elapsed().as_secs_f64();
     let select_links = match &args.select_link {
         None => Vec::new(),
@@ -158,25 +154,18 @@ fn run(args: Args) -> Result<(), String> {
     let opts =
         AssignOptions { backend, devices: &devices, select_links, trees: args.trees, ..args.model.options() };
 
-    let bar = (!args.json).then(|| {
-        let bar = ProgressBar::new(1000);
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg}")
-                .expect("valid template"),
-        );
-        bar
-    });
+    // A bar on a terminal, a line every few seconds in a log (hidden with --json).
+    let mut bar = common::Progress::new("assignment", 1000, args.json);
     // Progress is the gap's way down from 1 to the target on a log scale.
     let target_log = args.model.gap.max(1e-16).log10();
     let t = Instant::now();
     let mut class_table = Vec::new();
     let result = match &args.classes {
         None => assign_with_progress(&net, &demand, &opts, |log: &IterationLog| {
-            if let Some(bar) = &bar {
-                let done = (log.relative_gap.max(1e-16).log10() / target_log).clamp(0.0, 1.0);
-                bar.set_position((done * 1000.0) as u64);
-                bar.set_message(format!("iteration {} gap {:.3e}", log.iteration, log.relative_gap));
-            }
+            let done = (log.relative_gap.max(1e-16).log10() / target_log).clamp(0.0, 1.0);
+            bar.update((done * 1000.0) as u64, || {
+                format!("iteration {} gap {:.3e}", log.iteration, log.relative_gap)
+            });
         })
         .map_err(|e| e.to_string())?,
         Some(file) => {
@@ -200,9 +189,7 @@ fn run(args: Args) -> Result<(), String> {
         }
     };
     let solve_s = t.elapsed().as_secs_f64();
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     if let Some(out) = &args.flows_out {
         let csv = out.extension().is_some_and(|e| e == "csv");
         let written = if csv {
@@ -290,7 +277,7 @@ fn run(args: Args) -> Result<(), String> {
             })
             .collect();
         println!("{json}");
-        return Ok(());
+        return Ok(common::Outcome::missed_if(args.model.missed(&result)));
     }
     println!(
         "{}: {} nodes, {} links, {} zones; {:.1} trips from {} origins ({:.1} intrazonal not assigned); read in {load_s:.3} s",
@@ -332,9 +319,9 @@ fn run(args: Args) -> Result<(), String> {
     if let Some(out) = &args.flows_out {
         println!("link flows written to {}", out.display());
     }
-    Ok(())
+    Ok(common::Outcome::missed_if(args.model.missed(&result)))
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }

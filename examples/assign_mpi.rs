@@ -25,13 +25,13 @@ use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
 use urbanflow::gpu::devices::DeviceSelection;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp};
-use urbanflow::tap::{Demand, IterationLog, Network, assign_with_loader};
+use urbanflow::tap::{IterationLog, assign_with_loader};
 
 /// Static traffic assignment of a TNTP network, all-or-nothing loading spread over MPI ranks.
 ///
 /// Example: mpirun -np 2 assign_mpi --net ChicagoSketch_net.tntp --gap 1e-5 --json
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     #[command(flatten)]
     model: common::ModelArgs,
@@ -52,7 +52,7 @@ struct Args {
     json: bool,
 }
 
-fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
+fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
@@ -64,11 +64,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
         ));
     }
     let (net_path, trips_path) = args.model.files()?;
-    let factors = args.model.factors();
     let t = Instant::now();
-    let net = Network::read_tntp(&net_path, factors).map_err(|e| e.to_string())?;
-    let demand =
-        Demand::read_tntp(&trips_path, &net).map_err(|e| e.to_string())?.scaled(args.model.demand_scale);
+    // Every rank reads the same files, so a refused file stops every rank with the same error.
+    let (net, demand) = args.model.read(&net_path, &trips_path).map_err(Failure::Everyone)?;
     let load_s = t.elapsed().as_secs_f64();
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
@@ -109,8 +107,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
         per_rank[k * ranks..(k + 1) * ranks].iter().map(|&b| f64::from_bits(b)).collect()
     };
     let (comm_s, load_share_s, wait_s) = (seconds(0), seconds(1), seconds(2));
+    let outcome = common::Outcome::missed_if(args.model.missed(&result));
     if rank != 0 {
-        return Ok(());
+        return Ok(outcome);
     }
     if let Some(out) = &args.flows_out {
         let csv = out.extension().is_some_and(|e| e == "csv");
@@ -148,7 +147,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
             json[k] = v.clone();
         }
         println!("{json}");
-        return Ok(());
+        return Ok(outcome);
     }
     println!("network   {} ({} links), {}", net_path.display(), net.num_links(), comm.describe());
     println!("loading   {} on every rank", loader_name(&device_refs));
@@ -164,7 +163,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
         waiting * 100.0,
         load_share_s
     );
-    Ok(())
+    Ok(outcome)
 }
 
 fn loader_name(devices: &[&urbanflow::gpu::GpuContext]) -> String {
@@ -176,5 +175,5 @@ fn loader_name(devices: &[&urbanflow::gpu::GpuContext]) -> String {
 }
 
 fn main() -> ExitCode {
-    cluster_common::main_with(|comm| run(comm, Args::parse()))
+    cluster_common::main_with(|comm| run(comm, common::parse_args::<Args>()))
 }

@@ -3,6 +3,8 @@
 use std::process::ExitCode;
 
 use urbanflow::cluster::{Comm, MpiComm};
+
+use crate::common::Outcome;
 use urbanflow::gpu::devices::DeviceSelection;
 
 /// This rank's index on its host, from the launcher's environment (OpenMPI, Slurm, MPICH/Hydra).
@@ -46,13 +48,20 @@ impl From<String> for Failure {
 }
 
 /// Initialises MPI, runs `run`, and ends the job as [`Failure`] says.
-pub fn main_with(run: impl FnOnce(&MpiComm) -> Result<(), Failure>) -> ExitCode {
+/// A missed target (every rank has the same result) exits with 2 on every rank, rank 0 saying which.
+pub fn main_with<T: Into<Outcome>>(run: impl FnOnce(&MpiComm) -> Result<T, Failure>) -> ExitCode {
     let comm = match MpiComm::init() {
         Ok(c) => c,
-        Err(e) => return crate::common::finish(Err(e.to_string())),
+        Err(e) => return crate::common::finish(Err::<(), _>(e.to_string())),
     };
-    match run(&comm) {
-        Ok(()) => ExitCode::SUCCESS,
+    match run(&comm).map(Into::into) {
+        Ok(Outcome::Done) => ExitCode::SUCCESS,
+        Ok(Outcome::Missed(why)) => {
+            if comm.rank() == 0 {
+                eprintln!("target not reached: {why}");
+            }
+            ExitCode::from(2)
+        }
         Err(Failure::Everyone(e)) => {
             // Only rank 0 prints: every rank holds the same failure (another rank's error names it).
             if comm.rank() == 0 {

@@ -1,16 +1,126 @@
-//! What the examples share: a failed run prints `error: …` on stderr and exits non-zero.
+//! What the examples share: exit codes (0 done, 1 error, 2 a target missed), progress on stderr, and the
+//! argument groups of examples that read the same inputs.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-/// The exit code of `run`'s result, printing the error when there is one.
+use urbanflow::tap::{Demand, Network};
+
+/// The exit codes, as every `--help` states them.
+pub const EXIT_CODES: &str = "Exit codes: 0 success, 1 error (bad input or arguments, failed run), \
+                              2 a target not reached (gap, iteration cap, time limit; named on stderr).";
+
+/// How a run that did its work ended.
+#[allow(dead_code)] // only the examples with targets return Missed
+pub enum Outcome {
+    /// Everything asked for was done.
+    Done,
+    /// The result is printed, but a target was not reached (the text names it).
+    Missed(String),
+}
+
+#[allow(dead_code)] // only the examples with targets
+impl Outcome {
+    /// Done, or the target named by `missed`.
+    pub fn missed_if(missed: Option<String>) -> Self {
+        missed.map_or(Outcome::Done, Outcome::Missed)
+    }
+}
+
+impl From<()> for Outcome {
+    fn from((): ()) -> Self {
+        Outcome::Done
+    }
+}
+
+/// The exit code of `run`'s result: 0 when done, 2 with `target not reached: …` on stderr when a target
+/// was missed, 1 with `error: …` on stderr for an error.
 #[allow(dead_code)] // graph_stats reports its own errors
-pub fn finish(result: Result<(), String>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+pub fn finish<T: Into<Outcome>>(result: Result<T, String>) -> ExitCode {
+    match result.map(Into::into) {
+        Ok(Outcome::Done) => ExitCode::SUCCESS,
+        Ok(Outcome::Missed(why)) => {
+            eprintln!("target not reached: {why}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Parses the command line; a usage error exits with 1 (clap's own default, 2, is the code of a
+/// missed target here), `--help` and `--version` with 0.
+#[allow(dead_code)] // the MPI examples parse through cluster_common
+pub fn parse_args<A: clap::Parser>() -> A {
+    A::try_parse().unwrap_or_else(|e| {
+        let _ = e.print();
+        std::process::exit(if e.use_stderr() { 1 } else { 0 })
+    })
+}
+
+/// An input file argument: as given when it exists, else under `$URBANFLOW_DATA` (or the `shared/data`
+/// beside the checkout), where the documentation's `../shared/data/…` names are looked up too.
+#[allow(dead_code)] // not every example reads files
+pub fn input_file(s: &str) -> Result<PathBuf, String> {
+    let root = urbanflow::graph::datasets::data_root();
+    Ok(urbanflow::graph::datasets::resolve_input(Path::new(s), root.as_deref()))
+}
+
+/// Progress of a long run on stderr: a bar on a terminal; elsewhere (a pipe, a CI log, a batch job) a
+/// plain line at most every few seconds, so that a log shows the run is alive.
+#[allow(dead_code)] // not every example runs long
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    what: String,
+    start: Instant,
+    last_line: Option<Instant>,
+    every: Duration,
+}
+
+#[allow(dead_code)] // not every example uses every method
+impl Progress {
+    /// Progress towards `total` steps of `what` (hidden entirely when `quiet`).
+    pub fn new(what: &str, total: u64, quiet: bool) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (terminal && !quiet).then(|| {
+            let bar = indicatif::ProgressBar::new(total.max(1));
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg}")
+                    .expect("valid template"),
+            );
+            bar
+        });
+        // URBANFLOW_PROGRESS_SECONDS sets the interval of the plain lines (default 3 s; 0: every step).
+        let interval = std::env::var("URBANFLOW_PROGRESS_SECONDS").ok().and_then(|s| s.parse::<f64>().ok());
+        let every = match (quiet, terminal) {
+            (true, _) | (false, true) => Duration::MAX,
+            _ => Duration::from_secs_f64(interval.unwrap_or(3.0).clamp(0.0, 86_400.0)),
+        };
+        Self { bar, what: what.to_string(), start: Instant::now(), last_line: None, every }
+    }
+
+    /// `done` steps of the total, with a message.
+    pub fn update(&mut self, done: u64, message: impl FnOnce() -> String) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+            bar.set_message(message());
+            return;
+        }
+        let due = self.last_line.map_or(self.start.elapsed(), |t| t.elapsed());
+        if self.every != Duration::MAX && due >= self.every {
+            self.last_line = Some(Instant::now());
+            eprintln!("[{:7.1} s] {}: {}", self.start.elapsed().as_secs_f64(), self.what, message());
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
         }
     }
 }
@@ -125,10 +235,10 @@ pub fn trips_beside(net: &Path) -> Result<PathBuf, String> {
 #[allow(dead_code)] // only the assignment examples
 pub struct ModelArgs {
     /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
-    #[arg(long)]
+    #[arg(long, value_parser = input_file)]
     pub net: Option<PathBuf>,
     /// TNTP trips file. Default: the `_trips` file beside the network.
-    #[arg(long)]
+    #[arg(long, value_parser = input_file)]
     pub trips: Option<PathBuf>,
     /// Time units per toll unit in the generalised cost.
     #[arg(long, default_value_t = 0.0)]
@@ -154,6 +264,11 @@ pub struct ModelArgs {
     /// Solve for the system optimum instead of user equilibrium.
     #[arg(long)]
     pub system_optimum: bool,
+    /// Accept files whose rows disagree with their header (a `<TOTAL OD FLOW>` the entries do not add up
+    /// to, more node or zone ids than declared, a last row cut short): the disagreements are printed as
+    /// warnings on stderr instead of refusing the file.
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 #[allow(dead_code)] // only the assignment examples
@@ -177,6 +292,42 @@ impl ModelArgs {
                 Ok((net.clone(), trips))
             }
         }
+    }
+
+    /// Reads the network and the demand (scaled by `--demand-scale`); with `--lenient`, what disagrees
+    /// with the files' headers is printed on stderr as `warning: file:line: …`.
+    pub fn read(&self, net_path: &Path, trips_path: &Path) -> Result<(Network, Demand), String> {
+        use urbanflow::graph::io::ReadOptions;
+        use urbanflow::graph::io::tntp::{read_net_with, read_trips_with};
+        let opts = ReadOptions { lenient: self.lenient, ..Default::default() };
+        let parsed = read_net_with(net_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
+        // What the reader had to interpret (columns mapped by position, empty fields read as 0).
+        for note in &parsed.notes {
+            eprintln!("note: {}: {note}", net_path.display());
+        }
+        print_warnings(&parsed.warnings);
+        let net = Network::from_tntp(&parsed, self.factors()).map_err(|e| e.to_string())?;
+        let trips = read_trips_with(trips_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
+        print_warnings(&trips.warnings);
+        let demand = Demand::from_tntp(&trips, &net).map_err(|e| e.to_string())?;
+        Ok((net, demand.scaled(self.demand_scale)))
+    }
+
+    /// What was missed when an assignment stopped before its gap: the iteration cap or the time limit.
+    pub fn missed(&self, result: &urbanflow::tap::Assignment) -> Option<String> {
+        if result.converged {
+            return None;
+        }
+        let limit = if result.history.len() >= self.max_iters as usize {
+            format!("the iteration cap --max-iters {}", self.max_iters)
+        } else {
+            format!("the time limit --max-seconds {}", self.max_seconds.unwrap_or(f64::INFINITY))
+        };
+        Some(format!(
+            "relative gap {:.3e} is above --gap {:.1e}: stopped by {limit}",
+            result.last().relative_gap,
+            self.gap
+        ))
     }
 
     /// Toll and distance factors of the generalised cost.
@@ -205,13 +356,32 @@ impl ModelArgs {
     }
 }
 
+/// Adds how to read a file anyway to an error that `--lenient` would turn into a warning.
+#[allow(dead_code)] // only the examples with --lenient
+pub fn lenient_hint(message: String) -> String {
+    let disagreement = ["declares", "the header announces", "is the file cut", "is it cut short"];
+    if disagreement.iter().any(|d| message.contains(d)) {
+        format!("{message} (--lenient reads the file anyway, printing this as a warning)")
+    } else {
+        message
+    }
+}
+
+/// Prints a reader's warnings (disagreements `--lenient` let through) on stderr.
+#[allow(dead_code)] // only the examples with --lenient
+pub fn print_warnings(warnings: &[urbanflow::graph::io::ReadWarning]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// The graph and sources of the many-source examples (`many_to_all`, `many_to_all_mpi`).
 #[derive(clap::Args)]
 #[allow(dead_code)] // only the many-source examples
 pub struct GraphSourceArgs {
     /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
     /// bundled Sioux Falls network.
-    #[arg(long)]
+    #[arg(long, value_parser = input_file)]
     pub graph: Option<PathBuf>,
     /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
     #[arg(long, default_value = "auto")]
@@ -226,6 +396,9 @@ pub struct GraphSourceArgs {
     /// TNTP weight units per free-flow time unit.
     #[arg(long, default_value_t = 1000.0)]
     pub units: f64,
+    /// Accept a TNTP file whose rows disagree with its header, printing the disagreements as warnings.
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 /// A loaded graph with the sources asked for.
@@ -248,8 +421,10 @@ impl GraphSourceArgs {
         use urbanflow::graph::io::{LoadOptions, load_graph};
         let path = self.graph.clone().unwrap_or_else(|| bundled("SiouxFalls_net.tntp"));
         let t = std::time::Instant::now();
-        let opts = LoadOptions { format: self.format, tntp_units: self.units, ..Default::default() };
-        let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
+        let read = urbanflow::graph::io::ReadOptions { lenient: self.lenient, ..Default::default() };
+        let opts = LoadOptions { format: self.format, tntp_units: self.units, read };
+        let loaded = load_graph(&path, &opts).map_err(|e| lenient_hint(e.to_string()))?;
+        print_warnings(&loaded.warnings);
         let load_s = t.elapsed().as_secs_f64();
         let n = loaded.graph.num_vertices();
         let spec = match &self.sources {

@@ -36,10 +36,10 @@ use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 /// over if the CPU is not done by the time it is ready (listing stays on the CPU). `setup_s` in the JSON
 /// is the time spent starting an explicitly chosen GPU, not included in `solve_s`.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// Graph file (DIMACS, PACE, edge list, TNTP _net; plain, .gz or .xz).
-    #[arg(long, conflicts_with = "generate")]
+    #[arg(long, value_parser = common::input_file, conflicts_with = "generate")]
     graph: Option<PathBuf>,
     /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
     #[arg(long, default_value = "auto")]
@@ -267,5 +267,5 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }

@@ -22,7 +22,10 @@ use urbanflow::sssp::auto::crossover_for;
 /// Paste the output into a bug report. Nothing is measured or changed; creating the chosen GPU's device
 /// (to list its features and limits) is the only work done.
 #[derive(Parser)]
-#[command(version)]
+#[command(
+    version,
+    after_help = "Exit codes: 0 success, 1 error (bad arguments, a file that cannot be written)."
+)]
 struct Args {
     /// Also open a device on the adapter `--backend gpu` would use when the automatic backend uses none
     /// (software adapters included) and list its features.
@@ -44,7 +47,10 @@ const ENV: [&str; 10] = [
 ];
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Args::try_parse().unwrap_or_else(|e| {
+        let _ = e.print();
+        std::process::exit(if e.use_stderr() { 1 } else { 0 })
+    });
     println!("urbanflow {}", env!("CARGO_PKG_VERSION"));
     println!("system     {} {}", std::env::consts::OS, std::env::consts::ARCH);
     println!(

@@ -24,7 +24,10 @@ enum Kind {
 ///
 /// Example: generate --kind road --vertices 1000000 --out road1m.gr.xz
 #[derive(Parser)]
-#[command(version)]
+#[command(
+    version,
+    after_help = "Exit codes: 0 success, 1 error (bad arguments, a file that cannot be written)."
+)]
 struct Args {
     /// Graph family.
     #[arg(long, value_enum, default_value = "road")]
@@ -41,7 +44,10 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let a = Args::parse();
+    let a = Args::try_parse().unwrap_or_else(|e| {
+        let _ = e.print();
+        std::process::exit(if e.use_stderr() { 1 } else { 0 })
+    });
     let made = match a.kind {
         Kind::Road => generators::road_like(a.vertices, a.seed).map(|r| r.graph),
         Kind::Grid => {

@@ -22,10 +22,11 @@ use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 ///
 /// Example: graph_stats ../shared/data/road/weighted/NY.gr.xz
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// Graph file (DIMACS `.gr`, PACE `.gr`, 0-based `a u v w`, edge list, TNTP `_net`; plain, .gz or
     /// .xz). Default: the bundled small road graph.
+    #[arg(value_parser = common::input_file)]
     graph: Option<PathBuf>,
     /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
     #[arg(long, default_value = "auto")]
@@ -36,7 +37,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = common::parse_args::<Args>();
     let path = args.graph.unwrap_or_else(common::bundled_road_graph);
     let choice = match args.backend.map_or_else(BackendChoice::from_env, Ok) {
         Ok(c) => c,

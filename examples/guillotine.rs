@@ -30,10 +30,10 @@ use urbanflow::gpu::{BackendChoice, Resolved};
 /// `randcut:W,H,SEED` (a random guillotine partition: the optimum is W·H) or `testcut:W,SEED` (the
 /// benchmark family of Boschetti et al.). The pattern is checked independently before it is printed.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// An OR-Library gcut file, or an OR-Datasets JSON file (by its `.json` extension).
-    #[arg(long, conflicts_with = "generate")]
+    #[arg(long, value_parser = common::input_file, conflicts_with = "generate")]
     instance: Option<PathBuf>,
     /// randcut:W,H,SEED (types: 40) or testcut:W,SEED (types: 80).
     #[arg(long)]
@@ -273,5 +273,5 @@ fn svg(inst: &Instance, sol: &Solution) -> String {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }

@@ -31,14 +31,14 @@ use urbanflow::sssp::td::{
 /// Prints the journey's legs (mode, from, to, departure, arrival, route for transit legs) and the
 /// arrival time; with --queries N, runs N random queries and reports queries per second.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// A GTFS feed (zip or folder).
-    #[arg(long, conflicts_with = "generate")]
+    #[arg(long, value_parser = common::input_file, conflicts_with = "generate")]
     gtfs: Option<PathBuf>,
     /// A road layer: DIMACS `.gr` travel times (in --road-unit seconds) with a `.co` file of the same stem
     /// beside it (longitude, latitude × 10^6).
-    #[arg(long, requires = "gtfs")]
+    #[arg(long, value_parser = common::input_file, requires = "gtfs")]
     roads: Option<PathBuf>,
     /// Seconds per road weight unit.
     #[arg(long, default_value_t = 1.0)]
@@ -91,7 +91,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }
 
 fn parse_latlon(s: &str) -> Result<[f64; 2], String> {

@@ -33,11 +33,11 @@ enum Algo {
 ///
 /// Example: ksp --graph NY.gr.xz --source 1 --target 5000 --k 10 --json
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// Graph file (DIMACS .gr, PACE .gr, edge list, TNTP _net; plain, .gz or .xz). Default: the bundled
     /// small road graph.
-    #[arg(long)]
+    #[arg(long, value_parser = common::input_file)]
     graph: Option<PathBuf>,
     /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
     #[arg(long, default_value = "auto")]
@@ -48,8 +48,8 @@ struct Args {
     /// Target vertex, as numbered in the file.
     #[arg(long, default_value_t = 2)]
     target: u64,
-    /// Paths per query.
-    #[arg(long, default_value_t = 10)]
+    /// Paths per query (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     k: usize,
     /// mps or yen (one query; batches always use MPS).
     #[arg(long, value_enum, default_value = "mps")]
@@ -73,6 +73,15 @@ struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// `--k`: a count of paths, 0 refused (it would print "none" as if the target were unreachable).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("expected at least 1 path; 0 asks for nothing".into()),
+        Ok(k) => Ok(k),
+        Err(_) => Err(format!("`{s}` is not a count of paths")),
+    }
 }
 
 fn run(args: Args) -> Result<(), String> {
@@ -217,5 +226,5 @@ fn write_paths(
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }

@@ -33,7 +33,7 @@ use urbanflow::sssp::tuning;
 /// is used only when measured faster (launch settings are measured once per graph and adapter and kept
 /// in the user's cache directory; URBANFLOW_TUNE=off|refresh). The output says what ran and why.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     #[command(flatten)]
     input: common::GraphSourceArgs,
@@ -111,11 +111,19 @@ fn run(args: Args) -> Result<(), String> {
     let t = Instant::now();
     // A sink every GPU's thread may call at once: the rows never leave their readback buffers.
     let (sum, count) = (AtomicU64::new(0), AtomicUsize::new(0));
+    // Trees done on stderr: a bar on a terminal, a line every few seconds in a log.
+    let progress = std::sync::Mutex::new(common::Progress::new("trees", sources.len() as u64, args.json));
     let out = many_to_all_shared(g, &sources, &opts, |b| {
         sum.fetch_add(common::row_checksum(b.dist), Ordering::Relaxed);
-        count.fetch_add(b.sources.len(), Ordering::Relaxed);
+        let done = count.fetch_add(b.sources.len(), Ordering::Relaxed) + b.sources.len();
+        if let Ok(mut p) = progress.lock() {
+            p.update(done as u64, || format!("{done} of {} trees", sources.len()));
+        }
     })
     .map_err(|e| e.to_string())?;
+    if let Ok(p) = progress.into_inner() {
+        p.finish();
+    }
     let (checksum, trees) = (sum.into_inner(), count.into_inner());
     let total_s = t.elapsed().as_secs_f64();
     // Tuning happens once per adapter and graph (then it is read from the cache), contraction once per
@@ -180,5 +188,5 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }

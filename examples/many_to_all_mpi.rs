@@ -32,7 +32,7 @@ use urbanflow::sssp::many::{ManyOptions, Method, Schedule};
 ///
 /// Example: mpirun -np 4 many_to_all_mpi --graph bremen_time.gr.gz --sources 10000 --json
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     #[command(flatten)]
     input: common::GraphSourceArgs,
@@ -203,5 +203,5 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
 }
 
 fn main() -> ExitCode {
-    cluster_common::main_with(|comm| run(comm, Args::parse()))
+    cluster_common::main_with(|comm| run(comm, common::parse_args::<Args>()))
 }

@@ -31,10 +31,10 @@ use urbanflow::overlay::{
 /// The bound is certified: z_LR(λ) recomputed over all edges in double precision at the final
 /// multipliers (the seed's per-node sum is printed beside it as `local_sum` and is no bound).
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// An instance file (format: see `urbanflow::overlay::io`).
-    #[arg(long, conflicts_with = "generate")]
+    #[arg(long, value_parser = common::input_file, conflicts_with = "generate")]
     instance: Option<PathBuf>,
     /// n=N[,family=a|b][,l=14|128][,seed=S]: the benchmark generator (complete graph; default n=100).
     #[arg(long)]
@@ -73,7 +73,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }
 
 fn instance(args: &Args) -> Result<(String, MopInstance), String> {

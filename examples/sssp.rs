@@ -38,11 +38,11 @@ use urbanflow::sssp::{Algorithm, Query, solve};
 /// adapter, counting what this one call pays (device, compilation, upload); the output says which ran
 /// and why.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// Graph file (DIMACS .gr, PACE .gr, edge list, TNTP _net; plain, .gz or .xz). Default: the bundled
     /// small road graph.
-    #[arg(long)]
+    #[arg(long, value_parser = common::input_file)]
     graph: Option<PathBuf>,
     /// The file's format: auto, dimacs, dimacs0 (0-based `a u v w`), pace, edges or tntp. `auto` refuses
     /// files that two formats would read differently.
@@ -73,7 +73,7 @@ struct Args {
     #[arg(long)]
     json: bool,
     /// An OpenStreetMap PBF extract: route from --from to --to (instead of --graph and --source).
-    #[arg(long, conflicts_with = "graph", requires = "from")]
+    #[arg(long, value_parser = common::input_file, conflicts_with = "graph", requires = "from")]
     osm: Option<PathBuf>,
     /// With --osm: car, bike or walk.
     #[arg(long, default_value = "car")]
@@ -85,6 +85,9 @@ struct Args {
     /// reachable within --within minutes (written by --geojson: each tree arc with its arrival time).
     #[arg(long, allow_hyphen_values = true)]
     to: Option<String>,
+    /// With --osm: refuse --from/--to points farther than this many metres from every road vertex.
+    #[arg(long, default_value_t = urbanflow::graph::osm::DEFAULT_SNAP_LIMIT_M)]
+    snap_limit_m: f64,
     /// With --osm and no --to: the tree's time limit in minutes.
     #[arg(long, default_value_t = 10.0)]
     within: f64,
@@ -112,12 +115,12 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     let t = Instant::now();
     let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
     let import_s = t.elapsed().as_secs_f64();
-    let (s, from_m) = g.nearest(from.0, from.1).ok_or("the routable graph is empty")?;
+    let (s, from_m) = g.snap(from.0, from.1, args.snap_limit_m).map_err(|e| format!("--from: {e}"))?;
     let Some(to) = args.to.as_deref() else {
         return reach_tree(args, &g, s, from_m, import_s, backend);
     };
     let to = lat_lon(to, "to")?;
-    let (d, to_m) = g.nearest(to.0, to.1).ok_or("the routable graph is empty")?;
+    let (d, to_m) = g.snap(to.0, to.1, args.snap_limit_m).map_err(|e| format!("--to: {e}"))?;
     let t = Instant::now();
     let q = Query { source: s, targets: Some(vec![d]), predecessors: true, ..Default::default() };
     let r = solve(&g.graph, &q, args.algorithm, backend).map_err(|e| e.to_string())?;
@@ -358,5 +361,5 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }

@@ -22,11 +22,11 @@ use urbanflow::dp::vrp::{BoundOptions, PricingBackend, Relaxation, pricer, root_
 /// Every printed bound is valid (certified from the DP's exact least reduced cost per unit of load),
 /// also when a time limit stops the run before the LP converges.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, after_help = common::EXIT_CODES)]
 struct Args {
     /// A VRPLIB CVRP file (EUC_2D distances rounded to the nearest integer unless --exact-distances;
     /// default: the small generated instance in examples/data).
-    #[arg(long)]
+    #[arg(long, value_parser = common::input_file)]
     instance: Option<PathBuf>,
     /// q-route or ng-route.
     #[arg(long, default_value = "ng-route")]
@@ -63,10 +63,10 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(Args::parse()))
+    common::finish(run(common::parse_args::<Args>()))
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<common::Outcome, String> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
     }
@@ -148,5 +148,12 @@ fn run(args: Args) -> Result<(), String> {
             _ => println!("best known  no .sol file beside the instance"),
         }
     }
-    Ok(())
+    // Stopped by a limit (--max-seconds, or the library's round cap): the bound is valid but not the root bound asked for (exit code 2).
+    Ok(common::Outcome::missed_if((!report.converged).then(|| {
+        format!(
+            "column generation stopped after {} rounds (the time or round limit), before convergence (the bound {:.3} is \
+             valid but weaker than the relaxation's)",
+            report.rounds, report.lower_bound
+        )
+    })))
 }

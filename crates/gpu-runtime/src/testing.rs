@@ -1,12 +1,15 @@
 //! Running GPU tests on every adapter, with a loud failure in CI when there is none.
 //!
-//! Each adapter is tested twice when it has optional features: once with them and once with the
-//! portable baseline (`OptionalFeatures::NONE`), so that fallback paths run in CI too.
+//! Each physical adapter is tested once per backend family — the best native backend only, as
+//! [`crate::devices::physical_adapters`] lists them: Mesa's software renderer, seen through Vulkan and
+//! again through GL, is one device — and twice when it has optional features: once with them and once
+//! with the portable baseline (`OptionalFeatures::NONE`), so that fallback paths run in CI too.
 //! With no adapter, tests print one `SKIP` line; `URBANFLOW_REQUIRE_GPU=1` makes that a failure.
 
 use std::sync::OnceLock;
 
-use crate::context::{GpuContext, GpuOptions, OptionalFeatures, adapters};
+use crate::context::{GpuContext, GpuOptions, OptionalFeatures};
+use crate::devices::physical_adapters;
 
 /// The environment variable that makes a missing adapter a test failure.
 pub const REQUIRE_GPU_ENV: &str = "URBANFLOW_REQUIRE_GPU";
@@ -17,7 +20,7 @@ pub fn contexts() -> &'static [GpuContext] {
     static ALL: OnceLock<Vec<GpuContext>> = OnceLock::new();
     ALL.get_or_init(|| {
         let mut out = Vec::new();
-        for adapter in adapters(&GpuOptions::default()) {
+        for adapter in physical_adapters(&GpuOptions::default()) {
             let name = adapter.get_info().name;
             match GpuContext::from_adapter(adapter.clone(), &GpuOptions::default()) {
                 Ok(full) => {

@@ -4,6 +4,12 @@
 //! workspace (searched upwards from the current directory and from this crate's source directory).
 //! Without data, callers print one clear skip line; with `URBANFLOW_REQUIRE_DATA=1` that becomes a
 //! failure, so CI cannot pass by skipping.
+//!
+//! [`resolve_input`] lets a user name a data file the way the documentation does
+//! (`../shared/data/tntp/SiouxFalls/SiouxFalls_net.tntp`) or relative to the data root
+//! (`tntp/SiouxFalls/SiouxFalls_net.tntp`) from any directory, once `URBANFLOW_DATA` says where the
+//! data lie. `docs/data.md` lists every data set, its source and licence, and
+//! `scripts/download-data.sh` fetches the public ones.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +37,41 @@ pub fn data_root() -> Option<PathBuf> {
         .map(|p| p.join("../shared/data"))
         .find(|p| p.is_dir())
         .map(|p| p.canonicalize().unwrap_or(p))
+}
+
+/// The file a user named: the path itself when it exists; else, for a relative path, the same name under
+/// the data root ([`data_root`]), with any leading `../…/shared/data/` of the documentation's commands
+/// removed first. A name found nowhere comes back unchanged, so that the error names what was typed.
+///
+/// ```
+/// use graph_core::datasets::resolve_input;
+/// use std::path::Path;
+/// let dir = std::env::temp_dir().join(format!("uf-resolve-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("tntp")).unwrap();
+/// std::fs::write(dir.join("tntp/x_net.tntp"), "").unwrap();
+/// let found = resolve_input(Path::new("../shared/data/tntp/x_net.tntp"), Some(&dir));
+/// assert_eq!(found, dir.join("tntp/x_net.tntp"));
+/// assert_eq!(resolve_input(Path::new("tntp/x_net.tntp"), Some(&dir)), dir.join("tntp/x_net.tntp"));
+/// assert_eq!(resolve_input(Path::new("nowhere.gr"), Some(&dir)), Path::new("nowhere.gr"));
+/// # std::fs::remove_dir_all(&dir).ok();
+/// ```
+pub fn resolve_input(path: &Path, root: Option<&Path>) -> PathBuf {
+    if path.exists() || path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let Some(root) = root else { return path.to_path_buf() };
+    // `../shared/data/x`, `../../shared/data/x`, `shared/data/x` → `x`.
+    let parts: Vec<_> = path.components().collect();
+    let under_data = parts
+        .windows(2)
+        .position(|w| w[0].as_os_str() == "shared" && w[1].as_os_str() == "data")
+        .map(|k| parts[k + 2..].iter().collect::<PathBuf>());
+    [under_data, Some(path.to_path_buf())]
+        .into_iter()
+        .flatten()
+        .map(|rel| root.join(rel))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// The path of a data file or folder relative to the data root, if it exists. When it does not,

@@ -5,8 +5,11 @@
 //! and returns an [`OsmGraph`]: a [`Csr`] whose `u32` weights are travel times in **milliseconds**
 //! (rounded; what the shortest-path engines run on), with per-arc real-valued travel time (s) and
 //! length (m), per-vertex coordinates and OSM node ids, restricted by default to its largest strongly
-//! connected component so that every vertex can reach every other. [`OsmGraph::nearest`] snaps a
-//! coordinate to the nearest vertex (an R-tree from the `rstar` crate).
+//! connected component so that every vertex can reach every other. [`OsmGraph::snap`] snaps a
+//! coordinate to the nearest vertex (an R-tree from the `rstar` crate) and refuses points farther than
+//! a limit from every road ([`DEFAULT_SNAP_LIMIT_M`], 1 km, by default); NaN or out-of-range
+//! coordinates are errors, never a guess. OSM XML (`.osm`) files are recognised and refused with a
+//! message that names the format (convert them to PBF with `osmium cat in.osm -o out.osm.pbf`).
 //!
 //! What the profiles do (every rule is in this file, and speeds can be overridden per highway class
 //! with [`OsmOptions::speeds_kmh`]):
@@ -29,7 +32,7 @@
 //! ```no_run
 //! use graph_core::osm::{OsmOptions, Profile, import};
 //! let g = import("porto.osm.pbf", &OsmOptions::new(Profile::Car))?;
-//! let (from, snapped_m) = g.nearest(41.1496, -8.6109).unwrap();
+//! let (from, snapped_m) = g.snap(41.1496, -8.6109, graph_core::osm::DEFAULT_SNAP_LIMIT_M)?;
 //! println!("{} vertices; Porto's centre is {snapped_m:.0} m from vertex {from}", g.graph.num_vertices());
 //! # Ok::<(), graph_core::osm::OsmError>(())
 //! ```
@@ -40,6 +43,9 @@ use std::path::{Path, PathBuf};
 use crate::VertexId;
 use crate::csr::Csr;
 use crate::scc::strongly_connected;
+
+/// How far from the nearest vertex a coordinate may lie and still be snapped, by default (metres).
+pub const DEFAULT_SNAP_LIMIT_M: f64 = 1000.0;
 
 /// Mean Earth radius (IUGG), metres.
 const EARTH_RADIUS_M: f64 = 6_371_008.8;
@@ -228,6 +234,34 @@ pub enum OsmError {
         /// What overflowed.
         what: &'static str,
     },
+    /// A coordinate that is not a latitude in -90..=90 and a longitude in -180..=180 degrees.
+    #[error(
+        "coordinate ({lat}, {lon}): expected a latitude in -90..=90 and a longitude in -180..=180 degrees"
+    )]
+    BadCoordinate {
+        /// Latitude given.
+        lat: f64,
+        /// Longitude given.
+        lon: f64,
+    },
+    /// A coordinate farther from every vertex of the graph than the snapping limit.
+    #[error(
+        "coordinate ({lat}, {lon}) is {distance_m:.0} m from the nearest road vertex, beyond the \
+         {limit_m:.0} m snapping limit (outside the extract, or latitude and longitude swapped?)"
+    )]
+    TooFarFromRoad {
+        /// Latitude given.
+        lat: f64,
+        /// Longitude given.
+        lon: f64,
+        /// Distance to the nearest vertex, metres.
+        distance_m: f64,
+        /// The limit, metres.
+        limit_m: f64,
+    },
+    /// The graph has no vertex to snap to.
+    #[error("the routable graph is empty: nothing to snap to")]
+    EmptyGraph,
 }
 
 /// Directions a way may be travelled in.
@@ -319,6 +353,27 @@ fn classify(tags: &HashMap<&str, &str>, options: &OsmOptions) -> Option<(Directi
     Some((dirs, speed))
 }
 
+/// OSM XML files start with `<?xml` or `<osm`; the PBF decoder would read their first bytes as a
+/// block length and report an absurd "blob header" size, so they are named here instead.
+fn refuse_xml(path: &Path) -> Result<(), OsmError> {
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|source| OsmError::Open { path: path.to_path_buf(), source })?;
+    let text = String::from_utf8_lossy(&head[..n]);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if text.starts_with("<?xml") || text.starts_with("<osm") {
+        return Err(OsmError::Malformed {
+            path: path.to_path_buf(),
+            message: "this is an OSM XML file; urbanflow reads the PBF format (.osm.pbf): convert it \
+                      with `osmium cat in.osm -o out.osm.pbf`, or download the extract as PBF"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
 /// Great-circle distance in metres (haversine).
 pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
     let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
@@ -331,6 +386,7 @@ pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
 /// Imports a routable graph from an OSM PBF file (see the module documentation for the rules).
 pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, OsmError> {
     let path = path.as_ref();
+    refuse_xml(path)?;
     let reader = osmpbf::ElementReader::from_path(path).map_err(|e| match e.kind() {
         osmpbf::ErrorKind::Io(_) => {
             OsmError::Open { path: path.to_path_buf(), source: std::io::Error::other(e.to_string()) }
@@ -504,10 +560,26 @@ fn project((lat, lon): (f64, f64)) -> [f64; 3] {
 }
 
 impl OsmGraph {
-    /// The vertex nearest to a coordinate (degrees) and its distance in metres; `None` for an empty graph.
-    pub fn nearest(&self, lat: f64, lon: f64) -> Option<(VertexId, f64)> {
-        let p = self.locator.nearest_neighbor(&project((lat, lon)))?;
-        Some((p.data, haversine_m((lat, lon), self.coords[p.data as usize])))
+    /// The vertex nearest to a coordinate (degrees) and its distance in metres, however far it is.
+    /// NaN or out-of-range coordinates and an empty graph are errors. [`OsmGraph::snap`] adds a limit.
+    pub fn nearest(&self, lat: f64, lon: f64) -> Result<(VertexId, f64), OsmError> {
+        if !((-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon)) {
+            return Err(OsmError::BadCoordinate { lat, lon });
+        }
+        let p = self.locator.nearest_neighbor(&project((lat, lon))).ok_or(OsmError::EmptyGraph)?;
+        Ok((p.data, haversine_m((lat, lon), self.coords[p.data as usize])))
+    }
+
+    /// The vertex nearest to a coordinate and its distance in metres, refused with
+    /// [`OsmError::TooFarFromRoad`] when that distance exceeds `limit_m` (a point outside the extract,
+    /// or latitude and longitude swapped, would otherwise route from the map's edge).
+    /// [`DEFAULT_SNAP_LIMIT_M`] is the examples' default.
+    pub fn snap(&self, lat: f64, lon: f64, limit_m: f64) -> Result<(VertexId, f64), OsmError> {
+        let (v, distance_m) = self.nearest(lat, lon)?;
+        if distance_m > limit_m {
+            return Err(OsmError::TooFarFromRoad { lat, lon, distance_m, limit_m });
+        }
+        Ok((v, distance_m))
     }
 
     /// The arc from `u` to `v`, if any (its index into the per-arc vectors).

@@ -18,6 +18,17 @@ pub enum WeightIssue {
     /// Too large for the weight type.
     #[error("out of range for the weight type")]
     OutOfRange,
+    /// A fraction where whole numbers are read.
+    #[error(
+        "a fraction: u32 weights are whole numbers (scale them, e.g. to milliseconds, or read them as f64)"
+    )]
+    NotWhole,
+    /// `u32::MAX − 1` or `u32::MAX`: the values the u32 shortest-path engines keep for "saturated" and
+    /// "unreachable".
+    #[error(
+        "reserved: u32 weights must stay below 4294967294 (u32::MAX − 1 and u32::MAX mark saturated and unreachable distances)"
+    )]
+    Reserved,
 }
 
 /// A non-negative arc weight that uploads to the GPU as is (`bytemuck::Pod`).
@@ -44,11 +55,15 @@ impl Weight for u32 {
     const ONE: Self = 1;
     fn parse_field(s: &str) -> Result<Self, WeightIssue> {
         match s.parse::<u32>() {
+            Ok(v) if v >= u32::MAX - 1 => Err(WeightIssue::Reserved),
             Ok(v) => Ok(v),
-            Err(_) => match s.parse::<i128>() {
-                Ok(v) if v < 0 => Err(WeightIssue::Negative),
-                Ok(_) => Err(WeightIssue::OutOfRange),
-                Err(_) => Err(WeightIssue::NotANumber),
+            Err(_) => match (s.parse::<i128>(), s.parse::<f64>()) {
+                (Ok(v), _) if v < 0 => Err(WeightIssue::Negative),
+                (Ok(_), _) => Err(WeightIssue::OutOfRange),
+                (_, Ok(x)) if x < 0.0 => Err(WeightIssue::Negative),
+                (_, Ok(x)) if x.is_finite() && x.fract() != 0.0 => Err(WeightIssue::NotWhole),
+                (_, Ok(x)) if !x.is_finite() => Err(WeightIssue::NotFinite),
+                _ => Err(WeightIssue::NotANumber),
             },
         }
     }
@@ -105,6 +120,11 @@ mod tests {
         assert_eq!(u32::parse_field("-3"), Err(WeightIssue::Negative));
         assert_eq!(u32::parse_field("4294967296"), Err(WeightIssue::OutOfRange));
         assert_eq!(u32::parse_field("x1"), Err(WeightIssue::NotANumber));
+        assert_eq!(u32::parse_field("2.5"), Err(WeightIssue::NotWhole));
+        assert_eq!(u32::parse_field("-2.5"), Err(WeightIssue::Negative));
+        assert_eq!(u32::parse_field("4294967294"), Err(WeightIssue::Reserved));
+        assert_eq!(u32::parse_field("4294967295"), Err(WeightIssue::Reserved));
+        assert_eq!(u32::parse_field("4294967293"), Ok(4_294_967_293));
         assert_eq!(f32::parse_field("NaN"), Err(WeightIssue::NotFinite));
         assert_eq!(f32::parse_field("inf"), Err(WeightIssue::NotFinite));
         assert_eq!(f32::parse_field("-0.5"), Err(WeightIssue::Negative));

@@ -84,7 +84,31 @@ fn errors_name_the_file() {
     let err = import(&junk, &OsmOptions::new(Profile::Car)).unwrap_err();
     assert!(matches!(err, OsmError::Malformed { .. }), "{err}");
     assert!(err.to_string().contains("junk.osm.pbf"), "{err}");
+    // OSM XML is named as such, not "blob header is too big".
+    let xml = dir.join("map.osm");
+    std::fs::write(&xml, "<?xml version='1.0' encoding='UTF-8'?>\n<osm version=\"0.6\">\n</osm>\n").unwrap();
+    let err = import(&xml, &OsmOptions::new(Profile::Car)).unwrap_err();
+    assert!(matches!(err, OsmError::Malformed { .. }) && err.to_string().contains("OSM XML"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn snapping_refuses_bad_and_far_coordinates() {
+    let car = all_components(Profile::Car);
+    let (lat, lon) = car.coords[0];
+    assert_eq!(car.snap(lat, lon, 1.0).unwrap().0, 0);
+    for (la, lo) in [(f64::NAN, f64::NAN), (f64::NAN, 0.0), (91.0, 0.0), (0.0, -180.5), (f64::INFINITY, 0.0)]
+    {
+        let err = car.nearest(la, lo).unwrap_err();
+        assert!(matches!(err, OsmError::BadCoordinate { .. }), "{err}");
+    }
+    // 0,0 is thousands of kilometres from the fixture's roads: refused, with the distance named.
+    let err = car.snap(0.0, 0.0, graph_core::osm::DEFAULT_SNAP_LIMIT_M).unwrap_err();
+    let OsmError::TooFarFromRoad { distance_m, limit_m, .. } = err else { panic!("{err}") };
+    assert!(distance_m > 1e6 && limit_m == 1000.0, "{distance_m}");
+    // Swapped latitude and longitude too, while `nearest` still answers (no limit).
+    assert!(car.snap(lon, lat, 1000.0).is_err());
+    assert!(car.nearest(lon, lat).is_ok());
 }
 
 #[test]

@@ -27,6 +27,8 @@ struct Lines<'a> {
     path: &'a Path,
     lines: Vec<(usize, &'a str)>,
     at: usize,
+    /// The file's last line: where "the file ends without …" is reported.
+    end: usize,
 }
 
 impl<'a> Lines<'a> {
@@ -39,7 +41,7 @@ impl<'a> Lines<'a> {
         let mut out = Vec::with_capacity(count);
         while out.len() < count {
             let Some(&(ln, text)) = self.lines.get(self.at) else {
-                return Err(self.err(0, format!("file ends after {} of {count} {what}", out.len())));
+                return Err(self.err(self.end, format!("file ends after {} of {count} {what}", out.len())));
             };
             self.at += 1;
             for tok in text.split_whitespace() {
@@ -58,7 +60,7 @@ impl<'a> Lines<'a> {
     /// The next line split into fields.
     fn fields(&mut self, what: &str) -> Result<(usize, Vec<&'a str>), VrpError> {
         let Some(&(ln, text)) = self.lines.get(self.at) else {
-            return Err(self.err(0, format!("file ends early: expected {what}")));
+            return Err(self.err(self.end, format!("file ends early: expected {what}")));
         };
         self.at += 1;
         Ok((ln, text.split_whitespace().collect()))
@@ -76,7 +78,8 @@ pub fn read_vrplib(path: impl AsRef<Path>, rounding: Rounding) -> Result<Cvrp, V
 pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp, VrpError> {
     let lines: Vec<(usize, &str)> =
         text.lines().enumerate().map(|(k, l)| (k + 1, l.trim())).filter(|(_, l)| !l.is_empty()).collect();
-    let mut r = Lines { path, lines, at: 0 };
+    let end = text.lines().count().max(1);
+    let mut r = Lines { path, lines, at: 0, end };
     let mut name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let (mut dim, mut capacity) = (None::<usize>, None::<u32>);
     let (mut weight_type, mut weight_format) = (String::new(), String::from("FULL_MATRIX"));
@@ -178,9 +181,9 @@ pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp,
             _ => return Err(r.err(ln, format!("unexpected line `{line}`"))),
         }
     }
-    let n = dim.ok_or_else(|| r.err(0, "no DIMENSION"))?;
-    let capacity = capacity.ok_or_else(|| r.err(0, "no CAPACITY"))?;
-    let demand_file = demand.ok_or_else(|| r.err(0, "no DEMAND_SECTION"))?;
+    let n = dim.ok_or_else(|| r.err(r.end, "the file ends without DIMENSION"))?;
+    let capacity = capacity.ok_or_else(|| r.err(r.end, "the file ends without CAPACITY"))?;
+    let demand_file = demand.ok_or_else(|| r.err(r.end, "the file ends without a DEMAND_SECTION"))?;
     let depot = depot.unwrap_or(0);
     let cost_file = match (weight_type.as_str(), weights, &coords) {
         ("EXPLICIT", Some(w), _) => w,
@@ -194,10 +197,16 @@ pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp,
             }
             w
         }
-        ("EUC_2D", _, None) => return Err(r.err(0, "EUC_2D without NODE_COORD_SECTION")),
-        ("EXPLICIT", None, _) => return Err(r.err(0, "EXPLICIT without EDGE_WEIGHT_SECTION")),
+        ("EUC_2D", _, None) => {
+            return Err(r.err(r.end, "EUC_2D, but the file ends without a NODE_COORD_SECTION"));
+        }
+        ("EXPLICIT", None, _) => {
+            return Err(r.err(r.end, "EXPLICIT, but the file ends without an EDGE_WEIGHT_SECTION"));
+        }
         (other, _, _) => {
-            return Err(r.err(0, format!("EDGE_WEIGHT_TYPE `{other}` is not supported (EUC_2D, EXPLICIT)")));
+            return Err(
+                r.err(r.end, format!("EDGE_WEIGHT_TYPE `{other}` is not supported (EUC_2D, EXPLICIT)"))
+            );
         }
     };
     // The depot first, then the other nodes in file order.

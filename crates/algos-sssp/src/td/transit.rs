@@ -263,7 +263,8 @@ pub fn read_feed(path: &Path) -> Result<Gtfs, TdError> {
             msg.push_str(&s.to_string());
             src = s.source();
         }
-        feed_error(path, msg)
+        // gtfs-structures spells its missing-file message "Cound not find file".
+        feed_error(path, msg.replace("Cound not find file", "the feed has no file"))
     })
 }
 

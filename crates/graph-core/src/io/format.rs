@@ -6,10 +6,10 @@ use std::path::Path;
 use std::str::FromStr;
 
 use super::lines::{Lines, excerpt};
-use super::tntp::read_net;
+use super::tntp::read_net_with;
 use super::{
-    ParseError, ReadError, ReadOptions, open_text, read_dimacs_sp, read_dimacs_sp_zero_based, read_edge_list,
-    read_pace,
+    ParseError, ReadError, ReadOptions, ReadWarning, open_text, read_dimacs_sp, read_dimacs_sp_zero_based,
+    read_edge_list, read_pace,
 };
 use crate::csr::Csr;
 use crate::weight::Weight;
@@ -178,6 +178,8 @@ pub struct LoadedGraph {
     pub zones: Option<Vec<u32>>,
     /// The format read.
     pub format: GraphFormat,
+    /// Where the file disagrees with its own header (only with [`ReadOptions::lenient`]).
+    pub warnings: Vec<ReadWarning>,
 }
 
 impl LoadedGraph {
@@ -200,7 +202,7 @@ impl LoadedGraph {
 pub struct LoadOptions {
     /// The format (default: detected).
     pub format: GraphFormat,
-    /// Parallel arcs and self-loops.
+    /// Parallel arcs, self-loops, and whether header disagreements are errors (the default) or warnings.
     pub read: ReadOptions,
     /// TNTP only: weight units per free-flow time unit (the times are scaled, then rounded).
     pub tntp_units: f64,
@@ -228,10 +230,10 @@ pub fn load_graph(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<LoadedGr
     let path = path.as_ref();
     let format = if opts.format == GraphFormat::Auto { detect_format(path)? } else { opts.format };
     if format == GraphFormat::Tntp {
-        let net = read_net(path)?;
+        let net = read_net_with(path, opts.read)?;
         let g = net.free_flow_graph(opts.tntp_units)?;
         let zones = g.zone_vertices(net.zones);
-        return Ok(LoadedGraph { graph: g.graph, ids: g.node_ids, zones, format });
+        return Ok(LoadedGraph { graph: g.graph, ids: g.node_ids, zones, format, warnings: net.warnings });
     }
     let graph: Csr<u32> = read_graph_as(path, format, opts.read)?;
     let first = match format {
@@ -239,5 +241,5 @@ pub fn load_graph(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<LoadedGr
         _ => 1,
     };
     let ids = (first..first + graph.num_vertices() as u64).collect();
-    Ok(LoadedGraph { graph, ids, zones: None, format })
+    Ok(LoadedGraph { graph, ids, zones: None, format, warnings: Vec::new() })
 }

@@ -42,6 +42,12 @@ impl<R: BufRead> Lines<R> {
         }
     }
 
+    /// The next line with its 1-based number (for loops that need the number while holding the line).
+    pub(crate) fn next_numbered(&mut self) -> Result<Option<(u64, &str)>, ReadError> {
+        let at = self.line + 1;
+        Ok(self.next_line()?.map(|l| (at, l)))
+    }
+
     /// The current line number (1-based; 0 before the first line).
     pub(crate) fn line(&self) -> u64 {
         self.line

@@ -61,6 +61,75 @@ pub struct ReadOptions {
     pub duplicates: DuplicatePolicy,
     /// Self-loops (default: keep).
     pub self_loops: SelfLoopPolicy,
+    /// TNTP files ([`tntp`], and [`load_graph`] of a `_net` file): accept a file whose body disagrees
+    /// with its own header — a declared total or count the rows do not add up to, ids beyond the
+    /// declared number of nodes or zones, a last row cut short — and return each disagreement as a
+    /// [`ReadWarning`] beside the data instead of refusing the file. Default `false`: such a file is an
+    /// error naming the line, the declared and the found value (the examples' `--lenient` sets it and
+    /// prints the warnings on stderr). The DIMACS and PACE readers always refuse a body that disagrees
+    /// with their `p` line: their files are machine-written, and a disagreement is a damaged file.
+    pub lenient: bool,
+}
+
+/// A disagreement that [`ReadOptions::lenient`] let through: the error a strict read would have
+/// returned, kept beside the data so that a caller can show it.
+///
+/// ```
+/// use graph_core::io::{ReadOptions, tntp::parse_trips_with};
+/// let text = "<NUMBER OF ZONES> 1\n<TOTAL OD FLOW> 10\n<END OF METADATA>\nOrigin 1\n1 : 3;\n";
+/// assert!(parse_trips_with(text.as_bytes(), "t_trips.tntp", ReadOptions::default()).is_err());
+/// let lenient = ReadOptions { lenient: true, ..Default::default() };
+/// let trips = parse_trips_with(text.as_bytes(), "t_trips.tntp", lenient).unwrap();
+/// assert_eq!(
+///     trips.warnings[0].to_string(),
+///     "t_trips.tntp:2: <TOTAL OD FLOW> declares 10 but the entries add up to 3"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}:{line}: {kind}", path.display())]
+pub struct ReadWarning {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line of the disagreement (the header line for totals and counts).
+    pub line: u64,
+    /// What disagrees.
+    pub kind: ParseError,
+}
+
+impl From<ReadWarning> for ReadError {
+    fn from(w: ReadWarning) -> Self {
+        ReadError::Parse { path: w.path, line: w.line, kind: w.kind }
+    }
+}
+
+/// Collects the disagreements of one file: an error at the first one in strict mode, warnings when
+/// lenient.
+#[derive(Debug)]
+pub(crate) struct Disagreements {
+    path: PathBuf,
+    lenient: bool,
+    found: Vec<ReadWarning>,
+}
+
+impl Disagreements {
+    pub(crate) fn new(path: &Path, opts: ReadOptions) -> Self {
+        Self { path: path.to_path_buf(), lenient: opts.lenient, found: Vec::new() }
+    }
+
+    /// Records a disagreement at `line`: an error unless lenient.
+    pub(crate) fn found(&mut self, line: u64, kind: ParseError) -> Result<(), ReadError> {
+        let w = ReadWarning { path: self.path.clone(), line: line.max(1), kind };
+        if self.lenient {
+            self.found.push(w);
+            Ok(())
+        } else {
+            Err(w.into())
+        }
+    }
+
+    pub(crate) fn into_warnings(self) -> Vec<ReadWarning> {
+        self.found
+    }
 }
 
 /// A graph file could not be read.
@@ -212,6 +281,47 @@ pub enum ParseError {
     MissingMetadata {
         /// The key, without brackets.
         key: &'static str,
+    },
+    /// A declared total that the rows do not add up to.
+    #[error("<{key}> declares {header} but the entries add up to {found}")]
+    TotalMismatch {
+        /// The metadata key, without brackets.
+        key: &'static str,
+        /// The value as written in the header.
+        header: String,
+        /// The sum of the rows.
+        found: f64,
+    },
+    /// Ids beyond `1..=declared` that are not a sparse numbering of exactly `declared` ids.
+    #[error(
+        "<{key}> declares {declared} but the {rows} name {found} distinct ids, up to {largest} (ids beyond \
+         1..={declared} are read as a sparse numbering only when there are exactly {declared} of them)"
+    )]
+    IdsBeyondHeader {
+        /// The metadata key, without brackets.
+        key: &'static str,
+        /// What names the ids ("links", "entries").
+        rows: &'static str,
+        /// The header's count.
+        declared: u64,
+        /// Distinct ids found.
+        found: u64,
+        /// The largest id found.
+        largest: u64,
+    },
+    /// The last row ends without the terminator every row before it has: the file looks cut.
+    #[error("the last row `{found}` has no `;` though every row before it has one: is the file cut short?")]
+    Truncated {
+        /// The row as found (shortened).
+        found: String,
+    },
+    /// A row with fewer fields than the rows before it.
+    #[error("the row has {found} fields but the rows before it have {expected}: is it cut short?")]
+    ShortRow {
+        /// Fields of this row.
+        found: usize,
+        /// Fields of the rows before.
+        expected: usize,
     },
     /// The arcs read do not make a graph (too many arcs for u32 offsets, ...).
     #[error("{0}")]

@@ -23,7 +23,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::lines::{Lines, excerpt};
-use super::{ParseError, ReadError, open_text};
+use super::{Disagreements, ParseError, ReadError, ReadOptions, ReadWarning, open_text};
 use crate::{Csr, GraphBuilder, WeightIssue};
 
 /// One link row of a `_net` file, ids as in the file.
@@ -74,6 +74,9 @@ pub struct TntpNet {
     pub metadata: BTreeMap<String, String>,
     /// What the reader had to interpret (column mapping, empty fields read as 0, missing metadata).
     pub notes: Vec<String>,
+    /// Where the body disagrees with the header (only with [`ReadOptions::lenient`]; a strict read
+    /// refuses such a file).
+    pub warnings: Vec<ReadWarning>,
 }
 
 /// A parsed `_trips` file: every `origin → destination : flow` entry in file order (zero and intrazonal
@@ -90,8 +93,10 @@ pub struct TntpTrips {
     pub entries: Vec<(u64, u64, f64)>,
     /// The 1-based line of each entry.
     pub lines: Vec<u64>,
-    /// Disagreements found (for example the sum of flows against `<TOTAL OD FLOW>`).
-    pub notes: Vec<String>,
+    /// Where the body disagrees with the header — the sum of flows against `<TOTAL OD FLOW>`, zone ids
+    /// beyond `<NUMBER OF ZONES>`, a cut last row (only with [`ReadOptions::lenient`]; a strict read
+    /// refuses such a file).
+    pub warnings: Vec<ReadWarning>,
 }
 
 impl TntpTrips {
@@ -234,16 +239,28 @@ pub struct TntpNode {
     pub y: f64,
 }
 
-/// Reads a `_net` file (plain, `.gz` or `.xz`).
+/// Reads a `_net` file (plain, `.gz` or `.xz`); a body that disagrees with the header is an error.
 pub fn read_net(path: impl AsRef<Path>) -> Result<TntpNet, ReadError> {
-    let path = path.as_ref();
-    parse_net(open_text(path)?, path)
+    read_net_with(path, ReadOptions::default())
 }
 
-/// Reads a `_trips` file (plain, `.gz` or `.xz`).
-pub fn read_trips(path: impl AsRef<Path>) -> Result<TntpTrips, ReadError> {
+/// Reads a `_net` file; [`ReadOptions::lenient`] turns header disagreements into
+/// [`TntpNet::warnings`].
+pub fn read_net_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<TntpNet, ReadError> {
     let path = path.as_ref();
-    parse_trips(open_text(path)?, path)
+    parse_net_with(open_text(path)?, path, opts)
+}
+
+/// Reads a `_trips` file (plain, `.gz` or `.xz`); a body that disagrees with the header is an error.
+pub fn read_trips(path: impl AsRef<Path>) -> Result<TntpTrips, ReadError> {
+    read_trips_with(path, ReadOptions::default())
+}
+
+/// Reads a `_trips` file; [`ReadOptions::lenient`] turns header disagreements into
+/// [`TntpTrips::warnings`].
+pub fn read_trips_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<TntpTrips, ReadError> {
+    let path = path.as_ref();
+    parse_trips_with(open_text(path)?, path, opts)
 }
 
 /// Reads a `_flow` file (plain, `.gz` or `.xz`).
@@ -274,12 +291,13 @@ const NET_COLUMNS: [&str; 10] = [
 /// The columns a row must have.
 const REQUIRED_COLUMNS: usize = 7;
 
+/// The metadata block's keys (without brackets, upper case) → value as written, and → line.
+type Metadata = (BTreeMap<String, String>, BTreeMap<String, u64>);
+
 /// Reads the metadata block up to `<END OF METADATA>`; lines before any `<` are not allowed.
-fn read_metadata<R: BufRead>(
-    lines: &mut Lines<R>,
-    what: &'static str,
-) -> Result<BTreeMap<String, String>, ReadError> {
+fn read_metadata<R: BufRead>(lines: &mut Lines<R>, what: &'static str) -> Result<Metadata, ReadError> {
     let mut meta = BTreeMap::new();
+    let mut meta_lines = BTreeMap::new();
     loop {
         let Some(line) = lines.next_line()? else {
             return Err(lines.error(ParseError::Empty { expected: what }));
@@ -297,9 +315,10 @@ fn read_metadata<R: BufRead>(
         };
         let key = key.trim().to_ascii_uppercase();
         if key == "END OF METADATA" {
-            return Ok(meta);
+            return Ok((meta, meta_lines));
         }
-        meta.insert(key, value.trim().to_string());
+        meta.insert(key.clone(), value.trim().to_string());
+        meta_lines.insert(key, lines.line());
     }
 }
 
@@ -367,11 +386,35 @@ fn node_id(field: Option<&&str>, name: &'static str) -> Result<u64, ParseError> 
     }
 }
 
-/// Parses a `_net` file from any reader.
+/// Parses a `_net` file from any reader (strict: see [`parse_net_with`]).
 pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet, ReadError> {
+    parse_net_with(reader, name, ReadOptions::default())
+}
+
+/// Parses a `_net` file from any reader. Where the body disagrees with the header — fewer or more links
+/// than `<NUMBER OF LINKS>`, more distinct node ids than `<NUMBER OF NODES>`, a last row without the
+/// `;` every other row has, a row narrower than those before it, ids beyond `1..=<NUMBER OF NODES>`
+/// that are not a sparse numbering of exactly that many nodes — the read fails naming the line, unless
+/// `opts.lenient`, which keeps every row read and lists the disagreements in [`TntpNet::warnings`].
+///
+/// ```
+/// use graph_core::io::{ParseError, ReadOptions, tntp::parse_net_with};
+/// // A link to node 30 in a file that declares 24 nodes.
+/// let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 24\n<NUMBER OF LINKS> 1\n<END OF METADATA>\n\
+///             1 30 100 1.5 3 0.15 4 0 0 1 ;\n";
+/// let err = parse_net_with(text.as_bytes(), "x_net.tntp", ReadOptions::default()).unwrap_err();
+/// assert!(matches!(err.kind(), Some(ParseError::IdsBeyondHeader { declared: 24, found: 2, largest: 30, .. })));
+/// assert_eq!(err.line(), Some(2)); // the header line that declares the count
+/// ```
+pub fn parse_net_with(
+    reader: impl BufRead,
+    name: impl AsRef<Path>,
+    opts: ReadOptions,
+) -> Result<TntpNet, ReadError> {
     let path = name.as_ref().to_path_buf();
     let mut lines = Lines::new(reader, &path);
-    let metadata = read_metadata(&mut lines, "a TNTP network (`<NUMBER OF NODES>` ...)")?;
+    let mut disagree = Disagreements::new(&path, opts);
+    let (metadata, metadata_lines) = read_metadata(&mut lines, "a TNTP network (`<NUMBER OF NODES>` ...)")?;
     let at = lines.line();
     let mut notes = Vec::new();
     let need = |key: &'static str, v: Option<u64>| {
@@ -401,8 +444,13 @@ pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet
     let mut extra_values = Vec::new();
     let mut empty_fields = 0u64;
     let mut mapping_checked = false;
+    // For the cut-file checks: the first row's width, whether every row so far ended with `;`, and the
+    // last row (its line, whether it ended with `;`, its text).
+    let mut row_width: Option<usize> = None;
+    let mut earlier_terminated = true;
+    let mut last_row: Option<(u64, bool, String)> = None;
 
-    while let Some(line) = lines.next_line()? {
+    while let Some((at_line, line)) = lines.next_numbered()? {
         let t = line.trim();
         if t.is_empty() || t == ";" {
             continue;
@@ -430,6 +478,17 @@ pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet
             continue;
         }
         let fields = row_fields(line);
+        if let Some((_, terminated, _)) = &last_row {
+            earlier_terminated &= *terminated;
+        }
+        last_row = Some((at_line, t.ends_with(';'), excerpt(t)));
+        match row_width {
+            None => row_width = Some(fields.len()),
+            Some(w) if fields.len() < w && fields.len() >= REQUIRED_COLUMNS => {
+                disagree.found(at_line, ParseError::ShortRow { found: fields.len(), expected: w })?
+            }
+            Some(_) => {}
+        }
         if !mapping_checked {
             mapping_checked = true;
             match header_width {
@@ -520,39 +579,106 @@ pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet
     if empty_fields > 0 {
         notes.push(format!("{empty_fields} empty field(s) read as 0"));
     }
-    if links.len() as u64 != links_header {
-        return Err(lines.error(ParseError::CountMismatch {
-            what: "links",
-            header: links_header,
-            found: links.len() as u64,
-        }));
+    // One terminated row is no convention yet: the check needs two before the last.
+    if let Some((line, false, found)) = &last_row
+        && earlier_terminated
+        && links.len() > 2
+    {
+        disagree.found(*line, ParseError::Truncated { found: found.clone() })?;
     }
-    Ok(TntpNet { path, zones, nodes, first_thru_node, links, extra_columns, extra_values, metadata, notes })
+    if links.len() as u64 != links_header {
+        let kind =
+            ParseError::CountMismatch { what: "links", header: links_header, found: links.len() as u64 };
+        disagree.found(lines.line(), kind)?;
+    }
+    // Ids beyond 1..=<NUMBER OF NODES> are the sparse ids of files such as Munich's when there are exactly
+    // as many as declared; otherwise a link names a node the file does not have.
+    if links.iter().any(|l| l.from > nodes || l.to > nodes) {
+        let mut ids: Vec<u64> = links.iter().flat_map(|l| [l.from, l.to]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() as u64 != nodes {
+            let kind = ParseError::IdsBeyondHeader {
+                key: "NUMBER OF NODES",
+                rows: "links",
+                declared: nodes,
+                found: ids.len() as u64,
+                largest: *ids.last().expect("links exist"),
+            };
+            disagree.found(header_line(&metadata_lines, "NUMBER OF NODES", at), kind)?;
+        }
+    }
+    let warnings = disagree.into_warnings();
+    Ok(TntpNet {
+        path,
+        zones,
+        nodes,
+        first_thru_node,
+        links,
+        extra_columns,
+        extra_values,
+        metadata,
+        notes,
+        warnings,
+    })
 }
 
-/// Parses a `_trips` file from any reader.
+/// The line of a metadata key (the end of the metadata when it is absent).
+fn header_line(metadata_lines: &BTreeMap<String, u64>, key: &str, end: u64) -> u64 {
+    metadata_lines.get(key).copied().unwrap_or(end)
+}
+
+/// Parses a `_trips` file from any reader (strict: see [`parse_trips_with`]).
 pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpTrips, ReadError> {
+    parse_trips_with(reader, name, ReadOptions::default())
+}
+
+/// Parses a `_trips` file from any reader. Where the body disagrees with the header — entries that do
+/// not add up to `<TOTAL OD FLOW>` (within half a unit of its last written digit), more distinct zone ids
+/// than `<NUMBER OF ZONES>` (or ids beyond `1..=zones` that are not exactly that many), a last entry without the `;` every entry before it has (a file cut inside a
+/// number) — the read fails naming the line, unless `opts.lenient`, which keeps every entry read and lists
+/// the disagreements in [`TntpTrips::warnings`].
+///
+/// ```
+/// use graph_core::io::{ParseError, ReadOptions, tntp::parse_trips_with};
+/// let cut = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 1 : 0.0;  2 : 1200.0;\nOrigin 2\n 1 : 12";
+/// let err = parse_trips_with(cut.as_bytes(), "cut_trips.tntp", ReadOptions::default()).unwrap_err();
+/// assert!(matches!(err.kind(), Some(ParseError::Truncated { .. })));
+/// assert_eq!(err.line(), Some(6));
+/// ```
+pub fn parse_trips_with(
+    reader: impl BufRead,
+    name: impl AsRef<Path>,
+    opts: ReadOptions,
+) -> Result<TntpTrips, ReadError> {
     let path = name.as_ref().to_path_buf();
     let mut lines = Lines::new(reader, &path);
-    let metadata = read_metadata(&mut lines, "a TNTP trip table (`<NUMBER OF ZONES>` ...)")?;
+    let mut disagree = Disagreements::new(&path, opts);
+    let (metadata, metadata_lines) =
+        read_metadata(&mut lines, "a TNTP trip table (`<NUMBER OF ZONES>` ...)")?;
     let at = lines.line();
     let zones = meta_count(&metadata, "NUMBER OF ZONES", at, &path)?.ok_or_else(|| ReadError::Parse {
         path: path.clone(),
         line: at,
         kind: ParseError::MissingMetadata { key: "NUMBER OF ZONES" },
     })?;
+    let total_line = header_line(&metadata_lines, "TOTAL OD FLOW", at);
     let total_od_flow = match metadata.get("TOTAL OD FLOW") {
         None => None,
         Some(v) => Some(number(Some(&v.as_str()), "TOTAL OD FLOW").map_err(|kind| ReadError::Parse {
             path: path.clone(),
-            line: at,
+            line: total_line,
             kind,
         })?),
     };
     let mut entries = Vec::new();
     let mut lines_of = Vec::new();
     let mut origin: Option<u64> = None;
-    while let Some(line) = lines.next_line()? {
+    // For the cut-file check: whether every entry line so far ended with `;`, and the last one.
+    let mut earlier_terminated = true;
+    let mut last_entry_line: Option<(u64, bool, String)> = None;
+    let mut entry_lines = 0u64;
+    while let Some((at_line, line)) = lines.next_numbered()? {
         let t = line.trim();
         if t.is_empty() || t.starts_with('~') {
             continue;
@@ -593,17 +719,65 @@ pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpT
             }
             Ok(())
         })();
+        if !t.starts_with("Origin") {
+            if let Some((_, terminated, _)) = &last_entry_line {
+                earlier_terminated &= *terminated;
+            }
+            last_entry_line = Some((at_line, t.ends_with(';'), excerpt(t)));
+            entry_lines += 1;
+        }
         parsed.map_err(|kind| lines.error(kind))?;
-        lines_of.resize(entries.len(), lines.line());
+        lines_of.resize(entries.len(), at_line);
     }
-    let mut trips = TntpTrips { path, zones, total_od_flow, entries, lines: lines_of, notes: Vec::new() };
-    if let Some(total) = total_od_flow {
+    if let Some((line, false, found)) = &last_entry_line
+        && earlier_terminated
+        && entry_lines > 1
+    {
+        disagree.found(*line, ParseError::Truncated { found: found.clone() })?;
+    }
+    let trips = TntpTrips { path, zones, total_od_flow, entries, lines: lines_of, warnings: Vec::new() };
+    if let (Some(total), Some(written)) = (total_od_flow, metadata.get("TOTAL OD FLOW")) {
         let sum = trips.total();
-        if (sum - total).abs() > 1e-6 * total.abs().max(1.0) {
-            trips.notes.push(format!("entries sum to {sum} but <TOTAL OD FLOW> says {total}"));
+        if (sum - total).abs() > total_tolerance(written, total) {
+            let kind = ParseError::TotalMismatch {
+                key: "TOTAL OD FLOW",
+                header: written.split_ascii_whitespace().next().unwrap_or("").to_string(),
+                found: sum,
+            };
+            disagree.found(total_line, kind)?;
         }
     }
-    Ok(trips)
+    // Zone ids beyond 1..=<NUMBER OF ZONES> are a sparse numbering only when there are exactly as many as
+    // declared.
+    if trips.entries.iter().any(|&(o, d, _)| o > zones || d > zones) {
+        let mut ids: Vec<u64> = trips.entries.iter().flat_map(|&(o, d, _)| [o, d]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() as u64 != zones {
+            let kind = ParseError::IdsBeyondHeader {
+                key: "NUMBER OF ZONES",
+                rows: "entries",
+                declared: zones,
+                found: ids.len() as u64,
+                largest: *ids.last().expect("entries exist"),
+            };
+            disagree.found(header_line(&metadata_lines, "NUMBER OF ZONES", at), kind)?;
+        }
+    }
+    Ok(TntpTrips { warnings: disagree.into_warnings(), ..trips })
+}
+
+/// How far a sum may lie from a declared total written as `written`: half a unit of its last written
+/// digit (`1.36148e+006` is ±5, `360600.0` ±0.05), and never less than the rounding of a long f64 sum.
+fn total_tolerance(written: &str, total: f64) -> f64 {
+    let first = written.split_ascii_whitespace().next().unwrap_or("");
+    let (mantissa, exponent) = match first.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (first, 0),
+    };
+    let decimals = mantissa.split_once('.').map_or(0, |(_, f)| f.len() as i32);
+    let half_unit = 0.5 * 10f64.powi(exponent - decimals);
+    half_unit * (1.0 + 1e-9) + 1e-9 * total.abs()
 }
 
 /// Parses a `_flow` file (`From To Volume Cost` rows, with or without a metadata block).
@@ -724,12 +898,12 @@ mod tests {
 
     #[test]
     fn trips_accept_every_separator() {
-        let text = "<NUMBER OF ZONES> 3\n<TOTAL OD FLOW> 1769.414\n<END OF METADATA>\n\n\
+        let text = "<NUMBER OF ZONES> 5\n<TOTAL OD FLOW> 1769.414\n<END OF METADATA>\n\n\
                     Origin \t1\n    1 :      0.0;     2 :    1365.90;\n Origin  2 \n 3 : 402.1 ; \n\
                     Origin 3\n5 \t: \t1.414000; \t\nOrigin 4\n";
         let trips = parse_trips(text.as_bytes(), "t_trips.tntp").unwrap();
         assert_eq!(trips.entries, vec![(1, 1, 0.0), (1, 2, 1365.9), (2, 3, 402.1), (3, 5, 1.414)]);
-        assert!(trips.notes.is_empty(), "{:?}", trips.notes);
+        assert!(trips.warnings.is_empty(), "{:?}", trips.warnings);
 
         let err =
             parse_trips("<NUMBER OF ZONES> 1\n<END OF METADATA>\n1 : 2;\n".as_bytes(), "x").unwrap_err();
@@ -740,10 +914,64 @@ mod tests {
     }
 
     #[test]
-    fn trips_total_mismatch_is_noted() {
+    fn trips_total_mismatch_is_an_error_unless_lenient() {
         let text = "<NUMBER OF ZONES> 1\n<TOTAL OD FLOW> 10\n<END OF METADATA>\nOrigin 1\n1 : 3;\n";
-        let trips = parse_trips(text.as_bytes(), "t").unwrap();
-        assert_eq!(trips.notes.len(), 1);
+        let err = parse_trips(text.as_bytes(), "t").unwrap_err();
+        assert_eq!(err.line(), Some(2));
+        assert!(matches!(err.kind(), Some(ParseError::TotalMismatch { found: 3.0, .. })), "{err}");
+        let lenient = ReadOptions { lenient: true, ..Default::default() };
+        let trips = parse_trips_with(text.as_bytes(), "t", lenient).unwrap();
+        assert_eq!(trips.warnings.len(), 1);
+        assert_eq!(trips.entries, vec![(1, 1, 3.0)]);
+        // A header rounded to its written digits is no disagreement (Winnipeg-Asymmetric's).
+        let rounded =
+            "<NUMBER OF ZONES> 1\n<TOTAL OD FLOW> 1.36148e+006\n<END OF METADATA>\nOrigin 1\n1 : 1361475;\n";
+        assert!(parse_trips(rounded.as_bytes(), "t").is_ok());
+        let off = rounded.replace("1361475", "1361474.9");
+        assert!(parse_trips(off.as_bytes(), "t").is_err());
+    }
+
+    #[test]
+    fn trips_cut_inside_an_entry_or_beyond_the_zones_is_an_error() {
+        let cut =
+            "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 1 : 0.0;  2 : 1200.0;\nOrigin 2\n 1 : 12";
+        let err = parse_trips(cut.as_bytes(), "t").unwrap_err();
+        assert!(matches!(err.kind(), Some(ParseError::Truncated { .. })), "{err}");
+        // Sparse ids are fine while they are no more than declared.
+        let sparse = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1000\n 70 : 5.0;\n";
+        assert!(parse_trips(sparse.as_bytes(), "t").is_ok());
+        let three = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 2 : 5.0; 3 : 1.0;\n";
+        let err = parse_trips(three.as_bytes(), "t").unwrap_err();
+        assert!(
+            matches!(err.kind(), Some(ParseError::IdsBeyondHeader { declared: 2, found: 3, largest: 3, .. })),
+            "{err}"
+        );
+        assert_eq!(err.line(), Some(1));
+    }
+
+    #[test]
+    fn net_cut_rows_and_foreign_nodes_are_errors_unless_lenient() {
+        // The last row cut inside a number: no `;` though the rows before have one.
+        let text =
+            format!("{META}1 3 100 1 1 0.15 4 0 0 1 ;\n1 2 100 1 1 0.15 4 0 0 1 ;\n3 2 100 1 1 0.15 4 0 0 1");
+        let err = parse_net(text.as_bytes(), "cut_net.tntp").unwrap_err();
+        assert!(matches!(err.kind(), Some(ParseError::Truncated { .. })), "{err}");
+        assert_eq!(err.line(), Some(8));
+        // A row narrower than the ones before it.
+        let text = format!("{META}1 3 100 1 1 0.15 4 0 0 1\n3 2 100 1 1 0.15 4 0\n");
+        let err = parse_net(text.as_bytes(), "narrow_net.tntp").unwrap_err();
+        assert!(matches!(err.kind(), Some(ParseError::ShortRow { found: 8, expected: 10 })), "{err}");
+        // A link to node 30 of a network declaring 3 nodes; lenient keeps it and warns.
+        let text = format!("{META}1 2 100 1 1 0.15 4 0 0 1 ;\n3 30 100 1 1 0.15 4 0 0 1 ;\n");
+        let err = parse_net(text.as_bytes(), "foreign_net.tntp").unwrap_err();
+        assert!(
+            matches!(err.kind(), Some(ParseError::IdsBeyondHeader { found: 4, largest: 30, .. })),
+            "{err}"
+        );
+        let lenient = ReadOptions { lenient: true, ..Default::default() };
+        let net = parse_net_with(text.as_bytes(), "foreign_net.tntp", lenient).unwrap();
+        assert_eq!((net.links.len(), net.warnings.len()), (2, 1));
+        assert_eq!(net.node_ids(), vec![1, 2, 3, 30]);
     }
 
     #[test]

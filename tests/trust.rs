@@ -1,0 +1,236 @@
+//! What a user meets on bad input and in logs (issue 38), one test per case: the examples as a user runs
+//! them (exit code, stderr) and the library calls behind them. Exit codes: 0 success, 1 error, 2 a target
+//! not reached.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use urbanflow::graph::datasets::data_root;
+use urbanflow::graph::io::{ParseError, ReadOptions, parse_dimacs_sp};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn bundled(name: &str) -> PathBuf {
+    repo().join("examples/data").join(name)
+}
+
+/// Runs an example binary (cargo test builds them beside the test binaries).
+fn example(name: &str, args: &[&str], cwd: Option<&Path>) -> Output {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
+    assert!(bin.exists(), "{} not built (cargo test builds the examples)", bin.display());
+    let mut cmd = Command::new(&bin);
+    cmd.args(args).env("URBANFLOW_BACKEND", "cpu").env("URBANFLOW_PROGRESS_SECONDS", "0");
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let out = cmd.output().unwrap();
+    eprintln!(
+        "{name} {}: {}\n--- stderr\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stderr).chars().take(2000).collect::<String>()
+    );
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A scratch folder of this test process.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("urbanflow-trust-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn assign_with_trips(trips: &Path, extra: &[&str]) -> Output {
+    let net = bundled("SiouxFalls_net.tntp");
+    let mut args = vec!["--net", net.to_str().unwrap(), "--trips", trips.to_str().unwrap(), "--json"];
+    args.extend_from_slice(extra);
+    example("assign", &args, None)
+}
+
+/// Item 1: A trips file cut after line 122 (whole lines lost) or inside a number is refused with the line;
+/// `--lenient` reads it with a warning.
+#[test]
+fn cut_trips_files_are_refused() {
+    let dir = scratch("cut");
+    let text = std::fs::read_to_string(bundled("SiouxFalls_trips.tntp")).unwrap();
+    let head: Vec<&str> = text.lines().take(122).collect();
+    let cut = dir.join("cut_trips.tntp");
+    std::fs::write(&cut, head.join("\n") + "\n").unwrap();
+    let out = assign_with_trips(&cut, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cut_trips.tntp:2: <TOTAL OD FLOW> declares 360600.0"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--lenient"));
+    let out = assign_with_trips(&cut, &["--lenient"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("warning: "), "{}", stderr(&out));
+    // Cut inside a number: `16 :   2800.0;` → `16 :   28`.
+    let at = text.find("16 :   2800.0;").unwrap();
+    let cut_number = dir.join("number_trips.tntp");
+    std::fs::write(&cut_number, &text[..at + "16 :   28".len()]).unwrap();
+    let out = assign_with_trips(&cut_number, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("has no `;`"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Item 2: A `<TOTAL OD FLOW>` the entries do not add up to is an error naming both values.
+#[test]
+fn a_wrong_total_is_refused() {
+    let dir = scratch("total");
+    let text = std::fs::read_to_string(bundled("SiouxFalls_trips.tntp")).unwrap();
+    let wrong = dir.join("wrong_trips.tntp");
+    std::fs::write(&wrong, text.replace("<TOTAL OD FLOW> 360600.0", "<TOTAL OD FLOW> 999999.0")).unwrap();
+    let out = assign_with_trips(&wrong, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("declares 999999.0 but the entries add up to 360600"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Item 3: A link to node 30 in a network declaring 24 nodes is refused (it was read as a 25-node network).
+#[test]
+fn a_link_to_an_undeclared_node_is_refused() {
+    let dir = scratch("node30");
+    let text = std::fs::read_to_string(bundled("SiouxFalls_net.tntp")).unwrap();
+    let last = text.lines().rev().find(|l| l.trim_start().starts_with("24")).unwrap();
+    let bad_row = last.replacen("24", "30", 1);
+    let net = dir.join("node30_net.tntp");
+    std::fs::write(&net, text.replace(last, &bad_row)).unwrap();
+    let trips = bundled("SiouxFalls_trips.tntp");
+    let out = example(
+        "assign",
+        &["--net", net.to_str().unwrap(), "--trips", trips.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("<NUMBER OF NODES> declares 24 but the links name 25"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Item 4: A start 4,000 km from the map is refused with the distance (NaN and out-of-range coordinates are
+/// typed errors in the library: tests of graph-core's osm module).
+#[test]
+fn a_far_start_is_refused() {
+    let pbf = repo().join("crates/graph-core/tests/data/oneway.osm.pbf");
+    let out = example("sssp", &["--osm", pbf.to_str().unwrap(), "--from", "0,0", "--json"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("beyond the 1000 m snapping limit"), "{}", stderr(&out));
+}
+
+/// Item 5: `--k 0` is a usage error, not "none: … cannot be reached".
+#[test]
+fn k_zero_is_refused() {
+    let out = example("ksp", &["--k", "0"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("at least 1 path"), "{}", stderr(&out));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("none"));
+}
+
+/// Item 6: An iteration cap that stops the assignment before its gap exits with 2 and names the cap; a usage
+/// error exits with 1 (clap's own 2 would read as a missed target).
+#[test]
+fn a_missed_gap_exits_with_two() {
+    let out = example("assign", &["--max-iters", "3", "--json"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("target not reached"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--max-iters 3"), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["converged"], false);
+    let out = example("assign", &["--gap", "1e-3", "--json"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(example("assign", &["--no-such-flag"], None).status.code(), Some(1));
+    assert_eq!(example("assign", &["--help"], None).status.code(), Some(0));
+    let help = example("assign", &["--help"], None);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Exit codes: 0 success, 1 error"));
+}
+
+/// Item 7: With stderr not a terminal, progress comes as plain lines while the run goes (here one per step:
+/// `URBANFLOW_PROGRESS_SECONDS=0`), for `assign` and `many_to_all`.
+#[test]
+fn progress_lines_reach_logs() {
+    let out = example("assign", &["--gap", "1e-4"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let lines = stderr(&out).lines().filter(|l| l.contains("assignment: iteration")).count();
+    assert!(lines >= 3, "{}", stderr(&out));
+    let out = example("many_to_all", &["--sources", "24"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("trees: 24 of 24 trees"), "{}", stderr(&out));
+}
+
+/// Item 8: Messages that say what is wrong: a fractional DIMACS weight, the reserved u32 weights with the
+/// line, a VRPLIB file without demands blamed on its last line, the GTFS crate's typo replaced.
+#[test]
+fn messages_say_what_is_wrong() {
+    let err = parse_dimacs_sp::<u32>("p sp 2 1\na 1 2 2.5\n".as_bytes(), "f.gr", ReadOptions::default())
+        .unwrap_err();
+    assert!(err.to_string().starts_with("f.gr:2: weight `2.5`"), "{err}");
+    assert!(err.to_string().contains("a fraction"), "{err}");
+    let err =
+        parse_dimacs_sp::<u32>("p sp 2 1\na 1 2 4294967295\n".as_bytes(), "f.gr", ReadOptions::default())
+            .unwrap_err();
+    assert_eq!(err.line(), Some(2));
+    assert!(matches!(err.kind(), Some(ParseError::BadWeight { .. })), "{err}");
+    assert!(err.to_string().contains("reserved"), "{err}");
+
+    let vrp = std::fs::read_to_string(bundled("small-cvrp.vrp")).unwrap();
+    let start = vrp.find("DEMAND_SECTION").unwrap();
+    let end = vrp.find("DEPOT_SECTION").unwrap();
+    let no_demand = format!("{}{}", &vrp[..start], &vrp[end..]);
+    let err = urbanflow::dp::vrp::vrplib::parse_vrplib(
+        &no_demand,
+        Path::new("x.vrp"),
+        urbanflow::dp::vrp::vrplib::Rounding::Nint,
+    )
+    .unwrap_err()
+    .to_string();
+    let last = no_demand.lines().count();
+    assert!(err.starts_with(&format!("x.vrp:{last}: ")), "{err}");
+    assert!(err.contains("DEMAND_SECTION"), "{err}");
+
+    let feed = scratch("gtfs");
+    let src = repo().join("crates/algos-sssp/tests/data/mini_gtfs");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap() != "stops.txt" {
+            std::fs::copy(&p, feed.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let Err(err) = urbanflow::sssp::td::transit::read_feed(&feed) else {
+        panic!("a feed without stops.txt read")
+    };
+    let err = err.to_string();
+    assert!(!err.contains("Cound") && err.contains("stops.txt"), "{err}");
+    std::fs::remove_dir_all(&feed).ok();
+}
+
+/// Item 9: Data files named as the documentation names them (`../shared/data/…`) or relative to
+/// `URBANFLOW_DATA` are found from any directory.
+#[test]
+fn data_names_resolve_from_anywhere() {
+    let Some(root) = data_root() else {
+        assert!(!urbanflow::graph::datasets::env_flag("URBANFLOW_REQUIRE_DATA"), "shared data required");
+        eprintln!("SKIP data_names_resolve_from_anywhere: no shared data");
+        return;
+    };
+    let elsewhere = scratch("elsewhere");
+    for name in ["tntp/SiouxFalls/SiouxFalls_net.tntp", "../shared/data/tntp/SiouxFalls/SiouxFalls_net.tntp"]
+    {
+        let bin = std::env::current_exe().unwrap();
+        let bin = bin.parent().unwrap().parent().unwrap().join("examples/assign");
+        let out = Command::new(bin)
+            .args(["--net", name, "--gap", "1e-2", "--json"])
+            .env("URBANFLOW_DATA", &root)
+            .env("URBANFLOW_BACKEND", "cpu")
+            .current_dir(&elsewhere)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    std::fs::remove_dir_all(&elsewhere).ok();
+}
