@@ -156,8 +156,12 @@ fn gpu_writes_the_mirrors_cycles_in_the_mirrors_order() {
     let small = LevelsConfig { path_bytes: Some(1 << 20), cycle_bytes: Some(1 << 16), ..Default::default() };
     let picked: Vec<_> = graphs().into_iter().step_by(2).collect();
     for_each_context("gpu_writes_the_mirrors_cycles_in_the_mirrors_order", |ctx| {
+        // The second (baseline-feature) context runs the windowed configuration only: both configurations
+        // on both contexts took 80 s of the test suite on lavapipe.
+        let first = std::ptr::eq(ctx, &gpu_runtime::testing::contexts()[0]);
         for (name, g) in &picked {
-            for cfg in [small, tiny(g)] {
+            let configs = if first { vec![small, tiny(g)] } else { vec![tiny(g)] };
+            for cfg in configs {
                 let opts = ChordlessOptions::default();
                 let (want_stats, want) = mirror(g, &opts, &cfg);
                 let (stats, got) = collect(|sink| chordless_cycles_gpu_with(ctx, g, &opts, &cfg, sink));

@@ -146,12 +146,20 @@ fn gpu_tables_equal_the_cpu() {
         cases.push(("randcut 90x70".into(), randcut(90, 70, 14, 11)));
         // Dense normal positions (a unit-width piece): the gap-filled kernel scans every integer.
         cases.push(("dense".into(), Instance::new(60, 45, vec![Piece::new(1, 7, 6), Piece::new(9, 2, 19)])));
-        // gcut1–12 (gcut13 is compared on the H100 by benches/guillotine.rs: too slow for lavapipe).
-        for k in 1..=12 {
+        // gcut1–12 (gcut13 is compared on the H100 by benches/guillotine.rs: too slow for lavapipe), on the
+        // first context only and in one orientation each (rotated for odd k): the real instances took
+        // 2.5 minutes of the test suite on lavapipe in both orientations on both contexts, and the
+        // second (baseline-feature) context differs in the kernels' optional paths, which the random
+        // cases exercise.
+        let first = std::ptr::eq(ctx, &gpu_runtime::testing::contexts()[0]);
+        for k in (1..=12).filter(|_| first) {
             if let Some(p) = data_path(&format!("cutting/gcut/gcut{k}.txt"), "gpu_tables_equal_the_cpu") {
                 let inst = read_gcut(&p).unwrap().instance;
-                cases.push((format!("gcut{k} rotated"), inst.clone().with_rotation(true)));
-                cases.push((format!("gcut{k}"), inst));
+                if k % 2 == 1 {
+                    cases.push((format!("gcut{k} rotated"), inst.with_rotation(true)));
+                } else {
+                    cases.push((format!("gcut{k}"), inst));
+                }
             }
         }
         for (n, (label, inst)) in cases.iter().enumerate() {
@@ -190,7 +198,7 @@ fn gpu_tables_equal_the_cpu() {
                 let sol = solution_from(&grid, &gpu);
                 check_pattern(inst, &sol).unwrap();
                 // The pattern path reads back only the cut records and the root's value.
-                if n < 41 || label == "gcut1" {
+                if n < 41 || label == "gcut1 rotated" {
                     let (direct, _) = solve_grid_gpu(ctx, &grid, &options).unwrap();
                     assert!(direct == sol, "{what}: solve_grid_gpu differs");
                 }

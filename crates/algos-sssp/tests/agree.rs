@@ -283,6 +283,8 @@ fn real_road_graphs_on_the_gpu() {
     .filter_map(|rel| road(rel).map(|g| (rel.to_string(), g)))
     .collect();
     for_each_context("real_road_graphs_on_the_gpu", |ctx| {
+        // One source on the second (baseline-feature) context: two on both took 75 s on lavapipe.
+        let first = std::ptr::eq(ctx, &gpu_runtime::testing::contexts()[0]);
         for (rel, g) in &graphs {
             let n = g.num_vertices();
             // Martín settles one distance value per phase and Jradi one vertex per iteration: only on the
@@ -292,7 +294,8 @@ fn real_road_graphs_on_the_gpu() {
                 .copied()
                 .filter(|a| n < 5_000 || !matches!(a, Algorithm::Martin | Algorithm::Jradi))
                 .collect();
-            check_gpu_on(ctx, g, &[n / 2, n - 1], &algos, rel);
+            let sources = if first { vec![n / 2, n - 1] } else { vec![n - 1] };
+            check_gpu_on(ctx, g, &sources, &algos, rel);
         }
     });
 }
