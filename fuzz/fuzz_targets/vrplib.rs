@@ -1,0 +1,16 @@
+//! VRPLIB CVRP files: no panic; an instance read has `DIMENSION − 1` customers.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+use urbanflow::dp::vrp::vrplib::{Rounding, parse_vrplib};
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    if let Ok(c) = parse_vrplib(&text, Path::new("fuzz.vrp"), Rounding::Nint) {
+        let dim = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("DIMENSION"))
+            .and_then(|r| r.trim_start_matches([' ', ':', '\t']).trim().parse::<usize>().ok());
+        assert_eq!(Some(c.customers() + 1), dim);
+    }
+});
