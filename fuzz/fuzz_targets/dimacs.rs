@@ -8,8 +8,9 @@ fuzz_target!(|data: &[u8]| {
         let text = String::from_utf8_lossy(data);
         let declared = text
             .lines()
-            .find_map(|l| l.strip_prefix("p sp "))
-            .and_then(|r| r.split_ascii_whitespace().nth(1)?.parse::<usize>().ok());
+            .map(|l| l.split_ascii_whitespace().collect::<Vec<_>>())
+            .find(|t| t.len() >= 4 && t[0] == "p" && t[1] == "sp")
+            .and_then(|t| t[3].parse::<usize>().ok());
         assert_eq!(Some(g.num_arcs() as usize), declared);
     }
 });

@@ -7,10 +7,10 @@ use urbanflow::dp::vrp::vrplib::{Rounding, parse_vrplib};
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     if let Ok(c) = parse_vrplib(&text, Path::new("fuzz.vrp"), Rounding::Nint) {
-        let dim = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("DIMENSION"))
-            .and_then(|r| r.trim_start_matches([' ', ':', '\t']).trim().parse::<usize>().ok());
+        let dim = text.lines().find_map(|l| {
+            let (key, value) = l.split_once(':')?;
+            (key.trim() == "DIMENSION").then(|| value.trim().parse::<usize>().ok())?
+        });
         assert_eq!(Some(c.customers() + 1), dim);
     }
 });
