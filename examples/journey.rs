@@ -19,7 +19,7 @@ use clap::Parser;
 use urbanflow::sssp::td::generate::{GenSpec, generate, park_and_ride};
 use urbanflow::sssp::td::gpu::{GpuTdBatch, arrival_times_auto};
 use urbanflow::sssp::td::transit::{
-    RoadLayer, TransitNetwork, TransitOptions, first_weekday, parse_date, read_feed,
+    RoadLayer, TransitNetwork, TransitOptions, VertexKind, distance_m, first_weekday, parse_date, read_feed,
 };
 use urbanflow::sssp::td::{
     EapQuery, Journey, Nfa, PERIOD, ProfileQuery, Semantics, TdGraph, UNREACHED, arrival_times,
@@ -55,6 +55,10 @@ struct Args {
     /// Destination `LAT,LON` (GTFS) or vertex id (generated; default the last road vertex).
     #[arg(long, allow_hyphen_values = true)]
     to: Option<String>,
+    /// Refuse a --from/--to point farther than this many metres from every station (and road vertex):
+    /// a point outside the feed's area would otherwise walk thousands of kilometres to the nearest stop.
+    #[arg(long, default_value_t = urbanflow::graph::osm::DEFAULT_SNAP_LIMIT_M)]
+    snap_limit_m: f64,
     /// Departure time of day, HH:MM or HH:MM:SS.
     #[arg(long, default_value = "08:00")]
     depart: String,
@@ -180,6 +184,23 @@ fn run(args: Args) -> Result<(), String> {
                 opts.roads = Some(read_roads(r, args.road_unit)?);
             }
             let net = TransitNetwork::from_feed(&feed, &path, date, &opts).map_err(|e| e.to_string())?;
+            for (&place, what) in net.place.iter().zip(["--from", "--to"]) {
+                let p = net.coords[place as usize];
+                // Stations and road vertices (pattern stops and platforms carry no coordinates of
+                // their own).
+                let nearest = (0..net.coords.len())
+                    .filter(|&v| matches!(net.kind[v], VertexKind::Street(_) | VertexKind::Road(_)))
+                    .map(|v| distance_m(p, net.coords[v]))
+                    .fold(f64::INFINITY, f64::min);
+                if nearest > args.snap_limit_m {
+                    return Err(format!(
+                        "{what} {:.6},{:.6} is {nearest:.0} m from the nearest station or road vertex, beyond \
+                         the {:.0} m snapping limit (outside the feed's area, or latitude and longitude \
+                         swapped?); --snap-limit-m raises it",
+                        p[0], p[1], args.snap_limit_m
+                    ));
+                }
+            }
             let profile = Nfa::profile(&args.profile).map_err(|e| e.to_string())?;
             if !args.json {
                 let s = &net.stats;

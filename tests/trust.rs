@@ -123,6 +123,18 @@ fn a_far_start_is_refused() {
     assert!(stderr(&out).contains("beyond the 1000 m snapping limit"), "{}", stderr(&out));
 }
 
+/// Item 4, timetables: a journey from a point thousands of kilometres from every stop is refused, not
+/// walked.
+#[test]
+fn a_far_journey_start_is_refused() {
+    let feed = repo().join("crates/algos-sssp/tests/data/mini_gtfs");
+    let out =
+        example("journey", &["--gtfs", feed.to_str().unwrap(), "--from", "0,0", "--to", "0.001,0.001"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--from 0.000000,0.000000 is"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("snapping limit"), "{}", stderr(&out));
+}
+
 /// Item 5: `--k 0` is a usage error, not "none: … cannot be reached".
 #[test]
 fn k_zero_is_refused() {

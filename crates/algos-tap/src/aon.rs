@@ -143,7 +143,7 @@ impl LoadSum {
     }
 }
 
-/// Number of origin blocks of `demand` ([`BLOCKS`] or fewer): the unit a loader splits work by.
+/// Number of origin blocks of `demand` (`BLOCKS` or fewer): the unit a loader splits work by.
 pub fn origin_blocks(demand: &Demand) -> usize {
     let origins = demand.num_origins();
     origins.div_ceil(origins.div_ceil(BLOCKS).max(1))

@@ -17,7 +17,7 @@
 //! | [`sssp`] | `algos-sssp` | shortest paths: one source, many sources, all pairs, K shortest loopless paths |
 //! | [`tap`] | `algos-tap` | static traffic assignment |
 //! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU and GPU) |
-//! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting, CVRP relaxations and root bounds (CPU; GPU to come) |
+//! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting, CVRP relaxations and root bounds (CPU and GPU) |
 //! | [`overlay`] | `algos-overlay` | membership overlay problem: certified Lagrangean bounds (STD, DIST; CPU and GPU) |
 //! | [`cluster`] | `urbanflow-mpi` | MPI clusters: distributed many-to-all, distance matrices and assignment loading (feature `mpi`) |
 //!
@@ -53,18 +53,28 @@
 //! # Ok::<(), urbanflow::tap::TapError>(())
 //! ```
 
+// Inlined, so that `cargo doc -p urbanflow --no-deps` documents every module under the facade's names.
+#[doc(inline)]
 pub use algos_cycles as cycles;
+#[doc(inline)]
 pub use algos_dp as dp;
+#[doc(inline)]
 pub use algos_overlay as overlay;
+#[doc(inline)]
 pub use algos_reduce as reduce;
+#[doc(inline)]
 pub use algos_sssp as sssp;
+#[doc(inline)]
 pub use algos_tap as tap;
+#[doc(inline)]
 pub use gpu_runtime as gpu;
+#[doc(inline)]
 pub use graph_core as graph;
+#[doc(inline)]
 pub use urbanflow_mpi as cluster;
 
 pub use gpu_runtime::Backend;
 pub use graph_core::Csr;
 pub use graph_core::io::{
-    GraphFormat, LoadOptions, LoadedGraph, ReadOptions, load_graph, read_graph, read_graph_as,
+    GraphFormat, LoadOptions, LoadedGraph, ReadOptions, ReadWarning, load_graph, read_graph, read_graph_as,
 };

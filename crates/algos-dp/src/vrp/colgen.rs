@@ -139,7 +139,7 @@ pub fn root_bound(
     root_bound_with(inst, opts, &mut pricer, progress)
 }
 
-/// [`root_bound`] with a given pricing engine (for example a [`GpuNgPricer`]); `opts.relaxation`,
+/// [`root_bound`] with a given pricing engine (for example a [`GpuNgPricer`](super::GpuNgPricer)); `opts.relaxation`,
 /// `parallel` and `max_states` are the pricer's business then.
 pub fn root_bound_with(
     inst: &Cvrp,

@@ -37,10 +37,10 @@ pub struct NgPlan {
     pub masks: usize,
     /// `near_at[k]..near_at[k + 1]`: k's records in `records` (j ascending).
     pub near_at: Vec<u32>,
-    /// [`RECORD_WORDS`] words per (j, k) near pair: j; `forbid` (bit of k over N_j's positions, or 0);
+    /// `RECORD_WORDS` words per (j, k) near pair: j; `forbid` (bit of k over N_j's positions, or 0);
     /// `free` (index bits of N_j's positions neither shared with N_k nor k: minimised away); `image`
     /// (bits of N_k a memory from j can hold, bit 0 included); `required` (bits it always holds: 0, and
-    /// j's own position when j ∈ N_k); four words of bytes, byte x = position in N_j of N_k[x] or 0xFF.
+    /// j's own position when j ∈ N_k); four words of bytes, byte x = position in N_j of N_k\[x\] or 0xFF.
     pub records: Vec<u32>,
     /// `near[k * m + j]`: j is a near predecessor of k.
     pub near: Vec<bool>,

@@ -31,7 +31,7 @@ pub(crate) fn min_ratio(inst: &Cvrp, arcs: &ArcCosts, value: impl Fn(u32, usize)
 }
 
 /// A pricing engine: the relaxation's cheapest routes under reduced arc costs. Column generation
-/// ([`root_bound_with`]) takes any; the CPU's ([`CpuPricer`]) and the GPU's give the same routes.
+/// ([`root_bound_with`](super::root_bound_with)) takes any; the CPU's ([`CpuPricer`]) and the GPU's give the same routes.
 pub trait Pricer {
     /// Up to `k` cheapest routes under `arcs` (cheapest first, one per load and last customer) and the
     /// least cost per unit of load over all routes of the relaxation.

@@ -2,7 +2,7 @@
 //! does not depend on the arc weights, so a new metric (the link costs of a traffic-assignment
 //! iteration) costs one customisation — milliseconds on a city — instead of a new contraction.
 //!
-//! - [`Cch::build`] orders the vertices by nested dissection ([`order`]: METIS bisections, minimum
+//! - [`Cch::build`] orders the vertices by nested dissection (`order`: METIS bisections, minimum
 //!   vertex covers of the cuts as separators) and builds the chordal supergraph of that order with
 //!   every edge's lower triangles. Only the graph's shape is read.
 //! - [`Cch::customise`] takes weights for the input arcs and runs the basic customisation: each edge

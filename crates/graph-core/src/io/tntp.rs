@@ -392,9 +392,9 @@ pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet
 }
 
 /// Parses a `_net` file from any reader. Where the body disagrees with the header — fewer or more links
-/// than `<NUMBER OF LINKS>`, more distinct node ids than `<NUMBER OF NODES>`, a last row without the
-/// `;` every other row has, a row narrower than those before it, ids beyond `1..=<NUMBER OF NODES>`
-/// that are not a sparse numbering of exactly that many nodes — the read fails naming the line, unless
+/// than `<NUMBER OF LINKS>`, a last row without the `;` every other row has, a row narrower than those
+/// before it, node ids beyond `1..=<NUMBER OF NODES>` that are not a sparse numbering of exactly that
+/// many nodes — the read fails naming the line, unless
 /// `opts.lenient`, which keeps every row read and lists the disagreements in [`TntpNet::warnings`].
 ///
 /// ```
@@ -444,11 +444,9 @@ pub fn parse_net_with(
     let mut extra_values = Vec::new();
     let mut empty_fields = 0u64;
     let mut mapping_checked = false;
-    // For the cut-file checks: the first row's width, whether every row so far ended with `;`, and the
-    // last row (its line, whether it ended with `;`, its text).
+    // For the cut-file checks: the first row's width and how the rows end.
     let mut row_width: Option<usize> = None;
-    let mut earlier_terminated = true;
-    let mut last_row: Option<(u64, bool, String)> = None;
+    let mut row_ends = RowEnds::default();
 
     while let Some((at_line, line)) = lines.next_numbered()? {
         let t = line.trim();
@@ -478,10 +476,7 @@ pub fn parse_net_with(
             continue;
         }
         let fields = row_fields(line);
-        if let Some((_, terminated, _)) = &last_row {
-            earlier_terminated &= *terminated;
-        }
-        last_row = Some((at_line, t.ends_with(';'), excerpt(t)));
+        row_ends.row(at_line, t);
         match row_width {
             None => row_width = Some(fields.len()),
             Some(w) if fields.len() < w && fields.len() >= REQUIRED_COLUMNS => {
@@ -580,34 +575,16 @@ pub fn parse_net_with(
         notes.push(format!("{empty_fields} empty field(s) read as 0"));
     }
     // One terminated row is no convention yet: the check needs two before the last.
-    if let Some((line, false, found)) = &last_row
-        && earlier_terminated
-        && links.len() > 2
-    {
-        disagree.found(*line, ParseError::Truncated { found: found.clone() })?;
-    }
+    row_ends.check(2, &mut disagree)?;
     if links.len() as u64 != links_header {
         let kind =
             ParseError::CountMismatch { what: "links", header: links_header, found: links.len() as u64 };
         disagree.found(lines.line(), kind)?;
     }
-    // Ids beyond 1..=<NUMBER OF NODES> are the sparse ids of files such as Munich's when there are exactly
-    // as many as declared; otherwise a link names a node the file does not have.
-    if links.iter().any(|l| l.from > nodes || l.to > nodes) {
-        let mut ids: Vec<u64> = links.iter().flat_map(|l| [l.from, l.to]).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        if ids.len() as u64 != nodes {
-            let kind = ParseError::IdsBeyondHeader {
-                key: "NUMBER OF NODES",
-                rows: "links",
-                declared: nodes,
-                found: ids.len() as u64,
-                largest: *ids.last().expect("links exist"),
-            };
-            disagree.found(header_line(&metadata_lines, "NUMBER OF NODES", at), kind)?;
-        }
-    }
+    // Sparse node ids (Munich's) are fine; a link to a node the file does not have is not.
+    let line = header_line(&metadata_lines, "NUMBER OF NODES", at);
+    let ids = links.iter().flat_map(|l| [l.from, l.to]);
+    check_declared_ids(ids, ("NUMBER OF NODES", line), nodes, "links", &mut disagree)?;
     let warnings = disagree.into_warnings();
     Ok(TntpNet {
         path,
@@ -623,6 +600,63 @@ pub fn parse_net_with(
     })
 }
 
+/// How the data rows of a file end, for the cut-file check: a file cut inside its last row loses that
+/// row's `;` while every row before it kept one.
+#[derive(Default)]
+struct RowEnds {
+    /// Rows seen.
+    rows: u64,
+    /// Whether every row before the last ended with `;`.
+    earlier_terminated: bool,
+    /// The last row: its line, whether it ends with `;`, its text (shortened).
+    last: Option<(u64, bool, String)>,
+}
+
+impl RowEnds {
+    fn row(&mut self, line: u64, text: &str) {
+        self.earlier_terminated = match &self.last {
+            None => true,
+            Some((_, terminated, _)) => self.earlier_terminated && *terminated,
+        };
+        self.last = Some((line, text.ends_with(';'), excerpt(text)));
+        self.rows += 1;
+    }
+
+    /// A disagreement when the last row lacks the `;` that at least `min_earlier` rows before it all had.
+    fn check(&self, min_earlier: u64, disagree: &mut Disagreements) -> Result<(), ReadError> {
+        match &self.last {
+            Some((line, false, found)) if self.earlier_terminated && self.rows > min_earlier => {
+                disagree.found(*line, ParseError::Truncated { found: found.clone() })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Ids beyond `1..=declared` are the sparse numbering of files such as Munich's when there are exactly
+/// `declared` distinct ids; otherwise a row names a node or zone the file does not have. `key` is the
+/// metadata key and its line.
+fn check_declared_ids(
+    ids: impl Iterator<Item = u64> + Clone,
+    (key, line): (&'static str, u64),
+    declared: u64,
+    rows: &'static str,
+    disagree: &mut Disagreements,
+) -> Result<(), ReadError> {
+    if ids.clone().all(|id| id <= declared) {
+        return Ok(());
+    }
+    let mut ids: Vec<u64> = ids.collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() as u64 == declared {
+        return Ok(());
+    }
+    let largest = *ids.last().expect("an id beyond the declared count");
+    let kind = ParseError::IdsBeyondHeader { key, rows, declared, found: ids.len() as u64, largest };
+    disagree.found(line, kind)
+}
+
 /// The line of a metadata key (the end of the metadata when it is absent).
 fn header_line(metadata_lines: &BTreeMap<String, u64>, key: &str, end: u64) -> u64 {
     metadata_lines.get(key).copied().unwrap_or(end)
@@ -634,10 +668,10 @@ pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpT
 }
 
 /// Parses a `_trips` file from any reader. Where the body disagrees with the header — entries that do
-/// not add up to `<TOTAL OD FLOW>` (within half a unit of its last written digit), more distinct zone ids
-/// than `<NUMBER OF ZONES>` (or ids beyond `1..=zones` that are not exactly that many), a last entry without the `;` every entry before it has (a file cut inside a
-/// number) — the read fails naming the line, unless `opts.lenient`, which keeps every entry read and lists
-/// the disagreements in [`TntpTrips::warnings`].
+/// not add up to `<TOTAL OD FLOW>` (within half a unit of its last written digit), zone ids beyond
+/// `1..=<NUMBER OF ZONES>` that are not a sparse numbering of exactly that many, a last entry without the
+/// `;` every entry before it has (a file cut inside a number) — the read fails naming the line, unless
+/// `opts.lenient`, which keeps every entry read and lists the disagreements in [`TntpTrips::warnings`].
 ///
 /// ```
 /// use graph_core::io::{ParseError, ReadOptions, tntp::parse_trips_with};
@@ -674,10 +708,8 @@ pub fn parse_trips_with(
     let mut entries = Vec::new();
     let mut lines_of = Vec::new();
     let mut origin: Option<u64> = None;
-    // For the cut-file check: whether every entry line so far ended with `;`, and the last one.
-    let mut earlier_terminated = true;
-    let mut last_entry_line: Option<(u64, bool, String)> = None;
-    let mut entry_lines = 0u64;
+    // For the cut-file check: how the entry lines end.
+    let mut row_ends = RowEnds::default();
     while let Some((at_line, line)) = lines.next_numbered()? {
         let t = line.trim();
         if t.is_empty() || t.starts_with('~') {
@@ -720,21 +752,13 @@ pub fn parse_trips_with(
             Ok(())
         })();
         if !t.starts_with("Origin") {
-            if let Some((_, terminated, _)) = &last_entry_line {
-                earlier_terminated &= *terminated;
-            }
-            last_entry_line = Some((at_line, t.ends_with(';'), excerpt(t)));
-            entry_lines += 1;
+            row_ends.row(at_line, t);
         }
         parsed.map_err(|kind| lines.error(kind))?;
         lines_of.resize(entries.len(), at_line);
     }
-    if let Some((line, false, found)) = &last_entry_line
-        && earlier_terminated
-        && entry_lines > 1
-    {
-        disagree.found(*line, ParseError::Truncated { found: found.clone() })?;
-    }
+    // Entry lines hold several entries each: one terminated line before the last is convention enough.
+    row_ends.check(1, &mut disagree)?;
     let trips = TntpTrips { path, zones, total_od_flow, entries, lines: lines_of, warnings: Vec::new() };
     if let (Some(total), Some(written)) = (total_od_flow, metadata.get("TOTAL OD FLOW")) {
         let sum = trips.total();
@@ -747,23 +771,9 @@ pub fn parse_trips_with(
             disagree.found(total_line, kind)?;
         }
     }
-    // Zone ids beyond 1..=<NUMBER OF ZONES> are a sparse numbering only when there are exactly as many as
-    // declared.
-    if trips.entries.iter().any(|&(o, d, _)| o > zones || d > zones) {
-        let mut ids: Vec<u64> = trips.entries.iter().flat_map(|&(o, d, _)| [o, d]).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        if ids.len() as u64 != zones {
-            let kind = ParseError::IdsBeyondHeader {
-                key: "NUMBER OF ZONES",
-                rows: "entries",
-                declared: zones,
-                found: ids.len() as u64,
-                largest: *ids.last().expect("entries exist"),
-            };
-            disagree.found(header_line(&metadata_lines, "NUMBER OF ZONES", at), kind)?;
-        }
-    }
+    let line = header_line(&metadata_lines, "NUMBER OF ZONES", at);
+    let ids = trips.entries.iter().flat_map(|&(o, d, _)| [o, d]);
+    check_declared_ids(ids, ("NUMBER OF ZONES", line), zones, "entries", &mut disagree)?;
     Ok(TntpTrips { warnings: disagree.into_warnings(), ..trips })
 }
 
