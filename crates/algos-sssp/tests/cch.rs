@@ -213,3 +213,69 @@ fn concurrent_builds_give_the_same_order() {
         assert_eq!(r, alone.rank());
     }
 }
+
+/// Checks point-to-point answers against Dijkstra: the distance, and a path of input arcs from `s` to
+/// `t` whose weights add up to it.
+fn assert_queries_equal_dijkstra(cch: &Cch, g: &Csr<u32>, pairs: &[(u32, u32)], what: &str) {
+    use algos_sssp::cch::CchQuery;
+    let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).unwrap();
+    let mut q = CchQuery::new(&ch).unwrap();
+    let batch = CchQuery::distances(&ch, pairs).unwrap();
+    for (&(s, t), &from_batch) in pairs.iter().zip(&batch) {
+        let (dist, _) = dijkstra(g, s, &Stop::default()).unwrap();
+        let want = (dist[t as usize] != u32::MAX).then_some(dist[t as usize]);
+        assert_eq!(q.distance(&ch, s, t), want, "{what}: {s} → {t}");
+        assert_eq!(from_batch, want, "{what}: batch {s} → {t}");
+        match (q.path(&ch, &unpacking, s, t), want) {
+            (None, None) => {}
+            (Some((d, arcs)), Some(w)) => {
+                assert_eq!(d, w, "{what}: path distance {s} → {t}");
+                let mut at = s;
+                let mut sum = 0u64;
+                for &a in &arcs {
+                    let range = g.arc_range(at);
+                    assert!(range.contains(&(a as usize)), "{what}: arc {a} does not leave {at} ({s} → {t})");
+                    sum += g.weights()[a as usize] as u64;
+                    at = g.targets()[a as usize];
+                }
+                assert_eq!((at, sum), (t, w as u64), "{what}: the path of {s} → {t} ends or adds up wrong");
+            }
+            (got, want) => panic!("{what}: {s} → {t}: path {got:?}, Dijkstra {want:?}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Point-to-point queries on random graphs (zero weights, parallel arcs, self-loops, one-way arcs)
+    /// after two customisations: distances and unpacked paths equal Dijkstra's.
+    #[test]
+    fn point_to_point_equals_dijkstra(
+        seed in any::<u64>(), n in 1u32..80, density in 1u32..5, max_w in 0u32..60,
+    ) {
+        let g = random_graph(seed, n, n * density, max_w);
+        let cch = Cch::build(&g).unwrap();
+        let mut rng = SplitMix64::new(seed);
+        let pairs: Vec<(u32, u32)> =
+            (0..30).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
+        for round in 0..2u64 {
+            let metric = with_weights(&g, random_weights(seed ^ round, g.num_arcs() as usize, max_w));
+            assert_queries_equal_dijkstra(&cch, &metric, &pairs, &format!("round {round}"));
+        }
+    }
+}
+
+/// Point-to-point queries on a real road graph: 100 random pairs equal Dijkstra, paths included.
+#[test]
+fn point_to_point_on_a_road_graph() {
+    let Some(path) = data_path("road/osm-small/bremen_time.gr.gz", "point_to_point_on_a_road_graph") else {
+        return;
+    };
+    let g = load_graph(&path, &LoadOptions::default()).unwrap().graph;
+    let cch = Cch::build(&g).unwrap();
+    let mut rng = SplitMix64::new(5);
+    let n = g.num_vertices() as u64;
+    let pairs: Vec<(u32, u32)> = (0..100).map(|_| (rng.below(n) as u32, rng.below(n) as u32)).collect();
+    assert_queries_equal_dijkstra(&cch, &g, &pairs, "Bremen");
+}

@@ -12,6 +12,9 @@
 //!   on one — [`ContractionHierarchy::phast`], [`crate::ch::gpu::GpuPhast`], `many_to_all` with
 //!   `Method::Phast` — runs on it, with Dijkstra's distances exactly.
 //!
+//! [`CchQuery`] answers point-to-point queries (distance, and the path in input arcs) on a
+//! customised CCH by walking the elimination tree: no priority queue, nothing allocated per query.
+//!
 //! Directions an edge does not have in the input stay [`UNREACHABLE`] (never a finite weight), so
 //! one-way streets keep the same topology under every metric.
 //!
@@ -30,7 +33,10 @@
 //! ```
 
 mod order;
+mod query;
 mod topology;
+
+pub use query::CchQuery;
 
 use graph_core::{Csr, Weight};
 use rayon::prelude::*;
@@ -320,6 +326,31 @@ pub struct Unpacking<'a> {
 }
 
 impl Unpacking<'_> {
+    /// Appends the input arcs that realise hierarchy slot `slot` (`2e` up, `2e + 1` down) to `out`, in
+    /// path order: a shortcut `x → y` via the lower triangle of `v` is `x → v` then `v → y`.
+    pub fn unpack_slot(&self, slot: usize, out: &mut Vec<u32>) {
+        let mut stack = vec![slot];
+        while let Some(slot) = stack.pop() {
+            let why = self.witness[slot];
+            if why == NONE {
+                continue; // never on a finite path
+            }
+            if why & TRIANGLE == 0 {
+                out.push(why as u32);
+                continue;
+            }
+            let [e1, e2] = self.cch.topo.tri[(why & !TRIANGLE) as usize];
+            let (e1, e2) = (e1 as usize, e2 as usize);
+            // Edge {x, y} via v, e1 = {v, x}, e2 = {v, y}: up is x → v → y, down is y → v → x. Pushed
+            // last half first.
+            if slot % 2 == 0 {
+                stack.extend([2 * e2, 2 * e1 + 1]);
+            } else {
+                stack.extend([2 * e1, 2 * e2 + 1]);
+            }
+        }
+    }
+
     /// Input-arc loads of the hierarchy-slot loads `slot_loads` (`2 · edges` long, consumed): each
     /// shortcut's load goes to its two halves, edges from the highest lower endpoint down (a
     /// triangle's halves have lower endpoints below the shortcut's): a separator's edges first, then

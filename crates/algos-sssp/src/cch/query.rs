@@ -1,0 +1,192 @@
+//! Point-to-point queries on a customised CCH: the elimination-tree query (Bauer, Columbus, Rutter,
+//! Wagner 2016). Every upward path from a vertex stays on its ancestors in the elimination tree, so the
+//! forward search from `s` and the backward search from `t` are walks up two tree paths in rank order —
+//! no priority queue, no stalling — and the distance is the best sum where the two paths meet. The path
+//! comes back in input arcs: each hierarchy arc on it is replaced by the input arc or the lower
+//! triangle that realised it during customisation ([`Unpacking`]), recursively.
+//!
+//! [`CchQuery`] keeps its arrays between queries (no allocation per query); one per thread answers
+//! batches (see [`CchQuery::distances`]).
+//!
+//! ```
+//! use algos_sssp::cch::{Cch, CchQuery};
+//! use graph_core::GraphBuilder;
+//! let mut b = GraphBuilder::new(4);
+//! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
+//! let g = b.build().unwrap().0;
+//! let cch = Cch::build(&g).unwrap();
+//! let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).unwrap();
+//! let mut q = CchQuery::new(&ch).unwrap();
+//! assert_eq!(q.distance(&ch, 0, 3), Some(8));
+//! let (d, arcs) = q.path(&ch, &unpacking, 0, 3).unwrap();
+//! assert_eq!(d, 8);
+//! assert_eq!(arcs.iter().map(|&a| g.targets()[a as usize]).collect::<Vec<_>>(), [2, 1, 3]);
+//! assert_eq!(q.distance(&ch, 3, 0), None); // no arc leaves 3
+//! ```
+
+use crate::ch::ContractionHierarchy;
+use crate::error::SsspError;
+use crate::paths::UNREACHABLE;
+
+use super::Unpacking;
+
+/// No predecessor arc.
+const NO_ARC: u32 = u32::MAX;
+
+/// Reusable state of point-to-point queries on one customised CCH (any metric of the same [`super::Cch`]).
+#[derive(Debug, Clone)]
+pub struct CchQuery {
+    /// Forward and backward tentative distances by rank (`UNREACHABLE` outside a query's two paths).
+    forward: Vec<u32>,
+    backward: Vec<u32>,
+    /// The hierarchy arc (edge index) each rank was reached by, per direction.
+    forward_arc: Vec<u32>,
+    backward_arc: Vec<u32>,
+}
+
+impl CchQuery {
+    /// Query state for hierarchies of `ch`'s size; `ch` must come from [`super::Cch::customise`] (it
+    /// carries the elimination tree the query walks).
+    pub fn new(ch: &ContractionHierarchy) -> Result<Self, SsspError> {
+        if ch.elimination_tree.is_none() {
+            return Err(SsspError::InvalidParameter(
+                "point-to-point queries walk the elimination tree of a CCH: customise a Cch".into(),
+            ));
+        }
+        let n = ch.rank.len();
+        Ok(Self {
+            forward: vec![UNREACHABLE; n],
+            backward: vec![UNREACHABLE; n],
+            forward_arc: vec![NO_ARC; n],
+            backward_arc: vec![NO_ARC; n],
+        })
+    }
+
+    /// The shortest-path distance from `s` to `t` (input vertex ids), `None` when `t` cannot be
+    /// reached. Equal to Dijkstra's.
+    pub fn distance(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<u32> {
+        self.search(ch, s, t).map(|(d, _)| d)
+    }
+
+    /// The distance and the path from `s` to `t` as input arc ids (of the graph the CCH was built
+    /// from, in its arc order), `None` when `t` cannot be reached. `unpacking` must come from the same
+    /// customisation as `ch` ([`super::Cch::customise_with_unpacking`]).
+    pub fn path(
+        &mut self,
+        ch: &ContractionHierarchy,
+        unpacking: &Unpacking<'_>,
+        s: u32,
+        t: u32,
+    ) -> Option<(u32, Vec<u32>)> {
+        let Some((d, meet)) = self.search_keeping(ch, s, t) else {
+            self.reset(ch, s, t);
+            return None;
+        };
+        let mut arcs = Vec::new();
+        // s up to the meeting rank: the forward arcs, collected from the top and reversed.
+        let mut slots = Vec::new();
+        let mut x = meet;
+        while self.forward_arc[x as usize] != NO_ARC {
+            let f = self.forward_arc[x as usize];
+            slots.push(2 * f as usize);
+            x = lower_end(ch, f);
+        }
+        slots.reverse();
+        // The meeting rank down to t: the backward arcs, in path order.
+        let mut x = meet;
+        while self.backward_arc[x as usize] != NO_ARC {
+            let f = self.backward_arc[x as usize];
+            slots.push(2 * f as usize + 1);
+            x = lower_end(ch, f);
+        }
+        for slot in slots {
+            unpacking.unpack_slot(slot, &mut arcs);
+        }
+        self.reset(ch, s, t);
+        Some((d, arcs))
+    }
+
+    /// Distances for many `(source, target)` pairs on all cores, one query state per thread.
+    pub fn distances(ch: &ContractionHierarchy, pairs: &[(u32, u32)]) -> Result<Vec<Option<u32>>, SsspError> {
+        use rayon::prelude::*;
+        let first = Self::new(ch)?;
+        Ok(pairs.par_iter().map_with(first, |q, &(s, t)| q.distance(ch, s, t)).collect())
+    }
+
+    fn search(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<(u32, u32)> {
+        let found = self.search_keeping(ch, s, t);
+        self.reset(ch, s, t);
+        found
+    }
+
+    /// Both walks; the distance and the meeting rank, the arrays left set for [`Self::path`].
+    fn search_keeping(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<(u32, u32)> {
+        let parent = ch.elimination_tree.as_deref().expect("checked in new");
+        let (rs, rt) = (ch.rank[s as usize], ch.rank[t as usize]);
+        walk(&ch.up, parent, rs, &mut self.forward, &mut self.forward_arc);
+        walk(&ch.down, parent, rt, &mut self.backward, &mut self.backward_arc);
+        // The two paths meet on the common ancestors: the best sum there (forward distances are
+        // UNREACHABLE off the forward path).
+        let mut best: Option<(u32, u32)> = None;
+        let mut x = rt;
+        while x != u32::MAX {
+            let (f, b) = (self.forward[x as usize], self.backward[x as usize]);
+            if f != UNREACHABLE && b != UNREACHABLE {
+                let sum = f as u64 + b as u64;
+                if sum < UNREACHABLE as u64 && best.is_none_or(|(d, _)| (sum as u32) < d) {
+                    best = Some((sum as u32, x));
+                }
+            }
+            x = parent[x as usize];
+        }
+        best
+    }
+
+    /// Puts the arrays back to `UNREACHABLE` / no arc along both paths.
+    fn reset(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) {
+        let parent = ch.elimination_tree.as_deref().expect("checked in new");
+        for (start, dist, arc) in [
+            (ch.rank[s as usize], &mut self.forward, &mut self.forward_arc),
+            (ch.rank[t as usize], &mut self.backward, &mut self.backward_arc),
+        ] {
+            let mut x = start;
+            while x != u32::MAX {
+                dist[x as usize] = UNREACHABLE;
+                arc[x as usize] = NO_ARC;
+                x = parent[x as usize];
+            }
+        }
+    }
+}
+
+/// One direction: from rank `start` up its elimination-tree path in rank order, relaxing the arcs of
+/// `csr` (upward arcs for the forward search, the reversed downward arcs for the backward one). Every
+/// arc leads to an ancestor, so the path's ranks are final when reached.
+fn walk(csr: &graph_core::Csr<u32>, parent: &[u32], start: u32, dist: &mut [u32], arc: &mut [u32]) {
+    dist[start as usize] = 0;
+    let mut x = start;
+    while x != u32::MAX {
+        let dx = dist[x as usize];
+        if dx != UNREACHABLE {
+            for f in csr.arc_range(x) {
+                let w = csr.weights()[f];
+                if w == UNREACHABLE {
+                    continue;
+                }
+                let y = csr.targets()[f] as usize;
+                let nd = dx as u64 + w as u64;
+                if nd < dist[y] as u64 {
+                    dist[y] = nd as u32;
+                    arc[y] = f as u32;
+                }
+            }
+        }
+        x = parent[x as usize];
+    }
+}
+
+/// The lower end (rank) of hierarchy edge `f`: the rank whose arc range holds it.
+fn lower_end(ch: &ContractionHierarchy, f: u32) -> u32 {
+    let offsets = ch.up.offsets();
+    (offsets.partition_point(|&o| o <= f) - 1) as u32
+}
