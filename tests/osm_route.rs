@@ -93,3 +93,56 @@ fn real_valued_travel_times_on_porto() {
         assert!(worst < 1.0, "source {s}: worst excess {worst} s");
     }
 }
+
+/// The `route` example (a customisable hierarchy, point to point) gives Dijkstra's distance and a path
+/// in the file's ids whose arcs exist, on the bundled road graph and on the OSM fixture.
+#[test]
+fn route_example_matches_dijkstra() {
+    use urbanflow::graph::io::{LoadOptions, load_graph};
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("examples/route");
+    assert!(bin.exists(), "{} not built (cargo test builds the examples)", bin.display());
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let graph = repo.join("examples/data/small-road.gr.gz");
+    let loaded = load_graph(&graph, &LoadOptions::default()).unwrap();
+    let n = loaded.graph.num_vertices();
+    for (from, to) in [(1u64, n as u64), (17, 2_000), (2_500, 3)] {
+        let out = std::process::Command::new(&bin)
+            .args(["--graph", graph.to_str().unwrap(), "--from", &from.to_string(), "--to", &to.to_string()])
+            .args(["--check", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (s, t) = (loaded.vertex(from).unwrap(), loaded.vertex(to).unwrap());
+        let q = Query { source: s, targets: Some(vec![t]), ..Default::default() };
+        let want = solve(&loaded.graph, &q, Algorithm::Dijkstra, Backend::Cpu).unwrap().distance(t).unwrap();
+        assert_eq!(j["distance"].as_u64(), Some(want as u64), "{from} → {to}");
+        let path: Vec<u32> = j["path"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| loaded.vertex(v.as_u64().unwrap()).unwrap())
+            .collect();
+        assert_eq!((path[0], *path.last().unwrap()), (s, t));
+        let sum: u64 = path
+            .windows(2)
+            .map(|p| {
+                let g = &loaded.graph;
+                g.arc_range(p[0])
+                    .filter(|&a| g.targets()[a] == p[1])
+                    .map(|a| g.weights()[a] as u64)
+                    .min()
+                    .unwrap()
+            })
+            .sum();
+        assert_eq!(sum, want as u64, "{from} → {to}: the path's arcs add up to the distance");
+    }
+    // An unknown vertex is an error naming it.
+    let out = std::process::Command::new(&bin)
+        .args(["--graph", graph.to_str().unwrap(), "--from", "999999999"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--from 999999999: no such vertex"));
+}

@@ -1,0 +1,168 @@
+//! Point-to-point routes on a customisable contraction hierarchy: build it once, then each query walks
+//! two elimination-tree paths (microseconds) and unpacks the route to the graph's own arcs.
+//!
+//! ```text
+//! cargo run --release --example route -- --graph ../shared/data/road/weighted/NY.gr.xz --from 1 --to 5000 --json
+//! cargo run --release --example route -- --osm ../shared/data/osm/porto/porto_portugal.osm.pbf --profile car \
+//!     --from 41.1579,-8.6291 --to 41.1456,-8.6108
+//! ```
+//! `--from`/`--to` are the file's vertex ids with `--graph`, `LAT,LON` with `--osm` (snapped to the road
+//! graph within `--snap-limit-m`). `distance` is in the graph's weight units (milliseconds of travel time
+//! for OSM graphs), `path` lists the file's vertex ids (OSM node ids). `--check` also runs Dijkstra to the
+//! target and fails if the distances differ.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
+use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmOptions, Profile, import};
+use urbanflow::sssp::cch::{Cch, CchQuery};
+use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
+
+/// A shortest route between two points, on a customisable contraction hierarchy (CPU).
+///
+/// Example: route --graph NY.gr.xz --from 1 --to 5000 --json
+#[derive(Parser)]
+#[command(version, after_help = common::EXIT_CODES)]
+struct Args {
+    /// Graph file (DIMACS .gr, PACE .gr, edge list, TNTP _net; plain, .gz or .xz). Default: the bundled
+    /// small road graph.
+    #[arg(long, value_parser = common::input_file, conflicts_with = "osm")]
+    graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
+    #[arg(long, default_value = "auto")]
+    format: GraphFormat,
+    /// An OpenStreetMap PBF extract instead of --graph (travel times in milliseconds).
+    #[arg(long, value_parser = common::input_file)]
+    osm: Option<PathBuf>,
+    /// With --osm: car, bike or walk.
+    #[arg(long, default_value = "car")]
+    profile: Profile,
+    /// Start: a vertex id of the file, or LAT,LON with --osm.
+    #[arg(long, allow_hyphen_values = true, default_value = "1")]
+    from: String,
+    /// Destination: a vertex id of the file, or LAT,LON with --osm.
+    #[arg(long, allow_hyphen_values = true, default_value = "2")]
+    to: String,
+    /// With --osm: refuse points farther than this many metres from every road vertex.
+    #[arg(long, default_value_t = DEFAULT_SNAP_LIMIT_M)]
+    snap_limit_m: f64,
+    /// Also run Dijkstra to the target and fail (exit 1) if the distances differ.
+    #[arg(long)]
+    check: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A graph with the ids its file gives its vertices.
+struct Input {
+    graph: urbanflow::Csr<u32>,
+    ids: Vec<i128>,
+    from: u32,
+    to: u32,
+    what: String,
+}
+
+fn lat_lon(s: &str, what: &str) -> Result<(f64, f64), String> {
+    s.split_once(',')
+        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)))
+        .ok_or_else(|| {
+            format!("--{what} `{s}`: expected LAT,LON in degrees with --osm, e.g. 41.1579,-8.6291")
+        })
+}
+
+fn read(args: &Args) -> Result<Input, String> {
+    if let Some(path) = &args.osm {
+        let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
+        let snap = |s: &str, what: &str| -> Result<u32, String> {
+            let (lat, lon) = lat_lon(s, what)?;
+            g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("--{what}: {e}"))
+        };
+        let (from, to) = (snap(&args.from, "from")?, snap(&args.to, "to")?);
+        let ids = g.osm_ids.iter().map(|&i| i as i128).collect();
+        let what = format!("{} ({} profile, milliseconds)", path.display(), args.profile);
+        return Ok(Input { graph: g.graph, ids, from, to, what });
+    }
+    let path = args.graph.clone().unwrap_or_else(common::bundled_road_graph);
+    let loaded = load_graph(&path, &LoadOptions { format: args.format, ..Default::default() })
+        .map_err(|e| common::lenient_hint(e.to_string()))?;
+    let vertex = |s: &str, what: &str| -> Result<u32, String> {
+        let id: u64 =
+            s.trim().parse().map_err(|_| format!("--{what} `{s}`: expected a vertex id of the file"))?;
+        loaded.vertex(id).ok_or_else(|| format!("--{what} {id}: no such vertex in {}", path.display()))
+    };
+    let (from, to) = (vertex(&args.from, "from")?, vertex(&args.to, "to")?);
+    let ids = loaded.ids.iter().map(|&i| i as i128).collect();
+    Ok(Input { graph: loaded.graph, ids, from, to, what: path.display().to_string() })
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let t = Instant::now();
+    let input = read(&args)?;
+    let read_s = t.elapsed().as_secs_f64();
+    let g = &input.graph;
+    let t = Instant::now();
+    let cch = Cch::build(g).map_err(|e| e.to_string())?;
+    let build_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).map_err(|e| e.to_string())?;
+    let customise_s = t.elapsed().as_secs_f64();
+    let mut query = CchQuery::new(&ch).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let found = query.path(&ch, &unpacking, input.from, input.to);
+    let query_s = t.elapsed().as_secs_f64();
+    let (from_id, to_id) = (input.ids[input.from as usize], input.ids[input.to as usize]);
+    let Some((distance, arcs)) = found else {
+        return Err(format!("no route: {to_id} cannot be reached from {from_id}"));
+    };
+    if args.check {
+        let stop = Stop { targets: Some(&[input.to]), ..Stop::default() };
+        let (d, _) = dijkstra(g, input.from, &stop).map_err(|e| e.to_string())?;
+        if d[input.to as usize] != distance {
+            return Err(format!(
+                "internal error: the hierarchy says {distance}, Dijkstra {} ({from_id} → {to_id})",
+                d[input.to as usize]
+            ));
+        }
+    }
+    let mut path = vec![from_id];
+    path.extend(arcs.iter().map(|&a| input.ids[g.targets()[a as usize] as usize]));
+    if args.json {
+        let path: Vec<String> = path.iter().map(i128::to_string).collect();
+        println!(
+            "{{\"graph\":{:?},\"from\":{from_id},\"to\":{to_id},\"distance\":{distance},\"path\":[{}],\
+             \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"customise_s\":{customise_s:.6},\
+             \"query_s\":{query_s:.9},\"checked\":{}}}",
+            input.what,
+            path.join(","),
+            args.check
+        );
+    } else {
+        println!(
+            "graph      {} ({} vertices, {} arcs, read in {read_s:.2} s)",
+            input.what,
+            g.num_vertices(),
+            g.num_arcs()
+        );
+        println!(
+            "hierarchy  built in {build_s:.3} s, customised in {customise_s:.3} s (once per graph and metric)"
+        );
+        println!(
+            "route      {from_id} → {to_id}: distance {distance}, {} arcs, query {:.1} µs",
+            arcs.len(),
+            query_s * 1e6
+        );
+        let shown: Vec<String> = path.iter().take(12).map(i128::to_string).collect();
+        println!("path       {}{}", shown.join(" "), if path.len() > 12 { " …" } else { "" });
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    common::finish(run(common::parse_args::<Args>()))
+}
