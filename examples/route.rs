@@ -90,7 +90,7 @@ fn read(args: &Args) -> Result<Input, String> {
     }
     let path = args.graph.clone().unwrap_or_else(common::bundled_road_graph);
     let loaded = load_graph(&path, &LoadOptions { format: args.format, ..Default::default() })
-        .map_err(|e| common::lenient_hint(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     let vertex = |s: &str, what: &str| -> Result<u32, String> {
         let id: u64 =
             s.trim().parse().map_err(|_| format!("--{what} `{s}`: expected a vertex id of the file"))?;
