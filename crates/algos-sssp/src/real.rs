@@ -288,6 +288,14 @@ pub struct RealMatrix {
     pub error_bound: f64,
 }
 
+impl RealMatrix {
+    /// The length found from `sources[i]` to `targets[j]` (`f64::INFINITY` when unreachable), as
+    /// [`crate::many::DistanceMatrix::get`] gives the exact u32 distances.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.data[i * self.targets.len() + j]
+    }
+}
+
 /// Distances between every source and every target on real weights: exact `f64` Dijkstra on the CPU's
 /// threads when `backend` is `Cpu` and no `resolution` is given; otherwise the many-source engines of
 /// [`crate::many`] (any backend) on weights rounded to `resolution` (default: the largest weight /

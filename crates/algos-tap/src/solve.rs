@@ -138,6 +138,32 @@ impl Default for AssignOptions<'_> {
     }
 }
 
+impl<'a> AssignOptions<'a> {
+    /// These options stopping at relative gap `gap` (the rest of the stop rule unchanged).
+    ///
+    /// ```
+    /// use algos_tap::AssignOptions;
+    /// let opts = AssignOptions::default().with_gap(1e-5).with_max_iterations(2_000);
+    /// assert_eq!((opts.stop.relative_gap, opts.stop.max_iterations), (1e-5, 2_000));
+    /// ```
+    pub fn with_gap(mut self, gap: f64) -> Self {
+        self.stop.relative_gap = gap;
+        self
+    }
+
+    /// These options stopping after at most `iterations` iterations.
+    pub fn with_max_iterations(mut self, iterations: u32) -> Self {
+        self.stop.max_iterations = iterations;
+        self
+    }
+
+    /// These options loading all-or-nothing on `backend`.
+    pub fn with_backend(mut self, backend: Backend<'a>) -> Self {
+        self.backend = backend;
+        self
+    }
+}
+
 /// One iteration's measurements (of the flows at the start of the iteration).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IterationLog {

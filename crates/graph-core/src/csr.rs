@@ -25,6 +25,27 @@ pub struct Csr<W = u32> {
 }
 
 impl<W: Weight> Csr<W> {
+    /// A graph of `n` vertices from `(tail, head, weight)` arcs in any order: arcs are grouped by tail
+    /// and keep their given order within a tail; parallel arcs and self-loops are kept. Ids out of
+    /// range and weights [`Weight::check`] refuses are errors naming the arc.
+    ///
+    /// ```
+    /// use graph_core::Csr;
+    /// let g = Csr::from_edges(3, [(2, 0, 5u32), (0, 1, 7), (0, 2, 1)]).unwrap();
+    /// assert_eq!(g.out_arcs(0).collect::<Vec<_>>(), vec![(1, 7), (2, 1)]);
+    /// assert!(Csr::from_edges(2, [(0, 2, 1u32)]).is_err());
+    /// ```
+    pub fn from_edges(
+        n: u32,
+        arcs: impl IntoIterator<Item = (VertexId, VertexId, W)>,
+    ) -> Result<Self, GraphError> {
+        let mut b = crate::GraphBuilder::new(n);
+        for (u, v, w) in arcs {
+            b.add_arc(u, v, w);
+        }
+        b.build().map(|(g, _)| g)
+    }
+
     /// Builds a graph from its three arrays, checking that they are consistent: `offsets` has n + 1
     /// non-decreasing entries starting at 0 and ending at the arc count, every target is below n, and
     /// every weight passes [`Weight::check`].
