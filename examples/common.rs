@@ -54,7 +54,6 @@ pub fn finish<T: Into<Outcome>>(result: Result<T, String>) -> ExitCode {
 
 /// Parses the command line; a usage error exits with 1 (clap's own default, 2, is the code of a
 /// missed target here), `--help` and `--version` with 0.
-#[allow(dead_code)] // the MPI examples parse through cluster_common
 pub fn parse_args<A: clap::Parser>() -> A {
     A::try_parse().unwrap_or_else(|e| {
         let _ = e.print();

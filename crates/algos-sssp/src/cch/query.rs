@@ -64,6 +64,9 @@ impl CchQuery {
 
     /// The shortest-path distance from `s` to `t` (input vertex ids), `None` when `t` cannot be
     /// reached. Equal to Dijkstra's.
+    ///
+    /// # Panics
+    /// When `s` or `t` is not a vertex of the graph (callers map file ids first, as `route` does).
     pub fn distance(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<u32> {
         self.search(ch, s, t).map(|(d, _)| d)
     }

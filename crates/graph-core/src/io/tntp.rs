@@ -608,25 +608,29 @@ struct RowEnds {
     rows: u64,
     /// Whether every row before the last ended with `;`.
     earlier_terminated: bool,
-    /// The last row: its line, whether it ends with `;`, its text (shortened).
-    last: Option<(u64, bool, String)>,
+    /// The last row: its line and whether it ends with `;`.
+    last: Option<(u64, bool)>,
+    /// The last row's text, in a buffer reused from row to row (no allocation per row).
+    last_text: String,
 }
 
 impl RowEnds {
     fn row(&mut self, line: u64, text: &str) {
-        self.earlier_terminated = match &self.last {
+        self.earlier_terminated = match self.last {
             None => true,
-            Some((_, terminated, _)) => self.earlier_terminated && *terminated,
+            Some((_, terminated)) => self.earlier_terminated && terminated,
         };
-        self.last = Some((line, text.ends_with(';'), excerpt(text)));
+        self.last = Some((line, text.ends_with(';')));
+        self.last_text.clear();
+        self.last_text.push_str(text);
         self.rows += 1;
     }
 
     /// A disagreement when the last row lacks the `;` that at least `min_earlier` rows before it all had.
     fn check(&self, min_earlier: u64, disagree: &mut Disagreements) -> Result<(), ReadError> {
         match &self.last {
-            Some((line, false, found)) if self.earlier_terminated && self.rows > min_earlier => {
-                disagree.found(*line, ParseError::Truncated { found: found.clone() })
+            Some((line, false)) if self.earlier_terminated && self.rows > min_earlier => {
+                disagree.found(*line, ParseError::Truncated { found: excerpt(&self.last_text) })
             }
             _ => Ok(()),
         }
