@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use gpu_runtime::{GpuBuffer, GpuContext, GpuTimer, copy};
+use gpu_runtime::{DoubleReadback, GpuBuffer, GpuContext, GpuTimer, Recording, copy};
 
 fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
     let args: Vec<String> = std::env::args().collect();
@@ -66,16 +66,17 @@ fn main() {
             let mut kernel = Vec::new();
             for rep in 0..reps + 2 {
                 let mut timer = GpuTimer::new(&ctx, 1);
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                let mut rec = Recording::new(method);
                 if method == "copy_buffer_to_buffer" {
                     // Timestamps need a pass; an empty pass brackets nothing, so report wall time only.
-                    enc.copy_buffer_to_buffer(src.buffer(), 0, dst.buffer(), 0, (words * 4) as u64);
+                    rec.copy(src.buffer(), 0, dst.buffer(), 0, (words * 4) as u64);
                 } else {
-                    copy::encode_copy(&ctx, &mut enc, &src, &dst, words, timer.next_pass()).unwrap();
-                    timer.resolve(&mut enc);
+                    rec.timed_pass(&mut timer);
+                    copy::record_copy(&ctx, &mut rec, &src, &dst, words).unwrap();
+                    rec.resolve_timer(&timer);
                 }
                 let t = Instant::now();
-                ctx.queue.submit([enc.finish()]);
+                ctx.submit(&rec).unwrap();
                 ctx.wait().unwrap();
                 let w = t.elapsed().as_secs_f64();
                 if rep >= 2 {
@@ -107,33 +108,23 @@ fn readback_loop(ctx: &GpuContext, mib: u64, reps: usize, parallel: bool) -> (f6
     let words = (mib << 20) as usize / 4;
     let data: Vec<u32> = (0..words as u32).collect();
     let src = GpuBuffer::from_slice(ctx, "src", &data).unwrap();
-    let staging = ctx.device.create_buffer(&gpu_runtime::wgpu::BufferDescriptor {
-        label: Some("staging"),
-        size: (words * 4) as u64,
-        usage: gpu_runtime::wgpu::BufferUsages::MAP_READ | gpu_runtime::wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let mut readback = DoubleReadback::new(ctx, "bandwidth probe");
     let (mut transfer, mut read) = (Vec::new(), Vec::new());
     for rep in 0..reps + 2 {
         let t = Instant::now();
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(src.buffer(), 0, &staging, 0, (words * 4) as u64);
-        ctx.queue.submit([enc.finish()]);
-        staging.slice(..).map_async(gpu_runtime::wgpu::MapMode::Read, |_| {});
-        ctx.device.poll(gpu_runtime::wgpu::PollType::wait_indefinitely()).unwrap();
-        let t_transfer = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let sum: u64 = {
-            let view = staging.slice(..).get_mapped_range().unwrap();
-            let rows: &[u32] = bytemuck::cast_slice(&view);
-            if parallel {
-                rows.par_chunks(1 << 16).map(|c| c.iter().map(|&x| x as u64).sum::<u64>()).sum()
-            } else {
-                rows.iter().map(|&x| x as u64).sum()
-            }
-        };
-        let t_read = t.elapsed().as_secs_f64();
-        staging.unmap();
+        let copy = readback.start(src.buffer(), (words * 4) as u64).unwrap();
+        let (t_transfer, t_read, sum) = readback
+            .read(copy, |rows: &[u32]| {
+                let t_transfer = t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                let sum: u64 = if parallel {
+                    rows.par_chunks(1 << 16).map(|c| c.iter().map(|&x| x as u64).sum::<u64>()).sum()
+                } else {
+                    rows.iter().map(|&x| x as u64).sum()
+                };
+                (t_transfer, t.elapsed().as_secs_f64(), sum)
+            })
+            .unwrap();
         assert_eq!(sum, (words as u64) * (words as u64 - 1) / 2);
         if rep >= 2 {
             transfer.push(t_transfer);

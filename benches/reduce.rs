@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use rayon::prelude::*;
-use urbanflow::gpu::{GpuBuffer, GpuContext, GpuTimer, copy, wgpu};
+use urbanflow::gpu::{GpuBuffer, GpuContext, GpuTimer, Recording, copy};
 use urbanflow::reduce::{GpuReducer, Operation, ReduceConfig, SubgroupMode, Variant};
 
 mod common;
@@ -31,20 +31,17 @@ fn sizes(default: &str) -> Vec<usize> {
 }
 
 /// Median kernel and wall seconds of `reps` runs of `record`.
-fn time_gpu(
-    ctx: &GpuContext,
-    reps: usize,
-    mut record: impl FnMut(&mut wgpu::CommandEncoder, &mut GpuTimer),
-) -> (f64, f64) {
+fn time_gpu(ctx: &GpuContext, reps: usize, mut record: impl FnMut(&mut Recording)) -> (f64, f64) {
     let mut kernel = Vec::new();
     let mut wall = Vec::new();
     for rep in 0..reps + 5 {
         let mut timer = GpuTimer::new(ctx, 1);
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        record(&mut enc, &mut timer);
-        timer.resolve(&mut enc);
+        let mut rec = Recording::new("reduce bench");
+        rec.timed_pass(&mut timer);
+        record(&mut rec);
+        rec.resolve_timer(&timer);
         let t = Instant::now();
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(&rec).unwrap();
         ctx.wait().unwrap();
         let w = t.elapsed().as_secs_f64();
         if rep >= 5 {
@@ -142,11 +139,7 @@ fn gpu() {
         let out = GpuBuffer::<u32>::zeroed(&ctx, "out", 2).unwrap();
         let bytes = 4.0 * n as f64;
         // The copy runs before and after the variants (clocks settle); the faster one is the ceiling.
-        let copy_time = || {
-            time_gpu(&ctx, reps, |enc, t| {
-                copy::encode_copy(&ctx, enc, &input, &dst, n, t.next_pass()).unwrap()
-            })
-        };
+        let copy_time = || time_gpu(&ctx, reps, |rec| copy::record_copy(&ctx, rec, &input, &dst, n).unwrap());
         let (ck, cw) = copy_time();
         let copy_gbps = 2.0 * bytes / ck / 1e9;
         println!(
@@ -171,9 +164,7 @@ fn gpu() {
                 if op_name == "argmin_u32" && !flag("--argmin") {
                     continue;
                 }
-                let (k, w) = time_gpu(&ctx, reps, |enc, t| {
-                    r.encode_timed(enc, &input, n, op, &out, 0, t.next_pass()).unwrap()
-                });
+                let (k, w) = time_gpu(&ctx, reps, |rec| r.record(rec, &input, n, op, &out, 0).unwrap());
                 println!(
                     "{{\"size\":{n},\"mib\":{},\"op\":\"{op_name}\",\"variant\":\"{}\",\"kernel_ms\":{:.4},\"wall_ms\":{:.4},\"gbps\":{:.1},\"of_copy\":{:.3}}}",
                     n >> 18,

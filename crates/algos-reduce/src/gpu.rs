@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, Workgroups, wgpu};
 
 use crate::config::{Launch, ReduceConfig};
 use crate::element::Element;
@@ -93,31 +93,17 @@ impl<'a> GpuReducer<'a> {
         Ok(())
     }
 
-    /// Records both stages into `enc`: the result of reducing `input[..len]` lands in
-    /// `out[out_index .. out_index + op.words()]` (u32 words). No host synchronisation.
-    pub fn encode<E: Element>(
+    /// Records both stages into `rec`: the result of reducing `input[..len]` lands in
+    /// `out[out_index .. out_index + op.words()]` (u32 words). No host synchronisation. Start a
+    /// [`Recording::timed_pass`] before it to time both stages.
+    pub fn record<E: Element>(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        rec: &mut Recording,
         input: &GpuBuffer<E>,
         len: usize,
         op: Operation<E>,
         out: &GpuBuffer<u32>,
         out_index: u32,
-    ) -> Result<(), ReduceError> {
-        self.encode_timed(enc, input, len, op, out, out_index, None)
-    }
-
-    /// [`GpuReducer::encode`] with GPU timestamps around the pass holding both stages.
-    #[allow(clippy::too_many_arguments)]
-    pub fn encode_timed<E: Element>(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        input: &GpuBuffer<E>,
-        len: usize,
-        op: Operation<E>,
-        out: &GpuBuffer<u32>,
-        out_index: u32,
-        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) -> Result<(), ReduceError> {
         self.check_len(input, len)?;
         let l = self.launch(len)?;
@@ -187,16 +173,11 @@ impl<'a> GpuReducer<'a> {
             l.groups as u64,
             ctx.limits.max_compute_workgroups_per_dimension,
         )?;
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("reduce"),
-            timestamp_writes: timestamps,
-        });
-        pass.set_pipeline(&s1);
-        pass.set_bind_group(0, &bind1, &[]);
-        gpu_runtime::dispatch::dispatch(&mut pass, grid);
-        pass.set_pipeline(&s2);
-        pass.set_bind_group(0, &bind2, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
+        rec.dispatch(&s1, &bind1, Workgroups::Fixed(grid)).dispatch(
+            &s2,
+            &bind2,
+            Workgroups::Fixed([1, 1, 1]),
+        );
         Ok(())
     }
 
@@ -208,9 +189,9 @@ impl<'a> GpuReducer<'a> {
         op: Operation<E>,
     ) -> Result<[u32; 2], ReduceError> {
         let ctx = self.ctx;
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        self.encode(&mut enc, input, len, op, &self.result, 0)?;
-        ctx.scoped("submitting a reduction", || ctx.queue.submit([enc.finish()]))?;
+        let mut rec = Recording::new("a reduction");
+        self.record(&mut rec, input, len, op, &self.result, 0)?;
+        ctx.submit(&rec)?;
         let w = self.result.read_range(ctx, 0, op.words())?;
         Ok([w[0], w.get(1).copied().unwrap_or(0)])
     }

@@ -1,6 +1,6 @@
 //! GPU prefix scans (reduce-then-scan) and stream compaction.
 
-use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, Workgroups, wgpu};
 
 use crate::element::Element;
 use crate::error::ReduceError;
@@ -28,29 +28,15 @@ fn bind(
     Ok(ctx.bind_buffers(pipeline, "scan", entries)?)
 }
 
-fn run_pass(
-    enc: &mut wgpu::CommandEncoder,
-    pipeline: &wgpu::ComputePipeline,
-    bind: &wgpu::BindGroup,
-    grid: [u32; 3],
-) {
-    let mut pass =
-        enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("scan"), timestamp_writes: None });
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, bind, &[]);
-    gpu_runtime::dispatch::dispatch(&mut pass, grid);
-}
-
-/// Records the scan of `input[..len]` into `output` (element type `E`, as u32 words). Temporary buffers
-/// are pushed to `keep`, which must live until the submission is done.
-pub(crate) fn encode_scan<E: Element>(
+/// Records the scan of `input[..len]` into `output` (element type `E`, as u32 words). The recording
+/// holds the temporary buffers until it is dropped.
+pub(crate) fn record_scan<E: Element>(
     ctx: &GpuContext,
-    enc: &mut wgpu::CommandEncoder,
+    rec: &mut Recording,
     input: &wgpu::Buffer,
     len: usize,
     output: &wgpu::Buffer,
     inclusive: bool,
-    keep: &mut Vec<GpuBuffer<u32>>,
 ) -> Result<(), ReduceError> {
     let block = (SCAN_WG * SCAN_ITEMS) as usize;
     let blocks = len.div_ceil(block).max(1);
@@ -69,14 +55,12 @@ pub(crate) fn encode_scan<E: Element>(
         let sums = GpuBuffer::<u32>::zeroed(ctx, "scan block sums", blocks)?;
         let p = ctx.pipeline(&key("block_sums"))?;
         let b = bind(ctx, &p, &[(0, input), (2, sums.buffer()), (3, &params)])?;
-        run_pass(enc, &p, &b, grid);
-        encode_scan::<E>(ctx, enc, sums.buffer(), blocks, offsets.buffer(), false, keep)?;
-        keep.push(sums);
+        rec.dispatch(&p, &b, Workgroups::Fixed(grid));
+        record_scan::<E>(ctx, rec, sums.buffer(), blocks, offsets.buffer(), false)?;
     }
     let p = ctx.pipeline(&key("block_scan"))?;
     let b = bind(ctx, &p, &[(0, input), (1, output), (3, &params), (4, offsets.buffer())])?;
-    run_pass(enc, &p, &b, grid);
-    keep.push(offsets);
+    rec.dispatch(&p, &b, Workgroups::Fixed(grid));
     Ok(())
 }
 
@@ -92,10 +76,9 @@ pub(crate) fn scan<E: Element>(
         return Ok(Vec::new());
     }
     let output = GpuBuffer::<E>::zeroed(ctx, "scan output", len)?;
-    let mut keep = Vec::new();
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    encode_scan::<E>(ctx, &mut enc, input.buffer(), len, output.buffer(), inclusive, &mut keep)?;
-    ctx.scoped("submitting a scan", || ctx.queue.submit([enc.finish()]))?;
+    let mut rec = Recording::new("a scan");
+    record_scan::<E>(ctx, &mut rec, input.buffer(), len, output.buffer(), inclusive)?;
+    ctx.submit(&rec)?;
     Ok(output.read_range(ctx, 0, len)?)
 }
 
@@ -118,12 +101,11 @@ pub(crate) fn compact<E: Element>(
     let out_value = GpuBuffer::<E>::zeroed(ctx, "compact values", len)?;
     let key = |entry| PipelineKey::new(COMPACT, entry).param("E", E::NAME).with("WG", 256u32);
     let grid = ctx.grid_1d(len as u64, 256)?;
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    let mut rec = Recording::new("a compaction");
     let mark = ctx.pipeline(&key("mark"))?;
     let bm = bind(ctx, &mark, &[(0, input.buffer()), (1, flags.buffer()), (2, &params)])?;
-    run_pass(&mut enc, &mark, &bm, grid);
-    let mut keep = Vec::new();
-    encode_scan::<u32>(ctx, &mut enc, flags.buffer(), len, ranks.buffer(), true, &mut keep)?;
+    rec.dispatch(&mark, &bm, Workgroups::Fixed(grid));
+    record_scan::<u32>(ctx, &mut rec, flags.buffer(), len, ranks.buffer(), true)?;
     let scatter = ctx.pipeline(&key("scatter"))?;
     let bs = bind(
         ctx,
@@ -136,8 +118,8 @@ pub(crate) fn compact<E: Element>(
             (5, out_value.buffer()),
         ],
     )?;
-    run_pass(&mut enc, &scatter, &bs, grid);
-    ctx.scoped("submitting a compaction", || ctx.queue.submit([enc.finish()]))?;
+    rec.dispatch(&scatter, &bs, Workgroups::Fixed(grid));
+    ctx.submit(&rec)?;
     let total = ranks.read_range(ctx, len - 1, 1)?[0] as usize;
     Ok((out_index.read_range(ctx, 0, total)?, out_value.read_range(ctx, 0, total)?))
 }

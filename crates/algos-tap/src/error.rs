@@ -110,11 +110,28 @@ pub enum TapError {
     InvalidOption(String),
     /// The GPU failed or is missing.
     #[error("GPU: {0}")]
-    Gpu(String),
-}
-
-impl From<gpu_runtime::GpuError> for TapError {
-    fn from(e: gpu_runtime::GpuError) -> Self {
-        TapError::Gpu(e.to_string())
-    }
+    Gpu(#[from] gpu_runtime::GpuError),
+    /// A search graph could not be built.
+    #[error("graph: {0}")]
+    Graph(#[from] graph_core::GraphError),
+    /// A shortest-path structure (a contraction hierarchy) could not be built or customised.
+    #[error("shortest paths: {0}")]
+    ShortestPaths(#[from] algos_sssp::SsspError),
+    /// An OD distance exceeded the u32 fixed point of the GPU loaders: the costs' quantisation bound
+    /// was violated.
+    #[error("{pairs} OD distances saturated the u32 fixed point (quantisation bound violated)")]
+    FixedPointSaturated {
+        /// How many OD pairs.
+        pairs: u64,
+    },
+    /// The GPU found OD pairs unreachable that a CPU search reaches: a device fault, never an input
+    /// property.
+    #[error("{pairs} OD pairs unreachable on the GPU only")]
+    GpuUnreachable {
+        /// How many OD pairs.
+        pairs: u64,
+    },
+    /// A worker thread (one per device) panicked.
+    #[error("a device thread panicked")]
+    WorkerPanicked,
 }

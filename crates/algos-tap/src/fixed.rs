@@ -113,7 +113,7 @@ impl SplitGraph {
             vec![1u32; self.num_arcs()],
         )
         .map_err(|e| TapError::InvalidOption(format!("search graph: {e}")))?;
-        algos_sssp::cch::Cch::build(&shape).map_err(crate::hierarchy::sssp_err)
+        algos_sssp::cch::Cch::build(&shape).map_err(TapError::from)
     }
 
     /// Number of search vertices.
@@ -295,10 +295,7 @@ impl Unloaded {
     /// The loading's error, if any pair was not loaded.
     pub fn into_result(self, net: &Network, demand: &Demand) -> Result<(), TapError> {
         if self.saturated > 0 {
-            return Err(TapError::Gpu(format!(
-                "{} OD distances saturated the u32 fixed point (quantisation bound violated)",
-                self.saturated
-            )));
+            return Err(TapError::FixedPointSaturated { pairs: self.saturated as u64 });
         }
         match self.first {
             Some((i, d)) => Err(TapError::DemandUnreachable {

@@ -15,7 +15,7 @@ use algos_sssp::cch::Cch;
 use algos_sssp::ch::gpu::GpuPhast;
 use algos_sssp::gpu::GpuSssp;
 pub use algos_sssp::many::Method;
-use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, Workgroups, wgpu};
 use graph_core::Csr;
 
 use crate::demand::Demand;
@@ -84,10 +84,6 @@ pub struct GpuAon<'c> {
     batches: Vec<Batch>,
 }
 
-fn gpu_err(e: impl std::fmt::Display) -> TapError {
-    TapError::Gpu(e.to_string())
-}
-
 impl<'c> GpuAon<'c> {
     /// Uploads the search graph and the demand in batches sized from the device's binding limit
     /// (trees by the batched kernel).
@@ -150,12 +146,12 @@ impl<'c> GpuAon<'c> {
                 }
             }
             let source_list = graph.source[start..end].to_vec();
-            let od = GpuBuffer::from_slice(ctx, "tap od pairs", &od).map_err(gpu_err)?;
+            let od = GpuBuffer::from_slice(ctx, "tap od pairs", &od)?;
             // A batch's OD pairs must fit one storage binding (else a clear error, never a truncation).
-            od.check_bindable(ctx).map_err(gpu_err)?;
+            od.check_bindable(ctx)?;
             let pairs = od.len() as u32;
             batches.push(Batch {
-                sources: GpuBuffer::from_slice(ctx, "tap sources", &source_list).map_err(gpu_err)?,
+                sources: GpuBuffer::from_slice(ctx, "tap sources", &source_list)?,
                 od,
                 pairs,
                 source_list,
@@ -171,26 +167,26 @@ impl<'c> GpuAon<'c> {
                 times: PhastTimes::default(),
             }
         } else {
-            let dist = GpuBuffer::zeroed(ctx, "tap dist rows", cells.max(1)).map_err(gpu_err)?;
-            let pred = GpuBuffer::zeroed(ctx, "tap pred rows", cells.max(1)).map_err(gpu_err)?;
-            dist.check_bindable(ctx).map_err(gpu_err)?;
-            pred.check_bindable(ctx).map_err(gpu_err)?;
+            let dist = GpuBuffer::zeroed(ctx, "tap dist rows", cells.max(1))?;
+            let pred = GpuBuffer::zeroed(ctx, "tap pred rows", cells.max(1))?;
+            dist.check_bindable(ctx)?;
+            pred.check_bindable(ctx)?;
             Trees::Batched { dist, pred }
         };
         let aon = Self {
             ctx,
-            offsets: GpuBuffer::from_slice(ctx, "tap offsets", &graph.offsets).map_err(gpu_err)?,
-            heads: GpuBuffer::from_slice(ctx, "tap heads", &graph.heads).map_err(gpu_err)?,
-            tails: GpuBuffer::from_slice(ctx, "tap tails", &graph.tails).map_err(gpu_err)?,
-            weights: GpuBuffer::zeroed(ctx, "tap weights", m.max(1)).map_err(gpu_err)?,
+            offsets: GpuBuffer::from_slice(ctx, "tap offsets", &graph.offsets)?,
+            heads: GpuBuffer::from_slice(ctx, "tap heads", &graph.heads)?,
+            tails: GpuBuffer::from_slice(ctx, "tap tails", &graph.tails)?,
+            weights: GpuBuffer::zeroed(ctx, "tap weights", m.max(1))?,
             trees,
-            loads: GpuBuffer::zeroed(ctx, "tap loads", 2 * m.max(1)).map_err(gpu_err)?,
-            control: GpuBuffer::zeroed(ctx, "tap control", 4).map_err(gpu_err)?,
+            loads: GpuBuffer::zeroed(ctx, "tap loads", 2 * m.max(1))?,
+            control: GpuBuffer::zeroed(ctx, "tap control", 4)?,
             graph,
             batches,
         };
         for b in [&aon.offsets, &aon.heads, &aon.tails, &aon.loads] {
-            b.check_bindable(ctx).map_err(gpu_err)?;
+            b.check_bindable(ctx)?;
         }
         Ok(aon)
     }
@@ -226,12 +222,11 @@ impl<'c> GpuAon<'c> {
             let engine = (&**cch, sweep, *lanes);
             return phast_loads(ctx, engine, &self.batches, &weights, net, &self.graph, demand, times);
         }
-        let csr = Csr::from_parts(self.graph.offsets.clone(), self.graph.heads.clone(), weights.clone())
-            .map_err(gpu_err)?;
-        let mut sssp = GpuSssp::new(ctx, &csr).map_err(gpu_err)?;
-        self.weights.write(ctx, 0, &weights).map_err(gpu_err)?;
-        self.loads.clear(ctx).map_err(gpu_err)?;
-        self.control.write(ctx, 0, &[0; 4]).map_err(gpu_err)?;
+        let csr = Csr::from_parts(self.graph.offsets.clone(), self.graph.heads.clone(), weights.clone())?;
+        let mut sssp = GpuSssp::new(ctx, &csr)?;
+        self.weights.write(ctx, 0, &weights)?;
+        self.loads.clear(ctx)?;
+        self.control.write(ctx, 0, &[0; 4])?;
         let key = |e| PipelineKey::new(AON, e).with("WG", WG);
         let (reset, tight, load) = (
             ctx.pipeline(&key("pred_reset"))?,
@@ -241,15 +236,14 @@ impl<'c> GpuAon<'c> {
         let n = self.graph.num_vertices() as u32;
         for b in &self.batches {
             let Trees::Batched { dist, pred } = &self.trees else { unreachable!("PHAST returned above") };
-            sssp.run_batch_into(&b.source_list, LBR_DEPTH, dist).map_err(gpu_err)?;
+            sssp.run_batch_into(&b.source_list, LBR_DEPTH, dist)?;
             let params = [n, b.source_list.len() as u32, b.pairs, 0];
             let params_buf = GpuBuffer::from_slice_with_usage(
                 ctx,
                 "tap params",
                 &params,
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            )
-            .map_err(gpu_err)?;
+            )?;
             let bind = |pipeline: &wgpu::ComputePipeline, entries: &[(u32, &wgpu::Buffer)]| {
                 ctx.bind_buffers(pipeline, "tap aon", entries)
             };
@@ -281,33 +275,22 @@ impl<'c> GpuAon<'c> {
             )?;
             let cells = ctx.grid_1d(n as u64 * b.source_list.len() as u64, WG)?;
             let pairs = ctx.grid_1d(b.pairs.max(1) as u64, WG)?;
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                for (pipe, group, grid) in
-                    [(&reset, &b_reset, cells), (&tight, &b_tight, cells), (&load, &b_load, pairs)]
-                {
-                    pass.set_pipeline(pipe);
-                    pass.set_bind_group(0, group, &[]);
-                    gpu_runtime::dispatch::dispatch(&mut pass, grid);
-                }
-            }
-            ctx.scoped("all-or-nothing loading", || ctx.queue.submit([enc.finish()]))?;
+            let mut rec = Recording::new("all-or-nothing loading");
+            rec.dispatch(&reset, &b_reset, Workgroups::Fixed(cells))
+                .dispatch(&tight, &b_tight, Workgroups::Fixed(cells))
+                .dispatch(&load, &b_load, Workgroups::Fixed(pairs));
+            ctx.submit(&rec)?;
         }
-        let control = self.control.read(ctx).map_err(gpu_err)?;
+        let control = self.control.read(ctx)?;
         if control[1] != 0 {
-            return Err(TapError::Gpu(format!(
-                "{} OD distances saturated the u32 fixed point (quantisation bound violated)",
-                control[1]
-            )));
+            return Err(TapError::FixedPointSaturated { pairs: control[1] as u64 });
         }
         if control[0] != 0 {
             // Name the pairs: reachability does not depend on costs, so a search on the CPU finds them.
-            return Err(crate::fixed::unreachable_pairs(net, &self.graph, demand).unwrap_or_else(|| {
-                TapError::Gpu(format!("{} OD pairs unreachable on the GPU only", control[0]))
-            }));
+            return Err(crate::fixed::unreachable_pairs(net, &self.graph, demand)
+                .unwrap_or_else(|| TapError::GpuUnreachable { pairs: control[0] as u64 }));
         }
-        let words = self.loads.read(ctx).map_err(gpu_err)?;
+        let words = self.loads.read(ctx)?;
         Ok(words.chunks_exact(2).map(|w| ((w[1] as u64) << 32) | w[0] as u64).collect())
     }
 }
@@ -326,42 +309,40 @@ fn phast_loads<'c>(
     times: &mut PhastTimes,
 ) -> Result<Vec<u64>, TapError> {
     let t = std::time::Instant::now();
-    let (ch, unpacking) = cch.customise_with_unpacking(weights).map_err(gpu_err)?;
+    let (ch, unpacking) = cch.customise_with_unpacking(weights)?;
     let sweep = match sweep {
         Some(s) => {
-            s.set_metric(ch).map_err(gpu_err)?;
+            s.set_metric(ch)?;
             s
         }
-        None => sweep.insert(Box::new(GpuPhast::owning(ctx, ch, lanes).map_err(gpu_err)?)),
+        None => sweep.insert(Box::new(GpuPhast::owning(ctx, ch, lanes)?)),
     };
-    sweep.begin_loads().map_err(gpu_err)?;
+    sweep.begin_loads()?;
     times.customise_s = t.elapsed().as_secs_f64();
     (times.searches_s, times.sweep_s, times.load_s) = (0.0, 0.0, 0.0);
     // Waiting after each step costs a few microseconds a pass and tells where the time goes.
-    let wait = || ctx.device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(gpu_err);
+    let wait = || ctx.wait();
     for b in batches {
         let t = std::time::Instant::now();
-        sweep.run(&b.source_list).map_err(gpu_err)?;
+        sweep.run(&b.source_list)?;
         times.searches_s += t.elapsed().as_secs_f64();
         let t = std::time::Instant::now();
         wait()?;
         times.sweep_s += t.elapsed().as_secs_f64();
         let t = std::time::Instant::now();
-        sweep.load_pass(&b.od, b.pairs).map_err(gpu_err)?;
+        sweep.load_pass(&b.od, b.pairs)?;
         wait()?;
         times.load_s += t.elapsed().as_secs_f64();
     }
     let t = std::time::Instant::now();
-    let (slot_loads, [unreached, saturated]) = sweep.read_loads().map_err(gpu_err)?;
+    let (slot_loads, [unreached, saturated]) = sweep.read_loads()?;
     times.readback_s = t.elapsed().as_secs_f64();
     if saturated != 0 {
-        return Err(TapError::Gpu(format!(
-            "{saturated} OD distances saturated the u32 fixed point (quantisation bound violated)"
-        )));
+        return Err(TapError::FixedPointSaturated { pairs: saturated as u64 });
     }
     if unreached != 0 {
         return Err(crate::fixed::unreachable_pairs(net, graph, demand)
-            .unwrap_or_else(|| TapError::Gpu(format!("{unreached} OD pairs unreachable on the GPU only"))));
+            .unwrap_or(TapError::GpuUnreachable { pairs: unreached as u64 }));
     }
     let t = std::time::Instant::now();
     let loads = unpacking.arc_loads(slot_loads);

@@ -31,17 +31,13 @@ use crate::error::TapError;
 use crate::fixed::{SplitGraph, Unloaded, fixed_units, link_flows};
 use crate::loader::AllOrNothing;
 use crate::network::Network;
-use crate::solve::dot;
+use crate::vector::dot;
 
 /// The CPU loader on a CCH of one (network, demand) pair's search graph.
 #[derive(Debug, Clone)]
 pub struct CchAon {
     graph: SplitGraph,
     cch: Cch,
-}
-
-pub(crate) fn sssp_err(e: algos_sssp::SsspError) -> TapError {
-    TapError::InvalidOption(format!("contraction hierarchy: {e}"))
 }
 
 impl CchAon {
@@ -68,7 +64,7 @@ impl CchAon {
     pub fn loads(&self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
         let g = &self.graph;
         let (weights, _) = g.quantise(costs);
-        let (ch, unpacking) = self.cch.customise_with_unpacking(&weights).map_err(sssp_err)?;
+        let (ch, unpacking) = self.cch.customise_with_unpacking(&weights)?;
         let n = g.num_vertices() as u32;
         let slots = 2 * self.cch.num_edges();
         let origins: Vec<usize> = (0..g.source.len()).collect();

@@ -45,6 +45,7 @@ pub mod select;
 pub mod skim;
 pub mod solve;
 pub mod vdf;
+mod vector;
 
 pub use catalog::{STANDARD_NETWORKS, StandardNetwork, standard_network};
 pub use demand::Demand;

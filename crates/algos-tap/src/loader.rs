@@ -24,7 +24,7 @@ use crate::demand::Demand;
 use crate::error::TapError;
 use crate::gpu::{GpuAon, Method};
 use crate::network::Network;
-use crate::solve::dot;
+use crate::vector::dot;
 
 /// Loads every OD pair on a shortest path at given link costs.
 pub trait AllOrNothing {
@@ -161,9 +161,7 @@ impl<'c> GpuLoader<'c> {
                     self.parts.iter_mut().map(|p| s.spawn(move || p.loads(net, demand, costs))).collect();
                 handles
                     .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| Err(TapError::Gpu("a device thread panicked".into())))
-                    })
+                    .map(|h| h.join().unwrap_or_else(|_| Err(TapError::WorkerPanicked)))
                     .collect()
             })
         };

@@ -68,11 +68,9 @@ impl<T: bytemuck::Pod> GpuBuffer<T> {
 
     /// Zeroes the whole buffer on the device: no host allocation, nothing crosses the bus.
     pub fn clear(&self, ctx: &GpuContext) -> Result<(), GpuError> {
-        ctx.scoped(&format!("clearing `{}`", self.label), || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(&self.buffer, 0, None);
-            ctx.queue.submit([enc.finish()]);
-        })
+        let mut rec = crate::recording::Recording::new(format!("clearing `{}`", self.label));
+        rec.clear(&self.buffer, 0, None);
+        ctx.submit(&rec).map(drop)
     }
 
     /// A buffer holding a copy of `data`.

@@ -520,11 +520,9 @@ impl GpuContext {
         let copy_bytes = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         let staging = self.take_staging(copy_bytes);
         let label = String::from("readback");
-        self.scoped("copying for readback", || {
-            let mut enc = self.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(buffer, offset, &staging, 0, copy_bytes);
-            self.queue.submit([enc.finish()]);
-        })?;
+        let mut rec = crate::recording::Recording::new("copying for readback");
+        rec.copy(buffer, offset, &staging, 0, copy_bytes);
+        self.submit(&rec)?;
         let slice = staging.slice(..copy_bytes);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {

@@ -43,14 +43,6 @@ impl GpuContext {
     }
 }
 
-/// Records a dispatch of the grid `g` into `pass` (skipping empty grids, which wgpu accepts but some
-/// drivers dislike).
-pub fn dispatch(pass: &mut wgpu::ComputePass<'_>, g: [u32; 3]) {
-    if g[0] > 0 && g[1] > 0 && g[2] > 0 {
-        pass.dispatch_workgroups(g[0], g[1], g[2]);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

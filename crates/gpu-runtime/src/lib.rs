@@ -8,7 +8,10 @@
 //! - [`Shader`] and the WGSL `//!include` mechanism, validated by naga ([`shader::validate`]);
 //! - [`devices`]: several GPUs in one process (`--gpus all|0,1|name`);
 //! - [`dispatch`]: workgroup grids that split past the 65,535-per-dimension limit;
+//! - [`recording`]: the one vocabulary for GPU work (dispatches, clears, copies, timed passes), submitted by
+//!   [`GpuContext::submit`]; nothing else creates a command encoder;
 //! - [`sequence`]: a loop of dispatches described once and run without host round trips;
+//! - [`readback`]: results streamed to the host through two staging buffers while the device goes on;
 //! - [`GpuTimer`]: GPU timestamps when the adapter has them;
 //! - [`Backend`]: the CPU / GPU / automatic choice every algorithm accepts;
 //! - [`testing`]: run a test on every adapter, fail loudly in CI when there is none.
@@ -23,6 +26,8 @@ pub mod devices;
 pub mod dispatch;
 pub mod error;
 pub mod pipeline;
+pub mod readback;
+pub mod recording;
 pub mod sequence;
 pub mod shader;
 pub mod testing;
@@ -34,6 +39,8 @@ pub use buffer::GpuBuffer;
 pub use context::{GpuContext, GpuOptions, OptionalFeatures};
 pub use error::GpuError;
 pub use pipeline::PipelineKey;
+pub use readback::DoubleReadback;
+pub use recording::{Command, Recording, Workgroups};
 pub use shader::Shader;
 pub use timing::GpuTimer;
 

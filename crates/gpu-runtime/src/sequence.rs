@@ -1,9 +1,10 @@
-//! A sequence of dispatches described once and run without host round trips.
+//! A sequence of dispatches described once and run without host round trips: the loop form of
+//! [`crate::recording`].
 //!
 //! GPU algorithms here are loops of a few kernels (relax, advance; diagonal, panels, rest; one
 //! anti-diagonal of a DP table, then the next). [`Sequence`] names the kernels of one iteration (each
 //! a pipeline, its bind group and its grid) and how many iterations to record; [`GpuContext::run`]
-//! records them in compute passes and submits them, [`Sequence::per_submit`] iterations per command
+//! records them into [`Recording`]s and submits them, [`Sequence::per_submit`] iterations per command
 //! buffer, with no readback. Loops whose end is only known on the device stop themselves: a kernel
 //! of the body writes the next grid into a buffer ([`Grid::Indirect`]; zero workgroups once done) or
 //! the kernels return early after reading a flag, and the sequence records an upper bound of
@@ -25,6 +26,7 @@
 
 use crate::context::GpuContext;
 use crate::error::GpuError;
+use crate::recording::{Command, Recording, Workgroups};
 
 /// How many workgroups a step launches.
 #[derive(Debug, Clone, Copy)]
@@ -68,43 +70,40 @@ impl<'a> Sequence<'a> {
     }
 }
 
+impl Sequence<'_> {
+    /// Appends `iterations` iterations of the body to `rec` (ignoring `per_submit`).
+    pub fn record_into(&self, rec: &mut Recording, iterations: u32) {
+        for _ in 0..iterations {
+            for step in self.body {
+                rec.push(step.command());
+            }
+        }
+    }
+}
+
+impl Step<'_> {
+    /// The dispatch as a [`Command`].
+    pub fn command(&self) -> Command {
+        let grid = match self.grid {
+            Grid::Fixed(g) => Workgroups::Fixed(g),
+            Grid::Indirect(buffer, offset) => Workgroups::Indirect(buffer.clone(), offset),
+        };
+        Command::Dispatch { pipeline: self.pipeline.clone(), bind_group: self.bind_group.clone(), grid }
+    }
+}
+
 impl GpuContext {
-    /// Records and submits `seq` (validation and out-of-memory errors become [`GpuError`]s). Returns
-    /// once submitted, not once done: read a result (or [`GpuContext::wait`]) to wait.
+    /// Records and submits `seq`, [`Sequence::per_submit`] iterations per [`Recording`] (validation
+    /// and out-of-memory errors become [`GpuError`]s). Returns once submitted, not once done: read a
+    /// result (or [`GpuContext::wait`]) to wait.
     pub fn run(&self, seq: &Sequence<'_>) -> Result<(), GpuError> {
         let per_submit = seq.per_submit.max(1);
         let mut done = 0;
         while done < seq.iterations {
             let end = done.saturating_add(per_submit).min(seq.iterations);
-            self.scoped(seq.label, || {
-                let mut enc = self
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(seq.label) });
-                {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some(seq.label),
-                        timestamp_writes: None,
-                    });
-                    for _ in done..end {
-                        for step in seq.body {
-                            if let Grid::Fixed(g) = step.grid
-                                && g.contains(&0)
-                            {
-                                continue;
-                            }
-                            pass.set_pipeline(step.pipeline);
-                            pass.set_bind_group(0, step.bind_group, &[]);
-                            match step.grid {
-                                Grid::Fixed([x, y, z]) => pass.dispatch_workgroups(x, y, z),
-                                Grid::Indirect(buffer, offset) => {
-                                    pass.dispatch_workgroups_indirect(buffer, offset)
-                                }
-                            }
-                        }
-                    }
-                }
-                self.queue.submit([enc.finish()]);
-            })?;
+            let mut rec = Recording::new(seq.label);
+            seq.record_into(&mut rec, end - done);
+            self.submit(&rec)?;
             done = end;
         }
         Ok(())

@@ -1,4 +1,5 @@
-//! GPU timestamps around compute passes (when the device has `TIMESTAMP_QUERY`).
+//! GPU timestamps around compute passes (when the device has `TIMESTAMP_QUERY`), recorded with
+//! [`crate::recording::Recording::timed_pass`] and [`crate::recording::Recording::resolve_timer`].
 
 use crate::context::GpuContext;
 use crate::error::GpuError;
@@ -38,28 +39,22 @@ impl GpuTimer {
         self.inner.is_some()
     }
 
-    /// Timestamp writes for the next pass (`None` when disabled or full).
-    pub fn next_pass(&mut self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+    /// The query set and the first of the next two queries (`None` when disabled or full); used by
+    /// [`crate::recording::Recording::timed_pass`].
+    pub(crate) fn next_pair(&mut self) -> Option<(wgpu::QuerySet, u32)> {
         if self.used >= self.capacity {
             return None;
         }
         let (qs, _) = self.inner.as_ref()?;
-        let i = self.used;
+        let first = 2 * self.used;
         self.used += 1;
-        Some(wgpu::ComputePassTimestampWrites {
-            query_set: qs,
-            beginning_of_pass_write_index: Some(2 * i),
-            end_of_pass_write_index: Some(2 * i + 1),
-        })
+        Some((qs.clone(), first))
     }
 
-    /// Records the resolve of the used queries; call once after the timed passes, before `finish`.
-    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder) {
-        if let Some((qs, buf)) = &self.inner
-            && self.used > 0
-        {
-            enc.resolve_query_set(qs, 0..2 * self.used, buf, 0);
-        }
+    /// What to resolve after the timed passes: the set, the queries used and the resolve buffer.
+    pub(crate) fn resolve_target(&self) -> Option<(wgpu::QuerySet, u32, wgpu::Buffer)> {
+        let (qs, buf) = self.inner.as_ref()?;
+        (self.used > 0).then(|| (qs.clone(), 2 * self.used, buf.clone()))
     }
 
     /// Durations of the timed passes, in nanoseconds (after the submission completed).

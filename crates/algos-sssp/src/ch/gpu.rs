@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use gpu_runtime::readback::{DoubleReadback, PendingReadback};
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
@@ -526,79 +527,44 @@ impl<'a> GpuPhast<'a> {
         mut f: impl FnMut(usize, &[u32]),
     ) -> Result<(), SsspError> {
         let n = self.ch.num_vertices() as usize;
-        let bytes = (self.k as usize * n * 4).max(4) as u64;
-        let staging: Vec<wgpu::Buffer> = (0..2)
-            .map(|_| {
-                self.ctx.scoped("allocating PHAST readback buffers", || {
-                    self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("phast readback"),
-                        size: bytes,
-                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    })
-                })
-            })
-            .collect::<Result<_, _>>()?;
-        // (staging index, first source, tree count, submission) of the pass being read back.
-        let mut pending: Option<(usize, usize, usize, wgpu::SubmissionIndex)> = None;
-        let mut which = 0;
+        let mut readback =
+            DoubleReadback::new(self.ctx, "PHAST rows").with_capacity((self.k as usize * n * 4) as u64);
+        // (first source, tree count, copy under way) of the pass being read back.
+        let mut pending: Option<(usize, usize, PendingReadback)> = None;
         let mut first = 0;
         for chunk in sources.chunks(self.k as usize) {
             self.run(chunk)?;
             self.gather(chunk.len())?;
-            let words = (chunk.len() * n).max(1) as u64 * 4;
-            let index = self.ctx.scoped("copying PHAST rows", || {
-                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-                enc.copy_buffer_to_buffer(self.rows.buffer(), 0, &staging[which], 0, words);
-                let index = self.ctx.queue.submit([enc.finish()]);
-                staging[which].slice(..words).map_async(wgpu::MapMode::Read, |_| {});
-                index
-            })?;
+            let copy = readback.start(self.rows.buffer(), (chunk.len() * n * 4) as u64)?;
             if let Some(p) = pending.take() {
-                Self::consume(self.ctx, &staging, p, n, &mut f)?;
+                Self::consume(&mut readback, p, n, &mut f)?;
             }
-            pending = Some((which, first, chunk.len(), index));
-            which = 1 - which;
+            pending = Some((first, chunk.len(), copy));
             first += chunk.len();
         }
         if let Some(p) = pending.take() {
-            Self::consume(self.ctx, &staging, p, n, &mut f)?;
+            Self::consume(&mut readback, p, n, &mut f)?;
         }
         Ok(())
     }
 
     fn consume(
-        ctx: &GpuContext,
-        staging: &[wgpu::Buffer],
-        (which, first, count, index): (usize, usize, usize, wgpu::SubmissionIndex),
+        readback: &mut DoubleReadback<'_>,
+        (first, count, copy): (usize, usize, PendingReadback),
         n: usize,
         f: &mut impl FnMut(usize, &[u32]),
     ) -> Result<(), SsspError> {
-        ctx.device.poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None }).map_err(
-            |e| gpu_runtime::GpuError::Validation {
-                context: "waiting for PHAST rows".into(),
-                message: e.to_string(),
-            },
-        )?;
-        let words = (count * n).max(1);
-        let slice = staging[which].slice(..words as u64 * 4);
-        let outcome = {
-            let view = slice.get_mapped_range().map_err(|e| gpu_runtime::GpuError::Readback {
-                label: "phast readback".into(),
-                message: e.to_string(),
-            })?;
-            let rows: &[u32] = &bytemuck::cast_slice(&view)[..count * n];
+        let consumed = readback.read(copy, |rows: &[u32]| {
+            let rows = &rows[..count * n];
             // On all cores: one thread scanning a pass's rows (136 MB on NY at 128 lanes) took longer
             // than the GPU's whole pass and bounded the streamed rate.
             if rows.par_chunks(1 << 16).any(|c| c.contains(&SATURATED)) {
-                None
-            } else {
-                f(first, rows);
-                Some(())
+                return false;
             }
-        };
-        staging[which].unmap();
-        outcome.ok_or(SsspError::WeightOverflow { bound: SATURATED })
+            f(first, rows);
+            true
+        })?;
+        if consumed { Ok(()) } else { Err(SsspError::WeightOverflow { bound: SATURATED }) }
     }
 
     /// Trees from every source (passes of [`Self::lanes`]), in original vertex ids.

@@ -7,7 +7,8 @@
 //! GPU consumers such as all-or-nothing loading) or stream to the host with the copy of one batch
 //! overlapping the search of the next ([`GpuBatchSssp::for_each_block`]).
 
-use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use gpu_runtime::readback::{DoubleReadback, PendingReadback};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 use rayon::prelude::*;
 
@@ -82,26 +83,13 @@ pub struct GpuBatchSssp<'a> {
     state: GpuBuffer<u32>,
     control: GpuBuffer<u32>,
     params: wgpu::Buffer,
-    staging: [Option<wgpu::Buffer>; 2],
-    /// Whether a mapping of each staging buffer is pending or open (not returned to the pool then).
-    mapped: [bool; 2],
+    /// Rows of one batch travel to the host while the device searches the next.
+    readback: DoubleReadback<'a>,
     // Kept alive for the bind group.
     _graph_buffers: GraphBuffers,
     _flags: GpuBuffer<u32>,
     _lists: [GpuBuffer<u32>; 2],
     overflow_possible: bool,
-}
-
-impl Drop for GpuBatchSssp<'_> {
-    fn drop(&mut self) {
-        for (s, mapped) in self.staging.iter_mut().zip(self.mapped) {
-            if let Some(b) = s.take()
-                && !mapped
-            {
-                self.ctx.give_staging(b);
-            }
-        }
-    }
 }
 
 impl<'a> GpuBatchSssp<'a> {
@@ -170,8 +158,10 @@ impl<'a> GpuBatchSssp<'a> {
             state,
             control,
             params,
-            staging: [None, None],
-            mapped: [false, false],
+            // Sized for a full batch from the start; from the context's pool, so a solver made per
+            // block of a long run reuses the pinned buffers of the one before instead of allocating
+            // gigabytes again.
+            readback: DoubleReadback::new(ctx, "batch rows").with_capacity((cells * 4) as u64),
             _graph_buffers: graph_buffers,
             _flags: flags,
             _lists: lists,
@@ -217,27 +207,20 @@ impl<'a> GpuBatchSssp<'a> {
         let p = [self.graph.num_vertices(), sources.len() as u32, self.config.delta, self.config.budget];
         self.ctx.queue.write_buffer(&self.params, 0, bytemuck::cast_slice(&p));
         let first = 2;
-        self.ctx.scoped("starting a batch of trees", || {
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(self.state.buffer(), 0, Some(16 * sources.len() as u64));
-            enc.clear_buffer(self.control.buffer(), 0, None);
-            self.record(&mut enc, sources.len(), first);
-            self.ctx.queue.submit([enc.finish()]);
-        })?;
+        let mut rec = Recording::new("starting a batch of trees");
+        rec.clear(self.state.buffer(), 0, Some(16 * sources.len() as u64));
+        rec.clear(self.control.buffer(), 0, None);
+        self.record(&mut rec, sources.len(), first);
+        self.ctx.submit(&rec)?;
         stats.dispatches += first as u64;
         Ok(first)
     }
 
-    fn record(&self, enc: &mut wgpu::CommandEncoder, slots: usize, dispatches: u32) {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind, &[]);
+    fn record(&self, rec: &mut Recording, slots: usize, dispatches: u32) {
         // A batch of fewer slots gets a smaller grid; the full one was validated in `new`.
         let max = self.ctx.limits.max_compute_workgroups_per_dimension;
         let grid = gpu_runtime::dispatch::workgroups_1d(slots as u64, max).unwrap_or(self.grid);
-        for _ in 0..dispatches {
-            gpu_runtime::dispatch::dispatch(&mut pass, grid);
-        }
+        rec.dispatch_repeated(&self.pipeline, &self.bind, grid, dispatches);
     }
 
     /// Waits for the batch started by [`Self::start`], adding dispatches until every slot finished.
@@ -250,11 +233,9 @@ impl<'a> GpuBatchSssp<'a> {
                 return Ok(());
             }
             dispatches = (dispatches * 2).min(64);
-            self.ctx.scoped("continuing a batch of trees", || {
-                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-                self.record(&mut enc, slots, dispatches);
-                self.ctx.queue.submit([enc.finish()]);
-            })?;
+            let mut rec = Recording::new("continuing a batch of trees");
+            self.record(&mut rec, slots, dispatches);
+            self.ctx.submit(&rec)?;
             stats.dispatches += dispatches as u64;
         }
     }
@@ -304,95 +285,48 @@ impl<'a> GpuBatchSssp<'a> {
     ) -> Result<SsspStats, SsspError> {
         let n = self.graph.num_vertices() as usize;
         let mut stats = SsspStats::default();
-        // (staging buffer, position, sources, copy submission) of the batch being read back.
-        let mut pending: Option<(usize, usize, Vec<u32>, wgpu::SubmissionIndex)> = None;
-        let mut which = 0;
+        // (position, sources, copy under way) of the batch being read back.
+        let mut pending: Option<(usize, Vec<u32>, PendingReadback)> = None;
         while let Some((first, block)) = feed() {
             self.check_sources(&block)?;
             if block.is_empty() {
                 continue;
             }
             let dispatches = self.start(&block, &mut stats)?;
-            if let Some((w, pos, srcs, index)) = pending.take() {
-                self.consume(w, pos, &srcs, index, &mut f)?;
+            if let Some((pos, srcs, copy)) = pending.take() {
+                self.consume(pos, &srcs, copy, &mut f)?;
                 stats.readbacks += 1;
             }
             self.finish(block.len(), dispatches, &mut stats)?;
-            let index = self.copy_out(which, block.len() * n)?;
-            pending = Some((which, first, block, index));
-            which = 1 - which;
+            let copy = self.readback.start(self.dist.buffer(), (block.len() * n * 4) as u64)?;
+            pending = Some((first, block, copy));
         }
-        if let Some((w, pos, srcs, index)) = pending.take() {
-            self.consume(w, pos, &srcs, index, &mut f)?;
+        if let Some((pos, srcs, copy)) = pending.take() {
+            self.consume(pos, &srcs, copy, &mut f)?;
             stats.readbacks += 1;
         }
         Ok(stats)
     }
 
-    /// Copies the first `words` of the rows to staging buffer `which` and starts mapping it.
-    fn copy_out(&mut self, which: usize, words: usize) -> Result<wgpu::SubmissionIndex, SsspError> {
-        let bytes = (words.max(1) * 4) as u64;
-        if self.staging[which].as_ref().is_none_or(|s| s.size() < bytes) {
-            let size = (self.config.slots * self.graph.num_vertices().max(1) as usize * 4) as u64;
-            if let Some(old) = self.staging[which].take()
-                && !self.mapped[which]
-            {
-                self.ctx.give_staging(old);
-            }
-            // From the context's pool: a solver made per block of a long run reuses the pinned
-            // buffers of the one before (returned on drop) instead of allocating gigabytes again.
-            self.staging[which] =
-                Some(self.ctx.scoped("allocating a readback buffer", || self.ctx.take_staging(size))?);
-        }
-        // Marked first: if recording fails after the mapping started, the buffer is not pooled.
-        self.mapped[which] = true;
-        let staging = self.staging[which].as_ref().expect("allocated above");
-        let index = self.ctx.scoped("copying trees for readback", || {
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(self.dist.buffer(), 0, staging, 0, bytes);
-            let index = self.ctx.queue.submit([enc.finish()]);
-            staging.slice(..bytes).map_async(wgpu::MapMode::Read, |_| {});
-            index
-        })?;
-        Ok(index)
-    }
-
     fn consume(
         &mut self,
-        which: usize,
         first: usize,
         block: &[u32],
-        index: wgpu::SubmissionIndex,
+        copy: PendingReadback,
         f: &mut impl FnMut(usize, &[u32], &[u32]),
     ) -> Result<(), SsspError> {
-        let n = self.graph.num_vertices() as usize;
-        let words = block.len() * n;
-        self.ctx.device.poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None }).map_err(
-            |e| gpu_runtime::GpuError::Validation {
-                context: "waiting for a readback".into(),
-                message: e.to_string(),
-            },
-        )?;
-        let staging = self.staging[which].as_ref().expect("copied before");
-        let slice = staging.slice(..(words.max(1) * 4) as u64);
-        let outcome = {
-            let view = slice.get_mapped_range().map_err(|e| gpu_runtime::GpuError::Readback {
-                label: "batch readback".into(),
-                message: e.to_string(),
-            })?;
-            let rows: &[u32] = &bytemuck::cast_slice(&view)[..words];
+        let words = block.len() * self.graph.num_vertices() as usize;
+        let overflow_possible = self.overflow_possible;
+        let consumed = self.readback.read(copy, |rows: &[u32]| {
+            let rows = &rows[..words];
             // Scanned on all cores: one thread reading a batch of rows (hundreds of MB on a road
             // network) was the bound of the whole streamed path.
-            if self.overflow_possible && rows.par_chunks(1 << 16).any(|c| c.contains(&SATURATED)) {
-                None
-            } else {
-                f(first, block, rows);
-                Some(())
+            if overflow_possible && rows.par_chunks(1 << 16).any(|c| c.contains(&SATURATED)) {
+                return false;
             }
-        };
-        // Unmapped whatever happened, so the solver stays usable after an error.
-        staging.unmap();
-        self.mapped[which] = false;
-        outcome.ok_or(SsspError::WeightOverflow { bound: SATURATED })
+            f(first, block, rows);
+            true
+        })?;
+        if consumed { Ok(()) } else { Err(SsspError::WeightOverflow { bound: SATURATED }) }
     }
 }

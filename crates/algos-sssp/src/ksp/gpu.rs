@@ -15,7 +15,7 @@
 use std::time::Instant;
 
 use gpu_runtime::sequence::{Grid, Sequence, Step};
-use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 
 use super::batch::BatchStats;
@@ -296,12 +296,9 @@ impl<'a> GpuRanker<'a> {
         }
         self.state.write(ctx, 0, &rows)?;
         ctx.queue.write_buffer(&self.params, 4, bytemuck::bytes_of(&(batch as u32)));
-        ctx.scoped("clearing K-shortest-paths marks", || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(self.marks.buffer(), 0, None);
-            enc.clear_buffer(self.control.buffer(), 0, None);
-            ctx.queue.submit([enc.finish()]);
-        })?;
+        let mut clear = Recording::new("clearing K-shortest-paths marks");
+        clear.clear(self.marks.buffer(), 0, None).clear(self.control.buffer(), 0, None);
+        ctx.submit(&clear)?;
         let n = self.g.num_vertices() as u64;
         let max = ctx.limits.max_compute_workgroups_per_dimension;
         let tree_grid = gpu_runtime::dispatch::grid_1d(batch as u64 * n, WG, max)?;

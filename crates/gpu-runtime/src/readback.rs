@@ -1,0 +1,128 @@
+//! Streaming device results to the host while the device computes the next ones.
+//!
+//! A solver that produces results block after block (trees of a batch, rows of a sweep) reads them
+//! through two staging buffers: block `i` is copied into one and mapped while the device already works
+//! on block `i + 1`, whose copy goes to the other. [`DoubleReadback::start`] records and submits the
+//! copy and starts the mapping; [`DoubleReadback::read`] waits for it and lends the mapped values.
+//! Staging buffers come from the context's pool (pinned host memory is slow to allocate), and go back
+//! to it on drop unless a mapping was left open by an error.
+//!
+//! ```no_run
+//! # use gpu_runtime::{GpuBuffer, GpuContext, readback::DoubleReadback};
+//! # fn demo(ctx: &GpuContext, rows: &GpuBuffer<u32>, blocks: usize) -> Result<(), gpu_runtime::GpuError> {
+//! let mut readback = DoubleReadback::new(ctx, "rows");
+//! let mut pending = None;
+//! for _ in 0..blocks {
+//!     // ... dispatch the work of this block into `rows` ...
+//!     let next = readback.start(rows.buffer(), 4 * rows.len() as u64)?;
+//!     if let Some(p) = pending.replace(next) {
+//!         readback.read(p, |values: &[u32]| println!("{} values", values.len()))?;
+//!     }
+//! }
+//! if let Some(p) = pending {
+//!     readback.read(p, |values: &[u32]| println!("{} values", values.len()))?;
+//! }
+//! # Ok(()) }
+//! ```
+
+use crate::context::GpuContext;
+use crate::error::GpuError;
+use crate::recording::Recording;
+
+/// A copy under way into one of the two staging buffers; give it back to [`DoubleReadback::read`].
+#[derive(Debug)]
+#[must_use = "a started readback is read (or its buffer stays mapped)"]
+pub struct PendingReadback {
+    which: usize,
+    bytes: u64,
+    index: wgpu::SubmissionIndex,
+}
+
+/// Two staging buffers used in turn. See the [module documentation](self).
+#[derive(Debug)]
+pub struct DoubleReadback<'a> {
+    ctx: &'a GpuContext,
+    label: String,
+    staging: [Option<wgpu::Buffer>; 2],
+    /// Whether a mapping of each buffer is pending or open (such a buffer is not returned to the pool).
+    mapped: [bool; 2],
+    next: usize,
+    capacity: u64,
+}
+
+impl<'a> DoubleReadback<'a> {
+    /// No staging buffers yet: each is taken from the pool on first use.
+    pub fn new(ctx: &'a GpuContext, label: &str) -> Self {
+        Self { ctx, label: label.into(), staging: [None, None], mapped: [false; 2], next: 0, capacity: 0 }
+    }
+
+    /// Takes staging buffers of at least `bytes` from the start, so that blocks of varying size do not
+    /// reallocate (a solver's largest block).
+    pub fn with_capacity(mut self, bytes: u64) -> Self {
+        self.capacity = bytes;
+        self
+    }
+
+    /// Copies the first `bytes` of `src` (`COPY_SRC`) into the next staging buffer, submits the copy
+    /// after all work submitted so far and starts mapping it.
+    pub fn start(&mut self, src: &wgpu::Buffer, bytes: u64) -> Result<PendingReadback, GpuError> {
+        let which = self.next;
+        let bytes = bytes.max(4).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        if self.staging[which].as_ref().is_none_or(|s| s.size() < bytes) {
+            if let Some(old) = self.staging[which].take()
+                && !self.mapped[which]
+            {
+                self.ctx.give_staging(old);
+            }
+            let size = bytes.max(self.capacity);
+            self.staging[which] =
+                Some(self.ctx.scoped(&format!("allocating the `{}` readback buffer", self.label), || {
+                    self.ctx.take_staging(size)
+                })?);
+        }
+        let staging = self.staging[which].as_ref().expect("allocated above");
+        // Marked first: if recording fails after the mapping started, the buffer is not pooled.
+        self.mapped[which] = true;
+        let mut rec = Recording::new(format!("copying `{}` for readback", self.label));
+        rec.copy(src, 0, staging, 0, bytes);
+        let index = self.ctx.submit(&rec)?;
+        staging.slice(..bytes).map_async(wgpu::MapMode::Read, |_| {});
+        self.next = 1 - which;
+        Ok(PendingReadback { which, bytes, index })
+    }
+
+    /// Waits for `pending` and calls `f` with the copied bytes as values of `T` (the copy's whole
+    /// length, rounded down to whole values); the buffer is unmapped afterwards, whatever `f` returns.
+    pub fn read<T: bytemuck::Pod, R>(
+        &mut self,
+        pending: PendingReadback,
+        f: impl FnOnce(&[T]) -> R,
+    ) -> Result<R, GpuError> {
+        let PendingReadback { which, bytes, index } = pending;
+        self.ctx.wait_for(index, &format!("waiting for the `{}` readback", self.label))?;
+        let staging = self.staging[which].as_ref().expect("started before");
+        let slice = staging.slice(..bytes);
+        let out = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| GpuError::Readback { label: self.label.clone(), message: e.to_string() })?;
+            let whole = view.len() / std::mem::size_of::<T>() * std::mem::size_of::<T>();
+            f(bytemuck::cast_slice(&view[..whole]))
+        };
+        staging.unmap();
+        self.mapped[which] = false;
+        Ok(out)
+    }
+}
+
+impl Drop for DoubleReadback<'_> {
+    fn drop(&mut self) {
+        for (s, mapped) in self.staging.iter_mut().zip(self.mapped) {
+            if let Some(b) = s.take()
+                && !mapped
+            {
+                self.ctx.give_staging(b);
+            }
+        }
+    }
+}
