@@ -5,29 +5,15 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use algos_cycles::{
-    ChordlessOptions, CycleStats, CyclesError, LevelsConfig, SimpleGraph, Simplify, chordless_cycles,
+    ChordlessOptions, CycleStats, CyclesError, LevelsConfig, SimpleGraph, chordless_cycles,
     chordless_cycles_gpu_with, chordless_cycles_levels,
 };
 use gpu_runtime::testing::for_each_context;
 use graph_core::generators;
 use graph_core::rng::SplitMix64;
 
-fn from(g: &graph_core::Csr<u32>) -> SimpleGraph {
-    SimpleGraph::from_csr(g, Simplify::Repair).unwrap().0
-}
-
-fn gnp(n: u32, p: f64, seed: u64) -> SimpleGraph {
-    from(&generators::gnp_undirected(n, p, seed))
-}
-
-/// Smallest vertex first, then the direction whose second vertex is smaller.
-fn normalise(c: &[u32]) -> Vec<u32> {
-    let k = c.len();
-    let at = (0..k).min_by_key(|&i| c[i]).unwrap();
-    let fwd: Vec<u32> = (0..k).map(|i| c[(at + i) % k]).collect();
-    let back: Vec<u32> = (0..k).map(|i| c[(at + k - i) % k]).collect();
-    if fwd[1] < back[1] { fwd } else { back }
-}
+mod common;
+use common::{from, gnp, normalise};
 
 fn collect(
     run: impl FnOnce(&mut dyn FnMut(&[u32]) -> ControlFlow<()>) -> Result<CycleStats, CyclesError>,

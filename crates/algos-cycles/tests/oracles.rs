@@ -11,12 +11,11 @@ use algos_cycles::{
 use graph_core::generators;
 use graph_core::rng::SplitMix64;
 
+mod common;
+use common::{from, gnp, normalise};
+
 fn simple(n: u32, edges: &[(u32, u32)]) -> SimpleGraph {
     SimpleGraph::from_edges(n, edges, Simplify::Repair).unwrap().0
-}
-
-fn from(g: &graph_core::Csr<u32>) -> SimpleGraph {
-    SimpleGraph::from_csr(g, Simplify::Repair).unwrap().0
 }
 
 /// Sequential and rayon counts, checked equal; the sequential stats.
@@ -199,19 +198,6 @@ fn brute(g: &SimpleGraph) -> BTreeSet<Vec<u32>> {
         }
     }
     out
-}
-
-fn normalise(c: &[u32]) -> Vec<u32> {
-    let k = c.iter().enumerate().min_by_key(|(_, v)| **v).unwrap().0;
-    let mut r: Vec<u32> = c[k..].iter().chain(&c[..k]).copied().collect();
-    if r.len() > 2 && r[1] > r[r.len() - 1] {
-        r[1..].reverse();
-    }
-    r
-}
-
-fn gnp(n: u32, p: f64, seed: u64) -> SimpleGraph {
-    from(&generators::gnp_undirected(n, p, seed))
 }
 
 #[test]

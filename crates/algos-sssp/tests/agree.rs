@@ -8,6 +8,7 @@ use algos_sssp::{Algorithm, Query, SATURATED, SsspError, UNREACHABLE, check_shor
 use gpu_runtime::Backend;
 use gpu_runtime::testing::for_each_context;
 use graph_core::datasets::data_path;
+use graph_core::generators::random_graph_with;
 use graph_core::io::{ReadOptions, read_graph};
 use graph_core::rng::SplitMix64;
 use graph_core::{Csr, GraphBuilder, generators};
@@ -35,23 +36,17 @@ fn reference(g: &Csr<u32>, s: u32) -> algos_sssp::ShortestPaths {
 
 /// Random multigraph with zero weights, parallel arcs, self-loops and unreachable parts.
 fn random_graph(seed: u64) -> Csr<u32> {
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = SplitMix64::new(!seed);
     let n = 1 + rng.below(120) as u32;
-    let m = rng.below(4 * n as u64 + 1);
-    let mut b = GraphBuilder::new(n);
+    let m = rng.below(4 * n as u64 + 1) as u32;
     let heavy = rng.below(4) == 0;
-    for _ in 0..m {
-        let u = rng.below(n as u64) as u32;
-        let v = if rng.below(10) == 0 { u } else { rng.below(n as u64) as u32 };
-        let w = match rng.below(5) {
-            0 => 0,
-            1 => 1,
-            2 if heavy => 1_000_000 + rng.below(1_000_000) as u32,
-            _ => 1 + rng.below(100) as u32,
-        };
-        b.add_arc(u, v, w);
-    }
-    b.build().unwrap().0
+    // Zero and unit weights (ties), and in one graph of four arcs heavy enough to need 64-bit sums.
+    random_graph_with(seed, n, m, |r| match r.below(5) {
+        0 => 0,
+        1 => 1,
+        2 if heavy => 1_000_000 + r.below(1_000_000) as u32,
+        _ => 1 + r.below(100) as u32,
+    })
 }
 
 fn arb_graph() -> impl Strategy<Value = Csr<u32>> {

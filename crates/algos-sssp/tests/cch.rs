@@ -4,21 +4,11 @@
 use algos_sssp::cch::Cch;
 use algos_sssp::cpu::dijkstra::{Stop, dijkstra};
 use graph_core::datasets::data_path;
+use graph_core::generators::random_graph;
 use graph_core::io::{LoadOptions, load_graph};
 use graph_core::rng::SplitMix64;
 use graph_core::{Csr, GraphBuilder};
 use proptest::prelude::*;
-
-fn random_graph(seed: u64, n: u32, m: u32, max_w: u32) -> Csr<u32> {
-    let mut rng = SplitMix64::new(seed);
-    let mut b = GraphBuilder::new(n);
-    for _ in 0..m {
-        let u = rng.below(n as u64) as u32;
-        let v = rng.below(n as u64) as u32;
-        b.add_arc(u, v, rng.below(max_w as u64 + 1) as u32);
-    }
-    b.build().unwrap().0
-}
 
 /// The same shape with weights `weights`.
 fn with_weights(g: &Csr<u32>, weights: Vec<u32>) -> Csr<u32> {
@@ -48,7 +38,7 @@ proptest! {
     fn cch_equals_dijkstra_after_recustomisation(
         seed in any::<u64>(), n in 1u32..90, density in 1u32..5, max_w in 0u32..60,
     ) {
-        let g = random_graph(seed, n, n * density, max_w);
+        let g = random_graph(seed, n, n * density, 0..=max_w);
         let cch = Cch::build(&g).unwrap();
         let sources: Vec<u32> = (0..n).collect();
         for round in 0..3u64 {
@@ -125,7 +115,7 @@ fn gpu_phast_on_cch_equals_dijkstra() {
     gpu_runtime::testing::for_each_context("cch gpu_phast_on_cch_equals_dijkstra", |ctx| {
         for seed in 0..8u64 {
             let n = 1 + (seed as u32 * 17) % 80;
-            let g = random_graph(seed, n, 3 * n, 25);
+            let g = random_graph(seed, n, 3 * n, 0..=25);
             let cch = Cch::build(&g).unwrap();
             let metric = with_weights(&g, random_weights(seed + 100, g.num_arcs() as usize, 40));
             let ch = cch.customise(metric.weights()).unwrap();
@@ -150,7 +140,7 @@ fn tree_loads_are_shortest_path_flows() {
     use algos_sssp::ch::{LANES, PhastWorkspace};
     for seed in 0..60u64 {
         let n = 2 + (seed as u32 * 7) % 70;
-        let g = random_graph(seed, n, 3 * n, 9);
+        let g = random_graph(seed, n, 3 * n, 0..=9);
         let metric = with_weights(&g, g.weights().iter().map(|&w| w + 1).collect());
         let cch = Cch::build(&g).unwrap();
         let (ch, unpacking) = cch.customise_with_unpacking(metric.weights()).unwrap();
@@ -254,7 +244,7 @@ proptest! {
     fn point_to_point_equals_dijkstra(
         seed in any::<u64>(), n in 1u32..80, density in 1u32..5, max_w in 0u32..60,
     ) {
-        let g = random_graph(seed, n, n * density, max_w);
+        let g = random_graph(seed, n, n * density, 0..=max_w);
         let cch = Cch::build(&g).unwrap();
         let mut rng = SplitMix64::new(seed);
         let pairs: Vec<(u32, u32)> =

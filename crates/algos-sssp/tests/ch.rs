@@ -4,20 +4,9 @@ use algos_sssp::ch::ContractionHierarchy;
 use algos_sssp::cpu::dijkstra::{Stop, dijkstra};
 use graph_core::GraphBuilder;
 use graph_core::datasets::data_path;
+use graph_core::generators::random_graph;
 use graph_core::io::{ReadOptions, read_graph};
-use graph_core::rng::SplitMix64;
 use proptest::prelude::*;
-
-fn random_graph(seed: u64, n: u32, m: u32, max_w: u32) -> graph_core::Csr<u32> {
-    let mut rng = SplitMix64::new(seed);
-    let mut b = GraphBuilder::new(n);
-    for _ in 0..m {
-        let u = rng.below(n as u64) as u32;
-        let v = rng.below(n as u64) as u32;
-        b.add_arc(u, v, rng.below(max_w as u64 + 1) as u32);
-    }
-    b.build().unwrap().0
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
@@ -25,7 +14,7 @@ proptest! {
     /// Random directed graphs with zero weights, parallel arcs and self-loops: every tree equals Dijkstra.
     #[test]
     fn phast_equals_dijkstra(seed in any::<u64>(), n in 1u32..80, density in 1u32..5, max_w in 0u32..50) {
-        let g = random_graph(seed, n, n * density, max_w);
+        let g = random_graph(seed, n, n * density, 0..=max_w);
         let ch = ContractionHierarchy::build(&g).unwrap();
         let sources: Vec<u32> = (0..n).collect();
         let trees = ch.phast(&sources).unwrap();
@@ -78,7 +67,8 @@ fn gpu_phast_equals_dijkstra() {
     use algos_sssp::ch::gpu::GpuPhast;
     gpu_runtime::testing::for_each_context("ch gpu_phast_equals_dijkstra", |ctx| {
         for seed in 0..16u64 {
-            let g = random_graph(seed, 1 + (seed as u32 * 13) % 90, 3 * (1 + (seed as u32 * 13) % 90), 30);
+            let g =
+                random_graph(seed, 1 + (seed as u32 * 13) % 90, 3 * (1 + (seed as u32 * 13) % 90), 0..=30);
             let ch = ContractionHierarchy::build(&g).unwrap();
             let n = g.num_vertices();
             let sources: Vec<u32> = (0..n).collect();
@@ -109,7 +99,7 @@ fn gpu_phast_equals_dijkstra() {
 fn gpu_phast_streams_every_tree() {
     use algos_sssp::ch::gpu::GpuPhast;
     gpu_runtime::testing::for_each_context("ch gpu_phast_streams_every_tree", |ctx| {
-        let g = random_graph(5, 70, 210, 20);
+        let g = random_graph(5, 70, 210, 0..=20);
         let ch = ContractionHierarchy::build(&g).unwrap();
         let sources: Vec<u32> = (0..70).rev().collect();
         let mut gpu = GpuPhast::new(ctx, &ch, 8).unwrap();

@@ -10,15 +10,8 @@ use graph_core::{Csr, GraphBuilder};
 
 /// Random graphs with parallel arcs, zero weights and ties (small weights), sizes across tile edges.
 fn random_graph(seed: u64, n: u32) -> Csr<u32> {
-    let mut rng = SplitMix64::new(seed);
-    let m = rng.below(5 * n as u64 + 1);
-    let mut b = GraphBuilder::new(n);
-    for _ in 0..m {
-        let u = rng.below(n as u64) as u32;
-        let v = rng.below(n as u64) as u32;
-        b.add_arc(u, v, rng.below(8) as u32);
-    }
-    b.build().unwrap().0
+    let m = SplitMix64::new(!seed).below(5 * n as u64 + 1) as u32;
+    graph_core::generators::random_graph(seed, n, m, 0..=7)
 }
 
 fn check_paths(g: &Csr<u32>, apsp: &algos_sssp::floyd::Apsp, label: &str) {

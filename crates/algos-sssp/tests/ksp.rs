@@ -3,7 +3,7 @@
 
 use algos_sssp::ksp::{KspError, MpsTarget, Path, ksp_batch_cpu, mps, yen};
 use graph_core::rng::SplitMix64;
-use graph_core::{Csr, GraphBuilder};
+use graph_core::{Csr, GraphBuilder, generators};
 use proptest::prelude::*;
 
 /// Every simple s→t path, in (cost, arc sequence) order.
@@ -43,18 +43,11 @@ fn brute_force(g: &Csr<u32>, s: u32, t: u32) -> Vec<Path> {
 /// A random graph: directed or with both arcs per edge, parallel arcs and self-loops possible,
 /// weights in `lo..=hi`.
 fn random_graph(seed: u64, n: u32, arcs: u32, undirected: bool, lo: u32, hi: u32) -> Csr<u32> {
-    let mut rng = SplitMix64::new(seed);
-    let mut b = GraphBuilder::new(n);
-    for _ in 0..arcs {
-        let (u, v) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
-        let w = lo + rng.below((hi - lo + 1) as u64) as u32;
-        if undirected {
-            b.add_edge(u, v, w);
-        } else {
-            b.add_arc(u, v, w);
-        }
+    if undirected {
+        generators::random_undirected_graph(seed, n, arcs, lo..=hi)
+    } else {
+        generators::random_graph(seed, n, arcs, lo..=hi)
     }
-    b.build().unwrap().0
 }
 
 /// MPS, the iterator, a shared target and Yen all return brute force's first `k` paths.

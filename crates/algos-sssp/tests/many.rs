@@ -4,22 +4,18 @@ use algos_sssp::many::{distance_matrix, many_to_all};
 use algos_sssp::{Algorithm, Query, SsspError, solve};
 use gpu_runtime::Backend;
 use gpu_runtime::testing::for_each_context;
+use graph_core::Csr;
 use graph_core::datasets::data_path;
+use graph_core::generators::random_graph_with;
 use graph_core::io::{ReadOptions, read_graph};
 use graph_core::rng::SplitMix64;
-use graph_core::{Csr, GraphBuilder};
 
 fn random_graph(seed: u64) -> Csr<u32> {
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = SplitMix64::new(!seed);
     let n = 1 + rng.below(90) as u32;
-    let m = rng.below(4 * n as u64 + 1);
-    let mut b = GraphBuilder::new(n);
-    for _ in 0..m {
-        let u = rng.below(n as u64) as u32;
-        let v = rng.below(n as u64) as u32;
-        b.add_arc(u, v, if rng.below(6) == 0 { 0 } else { 1 + rng.below(50) as u32 });
-    }
-    b.build().unwrap().0
+    let m = rng.below(4 * n as u64 + 1) as u32;
+    // One arc in six weighs nothing (ties and zero cycles).
+    random_graph_with(seed, n, m, |r| if r.below(6) == 0 { 0 } else { 1 + r.below(50) as u32 })
 }
 
 fn check(g: &Csr<u32>, sources: &[u32], backend: Backend, label: &str) {

@@ -5,18 +5,16 @@
 use algos_sssp::Algorithm;
 use algos_sssp::real::{RealPaths, RealQuery, dijkstra_real, solve_real};
 use gpu_runtime::Backend;
+use graph_core::generators::random_graph_with;
 use graph_core::rng::SplitMix64;
 use graph_core::{Csr, GraphBuilder};
 
 fn random_graph(rng: &mut SplitMix64, n: u32) -> Csr<f64> {
-    let mut b = GraphBuilder::<f64>::new(n);
-    for _ in 0..rng.below(4 * n as u64 + 1) {
-        let (u, v) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
-        // Some zero weights and a wide range of magnitudes.
-        let w = if rng.below(8) == 0 { 0.0 } else { (rng.below(1_000_000) as f64 / 1e4).powi(2) / 100.0 };
-        b.add_arc(u, v, w);
-    }
-    b.build().unwrap().0
+    let m = rng.below(4 * n as u64 + 1) as u32;
+    // Some zero weights and a wide range of magnitudes.
+    random_graph_with(rng.next_u64(), n, m, |r| {
+        if r.below(8) == 0 { 0.0 } else { (r.below(1_000_000) as f64 / 1e4).powi(2) / 100.0 }
+    })
 }
 
 /// Bellman–Ford in f64.

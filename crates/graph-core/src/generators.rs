@@ -9,6 +9,7 @@ use crate::builder::GraphBuilder;
 use crate::csr::Csr;
 use crate::error::GraphError;
 use crate::rng::{SplitMix64, mix};
+use crate::weight::Weight;
 
 fn build(b: GraphBuilder<u32>) -> Csr<u32> {
     b.build().expect("generators only emit valid arcs").0
@@ -209,6 +210,65 @@ pub fn random_weights(g: &Csr<u32>, lo: u32, hi: u32, seed: u64) -> Result<Csr<u
         .collect();
     let (offsets, targets, _) = g.clone().into_parts();
     Csr::from_parts(offsets, targets, weights)
+}
+
+/// The test and fuzzing workhorse: `m` arcs whose ends are drawn uniformly among `n` vertices
+/// (self-loops and parallel arcs included, as real inputs have them), weights uniform in `weights`.
+/// For `n = 0` the graph is empty whatever `m` says.
+///
+/// ```
+/// use graph_core::generators::random_graph;
+/// let g = random_graph(7, 100, 400, 0..=50);
+/// assert_eq!((g.num_vertices(), g.num_arcs()), (100, 400));
+/// assert!(g.weights().iter().all(|&w| w <= 50));
+/// assert_eq!(g, random_graph(7, 100, 400, 0..=50));
+/// ```
+pub fn random_graph(seed: u64, n: u32, m: u32, weights: std::ops::RangeInclusive<u32>) -> Csr<u32> {
+    let (lo, hi) = (*weights.start(), *weights.end());
+    assert!(lo <= hi, "random_graph: weight range {lo}..={hi} is empty");
+    let span = (hi - lo) as u64 + 1;
+    random_graph_with(seed, n, m, |rng| lo + rng.below(span) as u32)
+}
+
+/// [`random_graph`] with each weight drawn by `weight` (any [`Weight`] type: mixes of zeros and
+/// heavy arcs, real values). The stream is: for each arc its tail, its head, then its weight.
+pub fn random_graph_with<W: Weight>(
+    seed: u64,
+    n: u32,
+    m: u32,
+    mut weight: impl FnMut(&mut SplitMix64) -> W,
+) -> Csr<W> {
+    let mut rng = SplitMix64::new(seed);
+    let mut b = GraphBuilder::<W>::new(n);
+    if n > 0 {
+        for _ in 0..m {
+            let u = rng.below(n as u64) as u32;
+            let v = rng.below(n as u64) as u32;
+            let w = weight(&mut rng);
+            b.add_arc(u, v, w);
+        }
+    }
+    b.build().expect("random_graph emits arcs between existing vertices with valid weights").0
+}
+
+/// [`random_graph`] with both directions of each of `m` edges (`2m` arcs, same weight each way).
+pub fn random_undirected_graph(
+    seed: u64,
+    n: u32,
+    m: u32,
+    weights: std::ops::RangeInclusive<u32>,
+) -> Csr<u32> {
+    let (lo, hi) = (*weights.start(), *weights.end());
+    assert!(lo <= hi, "random_undirected_graph: weight range {lo}..={hi} is empty");
+    let mut rng = SplitMix64::new(seed);
+    let mut b = GraphBuilder::new(n);
+    if n > 0 {
+        for _ in 0..m {
+            let (u, v) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+            b.add_edge(u, v, lo + rng.below((hi - lo) as u64 + 1) as u32);
+        }
+    }
+    build(b)
 }
 
 /// A generated road-like network: the graph and a plane position for every vertex.
