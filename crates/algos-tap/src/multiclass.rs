@@ -19,8 +19,8 @@ use crate::error::TapError;
 use crate::network::Network;
 use crate::solve::{
     Algorithm, AssignOptions, Combo, DirectionState, IterationLog, LineSearch, Monitor, Objective, Points,
-    dot,
 };
+use crate::vector::dot;
 
 /// One class of travellers.
 #[derive(Debug, Clone)]

@@ -1,0 +1,70 @@
+//! Dense distance matrices between sources and targets, built on the many-source runs.
+
+use gpu_runtime::Backend;
+use graph_core::Csr;
+use rayon::prelude::*;
+
+use super::{ManyOptions, Schedule, many_to_all_shared};
+use crate::error::SsspError;
+
+/// Dense `sources × targets` distances (`UNREACHABLE` where no path), row-major.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DistanceMatrix {
+    /// Row vertices.
+    pub sources: Vec<u32>,
+    /// Column vertices.
+    pub targets: Vec<u32>,
+    /// `data[i * targets.len() + j]` = distance from `sources[i]` to `targets[j]`.
+    pub data: Vec<u32>,
+}
+
+impl DistanceMatrix {
+    /// Distance from `sources[i]` to `targets[j]`.
+    pub fn get(&self, i: usize, j: usize) -> u32 {
+        self.data[i * self.targets.len() + j]
+    }
+}
+
+/// The distances between every source and every target.
+pub fn distance_matrix(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    targets: &[u32],
+    backend: Backend,
+) -> Result<DistanceMatrix, SsspError> {
+    let opts = ManyOptions { backend, schedule: Schedule::Single, ..Default::default() };
+    distance_matrix_with(graph, sources, targets, &opts)
+}
+
+/// [`distance_matrix`] with every option of [`many_to_all_with`]: several GPUs
+/// ([`ManyOptions::devices`]), CPU threads beside them, the automatic schedule. Entries never depend on
+/// where their row was computed.
+pub fn distance_matrix_with(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    targets: &[u32],
+    opts: &ManyOptions<'_>,
+) -> Result<DistanceMatrix, SsspError> {
+    let n = graph.num_vertices();
+    if let Some(&t) = targets.iter().find(|&&t| t >= n) {
+        return Err(SsspError::TargetOutOfRange { target: t, n });
+    }
+    let cols = targets.len();
+    let data = std::sync::Mutex::new(vec![0u32; sources.len() * cols]);
+    let opts = ManyOptions { predecessors: false, ..*opts };
+    // Every GPU's thread picks its columns straight from its readback buffer; the lock is held only to
+    // store a block's picked columns.
+    many_to_all_shared(graph, sources, &opts, |block| {
+        let mut picked = vec![0u32; block.sources.len() * cols];
+        picked.par_chunks_mut(cols.max(1)).enumerate().for_each(|(i, out)| {
+            let row = block.dist_row(i);
+            for (o, &t) in out.iter_mut().zip(targets) {
+                *o = row[t as usize];
+            }
+        });
+        let mut data = data.lock().unwrap_or_else(|e| e.into_inner());
+        data[block.first * cols..(block.first + block.sources.len()) * cols].copy_from_slice(&picked);
+    })?;
+    let data = data.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(DistanceMatrix { sources: sources.to_vec(), targets: targets.to_vec(), data })
+}

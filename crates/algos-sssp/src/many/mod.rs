@@ -1,0 +1,368 @@
+//! Many sources at once: shortest-path trees streamed to a callback in blocks, and distance matrices.
+//!
+//! CPU: rayon over the sources of a block, each thread reusing its own distance row and radix heap.
+//! GPU: one source per workgroup ([`GpuBatchSssp`](crate::gpu::GpuBatchSssp), `shaders/sssp_batch.wgsl`), as many sources at once
+//! as the device's memory and binding limits allow. [`Schedule::Auto`] (the default) chooses the CPU,
+//! the GPU or both from measured rates ([`crate::auto`]).
+//!
+//! The module follows a run's life: this file holds the API (options, statistics, entry points) and
+//! the driver; `plan` decides where the trees go, `phast` and `schedule` compute them, `matrix`
+//! picks distance matrices out of them.
+
+mod matrix;
+mod phast;
+mod plan;
+mod schedule;
+
+use gpu_runtime::{Backend, GpuContext};
+use graph_core::Csr;
+use rayon::prelude::*;
+
+pub use matrix::{DistanceMatrix, distance_matrix, distance_matrix_with};
+use phast::run_phast;
+use plan::{Plan, auto_plan, devices_of, phast_plan};
+use schedule::{cpu_blocks, gpu_solver, hetero};
+
+use crate::error::SsspError;
+use crate::gpu::BatchConfig;
+use crate::paths::{SATURATED, SsspStats};
+use crate::pred::canonical_predecessors;
+
+/// Sources per CPU block (rows handed to the sink at once).
+pub const CPU_BLOCK: usize = 64;
+
+/// A block of shortest-path trees: row `i` (`n` entries) belongs to `sources[i]`.
+#[derive(Debug)]
+pub struct TreeBlock<'a> {
+    /// Index of the block's first source in the caller's source list.
+    pub first: usize,
+    /// The block's sources.
+    pub sources: &'a [u32],
+    /// Number of vertices (row length).
+    pub n: usize,
+    /// Distances, row-major (`UNREACHABLE` for unreached vertices).
+    pub dist: &'a [u32],
+    /// Canonical predecessor arcs, row-major, when asked for.
+    pub pred: Option<&'a [u32]>,
+}
+
+impl TreeBlock<'_> {
+    /// Distances of tree `i` of the block.
+    pub fn dist_row(&self, i: usize) -> &[u32] {
+        &self.dist[i * self.n..(i + 1) * self.n]
+    }
+}
+
+fn check(graph: &Csr<u32>, sources: &[u32]) -> Result<(), SsspError> {
+    let n = graph.num_vertices();
+    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+        return Err(SsspError::SourceOutOfRange { vertex: s, n });
+    }
+    if let Some((arc, &weight)) = graph.weights().iter().enumerate().find(|(_, w)| **w >= SATURATED) {
+        return Err(SsspError::WeightTooLarge { arc: arc as u32, weight });
+    }
+    Ok(())
+}
+
+/// Shortest-path trees from every source, handed to `sink` block by block in source order (an n × n
+/// result never has to exist at once), on one backend. Returns work counters summed over all trees.
+/// [`many_to_all_with`] also runs the CPU and the GPU together.
+///
+/// ```
+/// use algos_sssp::many::many_to_all;
+/// use graph_core::generators;
+/// use gpu_runtime::Backend;
+/// let g = generators::grid_2d(4, 4);
+/// let mut total = 0u64;
+/// many_to_all(&g, &[0, 5, 15], Backend::Cpu, false, |b| {
+///     total += b.dist.iter().map(|&d| d as u64).sum::<u64>();
+/// })
+/// .unwrap();
+/// assert_eq!(total, 3 * 48 - 16); // corner sums are 48, the inner vertex 5 sums to 32
+/// ```
+pub fn many_to_all(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    backend: Backend,
+    predecessors: bool,
+    sink: impl FnMut(TreeBlock<'_>),
+) -> Result<SsspStats, SsspError> {
+    let opts = ManyOptions { backend, predecessors, schedule: Schedule::Single, ..Default::default() };
+    Ok(many_to_all_with(graph, sources, &opts, sink)?.stats)
+}
+
+/// Who computes which trees when a GPU is there (spec batched-apsp.md §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// The resolved backend alone: blocks arrive in source order.
+    Single,
+    /// CPU threads and the GPU together, each with an equal share of the sources fixed in advance
+    /// (seed 003's ES policy; ignores device speed).
+    Equitable,
+    /// CPU threads and the GPU together, taking chunks from one shared cursor: one GPU batch at a
+    /// time, [`CPU_CHUNK`] sources per CPU grab (seed 003's WS policy).
+    WorkQueue,
+    /// Measured: the CPU alone, the GPU alone or both from a work queue, whichever the measured rates
+    /// say is fastest ([`crate::auto::place`]); never the GPU unless it is measured faster than the
+    /// CPU. The first trees are computed on the CPU to time it. Use [`Schedule::Single`] to force the
+    /// GPU.
+    #[default]
+    Auto,
+}
+
+impl std::str::FromStr for Schedule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "single" => Ok(Self::Single),
+            "equitable" => Ok(Self::Equitable),
+            "work-queue" | "workqueue" => Ok(Self::WorkQueue),
+            "auto" => Ok(Self::Auto),
+            o => Err(format!("unknown schedule `{o}`: expected single, equitable, work-queue or auto")),
+        }
+    }
+}
+
+/// How each tree is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    /// One search per source: Dijkstra on the CPU, the batched kernel on a GPU; no preprocessing.
+    #[default]
+    Trees,
+    /// PHAST ([`crate::ch`]): a contraction hierarchy ([`ManyOptions::hierarchy`], or built first and
+    /// timed as preprocessing), then sweeps — 16 sources per sweep on the CPU cores, 128 per pass on the
+    /// first GPU, rows streamed. The same distances as [`Method::Trees`].
+    Phast,
+    /// PHAST when enough sources pay for the contraction ([`crate::auto::phast_pays`]), else trees.
+    Auto,
+}
+
+impl std::str::FromStr for Method {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "trees" | "dijkstra" | "batch" => Ok(Self::Trees),
+            "phast" => Ok(Self::Phast),
+            "auto" => Ok(Self::Auto),
+            o => Err(format!("unknown method `{o}`: expected dijkstra (or batch), phast or auto")),
+        }
+    }
+}
+
+/// Sources a CPU thread takes per grab under [`Schedule::WorkQueue`].
+pub const CPU_CHUNK: usize = 16;
+
+/// Options of [`many_to_all_with`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ManyOptions<'a> {
+    /// Where the trees are computed.
+    pub backend: Backend<'a>,
+    /// Canonical predecessor arcs with every row.
+    pub predecessors: bool,
+    /// CPU and GPU together or not.
+    pub schedule: Schedule,
+    /// GPU launch configuration (default: [`crate::tuning`], measured on first use and cached).
+    pub gpu: Option<BatchConfig>,
+    /// CPU threads working beside the GPU (default: rayon's thread count − 1, at least 1).
+    pub cpu_threads: Option<usize>,
+    /// Several GPUs ([`gpu_runtime::devices::open`]): when not empty and the backend is not `Cpu`,
+    /// these devices replace the backend's one GPU and share the trees by measured rate (work queue
+    /// with a tail guard; `Single` = the GPUs without CPU threads). Rows never depend on the split.
+    pub devices: &'a [GpuContext],
+    /// One search per source, PHAST, or the choice by source count ([`Method`]; default trees).
+    pub method: Method,
+    /// A contraction hierarchy of the graph for [`Method::Phast`] (built when needed and not given).
+    pub hierarchy: Option<&'a crate::ch::ContractionHierarchy>,
+}
+
+/// What [`many_to_all_with`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ManyStats {
+    /// Work counters summed over all trees.
+    pub stats: SsspStats,
+    /// Trees computed on the GPU.
+    pub gpu_trees: usize,
+    /// Trees computed on the CPU.
+    pub cpu_trees: usize,
+    /// Trees computed on each GPU, in the order of the devices used.
+    pub gpu_trees_per_device: Vec<usize>,
+    /// The method that ran (never `Auto`).
+    pub method: Method,
+    /// Seconds spent contracting the graph for PHAST in this call (0 when a hierarchy was given).
+    pub preprocess_s: f64,
+    /// The schedule that ran (never `Auto`; `Single` on the CPU when `Auto` chose the CPU).
+    pub schedule: Schedule,
+    /// The GPU launch settings used, when the GPU ran.
+    pub gpu_config: Option<BatchConfig>,
+    /// Seconds spent measuring GPU launch settings in this call.
+    pub tune_s: f64,
+    /// Under [`Schedule::Auto`]: the measured rates and the reason for the choice.
+    pub decision: Option<AutoDecision>,
+}
+
+/// How [`Schedule::Auto`] decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoDecision {
+    /// Trees timed on the CPU first (part of the result).
+    pub probe_trees: usize,
+    /// Trees per second on the CPU (all threads), from those.
+    pub cpu_trees_per_s: f64,
+    /// Trees per second of the GPU's tuning sample, when measured (now or in an earlier run).
+    pub gpu_trees_per_s: Option<f64>,
+    /// One sentence.
+    pub reason: String,
+}
+
+/// [`many_to_all`] with every option; under [`Schedule::Equitable`] or [`Schedule::WorkQueue`] (or
+/// [`Schedule::Auto`] choosing both) CPU threads and the GPU work at once and blocks arrive in any order
+/// (each names its position, [`TreeBlock::first`]); the rows themselves never depend on the schedule.
+/// `sink` runs on the calling thread.
+pub fn many_to_all_with(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    mut sink: impl FnMut(TreeBlock<'_>),
+) -> Result<ManyStats, SsspError> {
+    check(graph, sources)?;
+    let mut emit = |first: usize, block: &[u32], dist: &[u32]| {
+        deliver(graph, opts.predecessors, first, block, dist, &mut sink)
+    };
+    many_impl(graph, sources, opts, &mut emit, None)
+}
+
+/// [`many_to_all_with`] with a sink every worker may call at once (`Fn + Sync`: atomics, a lock, or
+/// disjoint writes): with several GPUs each GPU's thread hands its rows to the sink straight from its
+/// readback buffer, where [`many_to_all_with`] copies them to the calling thread. Blocks arrive in any
+/// order and on any thread.
+///
+/// ```
+/// use algos_sssp::many::{ManyOptions, many_to_all_shared};
+/// use gpu_runtime::Backend;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// let g = graph_core::generators::grid_2d(4, 4);
+/// let total = AtomicU64::new(0);
+/// let opts = ManyOptions { backend: Backend::Cpu, ..Default::default() };
+/// many_to_all_shared(&g, &[0, 5, 15], &opts, |b| {
+///     total.fetch_add(b.dist.iter().map(|&d| d as u64).sum::<u64>(), Ordering::Relaxed);
+/// })
+/// .unwrap();
+/// assert_eq!(total.into_inner(), 3 * 48 - 16);
+/// ```
+pub fn many_to_all_shared(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    sink: impl Fn(TreeBlock<'_>) + Sync,
+) -> Result<ManyStats, SsspError> {
+    check(graph, sources)?;
+    let shared = |first: usize, block: &[u32], dist: &[u32]| {
+        deliver(graph, opts.predecessors, first, block, dist, &sink)
+    };
+    let mut emit = |first: usize, block: &[u32], dist: &[u32]| shared(first, block, dist);
+    many_impl(graph, sources, opts, &mut emit, Some(&shared))
+}
+
+/// Hands a block's rows to `sink` as a [`TreeBlock`], with canonical predecessor arcs when asked for.
+fn deliver(
+    graph: &Csr<u32>,
+    predecessors: bool,
+    first: usize,
+    block: &[u32],
+    dist: &[u32],
+    sink: impl FnOnce(TreeBlock<'_>),
+) {
+    let n = graph.num_vertices() as usize;
+    let pred: Option<Vec<u32>> = predecessors.then(|| {
+        block
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, &s)| canonical_predecessors(graph, s, &dist[i * n..(i + 1) * n]))
+            .collect()
+    });
+    sink(TreeBlock { first, sources: block, n, dist, pred: pred.as_deref() });
+}
+
+/// The schedules behind both entry points: `emit` runs on the calling thread; `shared`, when given,
+/// may run on any worker's thread.
+fn many_impl(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    emit: &mut RowSink<'_>,
+    shared: Option<&SharedSink<'_>>,
+) -> Result<ManyStats, SsspError> {
+    let mut out = ManyStats::default();
+    if let Some(phast) = phast_plan(graph, sources, opts) {
+        return run_phast(graph, sources, opts, phast, &mut out, emit).map(|()| out);
+    }
+    let (placement, done) = match (opts.backend, opts.schedule) {
+        (Backend::Cpu, _) => (Plan::Cpu, 0),
+        (backend, Schedule::Auto) => auto_plan(graph, sources, backend, opts, &mut out, emit)?,
+        (backend, schedule) => match devices_of(backend, opts) {
+            gpus if gpus.is_empty() => (Plan::Cpu, 0),
+            gpus => (Plan::Gpu(gpus.into_iter().map(|g| (g, opts.gpu)).collect(), schedule), 0),
+        },
+    };
+    let rest = &sources[done..];
+    let mut emit_rest = |first: usize, block: &[u32], dist: &[u32]| emit(done + first, block, dist);
+    match placement {
+        Plan::Cpu => {
+            out.schedule = Schedule::Single;
+            cpu_blocks(graph, rest, &mut out, &mut emit_rest)?;
+        }
+        Plan::Gpu(gpus, schedule) => {
+            let mut tuned = Vec::with_capacity(gpus.len());
+            for (ctx, config) in gpus {
+                let config = match config {
+                    Some(c) => c,
+                    None => {
+                        let t = crate::tuning::tune_for(ctx, graph, rest.len())?;
+                        out.tune_s += t.tune_s;
+                        t.config
+                    }
+                };
+                tuned.push((ctx, config));
+            }
+            out.schedule = schedule;
+            out.gpu_config = Some(tuned[0].1);
+            out.gpu_trees_per_device = vec![0; tuned.len()];
+            if rest.is_empty() {
+                return Ok(out);
+            }
+            if schedule == Schedule::Single && tuned.len() == 1 {
+                let mut solver = gpu_solver(tuned[0].0, graph, tuned[0].1, rest.len())?;
+                let stats =
+                    solver.for_each_block(rest, |first, block, dist| emit_rest(first, block, dist))?;
+                out.stats.phases += stats.phases;
+                out.stats.dispatches += stats.dispatches;
+                out.stats.readbacks += stats.readbacks;
+                out.gpu_trees += rest.len();
+                out.gpu_trees_per_device[0] += rest.len();
+            } else {
+                let threads = match schedule {
+                    Schedule::Single => 0,
+                    _ => opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1),
+                };
+                let shared = shared.map(|f| (f, done));
+                hetero(graph, rest, &tuned, schedule, threads, &mut out, &mut emit_rest, shared)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// All-pairs shortest paths streamed to `sink`: [`many_to_all_with`] from every vertex.
+pub fn all_pairs(
+    graph: &Csr<u32>,
+    opts: &ManyOptions<'_>,
+    sink: impl FnMut(TreeBlock<'_>),
+) -> Result<ManyStats, SsspError> {
+    let sources: Vec<u32> = (0..graph.num_vertices()).collect();
+    many_to_all_with(graph, &sources, opts, sink)
+}
+
+/// Receives `(first, sources, rows)` of a block on the calling thread.
+type RowSink<'s> = dyn FnMut(usize, &[u32], &[u32]) + 's;
+
+/// Receives `(first, sources, rows)` of a block on any thread.
+type SharedSink<'s> = dyn Fn(usize, &[u32], &[u32]) + Sync + 's;

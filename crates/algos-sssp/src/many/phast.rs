@@ -1,0 +1,69 @@
+//! [`Method::Phast`] for a many-source run: a contraction hierarchy (given or built), then downward
+//! sweeps on the CPU or passes on the GPU.
+
+use gpu_runtime::GpuContext;
+use graph_core::Csr;
+
+use super::{ManyOptions, ManyStats, Method, RowSink, Schedule};
+use crate::error::SsspError;
+
+/// [`Method::Phast`]: the hierarchy (given or built, timed), then sweeps on the CPU or passes on the GPU,
+/// rows handed to `emit` in source order.
+pub(super) fn run_phast(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    gpu: Option<&GpuContext>,
+    out: &mut ManyStats,
+    emit: &mut RowSink<'_>,
+) -> Result<(), SsspError> {
+    use crate::ch::ContractionHierarchy;
+    out.method = Method::Phast;
+    out.schedule = Schedule::Single;
+    let built;
+    let ch = match opts.hierarchy {
+        Some(ch) => {
+            if ch.num_vertices() != graph.num_vertices() {
+                return Err(SsspError::InvalidParameter(format!(
+                    "the hierarchy has {} vertices, the graph {}",
+                    ch.num_vertices(),
+                    graph.num_vertices()
+                )));
+            }
+            ch
+        }
+        None => {
+            let t = std::time::Instant::now();
+            built = ContractionHierarchy::build(graph)?;
+            out.preprocess_s = t.elapsed().as_secs_f64();
+            &built
+        }
+    };
+    let n = graph.num_vertices() as usize;
+    match gpu {
+        Some(ctx) => {
+            let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, 128)?;
+            phast.for_each_block(sources, |first, rows| {
+                let count = rows.len() / n.max(1);
+                emit(first, &sources[first..first + count], rows)
+            })?;
+            out.gpu_trees = sources.len();
+            out.gpu_trees_per_device = vec![sources.len()];
+        }
+        None => {
+            // Blocks of a few sweeps per thread: each sweep serves 16 sources.
+            let block = (crate::ch::LANES * rayon::current_num_threads() * 4).max(crate::ch::LANES);
+            let mut rows = Vec::new();
+            for (b, chunk) in sources.chunks(block).enumerate() {
+                let trees = ch.phast(chunk)?;
+                rows.clear();
+                for t in &trees {
+                    rows.extend_from_slice(t);
+                }
+                emit(b * block, chunk, &rows);
+            }
+            out.cpu_trees = sources.len();
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,218 @@
+//! The Frank–Wolfe family: MSA, Frank–Wolfe, conjugate and bi-conjugate Frank–Wolfe (Mitradjieva &
+//! Lindberg 2013), for user equilibrium or system optimum, with an exact line search on the objective's
+//! derivative; Algorithm B through the same entry points.
+//!
+//! This file holds the entry points and their results; `options` what a solve is asked, `driver` the
+//! iteration loops and their stop rule, `direction` the search directions, `line_search` the step.
+
+mod direction;
+mod driver;
+mod line_search;
+mod options;
+
+use std::time::Instant;
+
+use gpu_runtime::{Backend, Resolved};
+
+pub(crate) use direction::{Combo, DirectionState, Points};
+pub(crate) use driver::Monitor;
+use driver::{assign_b, frank_wolfe_family};
+pub(crate) use line_search::LineSearch;
+pub use options::{Algorithm, AssignOptions, Objective, Stop};
+
+use crate::aon::{SearchGraph, all_or_nothing};
+use crate::demand::Demand;
+use crate::error::TapError;
+use crate::hierarchy::CchAon;
+use crate::loader::{AllOrNothing, CpuAon, GpuLoader};
+use crate::network::Network;
+use crate::vector::dot;
+
+/// One iteration's measurements (of the flows at the start of the iteration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IterationLog {
+    /// 1-based iteration.
+    pub iteration: u32,
+    /// Seconds since the solve started, at the end of this iteration's all-or-nothing loading.
+    pub seconds: f64,
+    /// Total system travel cost `Σ c_a(x) x_a`.
+    pub tstt: f64,
+    /// Shortest-path total `Σ d κ` at the current costs (marginal costs for system optimum).
+    pub sptt: f64,
+    /// `(TSTT − SPTT) / TSTT` (with marginal costs for system optimum).
+    pub relative_gap: f64,
+    /// `TSTT / SPTT − 1`.
+    pub relative_gap_sptt: f64,
+    /// `(TSTT − SPTT) / demand`.
+    pub average_excess_cost: f64,
+    /// Beckmann objective (user equilibrium), total cost (system optimum), NaN for non-separable costs.
+    pub objective: f64,
+    /// Best lower bound on the optimal objective so far (user equilibrium).
+    pub lower_bound: f64,
+    /// The step size that produced these flows (0 for the first iteration).
+    pub step: f64,
+}
+
+/// The result of an assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    /// Link flows, in the network's link order.
+    pub flows: Vec<f64>,
+    /// Generalised link costs at those flows.
+    pub costs: Vec<f64>,
+    /// One entry per iteration.
+    pub history: Vec<IterationLog>,
+    /// Whether the gap target was reached.
+    pub converged: bool,
+    /// One entry per link of [`AssignOptions::select_links`]: the OD flows that use it.
+    pub select_link: Vec<crate::select::SelectLink>,
+}
+
+impl Assignment {
+    /// The last iteration's measurements.
+    pub fn last(&self) -> &IterationLog {
+        self.history.last().expect("an assignment has at least one iteration")
+    }
+}
+
+/// Objective, totals and gaps of given flows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// Beckmann objective.
+    pub objective: f64,
+    /// `Σ c_a(x) x_a`.
+    pub tstt: f64,
+    /// Shortest-path total at those costs.
+    pub sptt: f64,
+    /// `(TSTT − SPTT) / TSTT`.
+    pub relative_gap: f64,
+    /// `TSTT / SPTT − 1`.
+    pub relative_gap_sptt: f64,
+    /// `(TSTT − SPTT) / demand`.
+    pub average_excess_cost: f64,
+}
+
+/// Measures given flows (for example a published equilibrium): objective, TSTT, SPTT and gaps, with
+/// zones blocked as in [`AssignOptions::allow_zone_transit`].
+pub fn evaluate(
+    net: &Network,
+    demand: &Demand,
+    flows: &[f64],
+    allow_zone_transit: bool,
+) -> Result<Evaluation, TapError> {
+    check_flows(net, flows, "flows")?;
+    let g = SearchGraph::new(net, !allow_zone_transit);
+    let mut costs = vec![0.0; net.num_links()];
+    net.costs(flows, &mut costs);
+    let mut y = vec![0.0; net.num_links()];
+    let sptt = all_or_nothing(net, &g, demand, &costs, &mut y)?;
+    let tstt = dot(&costs, flows);
+    Ok(Evaluation {
+        objective: net.beckmann(flows),
+        tstt,
+        sptt,
+        relative_gap: (tstt - sptt) / tstt,
+        relative_gap_sptt: tstt / sptt - 1.0,
+        average_excess_cost: (tstt - sptt) / demand.total(),
+    })
+}
+
+pub(crate) fn check_flows(net: &Network, flows: &[f64], what: &'static str) -> Result<(), TapError> {
+    if flows.len() != net.num_links() || flows.iter().any(|f| !(*f >= 0.0 && f.is_finite())) {
+        return Err(TapError::BadFlows { what, found: flows.len(), expected: net.num_links() });
+    }
+    Ok(())
+}
+
+/// Solves the assignment. See [`assign_with_progress`] for a per-iteration callback.
+///
+/// ```
+/// use algos_tap::{assign, AssignOptions, CostFactors, Demand, Link, Network};
+/// // Two parallel roads from 0 to 1: t1 = 10 + x/100 (BPR, power 1), t2 = 20 (constant).
+/// let road = |t0, b| Link { from: 0, to: 1, capacity: 1000.0, length: 0.0, free_flow_time: t0, b, power: 1.0, toll: 0.0 };
+/// let net = Network::new(2, &[road(10.0, 1.0), road(20.0, 0.0)], 0, CostFactors::default()).unwrap();
+/// let demand = Demand::from_pairs(&net, [(0, 1, 3000.0)]).unwrap();
+/// let mut opts = AssignOptions::default();
+/// opts.stop.relative_gap = 1e-9;
+/// let result = assign(&net, &demand, &opts).unwrap();
+/// // Equilibrium: 10 + x1/100 = 20, so x1 = 1000 and the rest takes road 2.
+/// assert!((result.flows[0] - 1000.0).abs() < 1e-3, "{:?}", result.flows);
+/// ```
+pub fn assign(net: &Network, demand: &Demand, opts: &AssignOptions) -> Result<Assignment, TapError> {
+    assign_with_progress(net, demand, opts, |_| {})
+}
+
+/// Solves the assignment, calling `progress` after every iteration's measurements.
+pub fn assign_with_progress(
+    net: &Network,
+    demand: &Demand,
+    opts: &AssignOptions,
+    progress: impl FnMut(&IterationLog),
+) -> Result<Assignment, TapError> {
+    check_stop(&opts.stop)?;
+    let start = Instant::now();
+    let separable = net.vdf().is_separable();
+    if !separable && (opts.objective == Objective::SystemOptimum || opts.algorithm == Algorithm::AlgorithmB) {
+        return Err(TapError::InvalidOption(
+            "non-separable costs (PET-Gyn) are solved by diagonalisation for user equilibrium with the \
+             Frank–Wolfe family only"
+                .into(),
+        ));
+    }
+    if !opts.select_links.is_empty() && opts.algorithm == Algorithm::AlgorithmB {
+        return Err(TapError::InvalidOption(
+            "select-link analysis follows the Frank–Wolfe family's loadings: use msa, fw, cfw or bfw".into(),
+        ));
+    }
+    if opts.algorithm == Algorithm::AlgorithmB {
+        return assign_b(net, demand, opts, start, progress);
+    }
+    let devices: Vec<&gpu_runtime::GpuContext> = match opts.backend {
+        Backend::Cpu => Vec::new(),
+        _ if !opts.devices.is_empty() => opts.devices.iter().collect(),
+        backend => match backend.resolve() {
+            Resolved::Cpu => Vec::new(),
+            Resolved::Gpu(ctx) => vec![ctx],
+        },
+    };
+    use crate::gpu::Method;
+    let mut loader: Box<dyn AllOrNothing> = match (devices.is_empty(), opts.trees) {
+        (true, Method::Phast) => Box::new(CchAon::new(net, demand, opts.allow_zone_transit)?),
+        (true, _) => Box::new(CpuAon::new(net, opts.allow_zone_transit)),
+        (false, method) => {
+            let all = 0..demand.num_origins();
+            Box::new(GpuLoader::with_method(&devices, net, demand, opts.allow_zone_transit, all, method)?)
+        }
+    };
+    frank_wolfe_family(net, demand, opts, loader.as_mut(), start, progress)
+}
+
+/// Solves the assignment by the Frank–Wolfe family with a given all-or-nothing loader (Algorithm B
+/// builds its own bushes and is refused here); `opts.backend` and `opts.devices` are ignored.
+/// What a cluster run uses: every rank runs the same iterations on the same loads.
+pub fn assign_with_loader(
+    net: &Network,
+    demand: &Demand,
+    opts: &AssignOptions,
+    loader: &mut dyn AllOrNothing,
+    progress: impl FnMut(&IterationLog),
+) -> Result<Assignment, TapError> {
+    if opts.algorithm == Algorithm::AlgorithmB {
+        return Err(TapError::InvalidOption(
+            "Algorithm B loads bushes, not all-or-nothing trees: use msa, fw, cfw or bfw with a loader"
+                .into(),
+        ));
+    }
+    check_stop(&opts.stop)?;
+    frank_wolfe_family(net, demand, opts, loader, Instant::now(), progress)
+}
+
+/// A stop rule that can stop: a gap target ≥ 0 and at least one iteration.
+fn check_stop(stop: &Stop) -> Result<(), TapError> {
+    if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
+        return Err(TapError::InvalidOption(
+            "the stop rule needs a gap target ≥ 0 and at least one iteration".into(),
+        ));
+    }
+    Ok(())
+}
