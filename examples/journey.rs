@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use urbanflow::graph::geojson::{Feature, feature_collection, json_string};
 use urbanflow::sssp::td::generate::{GenSpec, generate, park_and_ride};
 use urbanflow::sssp::td::gpu::{GpuTdBatch, arrival_times_auto};
 use urbanflow::sssp::td::transit::{
@@ -123,10 +124,6 @@ fn clock(t: u32) -> String {
     let (d, s) = (t / PERIOD, t % PERIOD);
     let base = format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
     if d > 0 { format!("{base}+{d}d") } else { base }
-}
-
-fn json_str(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
 }
 
 fn run(args: Args) -> Result<(), String> {
@@ -254,21 +251,21 @@ fn run(args: Args) -> Result<(), String> {
                 legs,
                 "{}{{\"mode\":{},\"from\":{},\"to\":{},\"departure\":\"{}\",\"departure_s\":{},\"arrival\":\"{}\",\"arrival_s\":{},\"route\":{}}}",
                 if i > 0 { "," } else { "" },
-                json_str(&label::name(l.label)),
-                json_str(&name(l.from)),
-                json_str(&name(l.to)),
+                json_string(&label::name(l.label)),
+                json_string(&name(l.from)),
+                json_string(&name(l.to)),
                 clock(l.depart),
                 l.depart,
                 clock(l.arrive),
                 l.arrive,
-                route(l.steps[0].arc).map_or("null".into(), |r| json_str(&r)),
+                route(l.steps[0].arc).map_or("null".into(), |r| json_string(&r)),
             );
         }
         let arrival = r.arrival_at(target);
         println!(
             "{{\"profile\":{},\"semantics\":{},\"depart\":\"{}\",\"depart_s\":{depart},\"arrival\":{},\"arrival_s\":{},\"legs\":[{legs}],\"settled\":{},\"query_ms\":{query_ms:.3},\"build_ms\":{build_ms:.1},\"vertices\":{},\"arcs\":{}}}",
-            json_str(&args.profile),
-            json_str(&args.semantics),
+            json_string(&args.profile),
+            json_string(&args.semantics),
             clock(depart),
             arrival.map_or("null".into(), |a| format!("\"{}\"", clock(a))),
             arrival.map_or("null".into(), |a| a.to_string()),
@@ -407,22 +404,16 @@ fn read_roads(path: &std::path::Path, unit: f64) -> Result<RoadLayer, String> {
 }
 
 fn geojson(net: &TransitNetwork, g: &TdGraph, j: &Journey) -> String {
-    let mut features = Vec::new();
     // Zero-time legs (entering a station, boarding) are points, not lines.
-    for l in j.legs.iter().filter(|l| l.arrive > l.depart || label::is_transit(l.label)) {
-        let mut pts = vec![net.coords[l.from as usize]];
-        pts.extend(l.steps.iter().map(|s| net.coords[g.head(s.arc) as usize]));
-        let line: Vec<String> = pts.iter().map(|p| format!("[{:.6},{:.6}]", p[1], p[0])).collect();
-        features.push(format!(
-            "{{\"type\":\"Feature\",\"properties\":{{\"mode\":{},\"from\":{},\"to\":{},\"departure\":\"{}\",\"arrival\":\"{}\",\"route\":{}}},\"geometry\":{{\"type\":\"LineString\",\"coordinates\":[{}]}}}}",
-            json_str(&label::name(l.label)),
-            json_str(&net.name_of(l.from)),
-            json_str(&net.name_of(l.to)),
-            clock(l.depart),
-            clock(l.arrive),
-            net.route_of_arc(l.steps[0].arc).map_or("null".into(), |r| json_str(&r.name)),
-            line.join(",")
-        ));
-    }
-    format!("{{\"type\":\"FeatureCollection\",\"features\":[{}]}}\n", features.join(","))
+    let legs = j.legs.iter().filter(|l| l.arrive > l.depart || label::is_transit(l.label));
+    feature_collection(legs.map(|l| {
+        let stops = std::iter::once(l.from).chain(l.steps.iter().map(|s| g.head(s.arc)));
+        Feature::line(stops.map(|v| (net.coords[v as usize][0], net.coords[v as usize][1])))
+            .text("mode", &label::name(l.label))
+            .text("from", &net.name_of(l.from))
+            .text("to", &net.name_of(l.to))
+            .text("departure", &clock(l.depart))
+            .text("arrival", &clock(l.arrive))
+            .optional_text("route", net.route_of_arc(l.steps[0].arc).map(|r| r.name.as_str()))
+    }))
 }

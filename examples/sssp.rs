@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::gpu::{Backend, BackendChoice, GpuContext, Resolved};
+use urbanflow::graph::geojson::feature_collection;
 use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::graph::osm::{OsmOptions, Profile, import};
 use urbanflow::sssp::auto::single_source_choice;
@@ -129,12 +130,12 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     let (time_s, length_m) = g.path_totals(&path_v).ok_or("internal error: the path leaves the graph")?;
     let ms = r.distance(d).unwrap_or(0);
     if let Some(file) = &args.geojson {
-        let props = format!(
-            "\"profile\":\"{}\",\"travel_time_s\":{time_s:.3},\"length_m\":{length_m:.1}",
-            args.profile
-        );
-        std::fs::write(file, g.path_geojson(&path_v, &props))
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let route = g
+            .path_feature(&path_v)
+            .text("profile", &args.profile.to_string())
+            .number("travel_time_s", (time_s * 1e3).round() / 1e3)
+            .number("length_m", (length_m * 10.0).round() / 10.0);
+        std::fs::write(file, feature_collection([route])).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     let rep = &g.report;
     if args.json {
@@ -208,16 +209,11 @@ fn reach_tree(
             continue;
         }
         let u = urbanflow::sssp::tail_of(&g.graph, a);
-        let ((la, lo), (lb, lob)) = (g.coords[u as usize], g.coords[v as usize]);
-        features.push(format!(
-            "{{\"type\":\"Feature\",\"geometry\":{{\"type\":\"LineString\",\"coordinates\":[[{lo:.7},{la:.7}],[{lob:.7},{lb:.7}]]}},\"properties\":{{\"arrival_s\":{:.3}}}}}",
-            ms as f64 / 1000.0
-        ));
+        features.push(g.path_feature(&[u, v]).number("arrival_s", ms as f64 / 1000.0));
     }
+    let tree_arcs = features.len();
     if let Some(file) = &args.geojson {
-        let text =
-            format!("{{\"type\":\"FeatureCollection\",\"features\":[\n{}\n]}}\n", features.join(",\n"));
-        std::fs::write(file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+        std::fs::write(file, feature_collection(features)).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     if args.json {
         println!(
@@ -227,7 +223,7 @@ fn reach_tree(
             g.osm_ids[s as usize],
             args.within,
             r.reached(),
-            features.len()
+            tree_arcs
         );
     } else {
         println!(

@@ -7,7 +7,8 @@
 //!   reads the OR-Library gcut files and OR-Datasets JSON, and [`generators`] makes seeded instances
 //!   (randcut's optimum is known by construction).
 //! - [`vrp`]: CVRP pricing relaxations — q-paths and ng-paths on raw or reduced costs, the cheapest
-//!   routes, and a root lower bound by column generation (CPU; GPU to come).
+//!   routes, and a root lower bound by column generation; q-path and ng-path pricing run on the CPU or
+//!   the GPU (`vrp::gpu_qpath`, `vrp::gpu_ng`, wavefront stages in `vrp::gpu_stages`).
 
 pub mod generators;
 pub mod guillotine;

@@ -7,6 +7,7 @@ use gpu_runtime::GpuError;
 /// What can go wrong building, reading or bounding an instance. Nodes and edges are named by the
 /// user's node ids (as in the file or given to [`crate::MopInstance::new`]).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OverlayError {
     /// An on-line probability outside `[0, 1]` (or not a number).
     #[error("node {node}: on-line probability {value} is outside [0, 1]")]

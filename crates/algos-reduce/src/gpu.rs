@@ -12,7 +12,7 @@ use crate::predicate::Predicate;
 const REDUCE_TREE: Shader = gpu_runtime::shader!("reduce");
 const REDUCE_SUBGROUP: Shader = gpu_runtime::shader!("reduce_subgroup");
 
-/// A reduction operator for [`GpuReducer::encode`].
+/// A reduction operator for [`GpuReducer::record`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Operation<E> {
     /// Sum (one result word).

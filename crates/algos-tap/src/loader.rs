@@ -159,10 +159,7 @@ impl<'c> GpuLoader<'c> {
             std::thread::scope(|s| {
                 let handles: Vec<_> =
                     self.parts.iter_mut().map(|p| s.spawn(move || p.loads(net, demand, costs))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err(TapError::WorkerPanicked)))
-                    .collect()
+                handles.into_iter().map(|h| h.join().unwrap_or(Err(TapError::WorkerPanicked))).collect()
             })
         };
         let mut total: Option<Vec<u64>> = None;

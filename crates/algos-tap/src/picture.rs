@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use graph_core::geojson::{Feature, feature_collection};
+
 use crate::network::Network;
 use crate::nodes::NodeCoords;
 use crate::output::link_results;
@@ -246,12 +248,22 @@ pub fn links_geojson(net: &Network, coords: &NodeCoords, flows: &[f64], costs: &
         let (Some(p), Some(q)) = (coords.xy[link.from as usize], coords.xy[link.to as usize]) else {
             continue;
         };
-        features.push(format!(
-            r#"{{"type":"Feature","geometry":{{"type":"LineString","coordinates":[[{},{}],[{},{}]]}},"properties":{{"link":{},"from":{},"to":{},"flow":{},"cost":{},"capacity":{},"vc":{},"free_flow_time":{},"time":{},"delay":{}}}}}"#,
-            p.0, p.1, q.0, q.1, r.link, r.from, r.to, r.flow, r.cost, r.capacity, r.vc, r.free_flow_time, r.time, r.delay
-        ));
+        // Node files give (x, y) = (longitude, latitude) where they are geographic.
+        features.push(
+            Feature::line([(p.1, p.0), (q.1, q.0)])
+                .integer("link", r.link as u64)
+                .integer("from", r.from)
+                .integer("to", r.to)
+                .number("flow", r.flow)
+                .number("cost", r.cost)
+                .number("capacity", r.capacity)
+                .number("vc", r.vc)
+                .number("free_flow_time", r.free_flow_time)
+                .number("time", r.time)
+                .number("delay", r.delay),
+        );
     }
-    format!("{{\"type\":\"FeatureCollection\",\"features\":[\n{}\n]}}\n", features.join(",\n"))
+    feature_collection(features)
 }
 
 /// Rasterises one of these SVG pictures to PNG bytes at `scale` (1 = the SVG's pixel size).

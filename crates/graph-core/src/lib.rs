@@ -21,6 +21,7 @@ pub mod csr;
 pub mod datasets;
 pub mod error;
 pub mod generators;
+pub mod geojson;
 pub mod io;
 pub mod osm;
 pub mod relabel;

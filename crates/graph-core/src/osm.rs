@@ -42,6 +42,7 @@ use std::path::{Path, PathBuf};
 
 use crate::VertexId;
 use crate::csr::Csr;
+use crate::geojson::Feature;
 use crate::scc::strongly_connected;
 
 /// How far from the nearest vertex a coordinate may lie and still be snapped, by default (metres).
@@ -600,18 +601,9 @@ impl OsmGraph {
         Some(totals)
     }
 
-    /// A path as a GeoJSON `Feature` with a `LineString` (longitude, latitude) and `properties`.
-    pub fn path_geojson(&self, path: &[VertexId], properties: &str) -> String {
-        let coords: Vec<String> = path
-            .iter()
-            .map(|&v| {
-                let (lat, lon) = self.coords[v as usize];
-                format!("[{lon:.7},{lat:.7}]")
-            })
-            .collect();
-        format!(
-            "{{\"type\":\"Feature\",\"geometry\":{{\"type\":\"LineString\",\"coordinates\":[{}]}},\"properties\":{{{properties}}}}}",
-            coords.join(",")
-        )
+    /// The path (vertices of [`OsmGraph::graph`]) as a GeoJSON line feature; add properties with
+    /// [`Feature::number`] and [`Feature::text`], write with [`crate::geojson::feature_collection`].
+    pub fn path_feature(&self, path: &[VertexId]) -> Feature {
+        Feature::line(path.iter().map(|&v| self.coords[v as usize]))
     }
 }

@@ -7,6 +7,7 @@ use algos_tap::TapError;
 
 /// What can go wrong in a distributed run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MpiError {
     /// MPI could not be initialised.
     #[error("MPI initialisation failed: {0}")]

@@ -59,6 +59,7 @@ pub struct Route {
 
 /// What can go wrong with a CVRP instance or a DP call.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum VrpError {
     /// A customer with demand 0 (stages must increase strictly in load).
     #[error("customer {customer} has demand 0 (every customer needs a demand ≥ 1)")]

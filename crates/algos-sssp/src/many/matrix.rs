@@ -36,7 +36,7 @@ pub fn distance_matrix(
     distance_matrix_with(graph, sources, targets, &opts)
 }
 
-/// [`distance_matrix`] with every option of [`many_to_all_with`]: several GPUs
+/// [`distance_matrix`] with every option of [`many_to_all_with`](super::many_to_all_with): several GPUs
 /// ([`ManyOptions::devices`]), CPU threads beside them, the automatic schedule. Entries never depend on
 /// where their row was computed.
 pub fn distance_matrix_with(

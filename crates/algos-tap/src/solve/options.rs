@@ -95,7 +95,7 @@ pub struct AssignOptions<'a> {
     pub warm_start: Option<Vec<f64>>,
     /// Select-link analysis: for these links (indices in the network's link order, at most
     /// [`crate::select::MAX_SELECTED`]), the flow of every OD pair that uses them, in
-    /// [`Assignment::select_link`]. Frank–Wolfe family on the CPU loader, from a cold start.
+    /// [`Assignment::select_link`](super::Assignment::select_link). Frank–Wolfe family on the CPU loader, from a cold start.
     pub select_links: Vec<u32>,
     /// Where all-or-nothing loading runs: `Cpu` (the default: f64 costs, rayon), `Gpu(&ctx)` (fixed-point
     /// costs, see [`crate::fixed`]; its gap floors near 1e-6), or `Auto` (the GPU when there is one).
