@@ -27,13 +27,12 @@
 //! assert!(scaled.error_bound(2) <= 2e-3);
 //! ```
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use gpu_runtime::Backend;
 use graph_core::{Csr, Weight};
 
 use crate::api::{Algorithm, Query, solve};
+use crate::cpu::queue::LazyHeap;
+use crate::cpu::search::{RealWeights, Settle, Workspace, dijkstra_search};
 use crate::error::SsspError;
 use crate::paths::{NO_ARC, SATURATED, tail_of};
 
@@ -153,8 +152,8 @@ fn overflow_hint(e: SsspError, resolution: f64) -> SsspError {
     }
 }
 
-/// Exact Dijkstra with `f64` labels (binary heap on the labels' bits: non-negative `f64`s order like
-/// their bit patterns).
+/// Exact Dijkstra with `f64` labels ([`crate::cpu::search`]; a binary heap on the labels' bits:
+/// non-negative `f64`s order like their bit patterns).
 pub fn dijkstra_real<W: Weight>(g: &Csr<W>, source: u32, predecessors: bool) -> Result<RealPaths, SsspError> {
     let n = g.num_vertices();
     if source >= n {
@@ -162,27 +161,12 @@ pub fn dijkstra_real<W: Weight>(g: &Csr<W>, source: u32, predecessors: bool) -> 
     }
     let (_, min_positive) = check_weights(g)?;
     let mut dist = vec![f64::INFINITY; n as usize];
-    let mut pred = vec![NO_ARC; if predecessors { n as usize } else { 0 }];
-    let mut heap = BinaryHeap::new();
-    dist[source as usize] = 0.0;
-    heap.push(Reverse((0u64, source)));
-    while let Some(Reverse((key, v))) = heap.pop() {
-        let d = f64::from_bits(key);
-        if d > dist[v as usize] {
-            continue;
-        }
-        for a in g.arc_range(v) {
-            let w = g.targets()[a];
-            let nd = d + g.weights()[a].to_f64();
-            if nd < dist[w as usize] {
-                dist[w as usize] = nd;
-                if predecessors {
-                    pred[w as usize] = a as u32;
-                }
-                heap.push(Reverse((nd.to_bits(), w)));
-            }
-        }
+    let mut ws = Workspace::new(LazyHeap::with_capacity(1024));
+    if predecessors {
+        ws = ws.with_predecessors(n as usize);
     }
+    dijkstra_search(&RealWeights(g), source, &mut dist, &mut ws, |_, _| Settle::Expand);
+    let pred = ws.pred().to_vec();
     Ok(RealPaths {
         source,
         dist,

@@ -5,11 +5,12 @@
 //! its loads in origin order and the blocks are added in block order, so the result is bit-identical on
 //! 1 or 64 threads.
 
+use algos_sssp::cpu::queue::IndexedHeap;
+use algos_sssp::cpu::search::{OutArcs, Settle, Workspace as SearchSpace, dijkstra_search};
 use rayon::prelude::*;
 
 use crate::demand::Demand;
 use crate::error::TapError;
-use crate::heap::IndexedHeap;
 use crate::network::Network;
 
 /// Number of origin blocks (independent of the thread count, for determinism).
@@ -43,26 +44,28 @@ impl SearchGraph {
 /// Per-thread reusable state of one shortest-path tree.
 struct Workspace {
     dist: Vec<f64>,
-    pred: Vec<u32>,
     /// Nodes in the order they were settled.
     order: Vec<u32>,
-    /// Nodes whose label was set (settled or not), to reset after the tree.
-    touched: Vec<u32>,
     /// Demand still to be carried from each node towards the origin; also marks destinations.
     node_flow: Vec<f64>,
-    heap: IndexedHeap,
+    /// The search's queue (an indexed heap: as small as the frontier), the link that reached each
+    /// node, and the nodes labelled (to reset after the tree).
+    search: SearchSpace<f64, IndexedHeap<f64>>,
 }
 
 impl Workspace {
     fn new(n: usize) -> Self {
         Self {
             dist: vec![f64::INFINITY; n],
-            pred: vec![u32::MAX; n],
             order: Vec::with_capacity(n),
-            touched: Vec::with_capacity(n),
             node_flow: vec![0.0; n],
-            heap: IndexedHeap::new(n),
+            search: SearchSpace::new(IndexedHeap::new(n)).with_predecessors(n).with_touched(),
         }
+    }
+
+    /// The link that reached each node (`u32::MAX`: the origin, or not reached).
+    fn pred(&self) -> &[u32] {
+        self.search.pred()
     }
 }
 
@@ -174,37 +177,43 @@ fn load_origin(
     finish_origin(g, origin, dests, flows, ws, out);
 }
 
-/// Dijkstra from `origin`, settling into `ws.order` with link predecessors in `ws.pred`; stops once
-/// `remaining` destinations (nodes with `node_flow > 0`) are settled (`usize::MAX`: never).
+/// The search graph's arcs at one set of costs: what [`dijkstra_search`] relaxes (arc ids are links).
+struct CostedArcs<'a> {
+    g: &'a SearchGraph,
+    arcs: &'a [Arc],
+}
+
+impl OutArcs<f64> for CostedArcs<'_> {
+    fn num_vertices(&self) -> usize {
+        self.g.num_nodes()
+    }
+    #[inline]
+    fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, f64, u32)) {
+        let g = self.g;
+        for arc in &self.arcs[g.offsets[v as usize] as usize..g.offsets[v as usize + 1] as usize] {
+            relax(arc.head, arc.cost, arc.link);
+        }
+    }
+}
+
+/// Dijkstra from `origin`, settling into `ws.order` with link predecessors in `ws.pred()`; stops once
+/// `remaining` destinations (nodes with `node_flow > 0`) are settled (`usize::MAX`: never). Zones other
+/// than the origin are settled but not passed through when the graph blocks them.
 fn search(g: &SearchGraph, arcs: &[Arc], origin: u32, ws: &mut Workspace, mut remaining: usize) {
-    ws.dist[origin as usize] = 0.0;
-    ws.touched.push(origin);
-    ws.heap.push_or_decrease(origin, 0.0);
-    while let Some((dv, v)) = ws.heap.pop() {
-        ws.order.push(v);
-        if ws.node_flow[v as usize] > 0.0 && v != origin {
+    let Workspace { dist, order, node_flow, search } = ws;
+    dijkstra_search(&CostedArcs { g, arcs }, origin, dist, search, |v, _| {
+        order.push(v);
+        if node_flow[v as usize] > 0.0 && v != origin {
             remaining -= 1;
             if remaining == 0 {
-                break;
+                return Settle::Stop;
             }
         }
         if v != origin && !g.through[v as usize] {
-            continue;
+            return Settle::Skip;
         }
-        for arc in &arcs[g.offsets[v as usize] as usize..g.offsets[v as usize + 1] as usize] {
-            let w = arc.head as usize;
-            let nd = dv + arc.cost;
-            if nd < ws.dist[w] {
-                if ws.dist[w] == f64::INFINITY {
-                    ws.touched.push(w as u32);
-                }
-                ws.dist[w] = nd;
-                ws.pred[w] = arc.link;
-                ws.heap.push_or_decrease(w as u32, nd);
-            }
-        }
-    }
-    ws.heap.clear();
+        Settle::Expand
+    });
 }
 
 /// SPTT contribution, unreachable pairs and loads of one searched origin; resets the workspace.
@@ -243,7 +252,7 @@ fn accumulate(
     for &v in ws.order.iter().rev() {
         let f = ws.node_flow[v as usize];
         if f != 0.0 && v != origin {
-            let a = ws.pred[v as usize] as usize;
+            let a = ws.pred()[v as usize] as usize;
             out.y[a] += f;
             ws.node_flow[g.tails[a] as usize] += f;
         }
@@ -253,12 +262,8 @@ fn accumulate(
 
 impl Workspace {
     fn reset(&mut self) {
-        for &v in &self.touched {
-            self.dist[v as usize] = f64::INFINITY;
-            self.pred[v as usize] = u32::MAX;
-        }
+        self.search.reset(&mut self.dist);
         self.order.clear();
-        self.touched.clear();
     }
 }
 
@@ -291,7 +296,7 @@ pub(crate) fn initial_bushes(
                 let bush = match missing {
                     Some((&d, &f)) => Err((origin, d, f)),
                     None => {
-                        Ok(crate::bush::Bush::from_tree(net, topo, i, origin, &ws.pred, &ws.order, demand))
+                        Ok(crate::bush::Bush::from_tree(net, topo, i, origin, ws.pred(), &ws.order, demand))
                     }
                 };
                 ws.reset();
@@ -386,7 +391,7 @@ pub(crate) fn map_trees<R: Send>(
             || Workspace::new(g.num_nodes()),
             |ws, &origin| {
                 search(g, &arcs, origin, ws, usize::MAX);
-                let r = f(origin, &ws.dist, &ws.pred, &ws.order);
+                let r = f(origin, &ws.dist, ws.pred(), &ws.order);
                 ws.reset();
                 r
             },

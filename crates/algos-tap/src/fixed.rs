@@ -18,6 +18,9 @@
 //! 1e-8 (the hop bound alone gave `2^s` a thousand times smaller on city networks: gaps floored near
 //! 1e-6).
 
+use algos_sssp::cpu::queue::LazyHeap;
+use algos_sssp::cpu::search::{Settle, Star, Workspace, dijkstra_search};
+
 use crate::demand::Demand;
 use crate::error::TapError;
 use crate::network::Network;
@@ -175,28 +178,10 @@ fn dijkstra_f64(
     arc_of: Option<&[u32]>,
     cost: &[f64],
 ) -> Vec<f64> {
-    use std::cmp::Reverse;
     let mut dist = vec![f64::INFINITY; n];
-    let mut heap = std::collections::BinaryHeap::new();
-    dist[source] = 0.0;
-    // Non-negative f64 order like their bit patterns.
-    heap.push(Reverse((0u64, source as u32)));
-    while let Some(Reverse((bits, v))) = heap.pop() {
-        let d = f64::from_bits(bits);
-        let v = v as usize;
-        if d > dist[v] {
-            continue;
-        }
-        for p in offsets[v] as usize..offsets[v + 1] as usize {
-            let a = arc_of.map_or(p, |m| m[p] as usize);
-            let w = ends[a] as usize;
-            let nd = d + cost[a];
-            if nd < dist[w] {
-                dist[w] = nd;
-                heap.push(Reverse((nd.to_bits(), w as u32)));
-            }
-        }
-    }
+    let star = Star { offsets, ends, arc_of, weights: cost };
+    let mut ws = Workspace::new(LazyHeap::with_capacity(1024));
+    dijkstra_search(&star, source as u32, &mut dist, &mut ws, |_, _| Settle::Expand);
     dist
 }
 
@@ -214,31 +199,16 @@ pub fn mirror_loads(
     weights: &[u32],
     demand: &Demand,
 ) -> Result<Vec<u64>, TapError> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
     let n = g.num_vertices();
     let mut dist = vec![u32::MAX; n];
     let (mut pred, mut loads, mut missed) =
         (vec![u32::MAX; n], vec![0u64; g.num_arcs()], Unloaded::default());
+    // Sums saturate at SATURATED like the kernel's, which `load_canonical_tree` reports.
+    let star = Star { offsets: &g.offsets, ends: &g.heads, arc_of: None, weights };
+    let mut ws = Workspace::new(LazyHeap::with_capacity(1024));
     for (i, &source) in g.source.iter().enumerate() {
-        dist.fill(u32::MAX);
-        dist[source as usize] = 0;
-        let mut heap = BinaryHeap::new();
-        heap.push(Reverse((0u32, source)));
-        while let Some(Reverse((d, u))) = heap.pop() {
-            if d > dist[u as usize] {
-                continue;
-            }
-            let arcs = g.offsets[u as usize] as usize..g.offsets[u as usize + 1] as usize;
-            for (&v, &w) in g.heads[arcs.clone()].iter().zip(&weights[arcs]) {
-                let v = v as usize;
-                let nd = d.saturating_add(w).min(SATURATED);
-                if nd < dist[v] {
-                    dist[v] = nd;
-                    heap.push(Reverse((nd, v as u32)));
-                }
-            }
-        }
+        ws.reset(&mut dist);
+        dijkstra_search(&star, source, &mut dist, &mut ws, |_, _| Settle::Expand);
         load_canonical_tree(g, (weights, demand), (i, &dist), &mut pred, &mut loads, &mut missed);
     }
     missed.into_result(net, demand)?;

@@ -32,7 +32,6 @@ pub mod demand;
 pub mod error;
 pub mod fixed;
 pub mod gpu;
-mod heap;
 pub mod hierarchy;
 pub mod loader;
 pub mod multiclass;

@@ -1,14 +1,13 @@
-//! Dijkstra with lazy deletion over a monotone priority queue: a radix heap on large graphs (integer
-//! weights make keys monotone; O(1) pushes), a binary heap of packed `(distance, vertex)` keys on small
-//! ones, where the radix heap's bucket allocations and re-bucketing cost more than they save (measured
+//! Integer Dijkstra ([`crate::cpu::search`] with u32 labels) with lazy deletion over a monotone priority
+//! queue: a radix heap on large graphs (integer weights make keys monotone; O(1) pushes), a binary heap
+//! of packed `(distance, vertex)` keys on small ones, where the radix heap's bucket allocations and re-bucketing cost more than they save (measured
 //! in docs/benchmarks.md: binary heap 1.5× faster on Bremen and Ballard, radix heap 1.25× faster on NY).
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use graph_core::Csr;
 
+use crate::cpu::queue::{Frontier, LazyHeap};
 use crate::cpu::radix_heap::RadixHeap;
+use crate::cpu::search::{Settle, Workspace, dijkstra_search};
 use crate::error::SsspError;
 use crate::paths::{SATURATED, SsspStats, UNREACHABLE};
 
@@ -24,41 +23,13 @@ pub struct Stop<'a> {
 /// Graphs with at least this many vertices use the radix heap.
 pub const RADIX_HEAP_MIN_VERTICES: u32 = 100_000;
 
-/// A min-queue of `(key, vertex)` whose keys never go below the last popped key.
-trait MonotoneQueue {
-    fn push(&mut self, key: u32, v: u32);
-    fn pop(&mut self) -> Option<(u32, u32)>;
-}
-
-impl MonotoneQueue for RadixHeap {
-    #[inline]
-    fn push(&mut self, key: u32, v: u32) {
-        RadixHeap::push(self, key, v)
-    }
-    #[inline]
-    fn pop(&mut self) -> Option<(u32, u32)> {
-        RadixHeap::pop(self)
-    }
-}
-
-impl MonotoneQueue for BinaryHeap<Reverse<u64>> {
-    #[inline]
-    fn push(&mut self, key: u32, v: u32) {
-        BinaryHeap::push(self, Reverse(((key as u64) << 32) | v as u64))
-    }
-    #[inline]
-    fn pop(&mut self) -> Option<(u32, u32)> {
-        BinaryHeap::pop(self).map(|Reverse(k)| ((k >> 32) as u32, k as u32))
-    }
-}
-
 /// Distances from `source`, settling vertices in order. Returns the distances (unsettled vertices
 /// `UNREACHABLE`) and work counters.
 pub fn dijkstra(graph: &Csr<u32>, source: u32, stop: &Stop) -> Result<(Vec<u32>, SsspStats), SsspError> {
     if graph.num_vertices() >= RADIX_HEAP_MIN_VERTICES {
         run(graph, source, stop, RadixHeap::new())
     } else {
-        run(graph, source, stop, BinaryHeap::with_capacity(1024))
+        run(graph, source, stop, LazyHeap::with_capacity(1024))
     }
 }
 
@@ -66,66 +37,46 @@ fn run(
     graph: &Csr<u32>,
     source: u32,
     stop: &Stop,
-    mut heap: impl MonotoneQueue,
+    heap: impl Frontier<u32>,
 ) -> Result<(Vec<u32>, SsspStats), SsspError> {
     let n = graph.num_vertices() as usize;
     let mut dist = vec![UNREACHABLE; n];
-    // Settled flags are only needed to stop early; otherwise lazy deletion (skip keys above the
-    // current distance) suffices, since a vertex is pushed only on strict improvement.
+    // Settled flags are only needed to stop early: then the labels of vertices not settled are upper
+    // bounds, reported as unreachable.
     let early = stop.targets.is_some() || stop.cutoff.is_some();
     let mut settled = vec![false; if early { n } else { 0 }];
-    let mut stats = SsspStats::default();
-    let mut remaining = match stop.targets {
-        Some(ts) => {
-            let mut t: Vec<u32> = ts.to_vec();
-            t.sort_unstable();
-            t.dedup();
-            t.len()
-        }
-        None => usize::MAX,
-    };
     let mut is_target = vec![false; if stop.targets.is_some() { n } else { 0 }];
-    for &t in stop.targets.unwrap_or(&[]) {
-        is_target[t as usize] = true;
+    let mut remaining = usize::MAX;
+    if let Some(ts) = stop.targets {
+        remaining = 0;
+        for &t in ts {
+            remaining += !std::mem::replace(&mut is_target[t as usize], true) as usize;
+        }
     }
     let cutoff = stop.cutoff.unwrap_or(u32::MAX);
-    let (offsets, targets, weights) = (graph.offsets(), graph.targets(), graph.weights());
-    dist[source as usize] = 0;
-    heap.push(0, source);
-    while let Some((d, u)) = heap.pop() {
-        if d > dist[u as usize] {
-            continue;
-        }
+    let offsets = graph.offsets();
+    let mut stats = SsspStats::default();
+    let mut ws = Workspace::new(heap);
+    dijkstra_search(graph, source, &mut dist, &mut ws, |u, d| {
         if early {
-            if settled[u as usize] {
-                continue;
-            }
             if d > cutoff {
-                break;
+                return Settle::Stop;
             }
             settled[u as usize] = true;
         }
         stats.phases += 1;
-        if stop.targets.is_some() && is_target[u as usize] {
+        if !is_target.is_empty() && is_target[u as usize] {
             remaining -= 1;
             if remaining == 0 {
-                break;
+                return Settle::Stop;
             }
         }
-        let (lo, hi) = (offsets[u as usize] as usize, offsets[u as usize + 1] as usize);
-        for a in lo..hi {
-            let v = targets[a] as usize;
-            // Saturate like the GPU: a sum at or past SATURATED that would improve is an overflow.
-            let nd = (d as u64 + weights[a] as u64).min(SATURATED as u64);
-            stats.relaxations += 1;
-            if nd < dist[v] as u64 {
-                if nd >= SATURATED as u64 {
-                    return Err(SsspError::WeightOverflow { bound: SATURATED });
-                }
-                dist[v] = nd as u32;
-                heap.push(nd as u32, v as u32);
-            }
-        }
+        stats.relaxations += (offsets[u as usize + 1] - offsets[u as usize]) as u64;
+        Settle::Expand
+    });
+    // Saturate like the GPU: a label at SATURATED is a sum that overflowed the u32 range.
+    if dist.contains(&SATURATED) {
+        return Err(SsspError::WeightOverflow { bound: SATURATED });
     }
     if early {
         for (d, s) in dist.iter_mut().zip(&settled) {
@@ -146,27 +97,15 @@ pub fn dijkstra_into(
     heap: &mut RadixHeap,
 ) -> Result<SsspStats, SsspError> {
     dist.fill(UNREACHABLE);
-    *heap = RadixHeap::new_reusing(std::mem::take(heap));
+    let mut ws = Workspace::new(RadixHeap::new_reusing(std::mem::take(heap)));
     let mut stats = SsspStats::default();
-    let (offsets, targets, weights) = (graph.offsets(), graph.targets(), graph.weights());
-    dist[source as usize] = 0;
-    heap.push(0, source);
-    while let Some((d, u)) = heap.pop() {
-        if d > dist[u as usize] {
-            continue;
-        }
+    dijkstra_search(graph, source, dist, &mut ws, |_, _| {
         stats.phases += 1;
-        for a in offsets[u as usize] as usize..offsets[u as usize + 1] as usize {
-            let v = targets[a] as usize;
-            let nd = (d as u64 + weights[a] as u64).min(SATURATED as u64);
-            if nd < dist[v] as u64 {
-                if nd == SATURATED as u64 {
-                    return Err(SsspError::WeightOverflow { bound: SATURATED });
-                }
-                dist[v] = nd as u32;
-                heap.push(nd as u32, v as u32);
-            }
-        }
+        Settle::Expand
+    });
+    *heap = std::mem::take(ws.frontier_mut());
+    if dist.contains(&SATURATED) {
+        return Err(SsspError::WeightOverflow { bound: SATURATED });
     }
     Ok(stats)
 }

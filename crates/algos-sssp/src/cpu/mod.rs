@@ -1,6 +1,9 @@
-//! CPU algorithms: Dijkstra (reference and default), Δ-stepping on rayon, Bellman–Ford (reference).
+//! CPU algorithms: one generic Dijkstra ([`search`], queues in [`queue`]) and its integer engine
+//! ([`dijkstra`], reference and default), Δ-stepping on rayon, Bellman–Ford (reference).
 
 pub mod bellman_ford;
 pub mod delta;
 pub mod dijkstra;
+pub mod queue;
 pub mod radix_heap;
+pub mod search;

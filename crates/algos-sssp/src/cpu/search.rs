@@ -1,0 +1,297 @@
+//! The one Dijkstra: generic over the label type (u32, u64, f64), the queue ([`Frontier`]) and the
+//! graph's arcs ([`OutArcs`]), with a settle hook and a reusable workspace.
+//!
+//! Every CPU shortest-path tree of the workspace runs through [`dijkstra_search`]: the integer engine and
+//! its many-source rows ([`crate::cpu::dijkstra`]), exact real-valued paths ([`crate::real`]),
+//! traffic assignment's f64 trees and its fixed-point twins (algos-tap). What differs between them is
+//! said by the caller: the hook decides per settled vertex whether to expand it, skip its arcs (zones
+//! that may not be passed through) or stop (all targets settled, a cutoff passed), and the workspace
+//! records predecessor arcs and the vertices touched when asked.
+//!
+//! ```
+//! use algos_sssp::cpu::queue::LazyHeap;
+//! use algos_sssp::cpu::search::{Settle, Workspace, dijkstra_search};
+//! let g = graph_core::generators::grid_2d(3, 3); // unit weights, vertex r * 3 + c
+//! let mut dist = vec![u32::MAX; 9];
+//! let mut ws = Workspace::new(LazyHeap::with_capacity(16)).with_predecessors(9);
+//! let mut order = Vec::new();
+//! dijkstra_search(&g, 0, &mut dist, &mut ws, |v, _| {
+//!     order.push(v);
+//!     Settle::Expand
+//! });
+//! assert_eq!(dist[8], 4);
+//! assert_eq!(order.len(), 9);
+//! assert_eq!(g.targets()[ws.pred()[1] as usize], 1); // the arc that reached vertex 1 ends there
+//! ```
+
+use graph_core::{Csr, Weight};
+
+use crate::cpu::queue::Frontier;
+use crate::paths::{NO_ARC, SATURATED};
+
+/// A shortest-path label: a non-negative distance in some number type.
+pub trait Label: Copy + PartialOrd + std::fmt::Debug + Send + Sync + 'static {
+    /// The source's label.
+    const ZERO: Self;
+    /// The label of a vertex not reached.
+    const UNREACHED: Self;
+    /// `(label, vertex)` as one totally ordered key, for [`crate::cpu::queue::LazyHeap`].
+    type Packed: Ord + Copy + std::fmt::Debug + Send + Sync;
+    /// The label after one more arc of weight `w`. Integer labels saturate below
+    /// [`Label::UNREACHED`] (u32 at [`SATURATED`], as the GPU kernels do), so an overflow stays
+    /// visible as a reached vertex with the saturated label rather than wrapping.
+    fn extend(self, w: Self) -> Self;
+    /// Packs `(self, v)` so that packed keys order like labels.
+    fn pack(self, v: u32) -> Self::Packed;
+    /// The inverse of [`Label::pack`].
+    fn unpack(p: Self::Packed) -> (Self, u32);
+}
+
+impl Label for u32 {
+    const ZERO: Self = 0;
+    const UNREACHED: Self = u32::MAX;
+    type Packed = u64;
+    #[inline]
+    fn extend(self, w: Self) -> Self {
+        (self as u64 + w as u64).min(SATURATED as u64) as u32
+    }
+    #[inline]
+    fn pack(self, v: u32) -> u64 {
+        ((self as u64) << 32) | v as u64
+    }
+    #[inline]
+    fn unpack(p: u64) -> (Self, u32) {
+        ((p >> 32) as u32, p as u32)
+    }
+}
+
+impl Label for u64 {
+    const ZERO: Self = 0;
+    const UNREACHED: Self = u64::MAX;
+    type Packed = (u64, u32);
+    #[inline]
+    fn extend(self, w: Self) -> Self {
+        self.saturating_add(w).min(u64::MAX - 1)
+    }
+    #[inline]
+    fn pack(self, v: u32) -> (u64, u32) {
+        (self, v)
+    }
+    #[inline]
+    fn unpack(p: (u64, u32)) -> (Self, u32) {
+        p
+    }
+}
+
+impl Label for f64 {
+    const ZERO: Self = 0.0;
+    const UNREACHED: Self = f64::INFINITY;
+    /// Non-negative f64s order like their bit patterns.
+    type Packed = (u64, u32);
+    #[inline]
+    fn extend(self, w: Self) -> Self {
+        self + w
+    }
+    #[inline]
+    fn pack(self, v: u32) -> (u64, u32) {
+        (self.to_bits(), v)
+    }
+    #[inline]
+    fn unpack(p: (u64, u32)) -> (Self, u32) {
+        (f64::from_bits(p.0), p.1)
+    }
+}
+
+/// The arcs leaving each vertex, with their weights as labels and an arc id (what predecessors record).
+pub trait OutArcs<L> {
+    /// Number of vertices.
+    fn num_vertices(&self) -> usize;
+    /// Calls `relax(head, weight, arc id)` for every arc leaving `v`.
+    fn for_each_out(&self, v: u32, relax: impl FnMut(u32, L, u32));
+}
+
+impl OutArcs<u32> for Csr<u32> {
+    fn num_vertices(&self) -> usize {
+        Csr::num_vertices(self) as usize
+    }
+    #[inline]
+    fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, u32, u32)) {
+        let (offsets, targets, weights) = (self.offsets(), self.targets(), self.weights());
+        for a in offsets[v as usize] as usize..offsets[v as usize + 1] as usize {
+            relax(targets[a], weights[a], a as u32);
+        }
+    }
+}
+
+/// A graph of any [`Weight`] type searched with f64 labels (exact real-valued paths).
+#[derive(Debug, Clone, Copy)]
+pub struct RealWeights<'a, W>(pub &'a Csr<W>);
+
+impl<W: Weight> OutArcs<f64> for RealWeights<'_, W> {
+    fn num_vertices(&self) -> usize {
+        self.0.num_vertices() as usize
+    }
+    #[inline]
+    fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, f64, u32)) {
+        let (targets, weights) = (self.0.targets(), self.0.weights());
+        for a in self.0.arc_range(v) {
+            relax(targets[a], weights[a].to_f64(), a as u32);
+        }
+    }
+}
+
+/// A forward or reverse star: `offsets` per vertex, per arc position the other end in `ends` and, for
+/// a reverse star, the arc id in `arc_of`; weights by arc id.
+#[derive(Debug, Clone, Copy)]
+pub struct Star<'a, L> {
+    /// Arc positions of vertex `v`: `offsets[v]..offsets[v + 1]`.
+    pub offsets: &'a [u32],
+    /// The other end of each arc (by arc id).
+    pub ends: &'a [u32],
+    /// Arc id at each position (`None`: the position is the id).
+    pub arc_of: Option<&'a [u32]>,
+    /// Weight of each arc (by arc id).
+    pub weights: &'a [L],
+}
+
+impl<L: Label> OutArcs<L> for Star<'_, L> {
+    fn num_vertices(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+    #[inline]
+    fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, L, u32)) {
+        for p in self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize {
+            let a = self.arc_of.map_or(p, |m| m[p] as usize);
+            relax(self.ends[a], self.weights[a], a as u32);
+        }
+    }
+}
+
+/// What the search does with a vertex it settles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settle {
+    /// Relax its arcs.
+    Expand,
+    /// Keep its label but do not relax its arcs (a vertex that may not be passed through).
+    Skip,
+    /// Stop the search now (this vertex counts as settled; the labels of unsettled vertices are
+    /// upper bounds, or unreached).
+    Stop,
+}
+
+/// The reusable part of a search: the queue, and on request the predecessor arc of every labelled
+/// vertex and the list of vertices labelled (to reset only those).
+#[derive(Debug, Clone)]
+pub struct Workspace<L: Label, F: Frontier<L>> {
+    frontier: F,
+    pred: Vec<u32>,
+    touched: Option<Vec<u32>>,
+    _label: std::marker::PhantomData<L>,
+}
+
+impl<L: Label, F: Frontier<L>> Workspace<L, F> {
+    /// A workspace around `frontier`, recording neither predecessors nor touched vertices.
+    pub fn new(frontier: F) -> Self {
+        Self { frontier, pred: Vec::new(), touched: None, _label: std::marker::PhantomData }
+    }
+
+    /// Also records the arc that last improved each vertex's label (`n` vertices).
+    pub fn with_predecessors(mut self, n: usize) -> Self {
+        self.pred = vec![NO_ARC; n];
+        self
+    }
+
+    /// Also lists the vertices labelled, so that [`Workspace::reset`] costs the tree's size, not `n`.
+    pub fn with_touched(mut self) -> Self {
+        self.touched = Some(Vec::new());
+        self
+    }
+
+    /// Predecessor arcs (empty unless [`Workspace::with_predecessors`]).
+    pub fn pred(&self) -> &[u32] {
+        &self.pred
+    }
+
+    /// Vertices labelled by the last search (empty unless [`Workspace::with_touched`]).
+    pub fn touched(&self) -> &[u32] {
+        self.touched.as_deref().unwrap_or(&[])
+    }
+
+    /// The queue.
+    pub fn frontier_mut(&mut self) -> &mut F {
+        &mut self.frontier
+    }
+
+    /// Makes `dist` unreached again: only the touched vertices when they are listed, else all of it;
+    /// predecessors likewise.
+    pub fn reset(&mut self, dist: &mut [L]) {
+        match &mut self.touched {
+            Some(touched) => {
+                for &v in touched.iter() {
+                    dist[v as usize] = L::UNREACHED;
+                    if let Some(p) = self.pred.get_mut(v as usize) {
+                        *p = NO_ARC;
+                    }
+                }
+                touched.clear();
+            }
+            None => {
+                dist.fill(L::UNREACHED);
+                self.pred.fill(NO_ARC);
+            }
+        }
+    }
+}
+
+/// Dijkstra from `source` over `graph` into `dist` (all [`Label::UNREACHED`] on entry: use
+/// [`Workspace::reset`] between searches), calling `settle(v, label)` for each vertex in label order.
+/// The queue is empty again on return, whatever made the search end.
+pub fn dijkstra_search<L, F, G>(
+    graph: &G,
+    source: u32,
+    dist: &mut [L],
+    ws: &mut Workspace<L, F>,
+    mut settle: impl FnMut(u32, L) -> Settle,
+) where
+    L: Label,
+    F: Frontier<L>,
+    G: OutArcs<L> + ?Sized,
+{
+    let Workspace { frontier, pred, touched, .. } = ws;
+    let record = !pred.is_empty();
+    dist[source as usize] = L::ZERO;
+    if let Some(t) = touched.as_mut() {
+        t.push(source);
+    }
+    frontier.push(source, L::ZERO);
+    while let Some((d, u)) = frontier.pop() {
+        // Stale entry of a lazy queue: a vertex is pushed again only on strict improvement.
+        if d > dist[u as usize] {
+            continue;
+        }
+        match settle(u, d) {
+            Settle::Expand => {}
+            Settle::Skip => continue,
+            Settle::Stop => {
+                frontier.clear();
+                break;
+            }
+        }
+        graph.for_each_out(u, |v, w, a| {
+            let nd = d.extend(w);
+            let old = dist[v as usize];
+            if nd < old {
+                if old == L::UNREACHED
+                    && let Some(t) = touched.as_mut()
+                {
+                    t.push(v);
+                }
+                dist[v as usize] = nd;
+                if record {
+                    pred[v as usize] = a;
+                }
+                frontier.push(v, nd);
+            }
+        });
+    }
+}
