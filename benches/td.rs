@@ -16,10 +16,10 @@ use std::time::Instant;
 
 use common::{arg, flag, median};
 use urbanflow::graph::rng::SplitMix64;
-use urbanflow::sssp::td::generate::{GenSpec, filter_profiles, generate, park_and_ride};
-use urbanflow::sssp::td::gpu::{GpuTdBatch, TdBatchConfig};
-use urbanflow::sssp::td::transit::{TransitNetwork, TransitOptions, first_weekday, read_feed};
-use urbanflow::sssp::td::{EapQuery, Nfa, ProfileQuery, Semantics, TdGraph, Workspace, arrival_times};
+use urbanflow::transit::generate::{GenSpec, filter_profiles, generate, park_and_ride};
+use urbanflow::transit::gpu::{GpuTdBatch, TdBatchConfig};
+use urbanflow::transit::transit::{TransitNetwork, TransitOptions, first_weekday, read_feed};
+use urbanflow::transit::{EapQuery, Nfa, ProfileQuery, Semantics, TdGraph, Workspace, arrival_times};
 
 fn queries(ends: &[u32], profiles: usize, n: usize, seed: u64) -> Vec<ProfileQuery> {
     let mut rng = SplitMix64::new(seed);

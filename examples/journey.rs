@@ -17,12 +17,12 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::graph::geojson::{Feature, feature_collection, json_string};
-use urbanflow::sssp::td::generate::{GenSpec, generate, park_and_ride};
-use urbanflow::sssp::td::gpu::{GpuTdBatch, arrival_times_auto};
-use urbanflow::sssp::td::transit::{
+use urbanflow::transit::generate::{GenSpec, generate, park_and_ride};
+use urbanflow::transit::gpu::{GpuTdBatch, arrival_times_auto};
+use urbanflow::transit::transit::{
     RoadLayer, TransitNetwork, TransitOptions, VertexKind, distance_m, first_weekday, parse_date, read_feed,
 };
-use urbanflow::sssp::td::{
+use urbanflow::transit::{
     EapQuery, Journey, Nfa, PERIOD, ProfileQuery, Semantics, TdGraph, UNREACHED, arrival_times,
     earliest_arrival, label,
 };

@@ -338,7 +338,7 @@ fn class_files_osm_and_gtfs_random_damage() {
     let pbf =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../graph-core/tests/data/oneway.osm.pbf"))
             .unwrap();
-    let gtfs_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../algos-sssp/tests/data/mini_gtfs");
+    let gtfs_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../algos-transit/tests/data/mini_gtfs");
     let gtfs: Vec<(String, Vec<u8>)> = std::fs::read_dir(&gtfs_dir)
         .unwrap()
         .map(|e| {
@@ -364,7 +364,7 @@ fn class_files_osm_and_gtfs_random_damage() {
             let bytes = if k == which { apply(bytes, &ms) } else { bytes.clone() };
             std::fs::write(feed.join(name), bytes).unwrap();
         }
-        let _ = urbanflow::sssp::td::transit::read_feed(&feed);
+        let _ = urbanflow::transit::transit::read_feed(&feed);
     });
     std::fs::remove_dir_all(&dir).ok();
     cases.report("class files, OSM PBF, GTFS");

@@ -127,7 +127,7 @@ fn a_far_start_is_refused() {
 /// walked.
 #[test]
 fn a_far_journey_start_is_refused() {
-    let feed = repo().join("crates/algos-sssp/tests/data/mini_gtfs");
+    let feed = repo().join("crates/algos-transit/tests/data/mini_gtfs");
     let out =
         example("journey", &["--gtfs", feed.to_str().unwrap(), "--from", "0,0", "--to", "0.001,0.001"], None);
     assert_eq!(out.status.code(), Some(1));
@@ -206,14 +206,14 @@ fn messages_say_what_is_wrong() {
     assert!(err.contains("DEMAND_SECTION"), "{err}");
 
     let feed = scratch("gtfs");
-    let src = repo().join("crates/algos-sssp/tests/data/mini_gtfs");
+    let src = repo().join("crates/algos-transit/tests/data/mini_gtfs");
     for e in std::fs::read_dir(&src).unwrap() {
         let p = e.unwrap().path();
         if p.file_name().unwrap() != "stops.txt" {
             std::fs::copy(&p, feed.join(p.file_name().unwrap())).unwrap();
         }
     }
-    let Err(err) = urbanflow::sssp::td::transit::read_feed(&feed) else {
+    let Err(err) = urbanflow::transit::transit::read_feed(&feed) else {
         panic!("a feed without stops.txt read")
     };
     let err = err.to_string();

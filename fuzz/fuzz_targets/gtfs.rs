@@ -5,5 +5,5 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let path = std::env::temp_dir().join(format!("urbanflow-fuzz-{}.zip", std::process::id()));
     std::fs::write(&path, data).unwrap();
-    let _ = urbanflow::sssp::td::transit::read_feed(&path);
+    let _ = urbanflow::transit::transit::read_feed(&path);
 });

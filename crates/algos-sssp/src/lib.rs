@@ -47,7 +47,6 @@ pub mod many;
 mod paths;
 pub mod pred;
 pub mod real;
-pub mod td;
 pub mod tuning;
 
 pub use api::{Algorithm, Query, shortest_paths, solve, validate};

@@ -16,6 +16,7 @@
 //! | [`reduce`] | `algos-reduce` | GPU reductions, scans and compaction |
 //! | [`sssp`] | `algos-sssp` | shortest paths: one source, many sources, all pairs, K shortest loopless paths |
 //! | [`tap`] | `algos-tap` | static traffic assignment |
+//! | [`transit`] | `algos-transit` | time-dependent multimodal journeys: GTFS transit, walking, cycling, driving (CPU and GPU) |
 //! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU and GPU) |
 //! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting, CVRP relaxations and root bounds (CPU and GPU) |
 //! | [`overlay`] | `algos-overlay` | membership overlay problem: certified Lagrangean bounds (STD, DIST; CPU and GPU) |
@@ -66,6 +67,8 @@ pub use algos_reduce as reduce;
 pub use algos_sssp as sssp;
 #[doc(inline)]
 pub use algos_tap as tap;
+#[doc(inline)]
+pub use algos_transit as transit;
 #[doc(inline)]
 pub use gpu_runtime as gpu;
 #[doc(inline)]

@@ -4,7 +4,7 @@
 //!   times; the search skips stale entries). Cheapest per operation on small graphs.
 //! - [`IndexedHeap`]: a 4-ary heap with decrease-key, at most one entry per vertex, so it stays as
 //!   small as the frontier: assignment's f64 trees, where a lazy heap holds every improvement.
-//! - [`RadixHeap`](crate::cpu::radix_heap::RadixHeap): integer labels only, O(1) pushes, for large
+//! - [`RadixHeap`]: integer labels only, O(1) pushes, for large
 //!   graphs (measured in docs/benchmarks.md).
 
 use std::cmp::Reverse;

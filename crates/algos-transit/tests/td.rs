@@ -1,12 +1,12 @@
 //! Time-dependent multimodal earliest arrival (spec td-multimodal.md §6).
 
-use algos_sssp::td::generate::{GenSpec, filter_profiles, generate, park_and_ride};
-use algos_sssp::td::transit::{TransitNetwork, TransitOptions};
-use algos_sssp::td::{
+use algos_sssp::{Algorithm, Query, solve};
+use algos_transit::generate::{GenSpec, filter_profiles, generate, park_and_ride};
+use algos_transit::transit::{TransitNetwork, TransitOptions};
+use algos_transit::{
     EapQuery, FnKind, Nfa, PERIOD, ProfileQuery, Semantics, TdError, TdGraph, TdGraphBuilder, UNREACHED,
     arrival_times, earliest_arrival, label,
 };
-use algos_sssp::{Algorithm, Query, solve};
 use gpu_runtime::Backend;
 use graph_core::GraphBuilder;
 use graph_core::datasets::data_path;
@@ -501,7 +501,7 @@ fn bad_feeds_are_typed_errors() {
 /// both semantics; the generated instance with filter profiles and park and ride; the NYC feed).
 #[test]
 fn gpu_batch_equals_cpu() {
-    use algos_sssp::td::gpu::{GpuTdBatch, TdBatchConfig};
+    use algos_transit::gpu::{GpuTdBatch, TdBatchConfig};
     gpu_runtime::testing::for_each_context("td gpu_batch_equals_cpu", |ctx| {
         let check = |g: &TdGraph, profiles: &[Nfa], queries: &[ProfileQuery], sem: Semantics, what: &str| {
             let (want, _) = arrival_times(g, profiles, queries, sem, true).unwrap();
@@ -557,7 +557,7 @@ fn gpu_batch_equals_cpu() {
 /// little work for one).
 #[test]
 fn auto_schedule_equals_cpu() {
-    use algos_sssp::td::gpu::arrival_times_auto;
+    use algos_transit::gpu::arrival_times_auto;
     let inst = generate(&GenSpec { road: 500, layers: 2, lines: 4, seed: 8 }).unwrap();
     let profiles = filter_profiles(3);
     let mut rng = SplitMix64::new(3);
@@ -576,7 +576,7 @@ fn auto_schedule_equals_cpu() {
 /// walks on; walk+transit never drives.
 #[test]
 fn road_layer_joins_the_feed() {
-    use algos_sssp::td::transit::{RoadLayer, VertexKind, distance_m};
+    use algos_transit::transit::{RoadLayer, VertexKind, distance_m};
     let Some(path) = data_path("transit/nyc_subway_gtfs.zip", "NYC subway GTFS") else { return };
     let (a, b) = ([40.8898, -73.8986], [40.7020, -74.0130]);
     // Two road vertices next to the two places, joined both ways by a 20-minute drive.
