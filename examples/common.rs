@@ -477,3 +477,20 @@ pub fn assignment_json(
         "history": history,
     })
 }
+
+/// A `LAT,LON` point in degrees (WGS 84) from the command line; `flag` names the option in the error.
+#[allow(dead_code)] // only the examples that take coordinates
+pub fn lat_lon(s: &str, flag: &str) -> Result<(f64, f64), String> {
+    let parsed = s
+        .split_once(',')
+        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)));
+    match parsed {
+        Some((lat, lon)) if (-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon) => {
+            Ok((lat, lon))
+        }
+        _ => Err(format!(
+            "--{flag} `{s}`: expected LAT,LON in degrees (latitude in [-90, 90], longitude in [-180, 180]), \
+             e.g. 41.1579,-8.6291"
+        )),
+    }
+}

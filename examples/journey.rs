@@ -99,16 +99,6 @@ fn main() -> ExitCode {
     common::finish(run(common::parse_args::<Args>()))
 }
 
-fn parse_latlon(s: &str) -> Result<[f64; 2], String> {
-    let (a, b) = s.split_once(',').ok_or_else(|| format!("`{s}` is not LAT,LON"))?;
-    let lat: f64 = a.trim().parse().map_err(|e| format!("`{s}`: latitude: {e}"))?;
-    let lon: f64 = b.trim().parse().map_err(|e| format!("`{s}`: longitude: {e}"))?;
-    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-        return Err(format!("`{s}` is not a latitude in [-90, 90] and a longitude in [-180, 180]"));
-    }
-    Ok([lat, lon])
-}
-
 fn parse_hhmm(s: &str) -> Result<u32, String> {
     let parts: Vec<&str> = s.split(':').collect();
     let nums: Result<Vec<u32>, _> = parts.iter().map(|p| p.parse::<u32>()).collect();
@@ -170,7 +160,10 @@ fn run(args: Args) -> Result<(), String> {
                 opts.bike = Some((args.bike_radius, 4.5));
             }
             let (from, to) = match (&args.from, &args.to) {
-                (Some(f), Some(t)) => (Some(parse_latlon(f)?), Some(parse_latlon(t)?)),
+                (Some(f), Some(t)) => {
+                    let point = |s: &str, flag: &str| common::lat_lon(s, flag).map(|(lat, lon)| [lat, lon]);
+                    (Some(point(f, "from")?), Some(point(t, "to")?))
+                }
                 (None, None) => (None, None),
                 _ => return Err("give both --from and --to".into()),
             };

@@ -68,19 +68,11 @@ struct Input {
     what: String,
 }
 
-fn lat_lon(s: &str, what: &str) -> Result<(f64, f64), String> {
-    s.split_once(',')
-        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)))
-        .ok_or_else(|| {
-            format!("--{what} `{s}`: expected LAT,LON in degrees with --osm, e.g. 41.1579,-8.6291")
-        })
-}
-
 fn read(args: &Args) -> Result<Input, String> {
     if let Some(path) = &args.osm {
         let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
         let snap = |s: &str, what: &str| -> Result<u32, String> {
-            let (lat, lon) = lat_lon(s, what)?;
+            let (lat, lon) = common::lat_lon(s, what)?;
             g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("--{what}: {e}"))
         };
         let (from, to) = (snap(&args.from, "from")?, snap(&args.to, "to")?);

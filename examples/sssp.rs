@@ -97,22 +97,10 @@ struct Args {
     geojson: Option<PathBuf>,
 }
 
-fn lat_lon(s: &str, what: &str) -> Result<(f64, f64), String> {
-    let parsed = s
-        .split_once(',')
-        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)));
-    match parsed {
-        Some((lat, lon)) if (-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon) => {
-            Ok((lat, lon))
-        }
-        _ => Err(format!("--{what} `{s}`: expected LAT,LON in degrees, e.g. 41.1579,-8.6291")),
-    }
-}
-
 /// A route on an OpenStreetMap extract: snap both ends, shortest travel time (milliseconds on the
 /// arcs), then the path's real-valued travel time and length.
 fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<(), String> {
-    let from = lat_lon(args.from.as_deref().unwrap_or_default(), "from")?;
+    let from = common::lat_lon(args.from.as_deref().unwrap_or_default(), "from")?;
     let t = Instant::now();
     let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
     let import_s = t.elapsed().as_secs_f64();
@@ -120,7 +108,7 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     let Some(to) = args.to.as_deref() else {
         return reach_tree(args, &g, s, from_m, import_s, backend);
     };
-    let to = lat_lon(to, "to")?;
+    let to = common::lat_lon(to, "to")?;
     let (d, to_m) = g.snap(to.0, to.1, args.snap_limit_m).map_err(|e| format!("--to: {e}"))?;
     let t = Instant::now();
     let q = Query { source: s, targets: Some(vec![d]), predecessors: true, ..Default::default() };
