@@ -100,15 +100,9 @@ struct Args {
 
 /// The `_node` file beside a `_net` file (same name with `_net` → `_node`, any compression).
 fn nodes_beside(net: &Path) -> Result<PathBuf, String> {
-    let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let stem = name.split("_net").next().filter(|_| name.contains("_net")).unwrap_or("");
-    ["", ".gz", ".xz"]
-        .iter()
-        .map(|ext| net.with_file_name(format!("{stem}_node.tntp{ext}")))
-        .find(|p| !stem.is_empty() && p.exists())
-        .ok_or_else(|| {
-            format!("no node coordinates beside {} for --map/--geojson: pass --nodes", net.display())
-        })
+    urbanflow::graph::io::tntp::companion(net, "node").ok_or_else(|| {
+        format!("no node coordinates beside {} for --map/--geojson: pass --nodes", net.display())
+    })
 }
 
 fn run(args: Args) -> Result<common::Outcome, String> {
@@ -133,23 +127,7 @@ fn run(args: Args) -> Result<common::Outcome, String> {
     let load_s = t.elapsed().as_secs_f64();
     let select_links = match &args.select_link {
         None => Vec::new(),
-        Some(list) => list
-            .split(',')
-            .map(|item| {
-                let bad = || format!("--select-link `{item}`: expected FROM-TO node numbers of a link");
-                let (a, b) = item.trim().split_once('-').ok_or_else(bad)?;
-                let (a, b) = (
-                    a.trim().parse::<u64>().map_err(|_| bad())?,
-                    b.trim().parse::<u64>().map_err(|_| bad())?,
-                );
-                let (u, v) = (net.node_index(a).ok_or_else(bad)?, net.node_index(b).ok_or_else(bad)?);
-                net.links()
-                    .iter()
-                    .position(|l| l.from == u && l.to == v)
-                    .map(|k| k as u32)
-                    .ok_or_else(|| format!("--select-link `{item}`: no link from node {a} to node {b}"))
-            })
-            .collect::<Result<Vec<_>, String>>()?,
+        Some(list) => net.links_named(list).map_err(|e| format!("--select-link: {e}"))?,
     };
     let opts =
         AssignOptions { backend, devices: &devices, select_links, trees: args.trees, ..args.model.options() };

@@ -216,17 +216,12 @@ pub fn bundled(name: &str) -> PathBuf {
 /// The `_trips` file beside a `_net` file (same name with `_net` → `_trips`, any compression).
 #[allow(dead_code)] // only the assignment examples
 pub fn trips_beside(net: &Path) -> Result<PathBuf, String> {
-    let name = net.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let stem = name
-        .split("_net")
-        .next()
-        .filter(|_| name.contains("_net"))
-        .ok_or_else(|| format!("cannot guess the trips file of {}: pass --trips", net.display()))?;
-    ["", ".gz", ".xz"]
-        .iter()
-        .map(|ext| net.with_file_name(format!("{stem}_trips.tntp{ext}")))
-        .find(|p| p.exists())
-        .ok_or_else(|| format!("no {stem}_trips.tntp[.gz|.xz] beside {}: pass --trips", net.display()))
+    urbanflow::graph::io::tntp::companion(net, "trips").ok_or_else(|| {
+        format!(
+            "no _trips.tntp[.gz|.xz] beside {} (named like it, `_net` → `_trips`): pass --trips",
+            net.display()
+        )
+    })
 }
 
 /// The model and stop rule of the assignment examples (`assign`, `assign_mpi`).

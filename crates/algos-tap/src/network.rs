@@ -262,6 +262,36 @@ impl Network {
             Some(m) => m.get(&id).copied(),
         }
     }
+    /// The first link from node `from` to node `to` (ids as in the files).
+    pub fn link_between(&self, from: u64, to: u64) -> Option<u32> {
+        let (u, v) = (self.node_index(from)?, self.node_index(to)?);
+        self.links.iter().position(|l| l.from == u && l.to == v).map(|k| k as u32)
+    }
+
+    /// Links named `FROM-TO` (node ids as in the files) in a comma-separated list, as select-link
+    /// analyses name them: `"10-15, 15-10"`.
+    ///
+    /// ```
+    /// # let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data");
+    /// let net = algos_tap::Network::read_tntp(dir.join("SiouxFalls_net.tntp"), Default::default()).unwrap();
+    /// let links = net.links_named("1-2, 2-1").unwrap();
+    /// assert_eq!(links.len(), 2);
+    /// assert!(net.links_named("1-24").unwrap_err().to_string().contains("no link from node 1 to node 24"));
+    /// ```
+    pub fn links_named(&self, list: &str) -> Result<Vec<u32>, TapError> {
+        list.split(',')
+            .map(|item| {
+                let bad = |why: String| TapError::InvalidOption(format!("link `{}`: {why}", item.trim()));
+                let ids = item
+                    .trim()
+                    .split_once('-')
+                    .and_then(|(a, b)| Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?)));
+                let (a, b) = ids.ok_or_else(|| bad("expected FROM-TO node ids".into()))?;
+                self.link_between(a, b).ok_or_else(|| bad(format!("no link from node {a} to node {b}")))
+            })
+            .collect()
+    }
+
     /// Whether paths may pass through node `v` (false for zones below `<FIRST THRU NODE>`).
     pub fn can_pass_through(&self, v: u32) -> bool {
         self.through[v as usize]

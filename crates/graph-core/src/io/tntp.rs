@@ -239,6 +239,28 @@ pub struct TntpNode {
     pub y: f64,
 }
 
+/// A companion file of a TNTP network: `kind` = `"trips"`, `"node"`, `"flow"`, … for
+/// `Foo_net.tntp[.gz|.xz]` gives the first of `Foo_{kind}.tntp`, `.tntp.gz`, `.tntp.xz` that exists beside
+/// it (the TransportationNetworks naming), or `None` (also when the name has no `_net`).
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("uf-companion-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("Town_trips.tntp.xz"), b"").unwrap();
+/// let net = dir.join("Town_net.tntp");
+/// assert_eq!(graph_core::io::tntp::companion(&net, "trips"), Some(dir.join("Town_trips.tntp.xz")));
+/// assert_eq!(graph_core::io::tntp::companion(&net, "node"), None);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn companion(net: &Path, kind: &str) -> Option<PathBuf> {
+    let name = net.file_name()?.to_str()?;
+    let (stem, _) = name.split_once("_net")?;
+    ["", ".gz", ".xz"]
+        .iter()
+        .map(|ext| net.with_file_name(format!("{stem}_{kind}.tntp{ext}")))
+        .find(|p| p.exists())
+}
+
 /// Reads a `_net` file (plain, `.gz` or `.xz`); a body that disagrees with the header is an error.
 pub fn read_net(path: impl AsRef<Path>) -> Result<TntpNet, ReadError> {
     read_net_with(path, ReadOptions::default())
