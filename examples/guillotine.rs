@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -15,7 +14,7 @@ use std::time::Instant;
 use clap::Parser;
 use urbanflow::dp::generators::{randcut, testcut};
 use urbanflow::dp::guillotine::{
-    Cut, GpuOptions, Instance, Layout, Solution, check_pattern, solve, solve_with_options,
+    GpuOptions, Instance, Layout, check_pattern, pattern_svg, solve, solve_with_options,
 };
 use urbanflow::dp::io::{read_gcut, read_or_datasets_json};
 use urbanflow::gpu::{BackendChoice, Resolved};
@@ -140,7 +139,7 @@ fn run(args: Args) -> Result<(), String> {
     let solve_s = t.elapsed().as_secs_f64();
     check_pattern(&inst, &sol).map_err(|e| format!("internal error, the pattern is invalid: {e}"))?;
     if let Some(path) = &args.svg {
-        std::fs::write(path, svg(&inst, &sol)).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, pattern_svg(&inst, &sol)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let area = inst.width as u64 * inst.height as u64;
     let used: u64 = sol
@@ -193,83 +192,6 @@ fn run(args: Args) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The pattern as an SVG: the stock in grey (waste), pieces coloured by type and labelled, cuts as lines.
-fn svg(inst: &Instance, sol: &Solution) -> String {
-    let scale = 800.0 / inst.width.max(inst.height) as f64;
-    let (w, h) = (inst.width as f64 * scale, inst.height as f64 * scale);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0}\" height=\"{:.0}\" viewBox=\"-10 -30 {:.0} {:.0}\" font-family=\"sans-serif\">",
-        w + 20.0,
-        h + 40.0,
-        w + 20.0,
-        h + 40.0
-    );
-    let _ = writeln!(
-        out,
-        "<text x=\"0\" y=\"-12\" font-size=\"14\">{} × {} stock, value {} ({} pieces; grey: waste, r: rotated)</text>",
-        inst.width,
-        inst.height,
-        sol.value,
-        sol.placements.len()
-    );
-    let _ = writeln!(
-        out,
-        "<rect x=\"0\" y=\"0\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"#d0d0d0\" stroke=\"black\"/>"
-    );
-    for p in &sol.placements {
-        let piece = inst.pieces[p.piece as usize];
-        let (pw, ph) = if p.rotated { (piece.h, piece.w) } else { (piece.w, piece.h) };
-        let hue = (p.piece as f64 * 137.508) % 360.0;
-        // y grows downwards in SVG: flip so the stock's origin is bottom-left.
-        let (x, y) = (p.x as f64 * scale, h - (p.y + ph) as f64 * scale);
-        let (rw, rh) = (pw as f64 * scale, ph as f64 * scale);
-        let _ = writeln!(
-            out,
-            "<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{rw:.2}\" height=\"{rh:.2}\" fill=\"hsl({hue:.0},60%,70%)\" stroke=\"#333\" stroke-width=\"0.5\"><title>piece {} ({pw} × {ph}{}) at {}, {}</title></rect>",
-            p.piece + 1,
-            if p.rotated { ", rotated" } else { "" },
-            p.x,
-            p.y
-        );
-        if rw > 24.0 && rh > 12.0 {
-            let _ = writeln!(
-                out,
-                "<text x=\"{:.2}\" y=\"{:.2}\" font-size=\"{:.0}\" text-anchor=\"middle\" dominant-baseline=\"middle\">{}{}</text>",
-                x + rw / 2.0,
-                y + rh / 2.0,
-                (rh / 3.0).clamp(6.0, 14.0),
-                p.piece + 1,
-                if p.rotated { "r" } else { "" }
-            );
-        }
-    }
-    for node in &sol.cut_tree {
-        let line = match node.cut {
-            Cut::Vertical(c) => {
-                Some(((node.x + c) as f64, node.y as f64, (node.x + c) as f64, (node.y + node.h) as f64))
-            }
-            Cut::Horizontal(c) => {
-                Some((node.x as f64, (node.y + c) as f64, (node.x + node.w) as f64, (node.y + c) as f64))
-            }
-            _ => None,
-        };
-        if let Some((x1, y1, x2, y2)) = line {
-            let _ = writeln!(
-                out,
-                "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"black\" stroke-width=\"1.2\"/>",
-                x1 * scale,
-                h - y1 * scale,
-                x2 * scale,
-                h - y2 * scale
-            );
-        }
-    }
-    out.push_str("</svg>\n");
-    out
 }
 
 fn main() -> ExitCode {

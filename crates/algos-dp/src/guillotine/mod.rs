@@ -36,6 +36,7 @@ mod dp;
 mod gpu;
 mod normal;
 mod pattern;
+mod picture;
 
 pub use dp::{Tables, solve_tables, solve_tables_rayon};
 pub use gpu::{
@@ -44,6 +45,7 @@ pub use gpu::{
 };
 pub use normal::Grid;
 pub use pattern::{PatternError, check_pattern, solution_from};
+pub use picture::pattern_svg;
 
 /// One piece type: width along the stock's width, height along its height, value per copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
