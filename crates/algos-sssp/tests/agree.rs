@@ -47,6 +47,7 @@ fn random_graph(seed: u64) -> Csr<u32> {
         2 if heavy => 1_000_000 + r.below(1_000_000) as u32,
         _ => 1 + r.below(100) as u32,
     })
+    .unwrap()
 }
 
 fn arb_graph() -> impl Strategy<Value = Csr<u32>> {

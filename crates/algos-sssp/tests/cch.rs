@@ -38,7 +38,7 @@ proptest! {
     fn cch_equals_dijkstra_after_recustomisation(
         seed in any::<u64>(), n in 1u32..90, density in 1u32..5, max_w in 0u32..60,
     ) {
-        let g = random_graph(seed, n, n * density, 0..=max_w);
+        let g = random_graph(seed, n, n * density, 0..=max_w).unwrap();
         let cch = Cch::build(&g).unwrap();
         let sources: Vec<u32> = (0..n).collect();
         for round in 0..3u64 {
@@ -115,7 +115,7 @@ fn gpu_phast_on_cch_equals_dijkstra() {
     gpu_runtime::testing::for_each_context("cch gpu_phast_on_cch_equals_dijkstra", |ctx| {
         for seed in 0..8u64 {
             let n = 1 + (seed as u32 * 17) % 80;
-            let g = random_graph(seed, n, 3 * n, 0..=25);
+            let g = random_graph(seed, n, 3 * n, 0..=25).unwrap();
             let cch = Cch::build(&g).unwrap();
             let metric = with_weights(&g, random_weights(seed + 100, g.num_arcs() as usize, 40));
             let ch = cch.customise(metric.weights()).unwrap();
@@ -140,7 +140,7 @@ fn tree_loads_are_shortest_path_flows() {
     use algos_sssp::ch::{LANES, PhastWorkspace};
     for seed in 0..60u64 {
         let n = 2 + (seed as u32 * 7) % 70;
-        let g = random_graph(seed, n, 3 * n, 0..=9);
+        let g = random_graph(seed, n, 3 * n, 0..=9).unwrap();
         let metric = with_weights(&g, g.weights().iter().map(|&w| w + 1).collect());
         let cch = Cch::build(&g).unwrap();
         let (ch, unpacking) = cch.customise_with_unpacking(metric.weights()).unwrap();
@@ -244,7 +244,7 @@ proptest! {
     fn point_to_point_equals_dijkstra(
         seed in any::<u64>(), n in 1u32..80, density in 1u32..5, max_w in 0u32..60,
     ) {
-        let g = random_graph(seed, n, n * density, 0..=max_w);
+        let g = random_graph(seed, n, n * density, 0..=max_w).unwrap();
         let cch = Cch::build(&g).unwrap();
         let mut rng = SplitMix64::new(seed);
         let pairs: Vec<(u32, u32)> =

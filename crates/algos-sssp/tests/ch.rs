@@ -14,7 +14,7 @@ proptest! {
     /// Random directed graphs with zero weights, parallel arcs and self-loops: every tree equals Dijkstra.
     #[test]
     fn phast_equals_dijkstra(seed in any::<u64>(), n in 1u32..80, density in 1u32..5, max_w in 0u32..50) {
-        let g = random_graph(seed, n, n * density, 0..=max_w);
+        let g = random_graph(seed, n, n * density, 0..=max_w).unwrap();
         let ch = ContractionHierarchy::build(&g).unwrap();
         let sources: Vec<u32> = (0..n).collect();
         let trees = ch.phast(&sources).unwrap();
@@ -68,7 +68,8 @@ fn gpu_phast_equals_dijkstra() {
     gpu_runtime::testing::for_each_context("ch gpu_phast_equals_dijkstra", |ctx| {
         for seed in 0..16u64 {
             let g =
-                random_graph(seed, 1 + (seed as u32 * 13) % 90, 3 * (1 + (seed as u32 * 13) % 90), 0..=30);
+                random_graph(seed, 1 + (seed as u32 * 13) % 90, 3 * (1 + (seed as u32 * 13) % 90), 0..=30)
+                    .unwrap();
             let ch = ContractionHierarchy::build(&g).unwrap();
             let n = g.num_vertices();
             let sources: Vec<u32> = (0..n).collect();
@@ -99,7 +100,7 @@ fn gpu_phast_equals_dijkstra() {
 fn gpu_phast_streams_every_tree() {
     use algos_sssp::ch::gpu::GpuPhast;
     gpu_runtime::testing::for_each_context("ch gpu_phast_streams_every_tree", |ctx| {
-        let g = random_graph(5, 70, 210, 0..=20);
+        let g = random_graph(5, 70, 210, 0..=20).unwrap();
         let ch = ContractionHierarchy::build(&g).unwrap();
         let sources: Vec<u32> = (0..70).rev().collect();
         let mut gpu = GpuPhast::new(ctx, &ch, 8).unwrap();

@@ -11,7 +11,7 @@ use graph_core::{Csr, GraphBuilder};
 /// Random graphs with parallel arcs, zero weights and ties (small weights), sizes across tile edges.
 fn random_graph(seed: u64, n: u32) -> Csr<u32> {
     let m = SplitMix64::new(!seed).below(5 * n as u64 + 1) as u32;
-    graph_core::generators::random_graph(seed, n, m, 0..=7)
+    graph_core::generators::random_graph(seed, n, m, 0..=7).unwrap()
 }
 
 fn check_paths(g: &Csr<u32>, apsp: &algos_sssp::floyd::Apsp, label: &str) {

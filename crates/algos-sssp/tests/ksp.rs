@@ -44,9 +44,9 @@ fn brute_force(g: &Csr<u32>, s: u32, t: u32) -> Vec<Path> {
 /// weights in `lo..=hi`.
 fn random_graph(seed: u64, n: u32, arcs: u32, undirected: bool, lo: u32, hi: u32) -> Csr<u32> {
     if undirected {
-        generators::random_undirected_graph(seed, n, arcs, lo..=hi)
+        generators::random_undirected_graph(seed, n, arcs, lo..=hi).unwrap()
     } else {
-        generators::random_graph(seed, n, arcs, lo..=hi)
+        generators::random_graph(seed, n, arcs, lo..=hi).unwrap()
     }
 }
 

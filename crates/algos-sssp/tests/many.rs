@@ -15,7 +15,7 @@ fn random_graph(seed: u64) -> Csr<u32> {
     let n = 1 + rng.below(90) as u32;
     let m = rng.below(4 * n as u64 + 1) as u32;
     // One arc in six weighs nothing (ties and zero cycles).
-    random_graph_with(seed, n, m, |r| if r.below(6) == 0 { 0 } else { 1 + r.below(50) as u32 })
+    random_graph_with(seed, n, m, |r| if r.below(6) == 0 { 0 } else { 1 + r.below(50) as u32 }).unwrap()
 }
 
 fn check(g: &Csr<u32>, sources: &[u32], backend: Backend, label: &str) {

@@ -15,6 +15,7 @@ fn random_graph(rng: &mut SplitMix64, n: u32) -> Csr<f64> {
     random_graph_with(rng.next_u64(), n, m, |r| {
         if r.below(8) == 0 { 0.0 } else { (r.below(1_000_000) as f64 / 1e4).powi(2) / 100.0 }
     })
+    .unwrap()
 }
 
 /// Bellman–Ford in f64.

@@ -13,7 +13,7 @@ proptest! {
 
     #[test]
     fn queues_and_label_types_agree(seed in any::<u64>(), n in 1u32..80, density in 0u32..5, max_w in 0u32..40) {
-        let g = random_graph(seed, n, n * density, 0..=max_w);
+        let g = random_graph(seed, n, n * density, 0..=max_w).unwrap();
         let nv = n as usize;
         let source = (seed % n as u64) as u32;
         let mut lazy = vec![UNREACHABLE; nv];
@@ -55,7 +55,7 @@ proptest! {
 
     #[test]
     fn skip_and_stop_and_reset(seed in any::<u64>(), n in 2u32..60) {
-        let g = random_graph(seed, n, 3 * n, 1..=9);
+        let g = random_graph(seed, n, 3 * n, 1..=9).unwrap();
         let nv = n as usize;
         let mut full = vec![UNREACHABLE; nv];
         dijkstra_search(&g, 0, &mut full, &mut Workspace::new(LazyHeap::with_capacity(8)), |_, _| Settle::Expand);

@@ -184,9 +184,6 @@ struct CostedArcs<'a> {
 }
 
 impl OutArcs<f64> for CostedArcs<'_> {
-    fn num_vertices(&self) -> usize {
-        self.g.num_nodes()
-    }
     #[inline]
     fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, f64, u32)) {
         let g = self.g;

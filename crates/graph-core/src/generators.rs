@@ -214,30 +214,45 @@ pub fn random_weights(g: &Csr<u32>, lo: u32, hi: u32, seed: u64) -> Result<Csr<u
 
 /// The test and fuzzing workhorse: `m` arcs whose ends are drawn uniformly among `n` vertices
 /// (self-loops and parallel arcs included, as real inputs have them), weights uniform in `weights`.
-/// For `n = 0` the graph is empty whatever `m` says.
+/// For `n = 0` the graph is empty whatever `m` says. An empty weight range, or one reaching the
+/// reserved weights, is an error.
 ///
 /// ```
 /// use graph_core::generators::random_graph;
-/// let g = random_graph(7, 100, 400, 0..=50);
+/// let g = random_graph(7, 100, 400, 0..=50).unwrap();
 /// assert_eq!((g.num_vertices(), g.num_arcs()), (100, 400));
 /// assert!(g.weights().iter().all(|&w| w <= 50));
-/// assert_eq!(g, random_graph(7, 100, 400, 0..=50));
+/// assert_eq!(g, random_graph(7, 100, 400, 0..=50).unwrap());
+/// assert!(random_graph(7, 10, 10, 5..=4).is_err());
 /// ```
-pub fn random_graph(seed: u64, n: u32, m: u32, weights: std::ops::RangeInclusive<u32>) -> Csr<u32> {
-    let (lo, hi) = (*weights.start(), *weights.end());
-    assert!(lo <= hi, "random_graph: weight range {lo}..={hi} is empty");
+pub fn random_graph(
+    seed: u64,
+    n: u32,
+    m: u32,
+    weights: std::ops::RangeInclusive<u32>,
+) -> Result<Csr<u32>, GraphError> {
+    let (lo, hi) = checked_range(&weights)?;
     let span = (hi - lo) as u64 + 1;
     random_graph_with(seed, n, m, |rng| lo + rng.below(span) as u32)
 }
 
+fn checked_range(weights: &std::ops::RangeInclusive<u32>) -> Result<(u32, u32), GraphError> {
+    let (lo, hi) = (*weights.start(), *weights.end());
+    if lo > hi {
+        return Err(GraphError::InvalidParameter(format!("weight range {lo}..={hi} is empty")));
+    }
+    Ok((lo, hi))
+}
+
 /// [`random_graph`] with each weight drawn by `weight` (any [`Weight`] type: mixes of zeros and
-/// heavy arcs, real values). The stream is: for each arc its tail, its head, then its weight.
+/// heavy arcs, real values). The stream is: for each arc its tail, its head, then its weight. Weights
+/// the builder refuses (negative, NaN, reserved) are its error.
 pub fn random_graph_with<W: Weight>(
     seed: u64,
     n: u32,
     m: u32,
     mut weight: impl FnMut(&mut SplitMix64) -> W,
-) -> Csr<W> {
+) -> Result<Csr<W>, GraphError> {
     let mut rng = SplitMix64::new(seed);
     let mut b = GraphBuilder::<W>::new(n);
     if n > 0 {
@@ -248,7 +263,7 @@ pub fn random_graph_with<W: Weight>(
             b.add_arc(u, v, w);
         }
     }
-    b.build().expect("random_graph emits arcs between existing vertices with valid weights").0
+    Ok(b.build()?.0)
 }
 
 /// [`random_graph`] with both directions of each of `m` edges (`2m` arcs, same weight each way).
@@ -257,9 +272,8 @@ pub fn random_undirected_graph(
     n: u32,
     m: u32,
     weights: std::ops::RangeInclusive<u32>,
-) -> Csr<u32> {
-    let (lo, hi) = (*weights.start(), *weights.end());
-    assert!(lo <= hi, "random_undirected_graph: weight range {lo}..={hi} is empty");
+) -> Result<Csr<u32>, GraphError> {
+    let (lo, hi) = checked_range(&weights)?;
     let mut rng = SplitMix64::new(seed);
     let mut b = GraphBuilder::new(n);
     if n > 0 {
@@ -268,7 +282,7 @@ pub fn random_undirected_graph(
             b.add_edge(u, v, lo + rng.below((hi - lo) as u64 + 1) as u32);
         }
     }
-    build(b)
+    Ok(b.build()?.0)
 }
 
 /// A generated road-like network: the graph and a plane position for every vertex.

@@ -104,20 +104,15 @@ impl Label for f64 {
 
 /// The arcs leaving each vertex, with their weights as labels and an arc id (what predecessors record).
 pub trait OutArcs<L> {
-    /// Number of vertices.
-    fn num_vertices(&self) -> usize;
     /// Calls `relax(head, weight, arc id)` for every arc leaving `v`.
     fn for_each_out(&self, v: u32, relax: impl FnMut(u32, L, u32));
 }
 
 impl OutArcs<u32> for Csr<u32> {
-    fn num_vertices(&self) -> usize {
-        Csr::num_vertices(self) as usize
-    }
     #[inline]
     fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, u32, u32)) {
-        let (offsets, targets, weights) = (self.offsets(), self.targets(), self.weights());
-        for a in offsets[v as usize] as usize..offsets[v as usize + 1] as usize {
+        let (targets, weights) = (self.targets(), self.weights());
+        for a in self.arc_range(v) {
             relax(targets[a], weights[a], a as u32);
         }
     }
@@ -128,9 +123,6 @@ impl OutArcs<u32> for Csr<u32> {
 pub struct RealWeights<'a, W>(pub &'a Csr<W>);
 
 impl<W: Weight> OutArcs<f64> for RealWeights<'_, W> {
-    fn num_vertices(&self) -> usize {
-        self.0.num_vertices() as usize
-    }
     #[inline]
     fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, f64, u32)) {
         let (targets, weights) = (self.0.targets(), self.0.weights());
@@ -155,9 +147,6 @@ pub struct Star<'a, L> {
 }
 
 impl<L: Label> OutArcs<L> for Star<'_, L> {
-    fn num_vertices(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
-    }
     #[inline]
     fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, L, u32)) {
         for p in self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize {
