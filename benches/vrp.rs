@@ -17,8 +17,7 @@ use common::{arg, flag};
 use gpu_runtime::GpuContext;
 use urbanflow::dp::vrp::vrplib::{Rounding, read_vrplib};
 use urbanflow::dp::vrp::{
-    ArcCosts, Costs, Cvrp, GpuNgPricer, GpuQPaths, NgPlan, NgSets, ng_paths_dense, ng_paths_dominated,
-    q_paths,
+    ArcCosts, Costs, Cvrp, GpuNgPricer, GpuQPaths, NgPlan, NgSets, ng_paths_dominated, q_paths, vrp_ng_mirror,
 };
 use urbanflow::graph::rng::SplitMix64;
 
@@ -85,7 +84,7 @@ fn main() {
                 "dense",
                 false,
                 Box::new(|a: &ArcCosts| {
-                    let t = ng_paths_dense(&inst, a, &plan, false, usize::MAX).expect("ng");
+                    let t = vrp_ng_mirror(&inst, a, &plan, false, usize::MAX).expect("ng");
                     t.best_routes(&inst, a, 1, f64::INFINITY).first().map_or(0.0, |r| r.cost)
                 }),
             ),
@@ -93,7 +92,7 @@ fn main() {
                 "dense",
                 true,
                 Box::new(|a: &ArcCosts| {
-                    let t = ng_paths_dense(&inst, a, &plan, true, usize::MAX).expect("ng");
+                    let t = vrp_ng_mirror(&inst, a, &plan, true, usize::MAX).expect("ng");
                     t.best_routes(&inst, a, 1, f64::INFINITY).first().map_or(0.0, |r| r.cost)
                 }),
             ),

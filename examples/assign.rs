@@ -15,6 +15,7 @@
 //! coordinates, width by flow, colour by volume/capacity) and `--geojson F` (links with their results).
 
 mod common;
+use common::Error;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -99,15 +100,16 @@ struct Args {
 }
 
 /// The `_node` file beside a `_net` file (same name with `_net` → `_node`, any compression).
-fn nodes_beside(net: &Path) -> Result<PathBuf, String> {
-    urbanflow::graph::io::tntp::companion(net, "node").ok_or_else(|| {
+fn nodes_beside(net: &Path) -> Result<PathBuf, Error> {
+    let found = urbanflow::graph::io::tntp::companion(net, "node");
+    Ok(found.ok_or_else(|| {
         format!("no node coordinates beside {} for --map/--geojson: pass --nodes", net.display())
-    })
+    })?)
 }
 
-fn run(args: Args) -> Result<common::Outcome, String> {
+fn run(args: Args) -> Result<common::Outcome, Error> {
     if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
     }
     // Assignment defaults to the CPU: on networks of a few thousand nodes the GPU rarely pays.
     let choice = match args.backend {
@@ -119,7 +121,7 @@ fn run(args: Args) -> Result<common::Outcome, String> {
     let devices = common::open_gpus(args.gpus.as_ref())?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
-        None => choice.backend().map_err(|e| e.to_string())?,
+        None => choice.backend()?,
     };
     let (net_path, trips_path) = args.model.files()?;
     let t = Instant::now();
@@ -144,14 +146,13 @@ fn run(args: Args) -> Result<common::Outcome, String> {
             bar.update((done * 1000.0) as u64, || {
                 format!("iteration {} gap {:.3e}", log.iteration, log.relative_gap)
             });
-        })
-        .map_err(|e| e.to_string())?,
+        })?,
         Some(file) => {
             if args.skims.is_some() || args.select_link.is_some() {
                 return Err("--classes: skims and select-link are computed for one class only".into());
             }
-            let classes = read_classes(file, &net, &demand).map_err(|e| e.to_string())?;
-            let r = assign_classes(&net, &classes, &opts).map_err(|e| e.to_string())?;
+            let classes = read_classes(file, &net, &demand)?;
+            let r = assign_classes(&net, &classes, &opts)?;
             for (spec, c) in classes.iter().zip(&r.classes) {
                 let cost: f64 =
                     c.vehicles.iter().zip(&c.costs).filter(|(v, _)| **v > 0.0).map(|(v, k)| v * k).sum();
@@ -221,7 +222,7 @@ fn run(args: Args) -> Result<common::Outcome, String> {
         write(&args.select_out, csv)?;
     }
     if let Some(out) = &args.skims {
-        let s = skims(&net, &result.flows, &result.costs).map_err(|e| e.to_string())?;
+        let s = skims(&net, &result.flows, &result.costs)?;
         write_skims_csv(out, &net, &s).map_err(|e| format!("{}: {e}", out.display()))?;
     }
     if args.map.is_some() || args.geojson.is_some() {
@@ -229,7 +230,7 @@ fn run(args: Args) -> Result<common::Outcome, String> {
             Some(p) => p.clone(),
             None => nodes_beside(&net_path)?,
         };
-        let coords = read_node_tntp(&nodes_path, &net).map_err(|e| e.to_string())?;
+        let coords = read_node_tntp(&nodes_path, &net)?;
         if let Some(out) = &args.map {
             picture(out, flow_map_svg(&net, &coords, &result.flows, &title))?;
         }

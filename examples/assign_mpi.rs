@@ -55,7 +55,7 @@ struct Args {
 fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
     }
     if args.model.max_seconds.is_some() && ranks > 1 {
         // The same flags on every rank: every rank stops here.
@@ -66,7 +66,8 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     let (net_path, trips_path) = args.model.files()?;
     let t = Instant::now();
     // Every rank reads the same files, so a refused file stops every rank with the same error.
-    let (net, demand) = args.model.read(&net_path, &trips_path).map_err(Failure::Everyone)?;
+    let (net, demand) =
+        args.model.read(&net_path, &trips_path).map_err(|e| Failure::Everyone(e.to_string()))?;
     let load_s = t.elapsed().as_secs_f64();
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
@@ -84,7 +85,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     let mut loader = if device_refs.is_empty() {
         DistributedAon::cpu(comm, &net, &demand, false)
     } else {
-        DistributedAon::gpu(comm, &device_refs, &net, &demand, false).map_err(|e| e.to_string())?
+        DistributedAon::gpu(comm, &device_refs, &net, &demand, false)?
     };
     let opts = args.model.options();
     let t = Instant::now();
@@ -118,7 +119,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
         } else {
             write_flows_tntp(out, &net, &result.flows, &result.costs)
         };
-        written.map_err(|e| e.to_string())?;
+        written?;
     }
     let last = result.last();
     let iterations = result.history.len();

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use urbanflow::cluster::{Comm, MpiComm};
 
-use crate::common::Outcome;
+use crate::common::{Error, Outcome};
 use urbanflow::gpu::devices::DeviceSelection;
 
 /// This rank's index on its host, from the launcher's environment (OpenMPI, Slurm, MPICH/Hydra).
@@ -17,17 +17,17 @@ fn local_rank() -> usize {
 
 /// `--gpus` of a rank: `local` is the GPU at the rank's index on its host (modulo the GPUs found),
 /// anything else as `many_to_all --gpus` reads it.
-pub fn rank_gpus(spec: Option<&str>, rank: usize) -> Result<Option<DeviceSelection>, String> {
+pub fn rank_gpus(spec: Option<&str>, rank: usize) -> Result<Option<DeviceSelection>, Error> {
     match spec {
         None => Ok(None),
         Some("local") => {
             let found = urbanflow::gpu::devices::list(&Default::default()).len();
             if found == 0 {
-                return Err(format!("rank {rank}: --gpus local: no GPU adapter on this host"));
+                return Err(format!("rank {rank}: --gpus local: no GPU adapter on this host").into());
             }
             Ok(Some(DeviceSelection::Indices(vec![local_rank() % found])))
         }
-        Some(s) => s.parse::<DeviceSelection>().map(Some).map_err(|e| format!("--gpus: {e}")),
+        Some(s) => s.parse::<DeviceSelection>().map(Some).map_err(|e| format!("--gpus: {e}").into()),
     }
 }
 
@@ -41,9 +41,9 @@ pub enum Failure {
     Local(String),
 }
 
-impl From<String> for Failure {
-    fn from(e: String) -> Self {
-        Failure::Local(e)
+impl<E: Into<crate::common::Error>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure::Local(e.into().to_string())
     }
 }
 
@@ -52,7 +52,7 @@ impl From<String> for Failure {
 pub fn main_with<T: Into<Outcome>>(run: impl FnOnce(&MpiComm) -> Result<T, Failure>) -> ExitCode {
     let comm = match MpiComm::init() {
         Ok(c) => c,
-        Err(e) => return crate::common::finish(Err::<(), _>(e.to_string())),
+        Err(e) => return crate::common::finish(Err::<(), _>(e.into())),
     };
     match run(&comm).map(Into::into) {
         Ok(Outcome::Done) => ExitCode::SUCCESS,

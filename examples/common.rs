@@ -35,10 +35,14 @@ impl From<()> for Outcome {
     }
 }
 
+/// What an example's `run` fails with: any library error (each crate's one error enum, kept whole so
+/// `?` needs no conversion) or a message about the command line.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
 /// The exit code of `run`'s result: 0 when done, 2 with `target not reached: …` on stderr when a target
 /// was missed, 1 with `error: …` on stderr for an error.
 #[allow(dead_code)] // graph_stats reports its own errors
-pub fn finish<T: Into<Outcome>>(result: Result<T, String>) -> ExitCode {
+pub fn finish<T: Into<Outcome>>(result: Result<T, Error>) -> ExitCode {
     match result.map(Into::into) {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
         Ok(Outcome::Missed(why)) => {
@@ -64,7 +68,7 @@ pub fn parse_args<A: clap::Parser>() -> A {
 /// An input file argument: as given when it exists, else under `$URBANFLOW_DATA` (or the `shared/data`
 /// beside the checkout), where the documentation's `../shared/data/…` names are looked up too.
 #[allow(dead_code)] // not every example reads files
-pub fn input_file(s: &str) -> Result<PathBuf, String> {
+pub fn input_file(s: &str) -> Result<PathBuf, Error> {
     let root = urbanflow::graph::datasets::data_root();
     Ok(urbanflow::graph::datasets::resolve_input(Path::new(s), root.as_deref()))
 }
@@ -136,7 +140,7 @@ pub fn bundled_road_graph() -> PathBuf {
 #[allow(dead_code)] // only the examples with --gpus
 pub fn open_gpus(
     selection: Option<&urbanflow::gpu::devices::DeviceSelection>,
-) -> Result<Vec<urbanflow::gpu::GpuContext>, String> {
+) -> Result<Vec<urbanflow::gpu::GpuContext>, Error> {
     let Some(sel) = selection else { return Ok(Vec::new()) };
     let devices =
         urbanflow::gpu::devices::open(sel, &Default::default()).map_err(|e| format!("--gpus {sel}: {e}"))?;
@@ -149,7 +153,8 @@ pub fn open_gpus(
             } else {
                 found.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("; ")
             }
-        ));
+        )
+        .into());
     }
     Ok(devices)
 }
@@ -170,7 +175,7 @@ pub fn backend_name(backend: urbanflow::Backend, devices: &[urbanflow::gpu::GpuC
 /// Sources of the many-source examples: `all`, `zones` (TNTP zones) or a count of distinct vertices
 /// drawn with `seed` (a partial Fisher–Yates shuffle: the same vertices on every backend and rank).
 #[allow(dead_code)] // only the many-source examples
-pub fn pick_sources(spec: &str, n: u32, zones: Option<&[u32]>, seed: u64) -> Result<Vec<u32>, String> {
+pub fn pick_sources(spec: &str, n: u32, zones: Option<&[u32]>, seed: u64) -> Result<Vec<u32>, Error> {
     match spec {
         "all" => Ok((0..n).collect()),
         "zones" => zones.map(<[u32]>::to_vec).ok_or(
@@ -182,7 +187,7 @@ pub fn pick_sources(spec: &str, n: u32, zones: Option<&[u32]>, seed: u64) -> Res
             let k: u32 =
                 count.parse().map_err(|_| format!("--sources `{count}`: expected all, zones or a count"))?;
             if k > n {
-                return Err(format!("--sources {k}: the graph has only {n} vertices"));
+                return Err(format!("--sources {k}: the graph has only {n} vertices").into());
             }
             let mut rng = urbanflow::graph::rng::SplitMix64::new(seed);
             let mut all: Vec<u32> = (0..n).collect();
@@ -215,13 +220,14 @@ pub fn bundled(name: &str) -> PathBuf {
 
 /// The `_trips` file beside a `_net` file (same name with `_net` → `_trips`, any compression).
 #[allow(dead_code)] // only the assignment examples
-pub fn trips_beside(net: &Path) -> Result<PathBuf, String> {
-    urbanflow::graph::io::tntp::companion(net, "trips").ok_or_else(|| {
+pub fn trips_beside(net: &Path) -> Result<PathBuf, Error> {
+    let found = urbanflow::graph::io::tntp::companion(net, "trips");
+    Ok(found.ok_or_else(|| {
         format!(
             "no _trips.tntp[.gz|.xz] beside {} (named like it, `_net` → `_trips`): pass --trips",
             net.display()
         )
-    })
+    })?)
 }
 
 /// The model and stop rule of the assignment examples (`assign`, `assign_mpi`).
@@ -269,7 +275,7 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The network and trips files (the bundled Sioux Falls network by default); a missing network
     /// file is the error, not the trips file guessed from its name.
-    pub fn files(&self) -> Result<(PathBuf, PathBuf), String> {
+    pub fn files(&self) -> Result<(PathBuf, PathBuf), Error> {
         match &self.net {
             None => Ok((
                 bundled("SiouxFalls_net.tntp"),
@@ -277,7 +283,7 @@ impl ModelArgs {
             )),
             Some(net) => {
                 if !net.exists() {
-                    return Err(format!("{}: no such network file", net.display()));
+                    return Err(format!("{}: no such network file", net.display()).into());
                 }
                 let trips = match &self.trips {
                     Some(t) => t.clone(),
@@ -290,7 +296,7 @@ impl ModelArgs {
 
     /// Reads the network and the demand (scaled by `--demand-scale`); with `--lenient`, what disagrees
     /// with the files' headers is printed on stderr as `warning: file:line: …`.
-    pub fn read(&self, net_path: &Path, trips_path: &Path) -> Result<(Network, Demand), String> {
+    pub fn read(&self, net_path: &Path, trips_path: &Path) -> Result<(Network, Demand), Error> {
         use urbanflow::graph::io::ReadOptions;
         use urbanflow::graph::io::tntp::{read_net_with, read_trips_with};
         let opts = ReadOptions { lenient: self.lenient, ..Default::default() };
@@ -300,10 +306,10 @@ impl ModelArgs {
             eprintln!("note: {}: {note}", net_path.display());
         }
         print_warnings(&parsed.warnings);
-        let net = Network::from_tntp(&parsed, self.factors()).map_err(|e| e.to_string())?;
+        let net = Network::from_tntp(&parsed, self.factors())?;
         let trips = read_trips_with(trips_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
         print_warnings(&trips.warnings);
-        let demand = Demand::from_tntp(&trips, &net).map_err(|e| e.to_string())?;
+        let demand = Demand::from_tntp(&trips, &net)?;
         Ok((net, demand.scaled(self.demand_scale)))
     }
 
@@ -411,7 +417,7 @@ pub struct GraphAndSources {
 #[allow(dead_code)] // only the many-source examples
 impl GraphSourceArgs {
     /// Reads the graph and picks the sources.
-    pub fn load(&self) -> Result<GraphAndSources, String> {
+    pub fn load(&self) -> Result<GraphAndSources, Error> {
         use urbanflow::graph::io::{LoadOptions, load_graph};
         let path = self.graph.clone().unwrap_or_else(|| bundled("SiouxFalls_net.tntp"));
         let t = std::time::Instant::now();
@@ -475,7 +481,7 @@ pub fn assignment_json(
 
 /// A `LAT,LON` point in degrees (WGS 84) from the command line; `flag` names the option in the error.
 #[allow(dead_code)] // only the examples that take coordinates
-pub fn lat_lon(s: &str, flag: &str) -> Result<(f64, f64), String> {
+pub fn lat_lon(s: &str, flag: &str) -> Result<(f64, f64), Error> {
     let parsed = s
         .split_once(',')
         .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)));
@@ -486,6 +492,7 @@ pub fn lat_lon(s: &str, flag: &str) -> Result<(f64, f64), String> {
         _ => Err(format!(
             "--{flag} `{s}`: expected LAT,LON in degrees (latitude in [-90, 90], longitude in [-180, 180]), \
              e.g. 41.1579,-8.6291"
-        )),
+        )
+        .into()),
     }
 }

@@ -6,6 +6,7 @@
 //! ```
 
 mod common;
+use common::Error;
 
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -73,7 +74,7 @@ struct Args {
     json: bool,
 }
 
-fn generated(spec: &str) -> Result<SimpleGraph, String> {
+fn generated(spec: &str) -> Result<SimpleGraph, Error> {
     let bad = || {
         format!(
             "--generate `{spec}`: expected grid:RxC, grid3:AxBxC, hypercube:D, complete:N, bipartite:M,N, wheel:N, petersen or gnp:N,P,SEED"
@@ -87,51 +88,50 @@ fn generated(spec: &str) -> Result<SimpleGraph, String> {
     let g = match (kind, spec) {
         ("grid", _) => match nums('x')?.as_slice() {
             &[r, c] => repair(&generators::grid_2d(r, c)),
-            _ => return Err(bad()),
+            _ => return Err(bad().into()),
         },
         ("grid3", _) => match nums('x')?.as_slice() {
             &[a, b, c] => repair(&generators::grid_3d(a, b, c)),
-            _ => return Err(bad()),
+            _ => return Err(bad().into()),
         },
         ("hypercube", _) => match nums(',')?.as_slice() {
-            &[d] => repair(&generators::hypercube(d).map_err(|e| e.to_string())?),
-            _ => return Err(bad()),
+            &[d] => repair(&generators::hypercube(d)?),
+            _ => return Err(bad().into()),
         },
         ("complete", _) => match nums(',')?.as_slice() {
             &[n] => repair(&generators::complete(n)),
-            _ => return Err(bad()),
+            _ => return Err(bad().into()),
         },
         ("bipartite", _) => match nums(',')?.as_slice() {
             &[a, b] => repair(&generators::complete_bipartite(a, b)),
-            _ => return Err(bad()),
+            _ => return Err(bad().into()),
         },
         ("wheel", _) => match nums(',')?.as_slice() {
-            &[n] => repair(&generators::wheel(n).map_err(|e| e.to_string())?),
-            _ => return Err(bad()),
+            &[n] => repair(&generators::wheel(n)?),
+            _ => return Err(bad().into()),
         },
         ("petersen", _) => repair(&generators::petersen()),
         ("gnp", _) => {
             let parts: Vec<&str> = rest.split(',').collect();
-            let [n, p, seed] = parts.as_slice() else { return Err(bad()) };
+            let [n, p, seed] = parts.as_slice() else { return Err(bad().into()) };
             let n: u32 = n.trim().parse().map_err(|_| bad())?;
             let p: f64 = p.trim().parse().map_err(|_| bad())?;
             let seed: u64 = seed.trim().parse().map_err(|_| bad())?;
             repair(&generators::gnp_undirected(n, p, seed))
         }
-        _ => return Err(bad()),
+        _ => return Err(bad().into()),
     };
-    g.map_err(|e| e.to_string())
+    Ok(g?)
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let (name, g, ids, note) = match (&args.graph, &args.generate) {
         (Some(path), _) => {
-            let loaded = load_graph(path, &LoadOptions { format: args.format, ..Default::default() })
-                .map_err(|e| e.to_string())?;
-            let (g, r) = SimpleGraph::from_csr(&loaded.graph, Simplify::Repair).map_err(|e| e.to_string())?;
+            let loaded = load_graph(path, &LoadOptions { format: args.format, ..Default::default() })?;
+            let (g, r) = SimpleGraph::from_csr(&loaded.graph, Simplify::Repair)?;
             let note = format!(
                 "read as undirected: {} repeated edges merged (both directions count once), {} self-loops dropped, {} one-way arcs taken as edges",
                 r.repeated, r.self_loops, r.one_way
@@ -172,7 +172,7 @@ fn run(args: Args) -> Result<(), String> {
     });
     // Starting a GPU (device, queue) is timed apart: a program that keeps its context pays it once.
     let setup = Instant::now();
-    let backend = choice.map(|c| c.backend()).transpose().map_err(|e| e.to_string())?;
+    let backend = choice.map(|c| c.backend()).transpose()?;
     let setup_s = setup.elapsed().as_secs_f64();
     let t = Instant::now();
     if let Some(bar) = &progress {
@@ -199,18 +199,18 @@ fn run(args: Args) -> Result<(), String> {
         ControlFlow::Continue(())
     };
     let (stats, ran): (CycleStats, Ran) = match backend {
-        None => (chordless_cycles(&g, &opts, &mut sink).map_err(|e| e.to_string())?, Ran::Serial),
-        Some(backend) => chordless_cycles_on(&g, &opts, backend, &mut sink).map_err(|e| e.to_string())?,
+        None => (chordless_cycles(&g, &opts, &mut sink)?, Ran::Serial),
+        Some(backend) => chordless_cycles_on(&g, &opts, backend, &mut sink)?,
     };
     if let Some(e) = write_error {
-        return Err(format!("writing the cycles: {e}"));
+        return Err(format!("writing the cycles: {e}").into());
     }
     let solve_s = t.elapsed().as_secs_f64();
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
     if let Some(mut w) = out {
-        w.flush().map_err(|e| e.to_string())?;
+        w.flush()?;
     }
     let by_length: Vec<String> = stats
         .by_length

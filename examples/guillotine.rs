@@ -6,6 +6,7 @@
 //! ```
 
 mod common;
+use common::Error;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,15 +59,14 @@ struct Args {
     json: bool,
 }
 
-fn instance(args: &Args) -> Result<(String, Instance), String> {
+fn instance(args: &Args) -> Result<(String, Instance), Error> {
     let inst = match (&args.instance, &args.generate) {
         (Some(path), None) => {
             let f = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
                 read_or_datasets_json(path)
             } else {
                 read_gcut(path)
-            }
-            .map_err(|e| e.to_string())?;
+            }?;
             if f.too_large > 0 {
                 eprintln!("note: {} piece type(s) are larger than the stock and never fit", f.too_large);
             }
@@ -94,21 +94,25 @@ fn instance(args: &Args) -> Result<(String, Instance), String> {
             match (kind, nums.as_slice()) {
                 ("randcut", &[w, h, seed]) => (spec.clone(), randcut(side(w)?, side(h)?, 40, seed)),
                 ("testcut", &[w, seed]) => (spec.clone(), testcut(side(w)?, 80, seed)),
-                _ => return Err(format!("--generate `{spec}`: expected randcut:W,H,SEED or testcut:W,SEED")),
+                _ => {
+                    return Err(
+                        format!("--generate `{spec}`: expected randcut:W,H,SEED or testcut:W,SEED").into()
+                    );
+                }
             }
         }
         _ => {
             let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/gcut-example.txt");
-            let f = read_gcut(&p).map_err(|e| e.to_string())?;
+            let f = read_gcut(&p)?;
             (p.display().to_string(), f.instance)
         }
     };
     Ok((inst.0, inst.1.with_rotation(args.rotation)))
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let (name, inst) = instance(&args)?;
     let choice = match args.backend.as_deref() {
@@ -120,15 +124,15 @@ fn run(args: Args) -> Result<(), String> {
         "auto" => Layout::Auto,
         "compact" => Layout::Compact,
         "gap-filled" | "gapfilled" => Layout::GapFilled,
-        other => return Err(format!("--layout `{other}`: expected auto, compact or gap-filled")),
+        other => return Err(format!("--layout `{other}`: expected auto, compact or gap-filled").into()),
     };
     let t = Instant::now();
     let (sol, device) = match choice {
-        None => (solve(&inst).map_err(|e| e.to_string())?, "cpu (1 thread)".to_string()),
+        None => (solve(&inst)?, "cpu (1 thread)".to_string()),
         Some(choice) => {
-            let backend = choice.backend().map_err(|e| e.to_string())?;
+            let backend = choice.backend()?;
             let options = GpuOptions { layout, ..Default::default() };
-            let (sol, report) = solve_with_options(&inst, backend, &options).map_err(|e| e.to_string())?;
+            let (sol, report) = solve_with_options(&inst, backend, &options)?;
             let device = match (report, backend.resolve()) {
                 (Some(r), Resolved::Gpu(ctx)) => format!("gpu ({}, {:?} layout)", ctx.info.name, r.layout),
                 _ => format!("cpu ({} threads)", rayon::current_num_threads()),

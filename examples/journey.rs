@@ -9,6 +9,7 @@
 //! ```
 
 mod common;
+use common::Error;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -99,13 +100,13 @@ fn main() -> ExitCode {
     common::finish(run(common::parse_args::<Args>()))
 }
 
-fn parse_hhmm(s: &str) -> Result<u32, String> {
+fn parse_hhmm(s: &str) -> Result<u32, Error> {
     let parts: Vec<&str> = s.split(':').collect();
     let nums: Result<Vec<u32>, _> = parts.iter().map(|p| p.parse::<u32>()).collect();
     match nums.as_deref() {
         Ok([h, m]) if *m < 60 => Ok(h * 3600 + m * 60),
         Ok([h, m, sec]) if *m < 60 && *sec < 60 => Ok(h * 3600 + m * 60 + sec),
-        _ => Err(format!("--depart `{s}`: expected HH:MM or HH:MM:SS")),
+        _ => Err(format!("--depart `{s}`: expected HH:MM or HH:MM:SS").into()),
     }
 }
 
@@ -116,25 +117,27 @@ fn clock(t: u32) -> String {
     if d > 0 { format!("{base}+{d}d") } else { base }
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     let depart = parse_hhmm(&args.depart)?;
     let sem = match args.semantics.as_str() {
         "product" => Semantics::Product,
         "filter" => Semantics::PerProfileFilter,
-        other => return Err(format!("--semantics {other}: expected product or filter")),
+        other => return Err(format!("--semantics {other}: expected product or filter").into()),
     };
     let t0 = Instant::now();
     // The network, the query endpoints and how to name vertices.
     let (net, graph, profile, source, target): (Option<TransitNetwork>, TdGraph, Nfa, u32, u32) =
         if let Some(spec) = &args.generate {
-            let spec = GenSpec::parse(spec).map_err(|e| e.to_string())?;
-            let g = generate(&spec).map_err(|e| e.to_string())?;
+            let spec = GenSpec::parse(spec)?;
+            let g = generate(&spec)?;
             let profile = match args.profile.as_str() {
                 "car" => Nfa::car(),
                 "park+ride" => park_and_ride(),
                 "all" => Nfa::any_of(&(0..16).collect::<Vec<u8>>()),
                 other => {
-                    return Err(format!("--profile {other}: a generated instance has car, park+ride or all"));
+                    return Err(
+                        format!("--profile {other}: a generated instance has car, park+ride or all").into()
+                    );
                 }
             };
             let vertex = |s: &Option<String>, default: u32| -> Result<u32, String> {
@@ -144,9 +147,9 @@ fn run(args: Args) -> Result<(), String> {
             (None, g.graph, profile, s, t)
         } else {
             let path = args.gtfs.clone().ok_or("give --gtfs FEED or --generate SPEC")?;
-            let feed = read_feed(&path).map_err(|e| e.to_string())?;
+            let feed = read_feed(&path)?;
             let date = match &args.date {
-                Some(d) => parse_date(d).map_err(|e| e.to_string())?,
+                Some(d) => parse_date(d)?,
                 None => {
                     first_weekday(&feed).ok_or("the feed's calendar has no weekday service; give --date")?
                 }
@@ -173,7 +176,7 @@ fn run(args: Args) -> Result<(), String> {
             if let Some(r) = &args.roads {
                 opts.roads = Some(read_roads(r, args.road_unit)?);
             }
-            let net = TransitNetwork::from_feed(&feed, &path, date, &opts).map_err(|e| e.to_string())?;
+            let net = TransitNetwork::from_feed(&feed, &path, date, &opts)?;
             for (&place, what) in net.place.iter().zip(["--from", "--to"]) {
                 let p = net.coords[place as usize];
                 // Stations and road vertices (pattern stops and platforms carry no coordinates of
@@ -188,10 +191,10 @@ fn run(args: Args) -> Result<(), String> {
                          the {:.0} m snapping limit (outside the feed's area, or latitude and longitude \
                          swapped?); --snap-limit-m raises it",
                         p[0], p[1], args.snap_limit_m
-                    ));
+                    ).into());
                 }
             }
-            let profile = Nfa::profile(&args.profile).map_err(|e| e.to_string())?;
+            let profile = Nfa::profile(&args.profile)?;
             if !args.json {
                 let s = &net.stats;
                 println!(
@@ -225,7 +228,7 @@ fn run(args: Args) -> Result<(), String> {
 
     let q = EapQuery { source, target: Some(target), depart };
     let t1 = Instant::now();
-    let r = earliest_arrival(&graph, &profile, &q, sem).map_err(|e| e.to_string())?;
+    let r = earliest_arrival(&graph, &profile, &q, sem)?;
     let query_ms = t1.elapsed().as_secs_f64() * 1e3;
     let journey = r.journey(&graph, target);
     if let (Some(path), Some(j), Some(net)) = (&args.geojson, &journey, &net) {
@@ -310,7 +313,7 @@ fn run_queries(
     sem: Semantics,
     nq: usize,
     build_ms: f64,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     // Endpoints: station street nodes (GTFS) or road vertices (generated); departures across the day.
     let ends: Vec<u32> = match net {
         Some(n) => n.street.clone(),
@@ -340,12 +343,11 @@ fn run_queries(
     let t = Instant::now();
     let (arrivals, settled, what) = match backend {
         "serial" | "cpu" => {
-            let (a, s) = arrival_times(graph, &profiles, &queries, sem, backend != "serial")
-                .map_err(|e| e.to_string())?;
+            let (a, s) = arrival_times(graph, &profiles, &queries, sem, backend != "serial")?;
             (a, s.settled, if backend == "serial" { "serial" } else { "rayon" })
         }
         "auto" => {
-            let (a, s, d) = arrival_times_auto(graph, &profiles, &queries, sem).map_err(|e| e.to_string())?;
+            let (a, s, d) = arrival_times_auto(graph, &profiles, &queries, sem)?;
             if !args.json {
                 println!("auto: {} ({} on the CPU, {} on the GPU)", d.reason, d.cpu_queries, d.gpu_queries);
             }
@@ -353,11 +355,11 @@ fn run_queries(
         }
         "gpu" => {
             let ctx = urbanflow::gpu::GpuContext::shared().ok_or("no GPU adapter")?;
-            let mut batch = GpuTdBatch::new(ctx, graph, &profiles, sem).map_err(|e| e.to_string())?;
-            let (a, s) = batch.arrival_times(&queries).map_err(|e| e.to_string())?;
+            let mut batch = GpuTdBatch::new(ctx, graph, &profiles, sem)?;
+            let (a, s) = batch.arrival_times(&queries)?;
             (a, s.settled, "gpu")
         }
-        other => return Err(format!("--backend {other}: expected serial, cpu, gpu or auto")),
+        other => return Err(format!("--backend {other}: expected serial, cpu, gpu or auto").into()),
     };
     let secs = t.elapsed().as_secs_f64();
     let reached = arrivals.iter().filter(|&&a| a != UNREACHED).count();
@@ -384,9 +386,8 @@ fn run_queries(
     Ok(())
 }
 
-fn read_roads(path: &std::path::Path, unit: f64) -> Result<RoadLayer, String> {
-    let g =
-        urbanflow::graph::io::read_dimacs_sp::<u32>(path, Default::default()).map_err(|e| e.to_string())?;
+fn read_roads(path: &std::path::Path, unit: f64) -> Result<RoadLayer, Error> {
+    let g = urbanflow::graph::io::read_dimacs_sp::<u32>(path, Default::default())?;
     let stem = path.to_string_lossy();
     let stem = stem.trim_end_matches(".gz").trim_end_matches(".xz").trim_end_matches(".gr");
     let co = PathBuf::from(format!("{stem}.co"));

@@ -10,6 +10,7 @@
 //! the order of their arc sequences, the same on every algorithm and backend.
 
 mod common;
+use common::Error;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -76,21 +77,21 @@ struct Args {
 }
 
 /// `--k`: a count of paths, 0 refused (it would print "none" as if the target were unreachable).
-fn at_least_one(s: &str) -> Result<usize, String> {
+fn at_least_one(s: &str) -> Result<usize, Error> {
     match s.parse::<usize>() {
         Ok(0) => Err("expected at least 1 path; 0 asks for nothing".into()),
         Ok(k) => Ok(k),
-        Err(_) => Err(format!("`{s}` is not a count of paths")),
+        Err(_) => Err(format!("`{s}` is not a count of paths").into()),
     }
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     let path = args.graph.unwrap_or_else(common::bundled_road_graph);
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
-    let backend = choice.backend().map_err(|e| e.to_string())?;
+    let backend = choice.backend()?;
     let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
     let t = Instant::now();
-    let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
+    let loaded = load_graph(&path, &opts)?;
     let load_s = t.elapsed().as_secs_f64();
     let g = &loaded.graph;
     let n = g.num_vertices();
@@ -99,7 +100,7 @@ fn run(args: Args) -> Result<(), String> {
         let queries: Vec<(u32, u32)> =
             (0..pairs).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
         let t = Instant::now();
-        let (answers, stats) = ksp_batch(g, &queries, args.k, backend).map_err(|e| e.to_string())?;
+        let (answers, stats) = ksp_batch(g, &queries, args.k, backend)?;
         let solve_s = t.elapsed().as_secs_f64();
         let paths: usize = answers.iter().map(Vec::len).sum();
         if let Some(out) = &args.out {
@@ -149,8 +150,7 @@ fn run(args: Args) -> Result<(), String> {
     let (paths, stats) = match args.algorithm {
         Algo::Mps => mps(g, s, t, args.k),
         Algo::Yen => yen(g, s, t, args.k),
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     let solve_s = clock.elapsed().as_secs_f64();
     let ids = |p: &Path| -> Vec<u64> { p.vertices(g, s).iter().map(|&v| loaded.ids[v as usize]).collect() };
     if args.json {

@@ -14,6 +14,7 @@
 //! `sources` (ids as in the file), `trees_per_s`, `checksum`, `solve_s` and how the work was split.
 
 mod common;
+use common::Error;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -72,9 +73,9 @@ struct Args {
     json: bool,
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
@@ -84,7 +85,7 @@ fn run(args: Args) -> Result<(), String> {
     let devices = common::open_gpus(args.gpus.as_ref())?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
-        None => choice.backend().map_err(|e| e.to_string())?,
+        None => choice.backend()?,
     };
     let schedule =
         args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });
@@ -96,7 +97,7 @@ fn run(args: Args) -> Result<(), String> {
     // Resolving the backend creates a device: only when launch flags need one.
     let gpu = match if launch_flags { backend.resolve() } else { Resolved::Cpu } {
         Resolved::Gpu(ctx) => {
-            let tuned = tuning::tune_for(ctx, g, sources.len()).map_err(|e| e.to_string())?.config;
+            let tuned = tuning::tune_for(ctx, g, sources.len())?.config;
             Some(BatchConfig {
                 workgroup_size: args.workgroup_size.unwrap_or(tuned.workgroup_size),
                 delta: args.delta.unwrap_or(tuned.delta),
@@ -119,8 +120,7 @@ fn run(args: Args) -> Result<(), String> {
         if let Ok(mut p) = progress.lock() {
             p.update(done as u64, || format!("{done} of {} trees", sources.len()));
         }
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     if let Ok(p) = progress.into_inner() {
         p.finish();
     }
@@ -130,7 +130,7 @@ fn run(args: Args) -> Result<(), String> {
     // graph: both timed apart.
     let solve_s = (total_s - out.tune_s - out.preprocess_s).max(1e-12);
     if trees != sources.len() {
-        return Err(format!("internal error: {trees} trees delivered for {} sources", sources.len()));
+        return Err(format!("internal error: {trees} trees delivered for {} sources", sources.len()).into());
     }
     let trees_per_s = trees as f64 / solve_s;
     let threads = rayon::current_num_threads();

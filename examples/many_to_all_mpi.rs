@@ -77,7 +77,7 @@ struct Args {
 fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
@@ -88,7 +88,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     let devices = common::open_gpus(selection.as_ref())?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
-        None => choice.backend().map_err(|e| e.to_string())?,
+        None => choice.backend()?,
     };
     let schedule =
         args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });

@@ -7,6 +7,7 @@
 //! ```
 
 mod common;
+use common::Error;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -76,11 +77,9 @@ fn main() -> ExitCode {
     common::finish(run(common::parse_args::<Args>()))
 }
 
-fn instance(args: &Args) -> Result<(String, MopInstance), String> {
+fn instance(args: &Args) -> Result<(String, MopInstance), Error> {
     match (&args.instance, &args.generate) {
-        (Some(path), None) => {
-            Ok((path.display().to_string(), read_instance(path).map_err(|e| e.to_string())?))
-        }
+        (Some(path), None) => Ok((path.display().to_string(), read_instance(path)?)),
         (None, Some(spec)) => {
             let spec: Spec = spec.parse().map_err(|e| format!("--generate: {e}"))?;
             Ok((spec.name(), spec.generate()))
@@ -93,13 +92,13 @@ fn instance(args: &Args) -> Result<(String, MopInstance), String> {
     }
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let (name, inst) = instance(&args)?;
     if let Some(path) = &args.write {
-        write_instance(&inst, path).map_err(|e| e.to_string())?;
+        write_instance(&inst, path)?;
     }
     let backend_name = match &args.backend {
         Some(b) => b.trim().to_ascii_lowercase(),
@@ -126,7 +125,7 @@ fn run(args: Args) -> Result<(), String> {
         "std" => {
             let base = if args.seed_params { StdParams::seed() } else { StdParams::default() };
             let p = StdParams { max_iter: args.iters.unwrap_or(10_000), ..base };
-            let r = subgradient_std_observed(&inst, &p, None, &mut observer).map_err(|e| e.to_string())?;
+            let r = subgradient_std_observed(&inst, &p, None, &mut observer)?;
             (r, "STD is serial".into())
         }
         "dist" => {
@@ -136,14 +135,13 @@ fn run(args: Args) -> Result<(), String> {
                 (Box::new(CpuEngine::serial(&inst, &p)), "asked for one thread".into())
             } else {
                 let choice: BackendChoice = backend_name.parse()?;
-                let backend: Backend = choice.backend().map_err(|e| e.to_string())?;
-                engine_for(&inst, &p, backend).map_err(|e| e.to_string())?
+                let backend: Backend = choice.backend()?;
+                engine_for(&inst, &p, backend)?
             };
-            let r = subgradient_dist_with(&inst, &p, None, engine.as_mut(), &mut observer)
-                .map_err(|e| e.to_string())?;
+            let r = subgradient_dist_with(&inst, &p, None, engine.as_mut(), &mut observer)?;
             (r, why)
         }
-        other => return Err(format!("--method {other}: expected std or dist")),
+        other => return Err(format!("--method {other}: expected std or dist").into()),
     };
     let solve_s = t.elapsed().as_secs_f64();
     if let Some(bar) = bar {
@@ -152,7 +150,7 @@ fn run(args: Args) -> Result<(), String> {
     let want_lp = args.lp || (!args.no_lp && inst.n() <= 250);
     let lp = if want_lp {
         let t = Instant::now();
-        Some((lp_bound_exact(&inst).map_err(|e| e.to_string())?, t.elapsed().as_secs_f64()))
+        Some((lp_bound_exact(&inst)?, t.elapsed().as_secs_f64()))
     } else {
         None
     };

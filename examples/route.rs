@@ -12,6 +12,7 @@
 //! target and fails if the distances differ.
 
 mod common;
+use common::Error;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,12 +69,12 @@ struct Input {
     what: String,
 }
 
-fn read(args: &Args) -> Result<Input, String> {
+fn read(args: &Args) -> Result<Input, Error> {
     if let Some(path) = &args.osm {
-        let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
-        let snap = |s: &str, what: &str| -> Result<u32, String> {
+        let g = import(path, &OsmOptions::new(args.profile))?;
+        let snap = |s: &str, what: &str| -> Result<u32, Error> {
             let (lat, lon) = common::lat_lon(s, what)?;
-            g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("--{what}: {e}"))
+            g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("--{what}: {e}").into())
         };
         let (from, to) = (snap(&args.from, "from")?, snap(&args.to, "to")?);
         let ids = g.osm_ids.iter().map(|&i| i as i128).collect();
@@ -81,8 +82,7 @@ fn read(args: &Args) -> Result<Input, String> {
         return Ok(Input { graph: g.graph, ids, from, to, what });
     }
     let path = args.graph.clone().unwrap_or_else(common::bundled_road_graph);
-    let loaded = load_graph(&path, &LoadOptions { format: args.format, ..Default::default() })
-        .map_err(|e| e.to_string())?;
+    let loaded = load_graph(&path, &LoadOptions { format: args.format, ..Default::default() })?;
     let vertex = |s: &str, what: &str| -> Result<u32, String> {
         let id: u64 =
             s.trim().parse().map_err(|_| format!("--{what} `{s}`: expected a vertex id of the file"))?;
@@ -93,33 +93,34 @@ fn read(args: &Args) -> Result<Input, String> {
     Ok(Input { graph: loaded.graph, ids, from, to, what: path.display().to_string() })
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     let t = Instant::now();
     let input = read(&args)?;
     let read_s = t.elapsed().as_secs_f64();
     let g = &input.graph;
     let t = Instant::now();
-    let cch = Cch::build(g).map_err(|e| e.to_string())?;
+    let cch = Cch::build(g)?;
     let build_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).map_err(|e| e.to_string())?;
+    let (ch, unpacking) = cch.customise_with_unpacking(g.weights())?;
     let customise_s = t.elapsed().as_secs_f64();
-    let mut query = CchQuery::new(&ch).map_err(|e| e.to_string())?;
+    let mut query = CchQuery::new(&ch)?;
     let t = Instant::now();
     let found = query.path(&ch, &unpacking, input.from, input.to);
     let query_s = t.elapsed().as_secs_f64();
     let (from_id, to_id) = (input.ids[input.from as usize], input.ids[input.to as usize]);
     let Some((distance, arcs)) = found else {
-        return Err(format!("no route: {to_id} cannot be reached from {from_id}"));
+        return Err(format!("no route: {to_id} cannot be reached from {from_id}").into());
     };
     if args.check {
         let stop = Stop { targets: Some(&[input.to]), ..Stop::default() };
-        let (d, _) = dijkstra(g, input.from, &stop).map_err(|e| e.to_string())?;
+        let (d, _) = dijkstra(g, input.from, &stop)?;
         if d[input.to as usize] != distance {
             return Err(format!(
                 "internal error: the hierarchy says {distance}, Dijkstra {} ({from_id} → {to_id})",
                 d[input.to as usize]
-            ));
+            )
+            .into());
         }
     }
     let mut path = vec![from_id];

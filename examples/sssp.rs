@@ -17,6 +17,7 @@
 //! Without `--to`, everything reachable within `--within` minutes, and with `--geojson` its tree.
 
 mod common;
+use common::Error;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -99,10 +100,10 @@ struct Args {
 
 /// A route on an OpenStreetMap extract: snap both ends, shortest travel time (milliseconds on the
 /// arcs), then the path's real-valued travel time and length.
-fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<(), String> {
+fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<(), Error> {
     let from = common::lat_lon(args.from.as_deref().unwrap_or_default(), "from")?;
     let t = Instant::now();
-    let g = import(path, &OsmOptions::new(args.profile)).map_err(|e| e.to_string())?;
+    let g = import(path, &OsmOptions::new(args.profile))?;
     let import_s = t.elapsed().as_secs_f64();
     let (s, from_m) = g.snap(from.0, from.1, args.snap_limit_m).map_err(|e| format!("--from: {e}"))?;
     let Some(to) = args.to.as_deref() else {
@@ -112,7 +113,7 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     let (d, to_m) = g.snap(to.0, to.1, args.snap_limit_m).map_err(|e| format!("--to: {e}"))?;
     let t = Instant::now();
     let q = Query { source: s, targets: Some(vec![d]), predecessors: true, ..Default::default() };
-    let r = solve(&g.graph, &q, args.algorithm, backend).map_err(|e| e.to_string())?;
+    let r = solve(&g.graph, &q, args.algorithm, backend)?;
     let route_s = t.elapsed().as_secs_f64();
     let path_v = r.path_to(&g.graph, d).ok_or("no route: the destination is unreachable")?;
     let (time_s, length_m) = g.path_totals(&path_v).ok_or("internal error: the path leaves the graph")?;
@@ -180,14 +181,14 @@ fn reach_tree(
     from_m: f64,
     import_s: f64,
     backend: Backend<'_>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     if !(args.within.is_finite() && args.within > 0.0) {
-        return Err(format!("--within {}: expected a positive number of minutes", args.within));
+        return Err(format!("--within {}: expected a positive number of minutes", args.within).into());
     }
     let cutoff_ms = (args.within * 60_000.0).min(u32::MAX as f64 - 2.0) as u32;
     let t = Instant::now();
     let q = Query { source: s, cutoff: Some(cutoff_ms), predecessors: true, ..Default::default() };
-    let r = solve(&g.graph, &q, args.algorithm, backend).map_err(|e| e.to_string())?;
+    let r = solve(&g.graph, &q, args.algorithm, backend)?;
     let tree_s = t.elapsed().as_secs_f64();
     let pred = r.pred_arc.as_ref().ok_or("internal error: no predecessors")?;
     let mut features = Vec::new();
@@ -226,16 +227,16 @@ fn reach_tree(
     Ok(())
 }
 
-fn run(args: Args) -> Result<(), String> {
+fn run(args: Args) -> Result<(), Error> {
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
-    let backend = choice.backend().map_err(|e| e.to_string())?;
+    let backend = choice.backend()?;
     if let Some(osm) = &args.osm {
         return run_osm(&args, osm, backend);
     }
     let path = args.graph.clone().unwrap_or_else(common::bundled_road_graph);
     let t = Instant::now();
     let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
-    let loaded = load_graph(&path, &opts).map_err(|e| e.to_string())?;
+    let loaded = load_graph(&path, &opts)?;
     let g = &loaded.graph;
     let load_s = t.elapsed().as_secs_f64();
     let vertex = |id: u64, what: &str| {
@@ -264,7 +265,7 @@ fn run(args: Args) -> Result<(), String> {
     let mut result = None;
     for i in 0..args.repeat.max(1) {
         let t = Instant::now();
-        let r = solve(g, &q, args.algorithm, backend).map_err(|e| e.to_string())?;
+        let r = solve(g, &q, args.algorithm, backend)?;
         let s = t.elapsed().as_secs_f64();
         if i == 0 {
             first_s = s;

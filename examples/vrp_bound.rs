@@ -6,6 +6,7 @@
 //! ```
 
 mod common;
+use common::Error;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -66,25 +67,25 @@ fn main() -> ExitCode {
     common::finish(run(common::parse_args::<Args>()))
 }
 
-fn run(args: Args) -> Result<common::Outcome, String> {
+fn run(args: Args) -> Result<common::Outcome, Error> {
     if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| e.to_string())?;
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let backend = match args.backend.as_str() {
         "cpu" => PricingBackend::Cpu,
         "gpu" => PricingBackend::Gpu,
         "auto" => PricingBackend::Auto,
-        other => return Err(format!("--backend {other}: expected cpu, gpu or auto")),
+        other => return Err(format!("--backend {other}: expected cpu, gpu or auto").into()),
     };
     let path = args.instance.clone().unwrap_or_else(|| {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/small-cvrp.vrp")
     });
     let rounding = if args.exact_distances { Rounding::Exact } else { Rounding::Nint };
-    let inst = read_vrplib(&path, rounding).map_err(|e| e.to_string())?;
+    let inst = read_vrplib(&path, rounding)?;
     let relaxation = match args.relaxation.as_str() {
         "q-route" => Relaxation::QRoute,
         "ng-route" => Relaxation::NgRoute { delta: args.delta },
-        other => return Err(format!("--relaxation {other}: expected q-route or ng-route")),
+        other => return Err(format!("--relaxation {other}: expected q-route or ng-route").into()),
     };
     let opts = BoundOptions {
         relaxation,
@@ -95,21 +96,16 @@ fn run(args: Args) -> Result<common::Outcome, String> {
         columns_per_customer: args.columns_per_customer,
         ..BoundOptions::default()
     };
-    let (mut engine, engine_name) = pricer(&inst, &opts, backend).map_err(|e| e.to_string())?;
+    let (mut engine, engine_name) = pricer(&inst, &opts, backend)?;
     eprintln!("pricing on {engine_name}");
     let report = root_bound_with(&inst, &opts, engine.as_mut(), &mut |r| {
         eprintln!(
             "round {:4}  LP {:12.3}  bound {:12.3}  least reduced cost {:10.3}  +{:3} columns  {:7.2} s (pricing {:.3} s, LP {:.3} s)",
             r.round, r.lp_value, r.bound, r.min_reduced_cost, r.added, r.seconds, r.pricing_s, r.lp_s
         );
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     let sol_path = path.with_extension("sol");
-    let best_known = if sol_path.exists() {
-        Some(read_solution(&sol_path).map_err(|e| e.to_string())?.cost)
-    } else {
-        None
-    };
+    let best_known = if sol_path.exists() { Some(read_solution(&sol_path)?.cost) } else { None };
     let gap = best_known.map(|b| 100.0 * (b - report.lower_bound) / b);
     if args.json {
         let v = serde_json::json!({

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use urbanflow::graph::datasets::data_root;
-use urbanflow::graph::io::{ParseError, ReadOptions, parse_dimacs_sp};
+use urbanflow::graph::io::{ParseIssue, ReadOptions, parse_dimacs_sp};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
@@ -187,7 +187,7 @@ fn messages_say_what_is_wrong() {
         parse_dimacs_sp::<u32>("p sp 2 1\na 1 2 4294967295\n".as_bytes(), "f.gr", ReadOptions::default())
             .unwrap_err();
     assert_eq!(err.line(), Some(2));
-    assert!(matches!(err.kind(), Some(ParseError::BadWeight { .. })), "{err}");
+    assert!(matches!(err.kind(), Some(ParseIssue::BadWeight { .. })), "{err}");
     assert!(err.to_string().contains("reserved"), "{err}");
 
     let vrp = std::fs::read_to_string(bundled("small-cvrp.vrp")).unwrap();

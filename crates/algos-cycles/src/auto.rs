@@ -27,12 +27,13 @@ use std::time::{Duration, Instant};
 
 use gpu_runtime::{Backend, GpuContext};
 
+use crate::CyclesError;
 use crate::enumerate::{
     ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_until, count_chordless_cycles_rayon,
     count_rayon_until,
 };
 use crate::gpu::{chordless_cycles_gpu, warm_up};
-use crate::graph::{CyclesError, SimpleGraph};
+use crate::graph::SimpleGraph;
 
 /// How long the automatic choice searches sequentially before deciding the graph is large.
 pub const PROBE_TIME: Duration = Duration::from_millis(5);

@@ -16,7 +16,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::graph::{CyclesError, SimpleGraph};
+use crate::CyclesError;
+use crate::graph::SimpleGraph;
 
 /// What to enumerate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

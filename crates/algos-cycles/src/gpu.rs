@@ -7,9 +7,10 @@ use std::ops::ControlFlow;
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
+use crate::CyclesError;
 use crate::enumerate::{ChordlessOptions, CycleStats, Ranked, ranked};
-use crate::graph::{CyclesError, SimpleGraph};
-use crate::levels::{Capacities, Layout, LevelMachine, Machine, Mirror, drive};
+use crate::graph::SimpleGraph;
+use crate::levels::{Capacities, CyclesLevelsMirror, Layout, LevelMachine, Machine, drive};
 
 const LEVELS: Shader = gpu_runtime::shader!("cycles_levels");
 
@@ -83,7 +84,7 @@ impl LevelsConfig {
 
 /// Every chordless cycle of `g` computed on `ctx`: the same cycles as [`crate::chordless_cycles`]
 /// (each once, as the graph's ids, `v2` the lowest-ranked vertex), in breadth-first order — the order
-/// of [`chordless_cycles_levels`] with the same configuration. Count-only runs without a limit write
+/// of [`cycles_levels_mirror`] with the same configuration. Count-only runs without a limit write
 /// no cycle records at all. `limit` keeps the first cycles of that order.
 ///
 /// ```no_run
@@ -122,7 +123,7 @@ pub fn chordless_cycles_gpu_with(
 
 /// The CPU mirror of [`chordless_cycles_gpu_with`]: the same steps, decisions and output order, one
 /// path at a time (slow; for tests and for reading the algorithm).
-pub fn chordless_cycles_levels(
+pub fn cycles_levels_mirror(
     g: &SimpleGraph,
     opts: &ChordlessOptions,
     cfg: &LevelsConfig,
@@ -131,7 +132,7 @@ pub fn chordless_cycles_levels(
     let max_len = opts.check()?;
     let r = ranked(g);
     let caps = cfg.capacities(&r.g, records_needed(opts), u32::MAX as u64, true)?;
-    let mut machine = Mirror::new(&r.g, caps, opts.min_len, max_len);
+    let mut machine = CyclesLevelsMirror::new(&r.g, caps, opts.min_len, max_len);
     drive(&r, opts, max_len, caps, sink, &mut machine)
 }
 

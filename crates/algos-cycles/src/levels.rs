@@ -12,8 +12,9 @@
 
 use std::ops::ControlFlow;
 
+use crate::CyclesError;
 use crate::enumerate::{CycleStats, Ranked};
-use crate::graph::{CyclesError, SimpleGraph};
+use crate::graph::SimpleGraph;
 
 /// Rows that `plan` always offers to count, however little room is left (the fit may take fewer).
 const MIN_WINDOW: u32 = 1024;
@@ -128,7 +129,7 @@ struct Window {
 }
 
 /// The CPU mirror of the GPU machine.
-pub(crate) struct Mirror<'a> {
+pub(crate) struct CyclesLevelsMirror<'a> {
     g: &'a SimpleGraph,
     lay: Layout,
     caps: Capacities,
@@ -157,7 +158,7 @@ pub(crate) trait LevelMachine {
     fn machine(&self) -> Machine;
 }
 
-impl<'a> Mirror<'a> {
+impl<'a> CyclesLevelsMirror<'a> {
     pub fn new(g: &'a SimpleGraph, caps: Capacities, min_len: u32, max_len: u32) -> Self {
         let lay = Layout::new(g.num_vertices());
         Self {
@@ -282,7 +283,7 @@ impl<'a> Mirror<'a> {
     }
 }
 
-impl LevelMachine for Mirror<'_> {
+impl LevelMachine for CyclesLevelsMirror<'_> {
     fn lengths(&mut self) -> Result<Vec<u64>, CyclesError> {
         Ok(self.lengths.clone())
     }

@@ -11,7 +11,7 @@
 //!   bounds and a limit; [`chordless_cycles_vec`] collects them.
 //! - [`count_chordless_cycles_rayon`]: counts on every core, identical to the sequential counts.
 //! - [`chordless_cycles_gpu`]: on any GPU, level by level (every path of a level extended at once),
-//!   chunked depth-first when a level does not fit its memory budget; [`chordless_cycles_levels`] is
+//!   chunked depth-first when a level does not fit its memory budget; [`cycles_levels_mirror`] is
 //!   its CPU mirror (same steps, same output order). On an H100 it counts the 8 × 10 grid's 71.5
 //!   million cycles 19× faster than rayon on 16 cores (docs/benchmarks.md).
 //! - [`chordless_cycles_on`]: on a [`gpu_runtime::Backend`]; `Auto` finishes small graphs with a
@@ -28,6 +28,7 @@
 
 mod auto;
 mod enumerate;
+mod error;
 mod gpu;
 mod graph;
 mod levels;
@@ -37,5 +38,6 @@ pub use enumerate::{
     ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_vec, count_chordless_cycles_rayon,
     degeneracy_order,
 };
-pub use gpu::{LevelsConfig, chordless_cycles_gpu, chordless_cycles_gpu_with, chordless_cycles_levels};
-pub use graph::{CyclesError, SimpleGraph, Simplify, SimplifyReport};
+pub use error::CyclesError;
+pub use gpu::{LevelsConfig, chordless_cycles_gpu, chordless_cycles_gpu_with, cycles_levels_mirror};
+pub use graph::{SimpleGraph, Simplify, SimplifyReport};

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use algos_cycles::{
     ChordlessOptions, CycleStats, CyclesError, LevelsConfig, SimpleGraph, chordless_cycles,
-    chordless_cycles_gpu_with, chordless_cycles_levels,
+    chordless_cycles_gpu_with, cycles_levels_mirror,
 };
 use gpu_runtime::testing::for_each_context;
 use graph_core::generators;
@@ -32,7 +32,7 @@ fn dfs(g: &SimpleGraph, opts: &ChordlessOptions) -> (CycleStats, Vec<Vec<u32>>) 
 }
 
 fn mirror(g: &SimpleGraph, opts: &ChordlessOptions, cfg: &LevelsConfig) -> (CycleStats, Vec<Vec<u32>>) {
-    collect(|sink| chordless_cycles_levels(g, opts, cfg, sink))
+    collect(|sink| cycles_levels_mirror(g, opts, cfg, sink))
 }
 
 fn set(cycles: &[Vec<u32>]) -> BTreeSet<Vec<u32>> {
@@ -118,7 +118,7 @@ fn limit_and_break_stop_early() {
         assert_eq!(got.len(), if count_only { 0 } else { 100 });
     }
     let mut seen = 0;
-    let stats = chordless_cycles_levels(&g, &ChordlessOptions::default(), &tiny(&g), &mut |_| {
+    let stats = cycles_levels_mirror(&g, &ChordlessOptions::default(), &tiny(&g), &mut |_| {
         seen += 1;
         if seen == 10 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
     })
@@ -131,7 +131,7 @@ fn a_budget_below_one_path_is_a_typed_error() {
     let g = from(&generators::grid_2d(5, 5));
     let cfg = LevelsConfig { path_bytes: Some(2 * 16), ..Default::default() };
     let err =
-        chordless_cycles_levels(&g, &ChordlessOptions::default(), &cfg, &mut |_| ControlFlow::Continue(()));
+        cycles_levels_mirror(&g, &ChordlessOptions::default(), &cfg, &mut |_| ControlFlow::Continue(()));
     assert!(matches!(err, Err(CyclesError::MemoryBudget { .. })), "{err:?}");
 }
 

@@ -10,33 +10,10 @@
 //! file and the line. Pieces larger than the stock are kept (they never fit) and counted in
 //! [`GcutFile::too_large`].
 
-use std::path::{Path, PathBuf};
+use crate::DpError;
+use std::path::Path;
 
 use crate::guillotine::{Instance, Piece};
-
-/// A gcut file could not be read.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReadError {
-    /// The file could not be opened.
-    #[error("{}: cannot open: {source}", path.display())]
-    Open {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The content is not what the format expects.
-    #[error("{}:{line}: {what}", path.display())]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// What was expected and found.
-        what: String,
-    },
-}
 
 /// An instance read from a file, with what the reader noticed.
 #[derive(Debug, Clone)]
@@ -53,10 +30,10 @@ pub struct GcutFile {
 }
 
 /// Reads an OR-Library gcut file.
-pub fn read_gcut(path: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+pub fn read_gcut(path: impl AsRef<Path>) -> Result<GcutFile, DpError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| ReadError::Open { path: path.to_path_buf(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| DpError::Open { path: path.to_path_buf(), source })?;
     parse_gcut(&text, path)
 }
 
@@ -68,27 +45,27 @@ pub fn read_gcut(path: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
 /// let err = algos_dp::io::parse_gcut("2\n10 6\n4 3 12\n6 x 40\n", "bad.txt").unwrap_err();
 /// assert_eq!(err.to_string(), "bad.txt:4: piece 2 width: expected a whole number, found `x`");
 /// ```
-pub fn parse_gcut(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+pub fn parse_gcut(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, DpError> {
     let path = name.as_ref().to_path_buf();
     let mut tokens =
         text.lines().enumerate().flat_map(|(l, line)| line.split_whitespace().map(move |t| (l + 1, t)));
     let last_line = text.lines().count().max(1);
-    let mut next = |what: String| -> Result<(usize, u64), ReadError> {
+    let mut next = |what: String| -> Result<(usize, u64), DpError> {
         match tokens.next() {
-            Some((line, tok)) => tok.parse::<u64>().map(|v| (line, v)).map_err(|_| ReadError::Parse {
+            Some((line, tok)) => tok.parse::<u64>().map(|v| (line, v)).map_err(|_| DpError::Parse {
                 path: path.clone(),
                 line,
                 what: format!("{what}: expected a whole number, found `{tok}`"),
             }),
-            None => Err(ReadError::Parse {
+            None => Err(DpError::Parse {
                 path: path.clone(),
                 line: last_line,
                 what: format!("{what}: expected a whole number, found the end of the file"),
             }),
         }
     };
-    let side = |(line, v): (usize, u64), what: &str| -> Result<u32, ReadError> {
-        u32::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| ReadError::Parse {
+    let side = |(line, v): (usize, u64), what: &str| -> Result<u32, DpError> {
+        u32::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| DpError::Parse {
             path: path.clone(),
             line,
             what: format!("{what} {v}: expected a side from 1 to {}", u32::MAX),
@@ -107,7 +84,7 @@ pub fn parse_gcut(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, ReadEr
         pieces.push(Piece::new(w, h, value));
     }
     if let Some((line, tok)) = tokens.next() {
-        return Err(ReadError::Parse {
+        return Err(DpError::Parse {
             path,
             line,
             what: format!("unexpected `{tok}` after the {m} pieces the file announces"),
@@ -162,10 +139,10 @@ struct JsonItem {
 /// `Cutting-and-Packing/2D/Datasets/*/json/`): one stock in `Objects` (`Length` along the width,
 /// `Height`), pieces in `Items` (`Length`, `Height`, `Value`; `Demand`/`DemandMax` are counted in
 /// [`GcutFile::bounded_demands`] but not applied). Errors name the file, line and column.
-pub fn read_or_datasets_json(path: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+pub fn read_or_datasets_json(path: impl AsRef<Path>) -> Result<GcutFile, DpError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| ReadError::Open { path: path.to_path_buf(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| DpError::Open { path: path.to_path_buf(), source })?;
     parse_or_datasets_json(&text, path)
 }
 
@@ -183,20 +160,20 @@ pub fn read_or_datasets_json(path: impl AsRef<Path>) -> Result<GcutFile, ReadErr
 /// let err = algos_dp::io::parse_or_datasets_json(bad, "bad.json").unwrap_err();
 /// assert!(err.to_string().starts_with("bad.json:2: column 22: a side of 0"), "{err}");
 /// ```
-pub fn parse_or_datasets_json(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, ReadError> {
+pub fn parse_or_datasets_json(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, DpError> {
     let path = name.as_ref().to_path_buf();
     let parsed: JsonInstance = serde_json::from_str(text).map_err(|e| {
         let what = e.to_string();
         // serde_json appends " at line L column C"; the line goes into the error's own field.
         let what = what.split(" at line ").next().unwrap_or(&what).to_string();
-        ReadError::Parse {
+        DpError::Parse {
             path: path.clone(),
             line: e.line().max(1),
             what: format!("column {}: {what}", e.column()),
         }
     })?;
     let [stock] = parsed.objects.as_slice() else {
-        return Err(ReadError::Parse {
+        return Err(DpError::Parse {
             path,
             line: 1,
             what: format!("expected exactly one stock in `Objects`, found {}", parsed.objects.len()),

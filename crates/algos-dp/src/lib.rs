@@ -10,7 +10,10 @@
 //!   routes, and a root lower bound by column generation; q-path and ng-path pricing run on the CPU or
 //!   the GPU (`vrp::gpu_qpath`, `vrp::gpu_ng`, wavefront stages in `vrp::gpu_stages`).
 
+mod error;
 pub mod generators;
 pub mod guillotine;
 pub mod io;
 pub mod vrp;
+
+pub use error::DpError;

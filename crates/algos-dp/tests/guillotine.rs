@@ -218,7 +218,8 @@ fn gpu_tables_equal_the_cpu() {
 /// chunk, the same tables, and a table too large for four chunks is refused, not truncated.
 #[test]
 fn gpu_split_tables() {
-    use algos_dp::guillotine::{GcutError, GpuOptions, Layout, solve_tables_gpu_with};
+    use algos_dp::DpError;
+    use algos_dp::guillotine::{GpuOptions, Layout, solve_tables_gpu_with};
     gpu_runtime::testing::for_each_context("gpu_split_tables", |ctx| {
         let inst = randcut(80, 64, 12, 3);
         let grid = Grid::new(&inst).unwrap();
@@ -230,7 +231,7 @@ fn gpu_split_tables() {
             assert!(gpu.value == cpu.value && gpu.cut == cpu.cut, "{layout:?} split: tables differ");
             let tiny = GpuOptions { layout, max_binding_bytes: Some(64) };
             assert!(
-                matches!(solve_tables_gpu_with(ctx, &grid, &tiny), Err(GcutError::TooLarge { .. })),
+                matches!(solve_tables_gpu_with(ctx, &grid, &tiny), Err(DpError::TableTooLarge { .. })),
                 "{layout:?}: four 64-byte chunks cannot hold the tables"
             );
         }
@@ -293,10 +294,10 @@ fn automatic_backend_stays_on_the_cpu_without_a_measured_gpu() {
 /// Stocks too large for the cut records or the memory limit are refused before allocating.
 #[test]
 fn oversized_stocks_are_refused_not_allocated() {
-    use algos_dp::guillotine::GcutError;
+    use algos_dp::DpError;
     let huge = Instance::new(1 << 30, 10, vec![Piece::new(1, 1, 1)]);
-    assert!(matches!(solve(&huge), Err(GcutError::SideTooLarge { .. })));
+    assert!(matches!(solve(&huge), Err(DpError::SideTooLarge { .. })));
     // A unit piece makes every coordinate a normal position: a 200,000² table is far beyond the limit.
     let big = Instance::new(200_000, 200_000, vec![Piece::new(1, 1, 1)]);
-    assert!(matches!(solve(&big), Err(GcutError::TooLarge { .. })));
+    assert!(matches!(solve(&big), Err(DpError::TableTooLarge { .. })));
 }

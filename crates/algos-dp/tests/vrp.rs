@@ -5,10 +5,10 @@ mod vrp_common;
 
 use std::path::Path;
 
-use algos_dp::io::ReadError;
+use algos_dp::DpError;
 use algos_dp::vrp::vrplib::{Rounding, parse_vrplib, read_solution, read_vrplib};
 use algos_dp::vrp::{
-    ArcCosts, BoundOptions, Costs, Cvrp, LoadSemantics, NONE, NgSets, Relaxation, VrpError, ng_paths,
+    ArcCosts, BoundOptions, Costs, Cvrp, LoadSemantics, NONE, NgSets, Relaxation, ng_paths,
     ng_paths_dominated, q_paths, root_bound, through_q,
 };
 use graph_core::datasets::data_path;
@@ -243,7 +243,7 @@ fn vrplib_files_and_errors() {
     assert_eq!((inst.customers(), inst.capacity(), inst.demands()), (2, 5, &[0, 2, 4][..]));
     assert_eq!((inst.cost(0, 1), inst.cost(2, 0), inst.cost(1, 2)), (4.0, 7.0, 3.0));
     let line_of = |t: &str| match parse_vrplib(t, Path::new("bad.vrp"), Rounding::Nint) {
-        Err(VrpError::Read(ReadError::Parse { line, .. })) => line,
+        Err(DpError::Parse { line, .. }) => line,
         other => panic!("expected a parse error, got {other:?}"),
     };
     assert_eq!(line_of(&text.replace("3\t4", "3\tx")), 13);
@@ -251,11 +251,11 @@ fn vrplib_files_and_errors() {
     assert_eq!(line_of("DEMAND_SECTION\n"), 1);
     assert!(matches!(
         parse_vrplib(&text.replace("3\t4", "3\t0"), Path::new("z.vrp"), Rounding::Nint),
-        Err(VrpError::ZeroDemand { customer: 2 })
+        Err(DpError::ZeroDemand { customer: 2 })
     ));
     assert!(matches!(
         parse_vrplib(&text.replace("3\t4", "3\t9"), Path::new("z.vrp"), Rounding::Nint),
-        Err(VrpError::DemandExceedsCapacity { customer: 2, demand: 9, capacity: 5 })
+        Err(DpError::DemandExceedsCapacity { customer: 2, demand: 9, capacity: 5 })
     ));
 }
 

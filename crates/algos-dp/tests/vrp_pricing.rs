@@ -3,9 +3,10 @@
 
 mod vrp_common;
 
+use algos_dp::DpError;
 use algos_dp::vrp::{
     ArcCosts, BoundOptions, Costs, Cvrp, GpuNgPricer, GpuQPaths, LoadSemantics, NO_LABEL, NgPlan, NgSets,
-    Relaxation, VrpError, ng_paths, ng_paths_dense, q_paths, root_bound, root_bound_with, through_q,
+    Relaxation, ng_paths, q_paths, root_bound, root_bound_with, through_q, vrp_ng_mirror,
 };
 use graph_core::rng::SplitMix64;
 use vrp_common::random;
@@ -39,8 +40,8 @@ fn dense_tables_hold_the_reachable_labels() {
         let arcs = ArcCosts::new(&inst, &Costs::Reduced(&u)).unwrap();
         let sparse = ng_paths(&inst, &arcs, &ng, false, 1 << 24).unwrap();
         let plan = NgPlan::new(&inst, &ng).unwrap();
-        let dense = ng_paths_dense(&inst, &arcs, &plan, false, 1 << 24).unwrap();
-        assert_eq!(dense, ng_paths_dense(&inst, &arcs, &plan, true, 1 << 24).unwrap(), "rayon = serial");
+        let dense = vrp_ng_mirror(&inst, &arcs, &plan, false, 1 << 24).unwrap();
+        assert_eq!(dense, vrp_ng_mirror(&inst, &arcs, &plan, true, 1 << 24).unwrap(), "rayon = serial");
         let (m, s) = (inst.customers() + 1, plan.masks);
         for q in 1..=inst.capacity() {
             for i in 1..m {
@@ -78,7 +79,7 @@ fn gpu_ng_tables_equal_the_mirror() {
             let inst = random(4, 5, true, 1);
             let err = GpuNgPricer::new(ctx, &inst, &NgSets::nearest(&inst, 2).unwrap()).err();
             assert!(
-                matches!(err, Some(VrpError::Gpu(gpu_runtime::GpuError::MissingFeature { .. }))),
+                matches!(err, Some(DpError::Gpu(gpu_runtime::GpuError::MissingFeature { .. }))),
                 "without f64: {err:?}"
             );
             return;
@@ -90,7 +91,7 @@ fn gpu_ng_tables_equal_the_mirror() {
             // Two calls on the same resident tables: raw costs, then reduced ones.
             for costs in [Costs::Raw, Costs::Reduced(&u)] {
                 let arcs = ArcCosts::new(&inst, &costs).unwrap();
-                let cpu = ng_paths_dense(&inst, &arcs, &plan, true, 1 << 24).unwrap();
+                let cpu = vrp_ng_mirror(&inst, &arcs, &plan, true, 1 << 24).unwrap();
                 let priced = gpu.price(&arcs, 30, f64::INFINITY).unwrap();
                 let table = gpu.table().unwrap();
                 assert!(table == cpu, "{} Δ={delta}: GPU tables differ from the mirror", inst.name());
@@ -117,7 +118,7 @@ fn gpu_q_paths_and_through_q_equal_the_cpu() {
         if !ctx.features().f64 {
             let err = GpuQPaths::new(ctx, &random(4, 5, true, 1)).err();
             assert!(
-                matches!(err, Some(VrpError::Gpu(gpu_runtime::GpuError::MissingFeature { .. }))),
+                matches!(err, Some(DpError::Gpu(gpu_runtime::GpuError::MissingFeature { .. }))),
                 "{err:?}"
             );
             return;

@@ -38,7 +38,7 @@ pub mod result;
 
 pub use centralised::{StdParams, Target, subgradient_std, subgradient_std_observed};
 pub use dist::{
-    CpuEngine, DistEngine, DistParams, GpuDistOptions, GpuEngine, MirrorEngine, subgradient_dist,
+    CpuEngine, DistEngine, DistParams, GpuDistOptions, GpuEngine, OverlayDistMirror, subgradient_dist,
     subgradient_dist_with,
 };
 pub use error::OverlayError;

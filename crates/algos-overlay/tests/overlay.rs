@@ -3,8 +3,8 @@
 
 use algos_overlay::generator::{Family, generate};
 use algos_overlay::{
-    CpuEngine, DistEngine, DistParams, Edge, GpuDistOptions, GpuEngine, MirrorEngine, MopInstance, Silent,
-    StdParams, check_primal, greedy_primal, lp_bound_exact, subgradient_dist, subgradient_dist_with,
+    CpuEngine, DistEngine, DistParams, Edge, GpuDistOptions, GpuEngine, MopInstance, OverlayDistMirror,
+    Silent, StdParams, check_primal, greedy_primal, lp_bound_exact, subgradient_dist, subgradient_dist_with,
     subgradient_std, z_lr, z_lr_value,
 };
 use gpu_runtime::Backend;
@@ -165,7 +165,7 @@ fn gpu_rounds_match_the_f32_mirror() {
         for inst in &cases {
             let p = DistParams { ext_iters: 20, check_every: 10, ..DistParams::default() };
             let mut gpu = GpuEngine::new(ctx, inst, &p, &GpuDistOptions { workgroup: 64 }).unwrap();
-            let mut mirror = MirrorEngine::<64>::new(inst, &p, false);
+            let mut mirror = OverlayDistMirror::<64>::new(inst, &p, false);
             // One external iteration from the same λ: equal up to fused multiply-adds.
             let lambda0: Vec<f64> = (0..inst.n()).map(|h| 0.01 * (h % 7) as f64).collect();
             gpu.start(&lambda0).unwrap();

@@ -88,13 +88,13 @@ pub(crate) fn reduce<E: Element, M: Monoid<E>>(m: &M, xs: &[E], l: &Launch) -> M
 }
 
 /// f32 sum exactly as the GPU tree variant computes it for `config` (no subgroups).
-pub fn sum_f32(xs: &[f32], config: &crate::ReduceConfig) -> Result<f32, crate::ReduceError> {
+pub fn reduce_mirror(xs: &[f32], config: &crate::ReduceConfig) -> Result<f32, crate::ReduceError> {
     let l = config.launch(xs.len(), false)?;
     Ok(reduce(&crate::monoid::Sum, xs, &l))
 }
 
 /// `shaders/scan.wgsl` for f32, for one block size: exclusive or inclusive scan, bit for bit.
-pub fn scan_f32(xs: &[f32], wg: usize, items: usize, inclusive: bool) -> Vec<f32> {
+pub fn scan_mirror(xs: &[f32], wg: usize, items: usize, inclusive: bool) -> Vec<f32> {
     scan_blocks(xs, wg, items, inclusive)
 }
 

@@ -122,7 +122,7 @@ fn launch_shapes_all_agree() {
                 let gs = r.sum(&bf, fs.len()).unwrap();
                 if sg == SubgroupMode::Off {
                     // The tree variant follows a fixed order: bit-identical to the CPU mirror.
-                    assert_eq!(gs.to_bits(), mirror::sum_f32(&fs, &cfg).unwrap().to_bits(), "{cfg:?}");
+                    assert_eq!(gs.to_bits(), mirror::reduce_mirror(&fs, &cfg).unwrap().to_bits(), "{cfg:?}");
                 } else {
                     let exact: f64 = fs.iter().map(|&x| x as f64).sum();
                     assert!((gs as f64 - exact).abs() <= sum_bound(&fs), "{cfg:?}");
@@ -219,7 +219,7 @@ fn scans_match() {
                 for inclusive in [false, true] {
                     let g =
                         if inclusive { inclusive_scan(gpu, &fs) } else { exclusive_scan(gpu, &fs) }.unwrap();
-                    let m = mirror::scan_f32(&fs, 256, 8, inclusive);
+                    let m = mirror::scan_mirror(&fs, 256, 8, inclusive);
                     let gb: Vec<u32> = g.iter().map(|x| x.to_bits()).collect();
                     let mb: Vec<u32> = m.iter().map(|x| x.to_bits()).collect();
                     assert!(gb == mb, "f32 scan n={n} differs from the CPU mirror");
@@ -267,7 +267,7 @@ proptest! {
             prop_assert_eq!(r.sum(&b, xs.len()).unwrap(), sum(Backend::Cpu, &xs).unwrap());
             prop_assert_eq!(r.argmax(&b, xs.len()).unwrap(), argmax(Backend::Cpu, &xs).unwrap());
             let bf = GpuBuffer::from_slice(ctx, "f", &fs).unwrap();
-            prop_assert_eq!(r.sum(&bf, fs.len()).unwrap().to_bits(), mirror::sum_f32(&fs, &cfg).unwrap().to_bits());
+            prop_assert_eq!(r.sum(&bf, fs.len()).unwrap().to_bits(), mirror::reduce_mirror(&fs, &cfg).unwrap().to_bits());
         }
     }
 }

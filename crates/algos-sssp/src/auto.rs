@@ -25,7 +25,7 @@ use gpu_runtime::context::auto_adapter;
 use gpu_runtime::{Backend, GpuContext, Resolved};
 use graph_core::Csr;
 
-use crate::api::Algorithm;
+use crate::algorithm::Algorithm;
 
 /// Where a GPU single-source search starts paying off on one adapter, as measured per process
 /// (device creation, compilation, upload and search all counted) against the CPU's Dijkstra on the

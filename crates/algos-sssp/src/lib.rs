@@ -34,6 +34,7 @@
 //! assert_eq!(r.path_to(&g, 3), Some(vec![0, 2, 1, 3]));
 //! ```
 
+mod algorithm;
 mod api;
 pub mod auto;
 pub mod cch;
@@ -49,9 +50,9 @@ pub mod pred;
 pub mod real;
 pub mod tuning;
 
-pub use api::{Algorithm, Query, shortest_paths, solve, validate};
-pub use error::SsspError;
+pub use algorithm::Algorithm;
+pub use api::{Query, shortest_paths, solve, validate};
+pub use error::{SsspError, TreeIssue};
 pub use paths::{
-    NO_ARC, SATURATED, ShortestPaths, SsspStats, TreeError, UNREACHABLE, check_shortest_path_tree, sat_add,
-    tail_of,
+    NO_ARC, SATURATED, ShortestPaths, SsspStats, UNREACHABLE, check_shortest_path_tree, sat_add, tail_of,
 };

@@ -1,5 +1,6 @@
 //! The result of a single-source computation: distances, predecessor arcs, paths.
 
+use crate::error::{SsspError, TreeIssue};
 use graph_core::Csr;
 
 /// Distance of an unreachable vertex.
@@ -92,41 +93,21 @@ pub fn sat_add(a: u32, b: u32) -> u32 {
     }
 }
 
-/// Why a predecessor array is not a valid shortest-path tree.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TreeError {
-    /// The source has a distance other than 0 or a predecessor.
-    #[error("the source must have distance 0 and no predecessor")]
-    BadSource,
-    /// A reached vertex has no predecessor, or an unreached one has one.
-    #[error("vertex {0}: predecessor inconsistent with reachability")]
-    MissingPredecessor(u32),
-    /// The predecessor arc does not enter the vertex or is not tight.
-    #[error("vertex {0}: predecessor arc is not a tight arc entering it")]
-    NotTight(u32),
-    /// Following predecessors does not reach the source.
-    #[error("vertex {0}: predecessors do not lead back to the source")]
-    Cycle(u32),
-    /// Some arc could still be relaxed: distances are not shortest.
-    #[error("arc {0} violates dist[head] <= dist[tail] + w")]
-    NotShortest(u32),
-}
-
 /// Checks that `r` holds shortest distances (no arc relaxable) and, if present, that its predecessors
 /// form a shortest-path tree rooted at the source.
-pub fn check_shortest_path_tree(graph: &Csr<u32>, r: &ShortestPaths) -> Result<(), TreeError> {
+pub fn check_shortest_path_tree(graph: &Csr<u32>, r: &ShortestPaths) -> Result<(), SsspError> {
     let s = r.source;
     if r.dist[s as usize] != 0 {
-        return Err(TreeError::BadSource);
+        return Err(SsspError::NotAShortestPathTree(TreeIssue::BadSource));
     }
     for (a, (u, v, w)) in graph.arcs().enumerate() {
         if sat_add(r.dist[u as usize], w) < r.dist[v as usize] {
-            return Err(TreeError::NotShortest(a as u32));
+            return Err(SsspError::NotAShortestPathTree(TreeIssue::NotShortest(a as u32)));
         }
     }
     let Some(pred) = &r.pred_arc else { return Ok(()) };
     if pred[s as usize] != NO_ARC {
-        return Err(TreeError::BadSource);
+        return Err(SsspError::NotAShortestPathTree(TreeIssue::BadSource));
     }
     for v in 0..graph.num_vertices() {
         if v == s {
@@ -135,7 +116,7 @@ pub fn check_shortest_path_tree(graph: &Csr<u32>, r: &ShortestPaths) -> Result<(
         let a = pred[v as usize];
         let reached = r.dist[v as usize] != UNREACHABLE;
         if (a == NO_ARC) == reached {
-            return Err(TreeError::MissingPredecessor(v));
+            return Err(SsspError::NotAShortestPathTree(TreeIssue::MissingPredecessor(v)));
         }
         if !reached {
             continue;
@@ -144,7 +125,7 @@ pub fn check_shortest_path_tree(graph: &Csr<u32>, r: &ShortestPaths) -> Result<(
         let ok = graph.targets()[a as usize] == v
             && sat_add(r.dist[u as usize], graph.weights()[a as usize]) == r.dist[v as usize];
         if !ok {
-            return Err(TreeError::NotTight(v));
+            return Err(SsspError::NotAShortestPathTree(TreeIssue::NotTight(v)));
         }
     }
     // Every reached vertex leads back to the source within n steps.
@@ -163,7 +144,7 @@ pub fn check_shortest_path_tree(graph: &Csr<u32>, r: &ShortestPaths) -> Result<(
             x = tail_of(graph, pred[x as usize]);
         }
         if state[x as usize] == 1 {
-            return Err(TreeError::Cycle(v));
+            return Err(SsspError::NotAShortestPathTree(TreeIssue::Cycle(v)));
         }
         for c in chain {
             state[c as usize] = 2;

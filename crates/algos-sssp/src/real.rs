@@ -30,7 +30,8 @@
 use gpu_runtime::Backend;
 use graph_core::{Csr, Weight};
 
-use crate::api::{Algorithm, Query, solve};
+use crate::algorithm::Algorithm;
+use crate::api::{Query, solve};
 use crate::cpu::queue::LazyHeap;
 use crate::cpu::search::{RealWeights, Settle, Workspace, dijkstra_search};
 use crate::error::SsspError;

@@ -2,7 +2,7 @@
 //! shortest-path tree, on random graphs, closed forms and real road graphs, on the CPU and on every GPU
 //! adapter (lavapipe in CI).
 
-use algos_sssp::gpu::{GpuAlgorithm, GpuSssp, SettleRule, frontier_mirror};
+use algos_sssp::gpu::{GpuAlgorithm, GpuSssp, SettleRule, sssp_frontier_mirror};
 use algos_sssp::pred::canonical_predecessors;
 use algos_sssp::{Algorithm, Query, SATURATED, SsspError, UNREACHABLE, check_shortest_path_tree, solve};
 use gpu_runtime::Backend;
@@ -148,7 +148,7 @@ fn frontier_phase_counts_match_the_cpu_mirror() {
             let g = random_graph(seed);
             let mut solver = GpuSssp::new(ctx, &g).unwrap();
             for rule in [SettleRule::MinOnly, SettleRule::Out, SettleRule::InOut] {
-                let (dist, phases) = frontier_mirror(&g, 0, rule);
+                let (dist, phases) = sssp_frontier_mirror(&g, 0, rule);
                 let r = solver.run(0, GpuAlgorithm::Frontier(rule), false).unwrap();
                 assert_eq!(r.dist, dist);
                 assert_eq!(r.stats.phases, phases, "{rule:?} seed {seed}");
@@ -173,16 +173,16 @@ fn closed_forms() {
         b.add_arc(v, v + 1, 3);
     }
     let path = b.build().unwrap().0;
-    assert_eq!(frontier_mirror(&path, 0, SettleRule::MinOnly).1, n as u64 - 1);
-    assert_eq!(frontier_mirror(&path, 0, SettleRule::Out).1, n as u64 - 1);
+    assert_eq!(sssp_frontier_mirror(&path, 0, SettleRule::MinOnly).1, n as u64 - 1);
+    assert_eq!(sssp_frontier_mirror(&path, 0, SettleRule::Out).1, n as u64 - 1);
     // Out-star: OUT settles every leaf at once; MinOnly needs one phase per distinct weight.
     let mut b = GraphBuilder::new(6);
     for (v, w) in [(1, 5), (2, 3), (3, 9), (4, 3), (5, 7)] {
         b.add_arc(0, v, w);
     }
     let star = b.build().unwrap().0;
-    assert_eq!(frontier_mirror(&star, 0, SettleRule::Out).1, 1);
-    assert_eq!(frontier_mirror(&star, 0, SettleRule::MinOnly).1, 4);
+    assert_eq!(sssp_frontier_mirror(&star, 0, SettleRule::Out).1, 1);
+    assert_eq!(sssp_frontier_mirror(&star, 0, SettleRule::MinOnly).1, 4);
     // The Crauser example (spec sssp.md §7.3): OUT settles a, b, c in the first phase, MinOnly only b.
     let (s, a, bb, c, t) = (0, 1, 2, 3, 4);
     let mut b = GraphBuilder::new(5);
@@ -193,8 +193,8 @@ fn closed_forms() {
         .add_arc(bb, c, 3)
         .add_arc(a, t, 5);
     let ex = b.build().unwrap().0;
-    assert_eq!(frontier_mirror(&ex, s, SettleRule::Out).1, 2);
-    assert_eq!(frontier_mirror(&ex, s, SettleRule::MinOnly).1, 4);
+    assert_eq!(sssp_frontier_mirror(&ex, s, SettleRule::Out).1, 2);
+    assert_eq!(sssp_frontier_mirror(&ex, s, SettleRule::MinOnly).1, 4);
 }
 
 #[test]

@@ -132,61 +132,6 @@ fn gpu_phast_on_cch_equals_dijkstra() {
     });
 }
 
-/// Flows sent along PHAST trees on the hierarchy's arcs and unpacked to input arcs are shortest-path
-/// flows: at every vertex inflow − outflow is what arrives minus what leaves, and `Σ load · weight`
-/// equals `Σ amount · distance` (so every unit travels a shortest path). Weights ≥ 1, as loading needs.
-#[test]
-fn tree_loads_are_shortest_path_flows() {
-    use algos_sssp::ch::{LANES, PhastWorkspace};
-    for seed in 0..60u64 {
-        let n = 2 + (seed as u32 * 7) % 70;
-        let g = random_graph(seed, n, 3 * n, 0..=9).unwrap();
-        let metric = with_weights(&g, g.weights().iter().map(|&w| w + 1).collect());
-        let cch = Cch::build(&g).unwrap();
-        let (ch, unpacking) = cch.customise_with_unpacking(metric.weights()).unwrap();
-        let mut rng = SplitMix64::new(seed);
-        let sources: Vec<u32> = (0..n.min(LANES as u32 + 3)).collect();
-        let mut slot_loads = vec![0u64; 2 * cch.num_edges()];
-        let mut net = vec![0i128; n as usize];
-        let mut cost = 0u128;
-        let mut ws = PhastWorkspace::new(n);
-        for chunk in sources.chunks(LANES) {
-            ws.sweep(&ch, chunk);
-            let demands: Vec<Vec<(u32, u64)>> = chunk
-                .iter()
-                .enumerate()
-                .map(|(lane, &s)| {
-                    let row = dijkstra(&metric, s, &Stop::default()).unwrap().0;
-                    let mut list = Vec::new();
-                    for t in 0..n {
-                        if row[t as usize] == u32::MAX || rng.below(2) == 0 {
-                            continue;
-                        }
-                        assert_eq!(ws.label(&ch, t, lane), row[t as usize]);
-                        let amount = 1 + rng.below(1 << 40);
-                        net[t as usize] += amount as i128;
-                        net[s as usize] -= amount as i128;
-                        cost += amount as u128 * row[t as usize] as u128;
-                        list.push((t, amount));
-                    }
-                    list
-                })
-                .collect();
-            ws.load(&ch, &demands, &mut slot_loads);
-        }
-        let loads = unpacking.arc_loads(slot_loads);
-        let mut flow = vec![0i128; n as usize];
-        let mut got_cost = 0u128;
-        for (a, (u, v, w)) in metric.arcs().enumerate() {
-            flow[v as usize] += loads[a] as i128;
-            flow[u as usize] -= loads[a] as i128;
-            got_cost += loads[a] as u128 * w as u128;
-        }
-        assert_eq!(flow, net, "seed {seed}: conservation");
-        assert_eq!(got_cost, cost, "seed {seed}: Σ load·weight");
-    }
-}
-
 /// Hierarchies built on several threads at once are the same as one built alone (METIS's global
 /// random generator must not leak between concurrent builds: loads would differ between devices and
 /// cluster ranks).

@@ -1,7 +1,8 @@
 //! K shortest loopless paths: MPS, its iterator and reused target preparation, and Yen, all against
 //! brute force (every simple path by DFS, sorted by cost then arc sequence) and closed forms.
 
-use algos_sssp::ksp::{KspError, MpsTarget, Path, ksp_batch_cpu, mps, yen};
+use algos_sssp::SsspError;
+use algos_sssp::ksp::{MpsTarget, Path, ksp_batch_cpu, mps, yen};
 use graph_core::rng::SplitMix64;
 use graph_core::{Csr, GraphBuilder, generators};
 use proptest::prelude::*;
@@ -170,19 +171,19 @@ fn edge_cases() {
     assert!(mps(&g, 0, 2, 0).unwrap().0.is_empty());
     assert!(yen(&g, 0, 2, 0).unwrap().0.is_empty());
     // Out of range: typed errors.
-    assert_eq!(mps(&g, 9, 2, 1).unwrap_err(), KspError::VertexOutOfRange { role: "source", vertex: 9, n: 4 });
-    assert_eq!(mps(&g, 0, 4, 1).unwrap_err(), KspError::VertexOutOfRange { role: "target", vertex: 4, n: 4 });
-    assert!(matches!(yen(&g, 0, 7, 1), Err(KspError::VertexOutOfRange { role: "target", .. })));
+    assert_eq!(mps(&g, 9, 2, 1).unwrap_err(), SsspError::SourceOutOfRange { vertex: 9, n: 4 });
+    assert_eq!(mps(&g, 0, 4, 1).unwrap_err(), SsspError::TargetOutOfRange { target: 4, n: 4 });
+    assert!(matches!(yen(&g, 0, 7, 1), Err(SsspError::TargetOutOfRange { .. })));
     let target = MpsTarget::new(&g, 2).unwrap();
-    assert!(matches!(target.iter(5), Err(KspError::VertexOutOfRange { role: "source", .. })));
+    assert!(matches!(target.iter(5), Err(SsspError::SourceOutOfRange { .. })));
     // A reverse graph of the wrong size is refused.
     let other = graph_core::generators::grid_2d(2, 2);
-    assert!(matches!(MpsTarget::with_reverse(&g, &other, 2), Err(KspError::NotTheReverse { .. })));
+    assert!(matches!(MpsTarget::with_reverse(&g, &other, 2), Err(SsspError::NotTheReverse { .. })));
     // Distances beyond u32 are an error, never a wrong ranking.
     let mut b = GraphBuilder::new(3);
     b.add_arc(0, 1, u32::MAX - 2).add_arc(1, 2, u32::MAX - 2);
     let big = b.build().unwrap().0;
-    assert!(matches!(mps(&big, 0, 2, 1), Err(KspError::Distances(_))));
+    assert!(matches!(mps(&big, 0, 2, 1), Err(SsspError::WeightOverflow { .. })));
 }
 
 #[test]

@@ -36,16 +36,16 @@ impl SearchGraph {
         Self { offsets: net.out_offsets().to_vec(), heads, links, tails, through }
     }
 
-    fn num_nodes(&self) -> usize {
+    pub(crate) fn num_nodes(&self) -> usize {
         self.through.len()
     }
 }
 
 /// Per-thread reusable state of one shortest-path tree.
-struct Workspace {
-    dist: Vec<f64>,
+pub(crate) struct Workspace {
+    pub(crate) dist: Vec<f64>,
     /// Nodes in the order they were settled.
-    order: Vec<u32>,
+    pub(crate) order: Vec<u32>,
     /// Demand still to be carried from each node towards the origin; also marks destinations.
     node_flow: Vec<f64>,
     /// The search's queue (an indexed heap: as small as the frontier), the link that reached each
@@ -54,7 +54,7 @@ struct Workspace {
 }
 
 impl Workspace {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Self {
             dist: vec![f64::INFINITY; n],
             order: Vec::with_capacity(n),
@@ -64,7 +64,7 @@ impl Workspace {
     }
 
     /// The link that reached each node (`u32::MAX`: the origin, or not reached).
-    fn pred(&self) -> &[u32] {
+    pub(crate) fn pred(&self) -> &[u32] {
         self.search.pred()
     }
 }
@@ -154,7 +154,7 @@ pub fn origin_blocks(demand: &Demand) -> usize {
 
 /// An arc of the forward star with its current cost, packed so a node's arcs are read as one stream.
 #[derive(Debug, Clone, Copy)]
-struct Arc {
+pub(crate) struct Arc {
     cost: f64,
     head: u32,
     link: u32,
@@ -196,7 +196,7 @@ impl OutArcs<f64> for CostedArcs<'_> {
 /// Dijkstra from `origin`, settling into `ws.order` with link predecessors in `ws.pred()`; stops once
 /// `remaining` destinations (nodes with `node_flow > 0`) are settled (`usize::MAX`: never). Zones other
 /// than the origin are settled but not passed through when the graph blocks them.
-fn search(g: &SearchGraph, arcs: &[Arc], origin: u32, ws: &mut Workspace, mut remaining: usize) {
+pub(crate) fn search(g: &SearchGraph, arcs: &[Arc], origin: u32, ws: &mut Workspace, mut remaining: usize) {
     let Workspace { dist, order, node_flow, search } = ws;
     dijkstra_search(&CostedArcs { g, arcs }, origin, dist, search, |v, _| {
         order.push(v);
@@ -258,59 +258,17 @@ fn accumulate(
 }
 
 impl Workspace {
-    fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.search.reset(&mut self.dist);
         self.order.clear();
     }
 }
 
-fn arcs_at(g: &SearchGraph, costs: &[f64]) -> Vec<Arc> {
+pub(crate) fn arcs_at(g: &SearchGraph, costs: &[f64]) -> Vec<Arc> {
     g.heads
         .iter()
         .zip(&g.links)
         .map(|(&head, &link)| Arc { cost: costs[link as usize], head, link })
-        .collect()
-}
-
-/// One bush per demand origin from its full shortest-path tree at `costs` (in parallel).
-pub(crate) fn initial_bushes(
-    net: &Network,
-    g: &SearchGraph,
-    topo: &crate::bush::Topology,
-    demand: &Demand,
-    costs: &[f64],
-) -> Result<Vec<crate::bush::Bush>, TapError> {
-    let arcs = arcs_at(g, costs);
-    let bushes: Vec<Result<crate::bush::Bush, (u32, u32, f64)>> = (0..demand.num_origins())
-        .into_par_iter()
-        .map_init(
-            || Workspace::new(g.num_nodes()),
-            |ws, i| {
-                let origin = demand.origins()[i];
-                search(g, &arcs, origin, ws, usize::MAX);
-                let (dests, flows) = demand.from_origin(i);
-                let missing = dests.iter().zip(flows).find(|(d, _)| ws.dist[**d as usize].is_infinite());
-                let bush = match missing {
-                    Some((&d, &f)) => Err((origin, d, f)),
-                    None => {
-                        Ok(crate::bush::Bush::from_tree(net, topo, i, origin, ws.pred(), &ws.order, demand))
-                    }
-                };
-                ws.reset();
-                bush
-            },
-        )
-        .collect();
-    bushes
-        .into_iter()
-        .map(|b| {
-            b.map_err(|(o, d, f)| TapError::DemandUnreachable {
-                pairs: 1,
-                flow: f,
-                origin: net.node_id(o),
-                destination: net.node_id(d),
-            })
-        })
         .collect()
 }
 

@@ -25,7 +25,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+use crate::aon::{SearchGraph, Workspace, arcs_at, search};
 use crate::demand::Demand;
+use crate::error::TapError;
 use crate::network::Network;
 
 /// Flows below this (vehicles) count as unused.
@@ -494,7 +496,7 @@ pub(crate) fn solve(
     let m = net.num_links();
     let mut free = vec![0.0; m];
     net.costs(&vec![0.0; m], &mut free);
-    let mut bushes = crate::aon::initial_bushes(net, &g, &topo, demand, &free)?;
+    let mut bushes = initial_bushes(net, &g, &topo, demand, &free)?;
     let mut state = LinkState::new(net, &topo, total_flows(&bushes, m));
     let mut scratch = Scratch::new(net.num_nodes(), m);
     let mut y = vec![0.0; m];
@@ -571,4 +573,44 @@ fn total_flows(bushes: &[Bush], m: usize) -> Vec<f64> {
         b.add_flows(&mut x);
     }
     x
+}
+
+/// One bush per demand origin from its full shortest-path tree at `costs` (in parallel).
+pub(crate) fn initial_bushes(
+    net: &Network,
+    g: &SearchGraph,
+    topo: &Topology,
+    demand: &Demand,
+    costs: &[f64],
+) -> Result<Vec<Bush>, TapError> {
+    let arcs = arcs_at(g, costs);
+    let bushes: Vec<Result<Bush, (u32, u32, f64)>> = (0..demand.num_origins())
+        .into_par_iter()
+        .map_init(
+            || Workspace::new(g.num_nodes()),
+            |ws, i| {
+                let origin = demand.origins()[i];
+                search(g, &arcs, origin, ws, usize::MAX);
+                let (dests, flows) = demand.from_origin(i);
+                let missing = dests.iter().zip(flows).find(|(d, _)| ws.dist[**d as usize].is_infinite());
+                let bush = match missing {
+                    Some((&d, &f)) => Err((origin, d, f)),
+                    None => Ok(Bush::from_tree(net, topo, i, origin, ws.pred(), &ws.order, demand)),
+                };
+                ws.reset();
+                bush
+            },
+        )
+        .collect();
+    bushes
+        .into_iter()
+        .map(|b| {
+            b.map_err(|(o, d, f)| TapError::DemandUnreachable {
+                pairs: 1,
+                flow: f,
+                origin: net.node_id(o),
+                destination: net.node_id(d),
+            })
+        })
+        .collect()
 }

@@ -2,15 +2,15 @@
 
 use std::path::PathBuf;
 
-use graph_core::io::ReadError;
+use graph_core::GraphError;
 
 /// Why a network, a demand or an assignment could not be built or solved.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TapError {
-    /// A TNTP file could not be read.
+    /// A TNTP file could not be read (file and line named), or a search graph could not be built.
     #[error(transparent)]
-    Read(#[from] ReadError),
+    Graph(#[from] GraphError),
     /// A link has capacity 0 but a flow-dependent cost.
     #[error("{}:{line}: link {from}→{to} has capacity {capacity} with B = {b}: expected a positive capacity (or B = 0)", path.display())]
     CapacityZero {
@@ -111,9 +111,6 @@ pub enum TapError {
     /// The GPU failed or is missing.
     #[error("GPU: {0}")]
     Gpu(#[from] gpu_runtime::GpuError),
-    /// A search graph could not be built.
-    #[error("graph: {0}")]
-    Graph(#[from] graph_core::GraphError),
     /// A shortest-path structure (a contraction hierarchy) could not be built or customised.
     #[error("shortest paths: {0}")]
     ShortestPaths(#[from] algos_sssp::SsspError),

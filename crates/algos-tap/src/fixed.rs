@@ -193,7 +193,7 @@ pub fn fixed_amount(flow: f64) -> (u32, u32) {
 
 /// The CPU mirror of the GPU loading: for each origin, u32 Dijkstra over the split graph with weights
 /// `weights`, canonical predecessors (smallest-id tight arc), and fixed-point loads per arc.
-pub fn mirror_loads(
+pub fn tap_aon_mirror(
     net: &Network,
     g: &SplitGraph,
     weights: &[u32],

@@ -2,7 +2,7 @@
 //! readback of loads per call. Two engines:
 //! - [`Method::Trees`]: algos-sssp's batched locality-based relaxation leaves one distance row per
 //!   origin on the device; `tap_aon.wgsl` derives canonical predecessors and walks every OD pair's path.
-//!   CPU twin: [`fixed::mirror_loads`](crate::fixed::mirror_loads), equal bit for bit.
+//!   CPU twin: [`fixed::tap_aon_mirror`](crate::fixed::tap_aon_mirror), equal bit for bit.
 //! - [`Method::Phast`] (and `Auto`): a customisable contraction hierarchy of the search graph, built once,
 //!   re-customised on the CPU for every call's costs; one PHAST pass sweeps all origins and
 //!   `phast_load.wgsl` passes the OD amounts up the trees on the hierarchy's arcs; the CPU unpacks the
@@ -13,6 +13,8 @@
 
 use algos_sssp::cch::Cch;
 use algos_sssp::ch::gpu::GpuPhast;
+
+use crate::phast_load::GpuPhastLoad;
 use algos_sssp::gpu::GpuSssp;
 pub use algos_sssp::many::Method;
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, Workgroups, wgpu};
@@ -58,7 +60,13 @@ enum Trees<'c> {
     /// PHAST on a CCH of the search graph, OD amounts passed up the trees on the device
     /// (`phast_load.wgsl`), shortcut loads unpacked on the CPU; the sweep object is made at the first
     /// call's metric.
-    Phast { cch: Box<Cch>, sweep: Option<Box<GpuPhast<'c>>>, lanes: u32, times: PhastTimes },
+    Phast {
+        cch: Box<Cch>,
+        sweep: Option<Box<GpuPhast<'c>>>,
+        loading: Option<Box<GpuPhastLoad>>,
+        lanes: u32,
+        times: PhastTimes,
+    },
 }
 
 /// One batch of origins: their search sources and OD pairs, uploaded once.
@@ -163,6 +171,7 @@ impl<'c> GpuAon<'c> {
             Trees::Phast {
                 cch: Box::new(graph.hierarchy()?),
                 sweep: None,
+                loading: None,
                 lanes: rows as u32,
                 times: PhastTimes::default(),
             }
@@ -217,9 +226,9 @@ impl<'c> GpuAon<'c> {
         let ctx = self.ctx;
         let t = std::time::Instant::now();
         let (weights, _scale) = self.graph.quantise(costs);
-        if let Trees::Phast { cch, sweep, lanes, times } = &mut self.trees {
+        if let Trees::Phast { cch, sweep, loading, lanes, times } = &mut self.trees {
             times.quantise_s = t.elapsed().as_secs_f64();
-            let engine = (&**cch, sweep, *lanes);
+            let engine = (&**cch, sweep, loading, *lanes);
             return phast_loads(ctx, engine, &self.batches, &weights, net, &self.graph, demand, times);
         }
         let csr = Csr::from_parts(self.graph.offsets.clone(), self.graph.heads.clone(), weights.clone())?;
@@ -300,7 +309,7 @@ impl<'c> GpuAon<'c> {
 #[allow(clippy::too_many_arguments)]
 fn phast_loads<'c>(
     ctx: &'c GpuContext,
-    (cch, sweep, lanes): (&Cch, &mut Option<Box<GpuPhast<'c>>>, u32),
+    (cch, sweep, loading, lanes): (&Cch, &mut Option<Box<GpuPhast<'c>>>, &mut Option<Box<GpuPhastLoad>>, u32),
     batches: &[Batch],
     weights: &[u32],
     net: &Network,
@@ -317,7 +326,11 @@ fn phast_loads<'c>(
         }
         None => sweep.insert(Box::new(GpuPhast::owning(ctx, ch, lanes)?)),
     };
-    sweep.begin_loads()?;
+    let loading = match loading {
+        Some(l) => l,
+        None => loading.insert(Box::new(GpuPhastLoad::new(&sweep.sweep_view())?)),
+    };
+    loading.begin(&sweep.sweep_view())?;
     times.customise_s = t.elapsed().as_secs_f64();
     (times.searches_s, times.sweep_s, times.load_s) = (0.0, 0.0, 0.0);
     // Waiting after each step costs a few microseconds a pass and tells where the time goes.
@@ -330,12 +343,12 @@ fn phast_loads<'c>(
         wait()?;
         times.sweep_s += t.elapsed().as_secs_f64();
         let t = std::time::Instant::now();
-        sweep.load_pass(&b.od, b.pairs)?;
+        loading.pass(&sweep.sweep_view(), &b.od, b.pairs)?;
         wait()?;
         times.load_s += t.elapsed().as_secs_f64();
     }
     let t = std::time::Instant::now();
-    let (slot_loads, [unreached, saturated]) = sweep.read_loads()?;
+    let (slot_loads, [unreached, saturated]) = loading.read(&sweep.sweep_view())?;
     times.readback_s = t.elapsed().as_secs_f64();
     if saturated != 0 {
         return Err(TapError::FixedPointSaturated { pairs: saturated as u64 });

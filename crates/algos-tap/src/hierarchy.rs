@@ -6,7 +6,7 @@
 //! their OD amounts up the trees on the hierarchy's arcs in one rank-ordered pass per batch (no path
 //! walks), and the shortcut loads are unpacked to network arcs once per call. Loads are integers,
 //! added in any order to the same bits: they equal the GPU's PHAST loader exactly. Among equally short
-//! paths the hierarchy's trees may pick others than [`fixed::mirror_loads`](crate::fixed::mirror_loads)'s
+//! paths the hierarchy's trees may pick others than [`fixed::tap_aon_mirror`](crate::fixed::tap_aon_mirror)'s
 //! canonical trees; the shortest-path total `Σ load · cost` is the same.
 //!
 //! ```
@@ -24,6 +24,8 @@
 
 use algos_sssp::cch::Cch;
 use algos_sssp::ch::{LANES, PhastWorkspace};
+
+use crate::phast_load::PhastLoad;
 use rayon::prelude::*;
 
 use crate::demand::Demand;
@@ -59,7 +61,7 @@ impl CchAon {
     }
 
     /// Fixed-point loads per search arc at link costs `costs`: PHAST trees on the re-customised CCH,
-    /// OD amounts passed up each tree's hierarchy arcs (`algos_sssp::ch` loading rules, the GPU's
+    /// OD amounts passed up each tree's hierarchy arcs ([`crate::phast_load`] rules, the GPU's
     /// too), shortcut loads unpacked once at the end. Equal to [`crate::gpu::GpuAon`]'s PHAST loads.
     pub fn loads(&self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
         let g = &self.graph;
@@ -71,8 +73,8 @@ impl CchAon {
         let (slot_loads, missed) = origins
             .par_chunks(LANES)
             .fold(
-                || (PhastWorkspace::new(n), vec![0u64; slots], Unloaded::default()),
-                |(mut ws, mut loads, mut missed), chunk| {
+                || (PhastWorkspace::new(n), PhastLoad::new(), vec![0u64; slots], Unloaded::default()),
+                |(mut ws, mut loader, mut loads, mut missed), chunk| {
                     let sources: Vec<u32> = chunk.iter().map(|&i| g.source[i]).collect();
                     ws.sweep(&ch, &sources);
                     let demands: Vec<Vec<(u32, u64)>> = chunk
@@ -88,11 +90,11 @@ impl CchAon {
                                 .collect()
                         })
                         .collect();
-                    ws.load(&ch, &demands, &mut loads);
-                    (ws, loads, missed)
+                    loader.load(&ch, &ws, &demands, &mut loads);
+                    (ws, loader, loads, missed)
                 },
             )
-            .map(|(_, loads, missed)| (loads, missed))
+            .map(|(_, _, loads, missed)| (loads, missed))
             .reduce(
                 || (vec![0u64; slots], Unloaded::default()),
                 |(mut a, ma), (b, mb)| {

@@ -39,6 +39,7 @@ pub mod network;
 pub mod nodes;
 pub mod output;
 pub mod petgyn;
+pub mod phast_load;
 pub mod picture;
 pub mod select;
 pub mod skim;

@@ -328,15 +328,16 @@ pub fn read_classes(
     net: &Network,
     trips: &Demand,
 ) -> Result<Vec<UserClass>, TapError> {
-    use graph_core::io::{ParseError, ReadError};
+    use graph_core::GraphError;
+    use graph_core::io::ParseIssue;
     let path = path.as_ref();
     let text = std::fs::read_to_string(path)
-        .map_err(|source| TapError::Read(ReadError::Open { path: path.to_path_buf(), source }))?;
+        .map_err(|source| TapError::Graph(GraphError::Open { path: path.to_path_buf(), source }))?;
     let err = |line: usize, field: &'static str, found: &str, expected: &'static str| {
-        TapError::Read(ReadError::Parse {
+        TapError::Graph(GraphError::Parse {
             path: path.to_path_buf(),
             line: line as u64,
-            kind: ParseError::BadField { field, found: found.to_string(), expected },
+            kind: ParseIssue::BadField { field, found: found.to_string(), expected },
         })
     };
     let number = |line: usize, field: &'static str, s: &str| {
@@ -402,10 +403,10 @@ pub fn read_classes(
         });
     }
     if classes.is_empty() {
-        return Err(TapError::Read(ReadError::Parse {
+        return Err(TapError::Graph(GraphError::Parse {
             path: path.to_path_buf(),
             line: text.lines().count().max(1) as u64,
-            kind: ParseError::Empty { expected: "one class per line" },
+            kind: ParseIssue::Empty { expected: "one class per line" },
         }));
     }
     Ok(classes)

@@ -4,10 +4,10 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use graph_core::io::{ParseError, ReadError, open_text};
-
 use crate::error::TapError;
 use crate::network::Network;
+use graph_core::GraphError;
+use graph_core::io::{ParseIssue, open_text};
 
 /// Coordinates of a network's nodes, by dense node index; `None` for nodes the file does not list.
 /// Units are the file's own (longitude/latitude for Sioux Falls and Gold Coast, projected feet or
@@ -47,11 +47,11 @@ pub fn read_node_tntp(path: impl AsRef<Path>, net: &Network) -> Result<NodeCoord
     let reader = open_text(path)?;
     let mut xy = vec![None; net.num_nodes()];
     let mut unknown_nodes = 0;
-    let parse_err = |line: u64, kind: ParseError| ReadError::Parse { path: path.to_path_buf(), line, kind };
+    let parse_err = |line: u64, kind: ParseIssue| GraphError::Parse { path: path.to_path_buf(), line, kind };
     let mut content = 0u64;
     for (k, line) in reader.lines().enumerate() {
         let line_no = k as u64 + 1;
-        let line = line.map_err(|e| parse_err(line_no, ParseError::Io(e.to_string())))?;
+        let line = line.map_err(|e| parse_err(line_no, ParseIssue::Io(e.to_string())))?;
         let body = line.split('~').next().unwrap_or("").trim().trim_end_matches(';').trim();
         if body.is_empty() {
             continue;
@@ -64,16 +64,16 @@ pub fn read_node_tntp(path: impl AsRef<Path>, net: &Network) -> Result<NodeCoord
             }
             return Err(parse_err(
                 line_no,
-                ParseError::BadField { field: "node", found: fields[0].into(), expected: "a node number" },
+                ParseIssue::BadField { field: "node", found: fields[0].into(), expected: "a node number" },
             )
             .into());
         };
-        let coord = |k: usize, field: &'static str| -> Result<f64, ReadError> {
+        let coord = |k: usize, field: &'static str| -> Result<f64, GraphError> {
             let found = fields.get(k).copied().unwrap_or("");
             found.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
                 parse_err(
                     line_no,
-                    ParseError::BadField { field, found: found.into(), expected: "a finite number" },
+                    ParseIssue::BadField { field, found: found.into(), expected: "a finite number" },
                 )
             })
         };
@@ -81,7 +81,7 @@ pub fn read_node_tntp(path: impl AsRef<Path>, net: &Network) -> Result<NodeCoord
         match net.node_index(id) {
             Some(v) => {
                 if xy[v as usize].replace((x, y)).is_some() {
-                    return Err(parse_err(line_no, ParseError::DuplicateVertex { id }).into());
+                    return Err(parse_err(line_no, ParseIssue::DuplicateVertex { id }).into());
                 }
             }
             None => unknown_nodes += 1,

@@ -94,7 +94,7 @@ fn chicago_regional_published_flows_have_the_best_known_objective() {
 #[test]
 fn every_shared_network_reads_with_its_header_counts() {
     use graph_core::io::tntp::{read_net, read_trips, read_trips_with};
-    use graph_core::io::{ParseError, ReadOptions};
+    use graph_core::io::{ParseIssue, ReadOptions};
     let Some(root) = data_path("tntp", "TNTP reader test") else { return };
     let mut nets = 0;
     for dir in std::fs::read_dir(&root).unwrap() {
@@ -123,7 +123,7 @@ fn every_shared_network_reads_with_its_header_counts() {
                     assert!(
                         matches!(
                             err.kind(),
-                            Some(ParseError::IdsBeyondHeader { declared: 284, found: 285, .. })
+                            Some(ParseIssue::IdsBeyondHeader { declared: 284, found: 285, .. })
                         ),
                         "{err}"
                     );

@@ -1,7 +1,7 @@
 //! GPU all-or-nothing loading against its CPU mirror (bit-identical fixed-point loads) and against the
 //! f64 CPU path (same SPTT up to the quantisation), on every adapter.
 
-use algos_tap::fixed::{link_flows, mirror_loads};
+use algos_tap::fixed::{link_flows, tap_aon_mirror};
 use algos_tap::gpu::GpuAon;
 use algos_tap::{
     AssignOptions, Backend, CostFactors, Demand, Link, Network, Stop, assign, evaluate, standard_network,
@@ -78,7 +78,7 @@ fn gpu_loads_equal_the_cpu_mirror_on_random_networks() {
             let mut gpu = GpuAon::new(ctx, &net, &demand, false).unwrap();
             let got = gpu.loads(&net, &demand, &costs).unwrap();
             let (weights, _) = gpu.graph().quantise(&costs);
-            let want = mirror_loads(&net, gpu.graph(), &weights, &demand).unwrap();
+            let want = tap_aon_mirror(&net, gpu.graph(), &weights, &demand).unwrap();
             assert_eq!(got, want, "seed {seed} on {}", ctx.describe());
             // Integer costs scale exactly: the f64 CPU loading gives the same SPTT.
             let flows = link_flows(gpu.graph(), &got, net.num_links());
@@ -125,7 +125,7 @@ fn gpu_loads_equal_the_cpu_mirror_on_tntp_networks() {
             let mut gpu = GpuAon::new(ctx, &net, &demand, false).unwrap();
             let got = gpu.loads(&net, &demand, &costs).unwrap();
             let (weights, _) = gpu.graph().quantise(&costs);
-            assert_eq!(got, mirror_loads(&net, gpu.graph(), &weights, &demand).unwrap(), "{name}");
+            assert_eq!(got, tap_aon_mirror(&net, gpu.graph(), &weights, &demand).unwrap(), "{name}");
         });
     }
 }
@@ -216,7 +216,7 @@ fn phast_loads_equal_the_cpu_cch_twin() {
                 let want = cpu.loads(&net, &demand, &costs).unwrap();
                 assert_eq!(got, want, "seed {seed} round {round} on {}", ctx.describe());
                 let (weights, _) = gpu.graph().quantise(&costs);
-                let mirror = mirror_loads(&net, gpu.graph(), &weights, &demand).unwrap();
+                let mirror = tap_aon_mirror(&net, gpu.graph(), &weights, &demand).unwrap();
                 assert_eq!(fixed_cost(&got, &weights), fixed_cost(&mirror, &weights), "seed {seed}");
             }
         }
@@ -230,7 +230,7 @@ fn phast_loads_equal_the_cpu_cch_twin() {
             let got = gpu.loads(&net, &demand, &costs).unwrap();
             assert_eq!(got, cpu.loads(&net, &demand, &costs).unwrap(), "{name}");
             let (weights, _) = gpu.graph().quantise(&costs);
-            let mirror = mirror_loads(&net, gpu.graph(), &weights, &demand).unwrap();
+            let mirror = tap_aon_mirror(&net, gpu.graph(), &weights, &demand).unwrap();
             assert_eq!(fixed_cost(&got, &weights), fixed_cost(&mirror, &weights), "{name}");
         }
     });

@@ -267,7 +267,7 @@ impl<'a> GpuTdBatch<'a> {
             self.config.budget,
             2 + self.states * MAX_LABELS,
         ];
-        self.ctx.queue.write_buffer(&self.params, 0, bytemuck::cast_slice(&p));
+        self.ctx.write_words(&self.params, 0, &p);
         let grid = gpu_runtime::dispatch::workgroups_1d(
             chunk.len() as u64,
             self.ctx.limits.max_compute_workgroups_per_dimension,

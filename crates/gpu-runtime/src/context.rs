@@ -5,64 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::GpuError;
+use crate::features::OptionalFeatures;
 use crate::pipeline::{PipelineCache, PipelineKey};
-
-/// Optional device features the algorithms use when the adapter has them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct OptionalFeatures {
-    /// Subgroup operations (`subgroupAdd`, ...).
-    pub subgroup: bool,
-    /// 64-bit integers in shaders.
-    pub int64: bool,
-    /// `atomicMin` / `atomicMax` on 64-bit integers (packed distance + predecessor).
-    pub int64_atomic_min_max: bool,
-    /// 64-bit floats in shaders.
-    pub f64: bool,
-    /// GPU timestamps on compute passes.
-    pub timestamps: bool,
-}
-
-impl OptionalFeatures {
-    /// Everything the algorithms can use.
-    pub const ALL: Self =
-        Self { subgroup: true, int64: true, int64_atomic_min_max: true, f64: true, timestamps: true };
-    /// Nothing optional: the portable WebGPU baseline.
-    pub const NONE: Self =
-        Self { subgroup: false, int64: false, int64_atomic_min_max: false, f64: false, timestamps: false };
-
-    fn to_wgpu(self) -> wgpu::Features {
-        let mut f = wgpu::Features::empty();
-        f.set(wgpu::Features::SUBGROUP, self.subgroup);
-        f.set(wgpu::Features::SHADER_INT64, self.int64 || self.int64_atomic_min_max);
-        f.set(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX, self.int64_atomic_min_max);
-        f.set(wgpu::Features::SHADER_F64, self.f64);
-        f.set(wgpu::Features::TIMESTAMP_QUERY, self.timestamps);
-        f
-    }
-
-    fn from_wgpu(f: wgpu::Features) -> Self {
-        Self {
-            subgroup: f.contains(wgpu::Features::SUBGROUP),
-            int64: f.contains(wgpu::Features::SHADER_INT64),
-            int64_atomic_min_max: f
-                .contains(wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX),
-            f64: f.contains(wgpu::Features::SHADER_F64),
-            timestamps: f.contains(wgpu::Features::TIMESTAMP_QUERY),
-        }
-    }
-
-    /// Features named `subgroup`, `int64`, `int64_atomic_min_max`, `f64`, `timestamps` that are on.
-    pub fn names(self) -> Vec<&'static str> {
-        let all = [
-            (self.subgroup, "subgroup"),
-            (self.int64, "int64"),
-            (self.int64_atomic_min_max, "int64_atomic_min_max"),
-            (self.f64, "f64"),
-            (self.timestamps, "timestamps"),
-        ];
-        all.into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect()
-    }
-}
 
 /// How to choose and set up the device.
 #[derive(Debug, Clone, Default)]
@@ -453,8 +397,8 @@ impl GpuContext {
         })
     }
 
-    /// A uniform buffer holding `words` (padded with zeros to a multiple of 16 bytes), writable later
-    /// with `queue.write_buffer`.
+    /// A uniform buffer holding `words` (padded with zeros to a multiple of 16 bytes), rewritten later
+    /// with [`Self::write_words`].
     pub fn uniform_words(&self, label: &str, words: &[u32]) -> wgpu::Buffer {
         let mut padded = words.to_vec();
         padded.resize(words.len().max(1).next_multiple_of(4), 0);
@@ -468,9 +412,66 @@ impl GpuContext {
         buf
     }
 
+    /// Queues new `words` for a uniform (or any `COPY_DST`) buffer at word `offset`: they take effect
+    /// for work submitted after this call, in submission order.
+    pub fn write_words(&self, buffer: &wgpu::Buffer, offset: u64, words: &[u32]) {
+        self.queue.write_buffer(buffer, 4 * offset, bytemuck::cast_slice(words));
+    }
+
     /// A compute pipeline from the cache, compiled on first use.
     pub fn pipeline(&self, key: &PipelineKey) -> Result<Arc<wgpu::ComputePipeline>, GpuError> {
-        self.pipelines.get_or_create(self, key)
+        if let Some(p) = self.pipelines.pipeline(key) {
+            return Ok(p);
+        }
+        let shader = key.shader;
+        let source = shader.resolve(&key.params)?;
+        let need = crate::shader::requirements(shader.name, &source)?;
+        let have = self.features();
+        for (needed, on, name) in [
+            (need.subgroup, have.subgroup, "SUBGROUP"),
+            (need.int64, have.int64, "SHADER_INT64"),
+            (need.int64_atomic_min_max, have.int64_atomic_min_max, "SHADER_INT64_ATOMIC_MIN_MAX"),
+            (need.f64, have.f64, "SHADER_F64"),
+        ] {
+            if needed {
+                self.require(on, name, &format!("shader `{}`", shader.name))?;
+            }
+        }
+        let module = match self.pipelines.module(key) {
+            Some(m) => m,
+            None => {
+                let mk = key.module_key();
+                let module = self
+                    .scoped(&format!("compiling shader {mk}"), || {
+                        self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                            label: Some(shader.name),
+                            source: wgpu::ShaderSource::Wgsl(source.into()),
+                        })
+                    })
+                    .map_err(|e| GpuError::Shader { shader: mk, message: e.to_string() })?;
+                let module = Arc::new(module);
+                self.pipelines.keep_module(key, module.clone());
+                module
+            }
+        };
+        let pipeline = self
+            .scoped(&format!("creating pipeline {}::{}", shader.name, key.entry), || {
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(shader.name),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(key.entry),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &key.constants,
+                        zero_initialize_workgroup_memory: true,
+                    },
+                    cache: None,
+                })
+            })
+            .map_err(|e| GpuError::Shader { shader: shader.name.into(), message: e.to_string() })?;
+        let pipeline = Arc::new(pipeline);
+        self.pipelines.keep_pipeline(key, pipeline.clone());
+        Ok(pipeline)
     }
 
     /// How many pipelines have been compiled so far (each key once per context).
@@ -503,43 +504,5 @@ impl GpuContext {
         if pool.len() < 8 {
             pool.push(buffer);
         }
-    }
-
-    /// Reads `len` values of type `T` starting at byte `offset` of `buffer` (which needs `COPY_SRC`)
-    /// with one copy and one map.
-    pub fn read_buffer<T: bytemuck::Pod>(
-        &self,
-        buffer: &wgpu::Buffer,
-        offset: u64,
-        len: usize,
-    ) -> Result<Vec<T>, GpuError> {
-        let bytes = (len * std::mem::size_of::<T>()) as u64;
-        if bytes == 0 {
-            return Ok(Vec::new());
-        }
-        let copy_bytes = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        let staging = self.take_staging(copy_bytes);
-        let label = String::from("readback");
-        let mut rec = crate::recording::Recording::new("copying for readback");
-        rec.copy(buffer, offset, &staging, 0, copy_bytes);
-        self.submit(&rec)?;
-        let slice = staging.slice(..copy_bytes);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
-        rx.recv()
-            .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?
-            .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?;
-        let out = {
-            let view = slice
-                .get_mapped_range()
-                .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?;
-            bytemuck::pod_collect_to_vec::<u8, T>(&view[..bytes as usize])
-        };
-        staging.unmap();
-        self.give_staging(staging);
-        Ok(out)
     }
 }

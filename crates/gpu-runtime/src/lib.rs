@@ -25,6 +25,7 @@ pub mod copy;
 pub mod devices;
 pub mod dispatch;
 pub mod error;
+mod features;
 pub mod pipeline;
 pub mod readback;
 pub mod recording;
@@ -36,8 +37,9 @@ pub mod tuning;
 
 pub use backend::{Backend, BackendChoice, Resolved};
 pub use buffer::GpuBuffer;
-pub use context::{GpuContext, GpuOptions, OptionalFeatures};
+pub use context::{GpuContext, GpuOptions};
 pub use error::GpuError;
+pub use features::OptionalFeatures;
 pub use pipeline::PipelineKey;
 pub use readback::DoubleReadback;
 pub use recording::{Command, Recording, Workgroups};

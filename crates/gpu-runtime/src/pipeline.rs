@@ -1,10 +1,9 @@
-//! The compute-pipeline cache: each (shader, entry point, override constants) compiles once per device.
+//! What identifies a compute pipeline, and the store that keeps each compiled once per device
+//! (`GpuContext::pipeline` compiles).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::context::GpuContext;
-use crate::error::GpuError;
 use crate::shader::Shader;
 
 /// What identifies a compute pipeline.
@@ -38,7 +37,8 @@ impl PipelineKey {
         self
     }
 
-    fn module_key(&self) -> String {
+    /// The shader and its template parameters, as a name (`shader[a=1,b=2]`).
+    pub(crate) fn module_key(&self) -> String {
         let mut p = self.params.clone();
         p.sort_unstable();
         let p: Vec<String> = p.iter().map(|(n, v)| format!("{n}={v}")).collect();
@@ -66,71 +66,23 @@ impl PipelineCache {
         self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    pub(crate) fn get_or_create(
-        &self,
-        ctx: &GpuContext,
-        key: &PipelineKey,
-    ) -> Result<Arc<wgpu::ComputePipeline>, GpuError> {
-        let hk = key.hash_key();
-        if let Some(p) = self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&hk) {
-            return Ok(p.clone());
-        }
-        let shader = key.shader;
-        let source = shader.resolve(&key.params)?;
-        let need = crate::shader::requirements(shader.name, &source)?;
-        let have = ctx.features();
-        for (needed, on, name) in [
-            (need.subgroup, have.subgroup, "SUBGROUP"),
-            (need.int64, have.int64, "SHADER_INT64"),
-            (need.int64_atomic_min_max, have.int64_atomic_min_max, "SHADER_INT64_ATOMIC_MIN_MAX"),
-            (need.f64, have.f64, "SHADER_F64"),
-        ] {
-            if needed {
-                ctx.require(on, name, &format!("shader `{}`", shader.name))?;
-            }
-        }
-        let module = self.module(ctx, key, source)?;
-        let pipeline = ctx
-            .scoped(&format!("creating pipeline {}::{}", shader.name, key.entry), || {
-                ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(shader.name),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some(key.entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &key.constants,
-                        zero_initialize_workgroup_memory: true,
-                    },
-                    cache: None,
-                })
-            })
-            .map_err(|e| GpuError::Shader { shader: shader.name.into(), message: e.to_string() })?;
-        let pipeline = Arc::new(pipeline);
-        self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).insert(hk, pipeline.clone());
-        Ok(pipeline)
+    /// The pipeline of `key`, when compiled before.
+    pub(crate) fn pipeline(&self, key: &PipelineKey) -> Option<Arc<wgpu::ComputePipeline>> {
+        self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&key.hash_key()).cloned()
     }
 
-    fn module(
-        &self,
-        ctx: &GpuContext,
-        key: &PipelineKey,
-        source: String,
-    ) -> Result<Arc<wgpu::ShaderModule>, GpuError> {
-        let mk = key.module_key();
-        if let Some(m) = self.modules.lock().unwrap_or_else(|e| e.into_inner()).get(&mk) {
-            return Ok(m.clone());
-        }
-        let name = key.shader.name;
-        let module = ctx
-            .scoped(&format!("compiling shader {mk}"), || {
-                ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(name),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                })
-            })
-            .map_err(|e| GpuError::Shader { shader: mk.clone(), message: e.to_string() })?;
-        let module = Arc::new(module);
-        self.modules.lock().unwrap_or_else(|e| e.into_inner()).insert(mk, module.clone());
-        Ok(module)
+    /// Keeps a compiled pipeline for `key`.
+    pub(crate) fn keep_pipeline(&self, key: &PipelineKey, pipeline: Arc<wgpu::ComputePipeline>) {
+        self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).insert(key.hash_key(), pipeline);
+    }
+
+    /// The shader module of `key` (its shader with its template parameters), when compiled before.
+    pub(crate) fn module(&self, key: &PipelineKey) -> Option<Arc<wgpu::ShaderModule>> {
+        self.modules.lock().unwrap_or_else(|e| e.into_inner()).get(&key.module_key()).cloned()
+    }
+
+    /// Keeps a compiled module for `key`'s shader and template parameters.
+    pub(crate) fn keep_module(&self, key: &PipelineKey, module: Arc<wgpu::ShaderModule>) {
+        self.modules.lock().unwrap_or_else(|e| e.into_inner()).insert(key.module_key(), module);
     }
 }

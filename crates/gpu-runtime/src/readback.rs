@@ -126,3 +126,44 @@ impl Drop for DoubleReadback<'_> {
         }
     }
 }
+
+/// One-off reads (a copy into a pooled staging buffer, one map).
+impl GpuContext {
+    /// Reads `len` values of type `T` starting at byte `offset` of `buffer` (which needs `COPY_SRC`)
+    /// with one copy and one map.
+    pub fn read_buffer<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        len: usize,
+    ) -> Result<Vec<T>, GpuError> {
+        let bytes = (len * std::mem::size_of::<T>()) as u64;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let copy_bytes = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let staging = self.take_staging(copy_bytes);
+        let label = String::from("readback");
+        let mut rec = Recording::new("copying for readback");
+        rec.copy(buffer, offset, &staging, 0, copy_bytes);
+        self.submit(&rec)?;
+        let slice = staging.slice(..copy_bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?
+            .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?;
+        let out = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| GpuError::Readback { label: label.clone(), message: e.to_string() })?;
+            bytemuck::pod_collect_to_vec::<u8, T>(&view[..bytes as usize])
+        };
+        staging.unmap();
+        self.give_staging(staging);
+        Ok(out)
+    }
+}

@@ -6,8 +6,8 @@
 //! [`crate::OptionalFeatures::names`]) declares the optional features a shader needs: pipelines check
 //! them against the device, and the validation test enables the matching naga capabilities.
 
-use crate::context::OptionalFeatures;
 use crate::error::GpuError;
+use crate::features::OptionalFeatures;
 
 /// A WGSL source embedded in the binary, with its name (the file stem under `shaders/`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,8 +8,9 @@
 
 use std::sync::OnceLock;
 
-use crate::context::{GpuContext, GpuOptions, OptionalFeatures};
+use crate::context::{GpuContext, GpuOptions};
 use crate::devices::physical_adapters;
+use crate::features::OptionalFeatures;
 
 /// The environment variable that makes a missing adapter a test failure.
 pub const REQUIRE_GPU_ENV: &str = "URBANFLOW_REQUIRE_GPU";

@@ -34,11 +34,16 @@
 //! let g = import("porto.osm.pbf", &OsmOptions::new(Profile::Car))?;
 //! let (from, snapped_m) = g.snap(41.1496, -8.6109, graph_core::osm::DEFAULT_SNAP_LIMIT_M)?;
 //! println!("{} vertices; Porto's centre is {snapped_m:.0} m from vertex {from}", g.graph.num_vertices());
-//! # Ok::<(), graph_core::osm::OsmError>(())
+//! # Ok::<(), graph_core::GraphError>(())
 //! ```
 
+pub(crate) mod profile;
+
+pub use profile::Profile;
+
+use crate::GraphError;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::VertexId;
 use crate::csr::Csr;
@@ -50,39 +55,6 @@ pub const DEFAULT_SNAP_LIMIT_M: f64 = 1000.0;
 
 /// Mean Earth radius (IUGG), metres.
 const EARTH_RADIUS_M: f64 = 6_371_008.8;
-
-/// Who travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Profile {
-    /// Motor cars.
-    Car,
-    /// Bicycles.
-    Bike,
-    /// Pedestrians.
-    Walk,
-}
-
-impl std::str::FromStr for Profile {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "car" => Ok(Self::Car),
-            "bike" | "bicycle" => Ok(Self::Bike),
-            "walk" | "foot" => Ok(Self::Walk),
-            other => Err(format!("profile `{other}`: expected car, bike or walk")),
-        }
-    }
-}
-
-impl std::fmt::Display for Profile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Car => "car",
-            Self::Bike => "bike",
-            Self::Walk => "walk",
-        })
-    }
-}
 
 /// Road classes below trunk: bicycles and pedestrians may use them by default.
 const ROADS: [&str; 12] = [
@@ -197,74 +169,6 @@ pub struct OsmGraph {
     locator: rstar::RTree<rstar::primitives::GeomWithData<[f64; 3], VertexId>>,
 }
 
-/// Why an import failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum OsmError {
-    /// The file could not be opened.
-    #[error("{}: cannot open: {source}", path.display())]
-    Open {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not a readable OSM PBF file.
-    #[error("{}: not a readable OSM PBF file: {message}", path.display())]
-    Malformed {
-        /// The file.
-        path: PathBuf,
-        /// The decoder's message.
-        message: String,
-    },
-    /// No way in the file is usable by the profile.
-    #[error("{}: no way usable by the {profile} profile ({ways} ways read)", path.display())]
-    NoRoutableWays {
-        /// The file.
-        path: PathBuf,
-        /// The profile.
-        profile: Profile,
-        /// Ways in the file.
-        ways: u64,
-    },
-    /// More vertices or arcs than `u32` ids hold.
-    #[error("{}: {what} beyond u32 ids", path.display())]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// What overflowed.
-        what: &'static str,
-    },
-    /// A coordinate that is not a latitude in -90..=90 and a longitude in -180..=180 degrees.
-    #[error(
-        "coordinate ({lat}, {lon}): expected a latitude in -90..=90 and a longitude in -180..=180 degrees"
-    )]
-    BadCoordinate {
-        /// Latitude given.
-        lat: f64,
-        /// Longitude given.
-        lon: f64,
-    },
-    /// A coordinate farther from every vertex of the graph than the snapping limit.
-    #[error(
-        "coordinate ({lat}, {lon}) is {distance_m:.0} m from the nearest road vertex, beyond the \
-         {limit_m:.0} m snapping limit (outside the extract, or latitude and longitude swapped?)"
-    )]
-    TooFarFromRoad {
-        /// Latitude given.
-        lat: f64,
-        /// Longitude given.
-        lon: f64,
-        /// Distance to the nearest vertex, metres.
-        distance_m: f64,
-        /// The limit, metres.
-        limit_m: f64,
-    },
-    /// The graph has no vertex to snap to.
-    #[error("the routable graph is empty: nothing to snap to")]
-    EmptyGraph,
-}
-
 /// Directions a way may be travelled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Directions {
@@ -356,16 +260,16 @@ fn classify(tags: &HashMap<&str, &str>, options: &OsmOptions) -> Option<(Directi
 
 /// OSM XML files start with `<?xml` or `<osm`; the PBF decoder would read their first bytes as a
 /// block length and report an absurd "blob header" size, so they are named here instead.
-fn refuse_xml(path: &Path) -> Result<(), OsmError> {
+fn refuse_xml(path: &Path) -> Result<(), GraphError> {
     use std::io::Read;
     let mut head = [0u8; 64];
     let n = std::fs::File::open(path)
         .and_then(|mut f| f.read(&mut head))
-        .map_err(|source| OsmError::Open { path: path.to_path_buf(), source })?;
+        .map_err(|source| GraphError::Open { path: path.to_path_buf(), source })?;
     let text = String::from_utf8_lossy(&head[..n]);
     let text = text.trim_start_matches('\u{feff}').trim_start();
     if text.starts_with("<?xml") || text.starts_with("<osm") {
-        return Err(OsmError::Malformed {
+        return Err(GraphError::OsmMalformed {
             path: path.to_path_buf(),
             message: "this is an OSM XML file; urbanflow reads the PBF format (.osm.pbf): convert it \
                       with `osmium cat in.osm -o out.osm.pbf`, or download the extract as PBF"
@@ -385,14 +289,14 @@ pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
 }
 
 /// Imports a routable graph from an OSM PBF file (see the module documentation for the rules).
-pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, OsmError> {
+pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, GraphError> {
     let path = path.as_ref();
     refuse_xml(path)?;
     let reader = osmpbf::ElementReader::from_path(path).map_err(|e| match e.kind() {
         osmpbf::ErrorKind::Io(_) => {
-            OsmError::Open { path: path.to_path_buf(), source: std::io::Error::other(e.to_string()) }
+            GraphError::Open { path: path.to_path_buf(), source: std::io::Error::other(e.to_string()) }
         }
-        _ => OsmError::Malformed { path: path.to_path_buf(), message: e.to_string() },
+        _ => GraphError::OsmMalformed { path: path.to_path_buf(), message: e.to_string() },
     })?;
     let mut report = OsmReport::default();
     // Every node's coordinates, and the usable ways: (directions, speed, node refs).
@@ -411,11 +315,11 @@ pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, 
             }
             osmpbf::Element::Relation(_) => {}
         })
-        .map_err(|e| OsmError::Malformed { path: path.to_path_buf(), message: e.to_string() })?;
+        .map_err(|e| GraphError::OsmMalformed { path: path.to_path_buf(), message: e.to_string() })?;
     report.nodes_read = nodes.len() as u64;
     report.ways_used = ways.len() as u64;
     if ways.is_empty() {
-        return Err(OsmError::NoRoutableWays {
+        return Err(GraphError::NoRoutableWays {
             path: path.to_path_buf(),
             profile: options.profile,
             ways: report.ways_read,
@@ -444,7 +348,7 @@ pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, 
     used.sort_unstable();
     used.dedup();
     if used.len() >= u32::MAX as usize {
-        return Err(OsmError::TooLarge { path: path.to_path_buf(), what: "vertices" });
+        return Err(GraphError::OsmTooLarge { path: path.to_path_buf(), what: "vertices" });
     }
     let vertex_of = |node: usize| used.binary_search(&node).ok().map(|v| v as VertexId);
     let coords_all: Vec<(f64, f64)> = used.iter().map(|&k| (nodes[k].1, nodes[k].2)).collect();
@@ -480,7 +384,7 @@ pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, 
     arcs.dedup_by_key(|a| (a.0, a.1));
     report.parallel_arcs_dropped = (before - arcs.len()) as u64;
     if arcs.len() >= u32::MAX as usize {
-        return Err(OsmError::TooLarge { path: path.to_path_buf(), what: "arcs" });
+        return Err(GraphError::OsmTooLarge { path: path.to_path_buf(), what: "arcs" });
     }
     build(options, report, used.len(), arcs, coords_all, ids_all)
 }
@@ -493,7 +397,7 @@ fn build(
     arcs: Vec<(VertexId, VertexId, f64, f64)>,
     coords: Vec<(f64, f64)>,
     osm_ids: Vec<i64>,
-) -> Result<OsmGraph, OsmError> {
+) -> Result<OsmGraph, GraphError> {
     let csr = |n: usize, arcs: &[(VertexId, VertexId, f64, f64)]| {
         let mut offsets = vec![0u32; n + 1];
         for a in arcs {
@@ -563,22 +467,22 @@ fn project((lat, lon): (f64, f64)) -> [f64; 3] {
 impl OsmGraph {
     /// The vertex nearest to a coordinate (degrees) and its distance in metres, however far it is.
     /// NaN or out-of-range coordinates and an empty graph are errors. [`OsmGraph::snap`] adds a limit.
-    pub fn nearest(&self, lat: f64, lon: f64) -> Result<(VertexId, f64), OsmError> {
+    pub fn nearest(&self, lat: f64, lon: f64) -> Result<(VertexId, f64), GraphError> {
         if !((-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon)) {
-            return Err(OsmError::BadCoordinate { lat, lon });
+            return Err(GraphError::BadCoordinate { lat, lon });
         }
-        let p = self.locator.nearest_neighbor(&project((lat, lon))).ok_or(OsmError::EmptyGraph)?;
+        let p = self.locator.nearest_neighbor(&project((lat, lon))).ok_or(GraphError::EmptyGraph)?;
         Ok((p.data, haversine_m((lat, lon), self.coords[p.data as usize])))
     }
 
     /// The vertex nearest to a coordinate and its distance in metres, refused with
-    /// [`OsmError::TooFarFromRoad`] when that distance exceeds `limit_m` (a point outside the extract,
+    /// [`GraphError::TooFarFromRoad`] when that distance exceeds `limit_m` (a point outside the extract,
     /// or latitude and longitude swapped, would otherwise route from the map's edge).
     /// [`DEFAULT_SNAP_LIMIT_M`] is the examples' default.
-    pub fn snap(&self, lat: f64, lon: f64, limit_m: f64) -> Result<(VertexId, f64), OsmError> {
+    pub fn snap(&self, lat: f64, lon: f64, limit_m: f64) -> Result<(VertexId, f64), GraphError> {
         let (v, distance_m) = self.nearest(lat, lon)?;
         if distance_m > limit_m {
-            return Err(OsmError::TooFarFromRoad { lat, lon, distance_m, limit_m });
+            return Err(GraphError::TooFarFromRoad { lat, lon, distance_m, limit_m });
         }
         Ok((v, distance_m))
     }

@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use graph_core::GraphError;
 use graph_core::datasets::data_path;
-use graph_core::osm::{OsmError, OsmGraph, OsmOptions, Profile, haversine_m, import};
+use graph_core::osm::{OsmGraph, OsmOptions, Profile, haversine_m, import};
 
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/oneway.osm.pbf")
@@ -75,20 +76,20 @@ fn fixture_one_way_access_and_speed_rules() {
 #[test]
 fn errors_name_the_file() {
     let missing = import("/nonexistent/x.osm.pbf", &OsmOptions::new(Profile::Car)).unwrap_err();
-    assert!(matches!(missing, OsmError::Open { .. }), "{missing}");
+    assert!(matches!(missing, GraphError::Open { .. }), "{missing}");
     assert!(missing.to_string().contains("/nonexistent/x.osm.pbf"));
     let dir = std::env::temp_dir().join(format!("urbanflow-osm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let junk = dir.join("junk.osm.pbf");
     std::fs::write(&junk, b"\0\0\0\x0dthis is not a pbf file at all").unwrap();
     let err = import(&junk, &OsmOptions::new(Profile::Car)).unwrap_err();
-    assert!(matches!(err, OsmError::Malformed { .. }), "{err}");
+    assert!(matches!(err, GraphError::OsmMalformed { .. }), "{err}");
     assert!(err.to_string().contains("junk.osm.pbf"), "{err}");
     // OSM XML is named as such, not "blob header is too big".
     let xml = dir.join("map.osm");
     std::fs::write(&xml, "<?xml version='1.0' encoding='UTF-8'?>\n<osm version=\"0.6\">\n</osm>\n").unwrap();
     let err = import(&xml, &OsmOptions::new(Profile::Car)).unwrap_err();
-    assert!(matches!(err, OsmError::Malformed { .. }) && err.to_string().contains("OSM XML"), "{err}");
+    assert!(matches!(err, GraphError::OsmMalformed { .. }) && err.to_string().contains("OSM XML"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -100,11 +101,11 @@ fn snapping_refuses_bad_and_far_coordinates() {
     for (la, lo) in [(f64::NAN, f64::NAN), (f64::NAN, 0.0), (91.0, 0.0), (0.0, -180.5), (f64::INFINITY, 0.0)]
     {
         let err = car.nearest(la, lo).unwrap_err();
-        assert!(matches!(err, OsmError::BadCoordinate { .. }), "{err}");
+        assert!(matches!(err, GraphError::BadCoordinate { .. }), "{err}");
     }
     // 0,0 is thousands of kilometres from the fixture's roads: refused, with the distance named.
     let err = car.snap(0.0, 0.0, graph_core::osm::DEFAULT_SNAP_LIMIT_M).unwrap_err();
-    let OsmError::TooFarFromRoad { distance_m, limit_m, .. } = err else { panic!("{err}") };
+    let GraphError::TooFarFromRoad { distance_m, limit_m, .. } = err else { panic!("{err}") };
     assert!(distance_m > 1e6 && limit_m == 1000.0, "{distance_m}");
     // Swapped latitude and longitude too, while `nearest` still answers (no limit).
     assert!(car.snap(lon, lat, 1000.0).is_err());

@@ -3,20 +3,20 @@
 use std::io::Write;
 
 use graph_core::io::{
-    self, ParseError, ReadError, ReadOptions, parse_dimacs_coordinates, parse_dimacs_sp,
-    parse_dimacs_sp_zero_based, parse_edge_list, parse_pace,
+    self, ParseIssue, ReadOptions, parse_dimacs_coordinates, parse_dimacs_sp, parse_dimacs_sp_zero_based,
+    parse_edge_list, parse_pace,
 };
-use graph_core::{Csr, WeightIssue};
+use graph_core::{Csr, GraphError, WeightIssue};
 
-fn sp(text: &str) -> Result<Csr<u32>, ReadError> {
+fn sp(text: &str) -> Result<Csr<u32>, GraphError> {
     parse_dimacs_sp(text.as_bytes(), "t.gr", ReadOptions::default())
 }
 
-fn sp_f32(text: &str) -> Result<Csr<f32>, ReadError> {
+fn sp_f32(text: &str) -> Result<Csr<f32>, GraphError> {
     parse_dimacs_sp(text.as_bytes(), "t.gr", ReadOptions::default())
 }
 
-fn at(r: Result<impl std::fmt::Debug, ReadError>) -> (u64, ParseError) {
+fn at(r: Result<impl std::fmt::Debug, GraphError>) -> (u64, ParseIssue) {
     let e = r.expect_err("must fail");
     assert!(e.to_string().starts_with("t.gr:"), "message names the file: {e}");
     (e.line().unwrap(), e.kind().unwrap().clone())
@@ -31,48 +31,48 @@ fn dimacs_sp_good_file() {
 
 #[test]
 fn dimacs_sp_errors_name_kind_and_line() {
-    assert!(matches!(at(sp("")), (1, ParseError::Empty { .. })));
-    assert!(matches!(at(sp("c only\n")), (1, ParseError::Empty { .. })));
-    assert!(matches!(at(sp("a 1 2 3\n")), (1, ParseError::MissingProblemLine { .. })));
-    assert!(matches!(at(sp("p sp 2\n")), (1, ParseError::BadProblemLine { .. })));
-    assert!(matches!(at(sp("p tw 2 1\n")), (1, ParseError::BadProblemLine { .. })));
-    assert!(matches!(at(sp("p sp 2 1\np sp 2 1\n")), (2, ParseError::DuplicateProblemLine)));
+    assert!(matches!(at(sp("")), (1, ParseIssue::Empty { .. })));
+    assert!(matches!(at(sp("c only\n")), (1, ParseIssue::Empty { .. })));
+    assert!(matches!(at(sp("a 1 2 3\n")), (1, ParseIssue::MissingProblemLine { .. })));
+    assert!(matches!(at(sp("p sp 2\n")), (1, ParseIssue::BadProblemLine { .. })));
+    assert!(matches!(at(sp("p tw 2 1\n")), (1, ParseIssue::BadProblemLine { .. })));
+    assert!(matches!(at(sp("p sp 2 1\np sp 2 1\n")), (2, ParseIssue::DuplicateProblemLine)));
     // Truncated: the header promises more arcs than the file holds (error at the last line).
     assert!(matches!(
         at(sp("p sp 2 3\na 1 2 1\na 2 1 1\n")),
-        (3, ParseError::CountMismatch { header: 3, found: 2, .. })
+        (3, ParseIssue::CountMismatch { header: 3, found: 2, .. })
     ));
     // Too many arcs: caught at the first extra line.
     assert!(matches!(
         at(sp("p sp 2 1\na 1 2 1\na 2 1 1\n")),
-        (3, ParseError::CountMismatch { header: 1, found: 2, .. })
+        (3, ParseIssue::CountMismatch { header: 1, found: 2, .. })
     ));
     // A line cut in the middle.
-    assert!(matches!(at(sp("p sp 2 1\na 1 2\n")), (2, ParseError::BadField { field: "weight", .. })));
+    assert!(matches!(at(sp("p sp 2 1\na 1 2\n")), (2, ParseIssue::BadField { field: "weight", .. })));
     assert!(matches!(
         at(sp("p sp 2 1\na 1 3 1\n")),
-        (2, ParseError::VertexOutOfRange { id: 3, first: 1, last: 2 })
+        (2, ParseIssue::VertexOutOfRange { id: 3, first: 1, last: 2 })
     ));
-    assert!(matches!(at(sp("p sp 2 1\na 0 1 1\n")), (2, ParseError::VertexOutOfRange { id: 0, .. })));
+    assert!(matches!(at(sp("p sp 2 1\na 0 1 1\n")), (2, ParseIssue::VertexOutOfRange { id: 0, .. })));
     assert!(matches!(
         at(sp("p sp 2 1\na 1 2 -4\n")),
-        (2, ParseError::BadWeight { issue: WeightIssue::Negative, .. })
+        (2, ParseIssue::BadWeight { issue: WeightIssue::Negative, .. })
     ));
     assert!(matches!(
         at(sp_f32("p sp 2 1\na 1 2 NaN\n")),
-        (2, ParseError::BadWeight { issue: WeightIssue::NotFinite, .. })
+        (2, ParseIssue::BadWeight { issue: WeightIssue::NotFinite, .. })
     ));
     assert!(matches!(
         at(sp("p sp 2 1\na 1 2 99999999999\n")),
-        (2, ParseError::BadWeight { issue: WeightIssue::OutOfRange, .. })
+        (2, ParseIssue::BadWeight { issue: WeightIssue::OutOfRange, .. })
     ));
-    assert!(matches!(at(sp("p sp 2 1\na 1 x 1\n")), (2, ParseError::BadField { field: "v", .. })));
-    assert!(matches!(at(sp("p sp 2 1\na 1 2 1 7\n")), (2, ParseError::UnexpectedLine { .. })));
-    assert!(matches!(at(sp("p sp 2 1\nq 1 2 1\n")), (2, ParseError::UnexpectedLine { .. })));
+    assert!(matches!(at(sp("p sp 2 1\na 1 x 1\n")), (2, ParseIssue::BadField { field: "v", .. })));
+    assert!(matches!(at(sp("p sp 2 1\na 1 2 1 7\n")), (2, ParseIssue::UnexpectedLine { .. })));
+    assert!(matches!(at(sp("p sp 2 1\nq 1 2 1\n")), (2, ParseIssue::UnexpectedLine { .. })));
     // Garbage bytes (not UTF-8).
     let garbage =
         parse_dimacs_sp::<u32>(&b"p sp 2 1\n\xff\xfe\x00\x01\n"[..], "t.gr", ReadOptions::default());
-    assert!(matches!(at(garbage), (2, ParseError::NotText)));
+    assert!(matches!(at(garbage), (2, ParseIssue::NotText)));
 }
 
 #[test]
@@ -85,7 +85,7 @@ fn zero_based_variant_with_and_without_header() {
     assert_eq!(g.num_vertices(), 5);
     let e =
         parse_dimacs_sp_zero_based::<u32>("p sp 2 1\na 0 2 5\n".as_bytes(), "t.gr", ReadOptions::default());
-    assert!(matches!(at(e), (2, ParseError::VertexOutOfRange { id: 2, first: 0, last: 1 })));
+    assert!(matches!(at(e), (2, ParseIssue::VertexOutOfRange { id: 2, first: 0, last: 1 })));
 }
 
 #[test]
@@ -95,11 +95,11 @@ fn pace_files() {
     assert_eq!(g.num_arcs(), 4, "undirected edges become two arcs");
     assert_eq!(g.targets_of(1), &[0, 2]);
     let e = parse_pace::<u32>("p tw 3 3\n1 2\n2 3\n".as_bytes(), "t.gr", ReadOptions::default());
-    assert!(matches!(at(e), (3, ParseError::CountMismatch { what: "edges", .. })));
+    assert!(matches!(at(e), (3, ParseIssue::CountMismatch { what: "edges", .. })));
     let e = parse_pace::<u32>("1 2\n".as_bytes(), "t.gr", ReadOptions::default());
-    assert!(matches!(at(e), (1, ParseError::MissingProblemLine { .. })));
+    assert!(matches!(at(e), (1, ParseIssue::MissingProblemLine { .. })));
     let e = parse_pace::<u32>("p tw 3 1\n1 4\n".as_bytes(), "t.gr", ReadOptions::default());
-    assert!(matches!(at(e), (2, ParseError::VertexOutOfRange { id: 4, .. })));
+    assert!(matches!(at(e), (2, ParseIssue::VertexOutOfRange { id: 4, .. })));
 }
 
 #[test]
@@ -108,9 +108,9 @@ fn edge_lists() {
         parse_edge_list("# c\n0 1 2.5\n\n1 2 1\n".as_bytes(), "t.gr", ReadOptions::default()).unwrap();
     assert_eq!(g.weights(), &[2.5, 1.0]);
     let e = parse_edge_list::<u32>("0 1 2\n1 2\n".as_bytes(), "t.gr", ReadOptions::default());
-    assert!(matches!(at(e), (2, ParseError::UnexpectedLine { .. })));
+    assert!(matches!(at(e), (2, ParseIssue::UnexpectedLine { .. })));
     let e = parse_edge_list::<f32>("0 1 inf\n".as_bytes(), "t.gr", ReadOptions::default());
-    assert!(matches!(at(e), (1, ParseError::BadWeight { .. })));
+    assert!(matches!(at(e), (1, ParseIssue::BadWeight { .. })));
 }
 
 #[test]
@@ -118,9 +118,9 @@ fn coordinates() {
     let c = parse_dimacs_coordinates("p aux sp co 2\nv 2 -5 7\nv 1 3 4\n".as_bytes(), "t.gr").unwrap();
     assert_eq!(c, vec![[3, 4], [-5, 7]]);
     let e = parse_dimacs_coordinates("p aux sp co 2\nv 1 3 4\n".as_bytes(), "t.gr");
-    assert!(matches!(at(e), (2, ParseError::CountMismatch { what: "vertices", .. })));
+    assert!(matches!(at(e), (2, ParseIssue::CountMismatch { what: "vertices", .. })));
     let e = parse_dimacs_coordinates("p aux sp co 2\nv 1 3 4\nv 1 3 4\n".as_bytes(), "t.gr");
-    assert!(matches!(at(e), (3, ParseError::DuplicateVertex { id: 1 })));
+    assert!(matches!(at(e), (3, ParseIssue::DuplicateVertex { id: 1 })));
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn compressed_files_round_trip_and_truncation_is_an_error() {
         assert!(err.line().is_some(), "{ext}: {err}");
     }
     let missing = io::read_graph::<u32>(dir.join("nope.gr"), ReadOptions::default()).unwrap_err();
-    assert!(matches!(missing, ReadError::Open { .. }));
+    assert!(matches!(missing, GraphError::Open { .. }));
     let mut f = std::fs::File::create(dir.join("pace.gr")).unwrap();
     writeln!(f, "p tw 2 1\n1 2").unwrap();
     let pace: Csr<u32> = io::read_graph(dir.join("pace.gr"), ReadOptions::default()).unwrap();
@@ -168,13 +168,13 @@ fn format_detection_refuses_what_it_cannot_know() {
         drop(w);
         let err = io::read_graph::<u32>(&path, ReadOptions::default()).unwrap_err();
         assert_eq!(err.line(), Some(2), "{err}");
-        assert!(matches!(err.kind(), Some(ParseError::MissingProblemLine { .. })), "{err}");
+        assert!(matches!(err.kind(), Some(ParseIssue::MissingProblemLine { .. })), "{err}");
         assert!(err.to_string().contains(name) && err.to_string().contains(":2:"), "{err}");
     }
     let txt = dir.join("arcs.txt");
     std::fs::write(&txt, headless).unwrap();
     let err = io::read_graph::<u32>(&txt, ReadOptions::default()).unwrap_err();
-    assert!(matches!(err.kind(), Some(ParseError::Ambiguous { .. })), "{err}");
+    assert!(matches!(err.kind(), Some(ParseIssue::Ambiguous { .. })), "{err}");
     let msg = err.to_string();
     assert!(msg.contains("1-based") && msg.contains("0-based") && msg.contains("dimacs0"), "{msg}");
     // Named formats: the 0-based reading has 4 vertices (ids 0..=3), DIMACS refuses the missing header.

@@ -13,7 +13,7 @@ use gpu_runtime::{GpuBuffer, GpuContext, GpuError, PipelineKey, Shader, wgpu};
 
 use super::dp::{Tables, code};
 use super::normal::Grid;
-use super::{GcutError, Instance, Solution, pattern};
+use super::{DpError, Instance, Solution, pattern};
 
 const COMPACT: Shader = gpu_runtime::shader!("gcut_compact");
 const GAP_FILLED: Shader = gpu_runtime::shader!("gcut_gapfilled");
@@ -76,7 +76,7 @@ pub struct GpuReport {
 
 /// The optimal pattern, with the table filled on `ctx` (layout chosen automatically); identical to
 /// [`super::solve`].
-pub fn solve_gpu(ctx: &GpuContext, inst: &Instance) -> Result<Solution, GcutError> {
+pub fn solve_gpu(ctx: &GpuContext, inst: &Instance) -> Result<Solution, DpError> {
     solve_gpu_with(ctx, inst, &GpuOptions::default()).map(|(s, _)| s)
 }
 
@@ -85,7 +85,7 @@ pub fn solve_gpu_with(
     ctx: &GpuContext,
     inst: &Instance,
     options: &GpuOptions,
-) -> Result<(Solution, GpuReport), GcutError> {
+) -> Result<(Solution, GpuReport), DpError> {
     solve_grid_gpu(ctx, &Grid::new(inst)?, options)
 }
 
@@ -95,7 +95,7 @@ pub fn solve_grid_gpu(
     ctx: &GpuContext,
     g: &Grid,
     options: &GpuOptions,
-) -> Result<(Solution, GpuReport), GcutError> {
+) -> Result<(Solution, GpuReport), DpError> {
     let Some(filled) = fill(ctx, g, options)? else {
         let (t, report) = trivial(g, options);
         return Ok((pattern::solution_from(g, &t), report));
@@ -114,8 +114,8 @@ pub fn solve_grid_gpu(
 
 /// The value and cut tables of `g` computed on `ctx` (layout chosen automatically). Values are u32 on
 /// the GPU: instances whose optimum could pass `u32::MAX / 2` are refused with
-/// [`GcutError::ValueOverflow`]; tables beyond the device's memory with [`GcutError::TooLarge`].
-pub fn solve_tables_gpu(ctx: &GpuContext, g: &Grid) -> Result<Tables, GcutError> {
+/// [`DpError::ValueOverflow`]; tables beyond the device's memory with [`DpError::TableTooLarge`].
+pub fn solve_tables_gpu(ctx: &GpuContext, g: &Grid) -> Result<Tables, DpError> {
     solve_tables_gpu_with(ctx, g, &GpuOptions::default()).map(|(t, _)| t)
 }
 
@@ -124,7 +124,7 @@ pub fn solve_tables_gpu_with(
     ctx: &GpuContext,
     g: &Grid,
     options: &GpuOptions,
-) -> Result<(Tables, GpuReport), GcutError> {
+) -> Result<(Tables, GpuReport), DpError> {
     let Some(filled) = fill(ctx, g, options)? else {
         return Ok(trivial(g, options));
     };
@@ -168,7 +168,7 @@ struct Plan {
     chunks: u64,
 }
 
-fn plan(ctx: &GpuContext, g: &Grid, layout: Layout, options: &GpuOptions) -> Result<Plan, GcutError> {
+fn plan(ctx: &GpuContext, g: &Grid, layout: Layout, options: &GpuOptions) -> Result<Plan, DpError> {
     let (nx, ny) = (g.xs.len() as u64, g.ys.len() as u64);
     let (wl, hl) = (g.pidx.len() as u64, g.qidx.len() as u64);
     let cells = nx * ny;
@@ -185,7 +185,7 @@ fn plan(ctx: &GpuContext, g: &Grid, layout: Layout, options: &GpuOptions) -> Res
     let total_bytes = words.iter().sum::<u64>() * 4;
     // Indices are u32 words.
     if largest > u32::MAX as u64 {
-        return Err(GcutError::TooLarge { bytes: total_bytes, limit: 3 * (u32::MAX as u64) * 4 });
+        return Err(DpError::TableTooLarge { bytes: total_bytes, limit: 3 * (u32::MAX as u64) * 4 });
     }
     let one = binding / 4;
     if largest <= one {
@@ -195,11 +195,11 @@ fn plan(ctx: &GpuContext, g: &Grid, layout: Layout, options: &GpuOptions) -> Res
     let chunk_words = 1u64 << (63 - one.max(1).leading_zeros());
     let chunks = largest.div_ceil(chunk_words);
     if chunks > MAX_CHUNKS {
-        return Err(GcutError::TooLarge { bytes: total_bytes, limit: 3 * MAX_CHUNKS * chunk_words * 4 });
+        return Err(DpError::TableTooLarge { bytes: total_bytes, limit: 3 * MAX_CHUNKS * chunk_words * 4 });
     }
     let stage = ctx.limits.max_storage_buffers_per_shader_stage as u64;
     if stage < 14 {
-        return Err(GcutError::Gpu(GpuError::LimitTooLow {
+        return Err(DpError::Gpu(GpuError::LimitTooLow {
             name: "max_storage_buffers_per_shader_stage",
             needed: 14,
             available: stage,
@@ -215,7 +215,7 @@ struct Table {
 }
 
 impl Table {
-    fn new(ctx: &GpuContext, label: &str, words: u64, p: &Plan) -> Result<Self, GcutError> {
+    fn new(ctx: &GpuContext, label: &str, words: u64, p: &Plan) -> Result<Self, DpError> {
         let mut chunks = Vec::new();
         let mut left = words as usize;
         while left > 0 || chunks.is_empty() {
@@ -226,19 +226,19 @@ impl Table {
         Ok(Self { chunks, chunk_words: p.chunk_words as usize })
     }
 
-    fn upload(&self, ctx: &GpuContext, data: &[u32]) -> Result<(), GcutError> {
+    fn upload(&self, ctx: &GpuContext, data: &[u32]) -> Result<(), DpError> {
         for (buf, part) in self.chunks.iter().zip(data.chunks(self.chunk_words)) {
             buf.write(ctx, 0, part)?;
         }
         Ok(())
     }
 
-    fn read_word(&self, ctx: &GpuContext, k: usize) -> Result<u32, GcutError> {
+    fn read_word(&self, ctx: &GpuContext, k: usize) -> Result<u32, DpError> {
         let words = self.chunks[k / self.chunk_words].read_range(ctx, k % self.chunk_words, 1)?;
         Ok(words[0])
     }
 
-    fn read(&self, ctx: &GpuContext) -> Result<Vec<u32>, GcutError> {
+    fn read(&self, ctx: &GpuContext) -> Result<Vec<u32>, DpError> {
         let mut out = Vec::with_capacity(self.chunks.iter().map(GpuBuffer::len).sum());
         for buf in &self.chunks {
             out.extend(buf.read(ctx)?);
@@ -255,10 +255,10 @@ struct Filled {
 }
 
 /// Fills the tables of `g` on `ctx`; `None` for a grid with nothing to compute.
-fn fill(ctx: &GpuContext, g: &Grid, options: &GpuOptions) -> Result<Option<Filled>, GcutError> {
+fn fill(ctx: &GpuContext, g: &Grid, options: &GpuOptions) -> Result<Option<Filled>, DpError> {
     let limit = (u32::MAX / 2) as u128;
     if g.value_bound > limit {
-        return Err(GcutError::ValueOverflow { bound: g.value_bound, limit });
+        return Err(DpError::ValueOverflow { bound: g.value_bound, limit });
     }
     if g.xs.len() < 2 || g.ys.len() < 2 {
         return Ok(None);

@@ -32,6 +32,8 @@
 //! check_pattern(&inst, &sol).unwrap();
 //! ```
 
+use crate::DpError;
+
 mod dp;
 mod gpu;
 mod normal;
@@ -44,7 +46,7 @@ pub use gpu::{
     solve_tables_gpu_with,
 };
 pub use normal::Grid;
-pub use pattern::{PatternError, check_pattern, solution_from};
+pub use pattern::{PatternIssue, check_pattern, solution_from};
 pub use picture::pattern_svg;
 
 /// One piece type: width along the stock's width, height along its height, value per copy.
@@ -163,55 +165,12 @@ pub struct DpStats {
     pub candidates: u64,
 }
 
-/// Why an instance cannot be solved.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GcutError {
-    /// The stock or a piece has a zero side.
-    #[error("{what} has a zero side ({w} × {h}): every side must be at least 1")]
-    ZeroSize {
-        /// "the stock" or "piece k".
-        what: String,
-        /// Width.
-        w: u32,
-        /// Height.
-        h: u32,
-    },
-    /// Values could overflow the table's integers.
-    #[error("values too large: the optimum could reach {bound}, beyond {limit}")]
-    ValueOverflow {
-        /// An upper bound on the optimum.
-        bound: u128,
-        /// The largest representable value.
-        limit: u128,
-    },
-    /// A stock side beyond what cut records can hold.
-    #[error("a stock side of {side} is beyond the largest supported, {max}")]
-    SideTooLarge {
-        /// The side.
-        side: u32,
-        /// The largest supported.
-        max: u32,
-    },
-    /// A GPU operation failed.
-    #[error("GPU: {0}")]
-    Gpu(#[from] gpu_runtime::GpuError),
-    /// The table would not fit the memory limit.
-    #[error("the table needs {bytes} bytes, more than the limit of {limit}")]
-    TooLarge {
-        /// Bytes needed.
-        bytes: u64,
-        /// The limit.
-        limit: u64,
-    },
-}
-
 /// Largest stock side: cut records keep coordinates in 30 bits.
 pub const MAX_SIDE: u32 = (1 << 30) - 1;
 
 /// Most memory the CPU solvers take: values, cut records and the piece table (20 bytes a cell of
 /// `|X| × |Y|`) plus the gap-filled row and column lines; larger instances get
-/// [`GcutError::TooLarge`] before anything that size is allocated.
+/// [`DpError::TableTooLarge`] before anything that size is allocated.
 pub const MAX_CPU_TABLE_BYTES: u64 = 4 << 30;
 
 /// Fewest candidate cuts for which [`solve_with`]'s automatic backend uses a GPU, on adapters where
@@ -227,7 +186,7 @@ pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 /// The optimal pattern on `backend`: `Cpu` runs [`solve_rayon`], `Gpu` [`solve_gpu`], and `Auto` the
 /// GPU only on a measured hardware adapter for at least [`GPU_MIN_CANDIDATES`] candidate cuts (else the
 /// CPU). Also says whether the GPU ran.
-pub fn solve_with(inst: &Instance, backend: gpu_runtime::Backend<'_>) -> Result<(Solution, bool), GcutError> {
+pub fn solve_with(inst: &Instance, backend: gpu_runtime::Backend<'_>) -> Result<(Solution, bool), DpError> {
     solve_with_options(inst, backend, &GpuOptions::default()).map(|(s, r)| (s, r.is_some()))
 }
 
@@ -236,7 +195,7 @@ pub fn solve_with_options(
     inst: &Instance,
     backend: gpu_runtime::Backend<'_>,
     options: &GpuOptions,
-) -> Result<(Solution, Option<GpuReport>), GcutError> {
+) -> Result<(Solution, Option<GpuReport>), DpError> {
     use gpu_runtime::{Backend, Resolved};
     let grid = Grid::new(inst)?;
     let ctx = match backend {
@@ -263,14 +222,14 @@ pub fn solve_with_options(
 }
 
 /// The optimal pattern, by the serial DP.
-pub fn solve(inst: &Instance) -> Result<Solution, GcutError> {
+pub fn solve(inst: &Instance) -> Result<Solution, DpError> {
     let grid = Grid::new(inst)?;
     let tables = solve_tables(&grid);
     Ok(pattern::solution_from(&grid, &tables))
 }
 
 /// The optimal pattern, by the tiled wavefront on rayon's threads; identical to [`solve`].
-pub fn solve_rayon(inst: &Instance) -> Result<Solution, GcutError> {
+pub fn solve_rayon(inst: &Instance) -> Result<Solution, DpError> {
     let grid = Grid::new(inst)?;
     let tables = solve_tables_rayon(&grid);
     Ok(pattern::solution_from(&grid, &tables))

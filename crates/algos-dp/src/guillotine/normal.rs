@@ -1,6 +1,6 @@
 //! Normal patterns and the single-piece table: everything the DP reads besides its own values.
 
-use super::{GcutError, Instance, MAX_CPU_TABLE_BYTES, MAX_SIDE};
+use super::{DpError, Instance, MAX_CPU_TABLE_BYTES, MAX_SIDE};
 
 /// A piece type as the DP sees it (rotated copies are types of their own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,23 +35,23 @@ pub struct Grid {
 
 impl Grid {
     /// Builds the grid of `inst`; pieces larger than the stock are kept but never fit.
-    pub fn new(inst: &Instance) -> Result<Self, GcutError> {
+    pub fn new(inst: &Instance) -> Result<Self, DpError> {
         let (w, h) = (inst.width, inst.height);
         if w == 0 || h == 0 {
-            return Err(GcutError::ZeroSize { what: "the stock".into(), w, h });
+            return Err(DpError::ZeroSize { what: "the stock".into(), w, h });
         }
         if w > MAX_SIDE || h > MAX_SIDE {
-            return Err(GcutError::SideTooLarge { side: w.max(h), max: MAX_SIDE });
+            return Err(DpError::SideTooLarge { side: w.max(h), max: MAX_SIDE });
         }
         // The per-coordinate arrays (reachability, rounding) come first: refuse before allocating them.
         let per_coordinate = (w as u64 + h as u64 + 2) * 5;
         if per_coordinate > MAX_CPU_TABLE_BYTES {
-            return Err(GcutError::TooLarge { bytes: per_coordinate, limit: MAX_CPU_TABLE_BYTES });
+            return Err(DpError::TableTooLarge { bytes: per_coordinate, limit: MAX_CPU_TABLE_BYTES });
         }
         let mut kinds = Vec::new();
         for (k, p) in inst.pieces.iter().enumerate() {
             if p.w == 0 || p.h == 0 {
-                return Err(GcutError::ZeroSize { what: format!("piece {k}"), w: p.w, h: p.h });
+                return Err(DpError::ZeroSize { what: format!("piece {k}"), w: p.w, h: p.h });
             }
             kinds.push(Kind { w: p.w, h: p.h, value: p.value, piece: k as u32, rotated: false });
             if inst.rotation && p.w != p.h {
@@ -69,7 +69,7 @@ impl Grid {
         // Two values are added per candidate: keep twice the bound inside u64.
         let limit = (u64::MAX / 2) as u128;
         if value_bound > limit {
-            return Err(GcutError::ValueOverflow { bound: value_bound, limit });
+            return Err(DpError::ValueOverflow { bound: value_bound, limit });
         }
         let xs = normal_positions(kinds.iter().filter(|k| k.h <= h).map(|k| k.w), w);
         let ys = normal_positions(kinds.iter().filter(|k| k.w <= w).map(|k| k.h), h);
@@ -78,7 +78,7 @@ impl Grid {
         let (nx, ny) = (xs.len() as u64, ys.len() as u64);
         let bytes = nx * ny * 20 + ((w as u64 + 1) * ny + (h as u64 + 1) * nx) * 8;
         if bytes > MAX_CPU_TABLE_BYTES {
-            return Err(GcutError::TooLarge { bytes, limit: MAX_CPU_TABLE_BYTES });
+            return Err(DpError::TableTooLarge { bytes, limit: MAX_CPU_TABLE_BYTES });
         }
         let pidx = rounding(&xs, w);
         let qidx = rounding(&ys, h);

@@ -3,6 +3,7 @@
 use super::dp::{Tables, code};
 use super::normal::Grid;
 use super::{Cut, CutNode, DpStats, Instance, Placement, Solution};
+use crate::DpError;
 
 /// The optimal pattern from filled tables (of any backend): the cut tree from the root cell down,
 /// pieces at the bottom-left of their rectangles.
@@ -58,10 +59,11 @@ pub(crate) fn solution_from_cuts(g: &Grid, cut: &[u32], value: u64, candidates: 
     Solution { value, placements, cut_tree: tree, stats }
 }
 
-/// Why a pattern is not a valid guillotine pattern of its instance.
+/// Why a pattern is not a valid guillotine pattern of its instance (carried by
+/// [`DpError::NotAPattern`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum PatternError {
+pub enum PatternIssue {
     /// A placement names a piece the instance does not have, or is rotated without rotation allowed.
     #[error("placement {index} uses piece {piece}{}", if *.rotated { " rotated, which the instance does not allow" } else { ", which does not exist" })]
     BadPiece {
@@ -126,16 +128,20 @@ type Rect = (u32, u32, u32, u32);
 /// Checks a solution against its instance without trusting its cut tree: every piece exists (rotated
 /// only when allowed) and lies inside the stock, no two overlap, the pieces can be separated by
 /// recursive edge-to-edge cuts, and the value adds up.
-pub fn check_pattern(inst: &Instance, sol: &Solution) -> Result<(), PatternError> {
+pub fn check_pattern(inst: &Instance, sol: &Solution) -> Result<(), DpError> {
     let mut rects: Vec<Rect> = Vec::with_capacity(sol.placements.len());
     let mut total = 0u64;
     for (index, p) in sol.placements.iter().enumerate() {
         let Some(piece) = inst.pieces.get(p.piece as usize).filter(|_| !p.rotated || inst.rotation) else {
-            return Err(PatternError::BadPiece { index, piece: p.piece, rotated: p.rotated });
+            return Err(DpError::NotAPattern(PatternIssue::BadPiece {
+                index,
+                piece: p.piece,
+                rotated: p.rotated,
+            }));
         };
         let (w, h) = if p.rotated { (piece.h, piece.w) } else { (piece.w, piece.h) };
         if p.x as u64 + w as u64 > inst.width as u64 || p.y as u64 + h as u64 > inst.height as u64 {
-            return Err(PatternError::Outside { index, x: p.x, y: p.y, w, h });
+            return Err(DpError::NotAPattern(PatternIssue::Outside { index, x: p.x, y: p.y, w, h }));
         }
         total = total.saturating_add(piece.value);
         rects.push((p.x, p.y, w, h));
@@ -148,20 +154,20 @@ pub fn check_pattern(inst: &Instance, sol: &Solution) -> Result<(), PatternError
         let (x, y, _, h) = rects[k];
         open.retain(|&o| rects[o].0 + rects[o].2 > x);
         if let Some(&o) = open.iter().find(|&&o| rects[o].1 < y + h && y < rects[o].1 + rects[o].3) {
-            return Err(PatternError::Overlap { a: o.min(k), b: o.max(k) });
+            return Err(DpError::NotAPattern(PatternIssue::Overlap { a: o.min(k), b: o.max(k) }));
         }
         open.push(k);
     }
     guillotine((0, 0, inst.width, inst.height), &mut order, &rects)?;
     if total != sol.value {
-        return Err(PatternError::WrongValue { stated: sol.value, actual: total });
+        return Err(DpError::NotAPattern(PatternIssue::WrongValue { stated: sol.value, actual: total }));
     }
     Ok(())
 }
 
 /// Whether the pieces `ids` (inside `area`) can be separated by recursive guillotine cuts: find a
 /// position along x (then y) that no piece straddles and that has pieces on both sides, split, recurse.
-fn guillotine(area: Rect, ids: &mut [usize], rects: &[Rect]) -> Result<(), PatternError> {
+fn guillotine(area: Rect, ids: &mut [usize], rects: &[Rect]) -> Result<(), DpError> {
     let mut work = vec![(area, ids.to_vec())];
     while let Some(((ax, ay, aw, ah), ids)) = work.pop() {
         if ids.len() <= 1 {
@@ -189,7 +195,13 @@ fn guillotine(area: Rect, ids: &mut [usize], rects: &[Rect]) -> Result<(), Patte
             }
         }
         let Some((vertical, c)) = split else {
-            return Err(PatternError::NotGuillotine { x: ax, y: ay, w: aw, h: ah, pieces: ids.len() });
+            return Err(DpError::NotAPattern(PatternIssue::NotGuillotine {
+                x: ax,
+                y: ay,
+                w: aw,
+                h: ah,
+                pieces: ids.len(),
+            }));
         };
         let (low, high): (Vec<usize>, Vec<usize>) = ids.iter().partition(|&&k| {
             let (x, y, _, _) = rects[k];

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use super::master::Master;
-use super::{ArcCosts, Costs, CpuPricer, Cvrp, Pricer, VrpError};
+use super::{ArcCosts, Costs, CpuPricer, Cvrp, DpError, Pricer};
 
 /// Which relaxation prices the columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,13 +128,13 @@ pub struct BoundReport {
 /// let r = root_bound(&inst, &opts, &mut |_| {})?;
 /// // The optimum is 0-3-2-0 (6) + 0-1-0 (2) = 8: a lower bound cannot exceed it.
 /// assert!(r.converged && r.lower_bound <= 8.0 + 1e-6);
-/// # Ok::<(), algos_dp::vrp::VrpError>(())
+/// # Ok::<(), algos_dp::DpError>(())
 /// ```
 pub fn root_bound(
     inst: &Cvrp,
     opts: &BoundOptions,
     progress: &mut dyn FnMut(&Round),
-) -> Result<BoundReport, VrpError> {
+) -> Result<BoundReport, DpError> {
     let mut pricer = CpuPricer::new(inst, opts.relaxation, opts.parallel, opts.max_states)?;
     root_bound_with(inst, opts, &mut pricer, progress)
 }
@@ -146,10 +146,10 @@ pub fn root_bound_with(
     opts: &BoundOptions,
     pricer: &mut dyn Pricer,
     progress: &mut dyn FnMut(&Round),
-) -> Result<BoundReport, VrpError> {
+) -> Result<BoundReport, DpError> {
     let start = Instant::now();
     if !(0.0..1.0).contains(&opts.smoothing) {
-        return Err(VrpError::Shape(format!("smoothing α = {}: must lie in [0, 1)", opts.smoothing)));
+        return Err(DpError::Shape(format!("smoothing α = {}: must lie in [0, 1)", opts.smoothing)));
     }
     let n = inst.customers();
     let mut master = Master::new(n);

@@ -1,4 +1,4 @@
-//! ng-path pricing on a GPU (`shaders/vrp_ng.wgsl`): the dense tables of [`super::ng_paths_dense`],
+//! ng-path pricing on a GPU (`shaders/vrp_ng.wgsl`): the dense tables of [`super::vrp_ng_mirror`],
 //! resident on the device across calls. The instance, the neighbourhood plan and the tables are
 //! uploaded or allocated once; a call uploads only the new arc costs (`(n + 1)²` f64, the duals
 //! enter there), records one `advance` + `stage` pair per load as one device-side loop, reads back the
@@ -12,7 +12,7 @@ use gpu_runtime::{GpuBuffer, GpuContext, GpuError, PipelineKey, Shader, wgpu};
 use super::gpu_stages::StageLoop;
 use super::ng_dense::{NO_LABEL, best_ends};
 use super::pricing::min_ratio;
-use super::{ArcCosts, Cvrp, NgDenseTable, NgPlan, NgSets, Priced, Route, VrpError};
+use super::{ArcCosts, Cvrp, DpError, NgDenseTable, NgPlan, NgSets, Priced, Route};
 
 const SHADER: Shader = gpu_runtime::shader!("vrp_ng");
 
@@ -41,7 +41,7 @@ pub struct GpuPriceTimes {
 ///
 /// ```no_run
 /// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, GpuNgPricer, NgSets};
-/// # fn demo(inst: &Cvrp, duals: &[f64]) -> Result<(), algos_dp::vrp::VrpError> {
+/// # fn demo(inst: &Cvrp, duals: &[f64]) -> Result<(), algos_dp::DpError> {
 /// let ctx = gpu_runtime::GpuContext::new()?;
 /// let mut pricer = GpuNgPricer::new(&ctx, inst, &NgSets::nearest(inst, 8)?)?;
 /// let arcs = ArcCosts::new(inst, &Costs::Reduced(duals))?;
@@ -68,12 +68,12 @@ pub struct GpuNgPricer<'c> {
 impl<'c> GpuNgPricer<'c> {
     /// Uploads `inst` and the plan of `ng`, allocates the tables. Fails with a typed error when the
     /// device lacks 64-bit floats, or the tables or workgroup memory exceed its limits.
-    pub fn new(ctx: &'c GpuContext, inst: &Cvrp, ng: &NgSets) -> Result<Self, VrpError> {
+    pub fn new(ctx: &'c GpuContext, inst: &Cvrp, ng: &NgSets) -> Result<Self, DpError> {
         ctx.require(ctx.features().f64, "f64", "GPU ng-path pricing")?;
         let plan = NgPlan::new(inst, ng)?;
         let m = plan.m;
         if m > 0xFFFF {
-            return Err(VrpError::Shape(format!(
+            return Err(DpError::Shape(format!(
                 "{} customers: the GPU tables pack customer ids in 16 bits",
                 m - 1
             )));
@@ -84,7 +84,7 @@ impl<'c> GpuNgPricer<'c> {
         let shared = 12 * (pairs as u64 + 1) * s as u64 + 12 * wg as u64 + 4 * 73;
         let limit = ctx.limits.max_compute_workgroup_storage_size as u64;
         if shared > limit {
-            return Err(VrpError::Gpu(GpuError::LimitTooLow {
+            return Err(DpError::Gpu(GpuError::LimitTooLow {
                 name: "max_compute_workgroup_storage_size",
                 needed: shared,
                 available: limit,
@@ -93,7 +93,7 @@ impl<'c> GpuNgPricer<'c> {
         let invocations =
             ctx.limits.max_compute_invocations_per_workgroup.min(ctx.limits.max_compute_workgroup_size_x);
         if wg > invocations {
-            return Err(VrpError::Gpu(GpuError::LimitTooLow {
+            return Err(DpError::Gpu(GpuError::LimitTooLow {
                 name: "max_compute_invocations_per_workgroup",
                 needed: wg as u64,
                 available: invocations as u64,
@@ -203,7 +203,7 @@ impl<'c> GpuNgPricer<'c> {
     }
 
     /// Fills the tables under `arcs` on the device (returns once the GPU is done).
-    pub fn fill(&mut self, arcs: &ArcCosts) -> Result<(), VrpError> {
+    pub fn fill(&mut self, arcs: &ArcCosts) -> Result<(), DpError> {
         let t = Instant::now();
         self.stages.upload(self.ctx, arcs)?;
         self.times.upload_s = t.elapsed().as_secs_f64();
@@ -216,7 +216,7 @@ impl<'c> GpuNgPricer<'c> {
     /// One pricing call: fills the tables under `arcs`, returns up to `k` cheapest routes of cost below
     /// `max_cost` (one per load and last customer, as [`NgDenseTable::best_routes`]) and the least cost
     /// per unit of load.
-    pub fn price(&mut self, arcs: &ArcCosts, k: usize, max_cost: f64) -> Result<Priced, VrpError> {
+    pub fn price(&mut self, arcs: &ArcCosts, k: usize, max_cost: f64) -> Result<Priced, DpError> {
         self.fill(arcs)?;
         let t = Instant::now();
         let best = self.best.read(self.ctx)?;
@@ -240,7 +240,7 @@ impl<'c> GpuNgPricer<'c> {
     }
 
     /// The walks ending at labels `(q, i, t)` of the current tables, depot excluded.
-    pub fn walks(&self, ends: &[(u32, u32, u32)]) -> Result<Vec<Vec<u32>>, VrpError> {
+    pub fn walks(&self, ends: &[(u32, u32, u32)]) -> Result<Vec<Vec<u32>>, DpError> {
         if ends.is_empty() {
             return Ok(Vec::new());
         }
@@ -276,7 +276,7 @@ impl<'c> GpuNgPricer<'c> {
 
     /// The whole tables of the last call, as the CPU mirror returns them (tests, diagnostics: a
     /// large readback).
-    pub fn table(&self) -> Result<NgDenseTable, VrpError> {
+    pub fn table(&self) -> Result<NgDenseTable, DpError> {
         let mut value = self.value.read(self.ctx)?;
         let pred = self.pred.read(self.ctx)?;
         let mut best = self.best.read(self.ctx)?;

@@ -6,7 +6,7 @@ use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use super::gpu_stages::StageLoop;
 use super::pricing::min_ratio;
-use super::{ArcCosts, Cvrp, LoadSemantics, NONE, Priced, QPathTable, VrpError};
+use super::{ArcCosts, Cvrp, DpError, LoadSemantics, NONE, Priced, QPathTable};
 
 const SHADER: Shader = gpu_runtime::shader!("vrp_qpath");
 
@@ -17,7 +17,7 @@ const WG: u32 = 128;
 ///
 /// ```no_run
 /// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, GpuQPaths, LoadSemantics};
-/// # fn demo(inst: &Cvrp) -> Result<(), algos_dp::vrp::VrpError> {
+/// # fn demo(inst: &Cvrp) -> Result<(), algos_dp::DpError> {
 /// let ctx = gpu_runtime::GpuContext::new()?;
 /// let mut fw = GpuQPaths::new(&ctx, inst)?;
 /// fw.fill(&ArcCosts::new(inst, &Costs::Raw)?)?;
@@ -37,12 +37,12 @@ pub struct GpuQPaths<'c> {
 
 impl<'c> GpuQPaths<'c> {
     /// Uploads `inst` and allocates the tables (typed errors without 64-bit floats or beyond limits).
-    pub fn new(ctx: &'c GpuContext, inst: &Cvrp) -> Result<Self, VrpError> {
+    pub fn new(ctx: &'c GpuContext, inst: &Cvrp) -> Result<Self, DpError> {
         ctx.require(ctx.features().f64, "f64", "GPU q-paths")?;
         let m = inst.customers() + 1;
         let cells = (inst.capacity() as usize + 1) * m;
         if 2 * cells as u64 > u32::MAX as u64 {
-            return Err(VrpError::Shape(format!("{cells} q-path cells: beyond 32-bit indices")));
+            return Err(DpError::Shape(format!("{cells} q-path cells: beyond 32-bit indices")));
         }
         let params = ctx.uniform_words("vrp q params", &[m as u32, inst.capacity(), cells as u32, 0]);
         let demand = GpuBuffer::from_slice(ctx, "vrp demands", inst.demands())?;
@@ -61,13 +61,13 @@ impl<'c> GpuQPaths<'c> {
     }
 
     /// Fills the tables under `arcs` (returns once the GPU is done).
-    pub fn fill(&mut self, arcs: &ArcCosts) -> Result<(), VrpError> {
+    pub fn fill(&mut self, arcs: &ArcCosts) -> Result<(), DpError> {
         self.stages.upload(self.ctx, arcs)?;
         self.stages.run(self.ctx)
     }
 
     /// The tables of the last [`GpuQPaths::fill`], as [`super::q_paths`] returns them.
-    pub fn table(&self) -> Result<QPathTable, VrpError> {
+    pub fn table(&self) -> Result<QPathTable, DpError> {
         let (m, c) = (self.inst.customers() + 1, self.cells);
         let vals = self.vals.read(self.ctx)?;
         let mut preds = self.preds.read(self.ctx)?;
@@ -85,7 +85,7 @@ impl<'c> GpuQPaths<'c> {
 
     /// One pricing call: the tables under `arcs`, up to `k` cheapest q-routes below `max_cost`
     /// ([`QPathTable::best_routes`]) and the least cost per unit of load.
-    pub fn price(&mut self, arcs: &ArcCosts, k: usize, max_cost: f64) -> Result<Priced, VrpError> {
+    pub fn price(&mut self, arcs: &ArcCosts, k: usize, max_cost: f64) -> Result<Priced, DpError> {
         self.fill(arcs)?;
         let t = self.table()?;
         Ok(Priced {
@@ -96,10 +96,10 @@ impl<'c> GpuQPaths<'c> {
 
     /// ψ on the device from this (forward) table and `backward`'s (the DP on the transposed costs;
     /// the same object for symmetric costs), as [`super::through_q`] returns it.
-    pub fn through_q(&self, backward: &GpuQPaths<'_>, sem: LoadSemantics) -> Result<Vec<f64>, VrpError> {
+    pub fn through_q(&self, backward: &GpuQPaths<'_>, sem: LoadSemantics) -> Result<Vec<f64>, DpError> {
         let m = self.inst.customers() + 1;
         if backward.cells != self.cells {
-            return Err(VrpError::Shape("forward and backward q-path tables of different instances".into()));
+            return Err(DpError::Shape("forward and backward q-path tables of different instances".into()));
         }
         let psi = GpuBuffer::<f64>::zeroed(self.ctx, "vrp psi", self.cells)?;
         let ok = GpuBuffer::<u32>::zeroed(self.ctx, "vrp psi flags", self.cells)?;
@@ -123,7 +123,7 @@ impl<'c> GpuQPaths<'c> {
         let max_dim = self.ctx.limits.max_compute_workgroups_per_dimension;
         let grid = gpu_runtime::dispatch::grid_1d(self.cells as u64, 64, max_dim)?;
         if grid[1] > 1 {
-            return Err(VrpError::Shape(format!("{} ψ entries: beyond one dispatch row", self.cells)));
+            return Err(DpError::Shape(format!("{} ψ entries: beyond one dispatch row", self.cells)));
         }
         let mut steps = vec![Step { pipeline: &through, bind_group: &bg, grid: Grid::Fixed(grid) }];
         let bg2;

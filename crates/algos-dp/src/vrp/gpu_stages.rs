@@ -7,7 +7,7 @@ use std::sync::Arc;
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, wgpu};
 
-use super::{ArcCosts, Cvrp, VrpError};
+use super::{ArcCosts, Cvrp, DpError};
 
 /// Stages recorded per command buffer.
 const STAGES_PER_SUBMIT: u32 = 256;
@@ -35,7 +35,7 @@ impl StageLoop {
         key: impl Fn(&'static str) -> PipelineKey,
         tables: &[(u32, &wgpu::Buffer)],
         state_binding: u32,
-    ) -> Result<Self, VrpError> {
+    ) -> Result<Self, DpError> {
         let m = inst.customers() + 1;
         let arcs = GpuBuffer::<f64>::zeroed(ctx, "vrp arc costs", m * m)?;
         let state = GpuBuffer::<u32>::zeroed(ctx, "vrp stage", 1)?;
@@ -65,10 +65,10 @@ impl StageLoop {
     }
 
     /// Uploads `arcs` (the only per-call upload).
-    pub fn upload(&self, ctx: &GpuContext, arcs: &ArcCosts) -> Result<(), VrpError> {
+    pub fn upload(&self, ctx: &GpuContext, arcs: &ArcCosts) -> Result<(), DpError> {
         let m = self.customers + 1;
         if arcs.size() != m {
-            return Err(VrpError::Shape(format!(
+            return Err(DpError::Shape(format!(
                 "arc costs over {} nodes, the instance has {m}",
                 arcs.size()
             )));
@@ -78,7 +78,7 @@ impl StageLoop {
     }
 
     /// Runs stages 1..=Q and waits for the GPU.
-    pub fn run(&self, ctx: &GpuContext) -> Result<(), VrpError> {
+    pub fn run(&self, ctx: &GpuContext) -> Result<(), DpError> {
         self.state.write(ctx, 0, &[0])?;
         let body = [
             Step { pipeline: &self.advance, bind_group: &self.advance_bg, grid: Grid::Fixed([1, 1, 1]) },

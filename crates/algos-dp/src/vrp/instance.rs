@@ -1,6 +1,6 @@
 //! The capacitated VRP instance and the arc costs a pricing call runs on.
 
-use super::VrpError;
+use super::DpError;
 
 /// A CVRP instance: depot 0, customers `1..=n` with integer demands, one vehicle capacity, and a
 /// (possibly asymmetric) cost matrix over the `n + 1` nodes.
@@ -12,7 +12,7 @@ use super::VrpError;
 /// let inst = Cvrp::new("line", vec![0, 3, 4], 10, cost)?;
 /// assert_eq!(inst.customers(), 2);
 /// assert_eq!(inst.cost(1, 2), 1.0);
-/// # Ok::<(), algos_dp::vrp::VrpError>(())
+/// # Ok::<(), algos_dp::DpError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Cvrp {
@@ -31,31 +31,31 @@ impl Cvrp {
         demand: Vec<u32>,
         capacity: u32,
         cost: Vec<f64>,
-    ) -> Result<Self, VrpError> {
+    ) -> Result<Self, DpError> {
         let nodes = demand.len();
         if nodes < 2 {
-            return Err(VrpError::Shape("an instance needs the depot and at least one customer".into()));
+            return Err(DpError::Shape("an instance needs the depot and at least one customer".into()));
         }
         if cost.len() != nodes * nodes {
-            return Err(VrpError::Shape(format!(
+            return Err(DpError::Shape(format!(
                 "{} costs for {nodes} nodes (expected {})",
                 cost.len(),
                 nodes * nodes
             )));
         }
         if demand[0] != 0 {
-            return Err(VrpError::Shape(format!("the depot has demand {} (expected 0)", demand[0])));
+            return Err(DpError::Shape(format!("the depot has demand {} (expected 0)", demand[0])));
         }
         for (i, &q) in demand.iter().enumerate().skip(1) {
             if q == 0 {
-                return Err(VrpError::ZeroDemand { customer: i as u32 });
+                return Err(DpError::ZeroDemand { customer: i as u32 });
             }
             if q > capacity {
-                return Err(VrpError::DemandExceedsCapacity { customer: i as u32, demand: q, capacity });
+                return Err(DpError::DemandExceedsCapacity { customer: i as u32, demand: q, capacity });
             }
         }
         if let Some(k) = cost.iter().position(|c| !c.is_finite()) {
-            return Err(VrpError::Shape(format!("cost ({}, {}) is not finite", k / nodes, k % nodes)));
+            return Err(DpError::Shape(format!("cost ({}, {}) is not finite", k / nodes, k % nodes)));
         }
         Ok(Self { name: name.into(), demand, capacity, cost, coords: None })
     }
@@ -148,15 +148,15 @@ pub struct ArcCosts {
 
 impl ArcCosts {
     /// Builds the matrix; duals must be finite, one per customer.
-    pub fn new(inst: &Cvrp, costs: &Costs<'_>) -> Result<Self, VrpError> {
+    pub fn new(inst: &Cvrp, costs: &Costs<'_>) -> Result<Self, DpError> {
         let m = inst.customers() + 1;
         let mut a = inst.cost.clone();
         if let Costs::Reduced(u) = costs {
             if u.len() != m - 1 {
-                return Err(VrpError::Shape(format!("{} duals for {} customers", u.len(), m - 1)));
+                return Err(DpError::Shape(format!("{} duals for {} customers", u.len(), m - 1)));
             }
             if let Some(k) = u.iter().position(|x| !x.is_finite()) {
-                return Err(VrpError::Shape(format!("dual of customer {} is not finite", k + 1)));
+                return Err(DpError::Shape(format!("dual of customer {} is not finite", k + 1)));
             }
             for i in 0..m {
                 for j in 1..m {

@@ -11,7 +11,7 @@
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
 
-use super::VrpError;
+use super::DpError;
 
 /// The columns so far.
 #[derive(Debug, Clone, Default)]
@@ -94,7 +94,7 @@ impl Master {
     /// Solves the LP, in its dual form `max Σ u_i s.t. Σ_i a_ir u_i ≤ c_r ∀ r` (u free): n variables
     /// and one inequality per column, half the KKT system of the primal form (whose x ≥ 0 adds a row per
     /// column); the route values are that problem's duals.
-    pub fn solve(&self) -> Result<MasterSolution, VrpError> {
+    pub fn solve(&self) -> Result<MasterSolution, DpError> {
         let (n, cols) = (self.customers, self.len());
         // A: cols × n, row r = route r's visits; built column-wise (per customer).
         let mut per_customer: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
@@ -121,15 +121,15 @@ impl Master {
             .verbose(false)
             .max_iter(400)
             .build()
-            .map_err(|e| VrpError::Lp(format!("{e:?}")))?;
+            .map_err(|e| DpError::Lp(format!("{e:?}")))?;
         let mut solver = DefaultSolver::new(&p, &objective, &a, &self.cost, &cones, settings)
-            .map_err(|e| VrpError::Lp(format!("{e:?}")))?;
+            .map_err(|e| DpError::Lp(format!("{e:?}")))?;
         solver.solve();
         let sol = &solver.solution;
         match sol.status {
             SolverStatus::Solved | SolverStatus::AlmostSolved => {}
             other => {
-                return Err(VrpError::Lp(format!(
+                return Err(DpError::Lp(format!(
                     "the restricted master ({n} rows, {cols} columns) ended {other:?} after {} iterations",
                     sol.iterations
                 )));

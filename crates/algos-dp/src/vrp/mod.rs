@@ -5,10 +5,10 @@
 //! Engines, forward on the given matrix (backward = the same DP on [`Cvrp::transposed`]):
 //! - CPU, serial and rayon with identical tables: [`q_paths`], [`through_q`], [`ng_paths`] (one label per
 //!   reachable memory), [`ng_paths_dominated`] (subset dominance: the fastest CPU pricing), and
-//!   [`ng_paths_dense`] (every memory of every cell: the GPU's layout, its CPU mirror).
+//!   [`vrp_ng_mirror`] (every memory of every cell: the GPU's layout, its CPU mirror).
 //! - GPU (64-bit floats in shaders; tables resident on the device, only arc costs uploaded per call):
 //!   [`GpuQPaths`] (q-paths and through-q-routes, equal to [`q_paths`] and [`through_q`]) and
-//!   [`GpuNgPricer`] (equal to [`ng_paths_dense`] bit for bit).
+//!   [`GpuNgPricer`] (equal to [`vrp_ng_mirror`] bit for bit).
 //! - Column generation over any [`Pricer`]: [`root_bound`], [`root_bound_with`], [`pricer`].
 //!
 //! ```
@@ -19,8 +19,10 @@
 //! let arcs = ArcCosts::new(&inst, &Costs::Raw)?;
 //! let t = q_paths(&inst, &arcs, false);
 //! assert_eq!(t.value(2, 2), 2.0); // 0 → 1 → 2
-//! # Ok::<(), algos_dp::vrp::VrpError>(())
+//! # Ok::<(), algos_dp::DpError>(())
 //! ```
+
+use crate::DpError;
 
 mod colgen;
 mod gpu_ng;
@@ -40,7 +42,7 @@ pub use gpu_ng::{GpuNgPricer, GpuPriceTimes};
 pub use gpu_qpath::GpuQPaths;
 pub use instance::{ArcCosts, Costs, Cvrp};
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
-pub use ng_dense::{MAX_DENSE_DELTA, NO_LABEL, NgDenseTable, NgPlan, ng_paths_dense};
+pub use ng_dense::{MAX_DENSE_DELTA, NO_LABEL, NgDenseTable, NgPlan, vrp_ng_mirror};
 pub use pricing::{CpuPricer, Priced, Pricer, PricingBackend, gpu_pays, pricer};
 pub use qpath::{NONE, QPathTable, q_paths};
 pub use throughq::{LoadSemantics, through_q};
@@ -55,56 +57,4 @@ pub struct Route {
     pub load: u32,
     /// Cost.
     pub cost: f64,
-}
-
-/// What can go wrong with a CVRP instance or a DP call.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum VrpError {
-    /// A customer with demand 0 (stages must increase strictly in load).
-    #[error("customer {customer} has demand 0 (every customer needs a demand ≥ 1)")]
-    ZeroDemand {
-        /// The customer (1..n).
-        customer: u32,
-    },
-    /// A customer whose demand exceeds the vehicle capacity.
-    #[error("customer {customer} has demand {demand}, above the capacity {capacity}")]
-    DemandExceedsCapacity {
-        /// The customer (1..n).
-        customer: u32,
-        /// Its demand.
-        demand: u32,
-        /// The capacity.
-        capacity: u32,
-    },
-    /// Δ outside 1..=32.
-    #[error("ng-neighbourhood size {delta}: must lie in 1..={max}")]
-    NeighbourhoodTooLarge {
-        /// Asked for.
-        delta: usize,
-        /// Largest supported.
-        max: usize,
-    },
-    /// More ng labels than allowed.
-    #[error("ng state space: {states} labels ({bytes} bytes) exceed the limit of {limit} labels")]
-    StateSpaceTooLarge {
-        /// Labels so far.
-        states: usize,
-        /// Their bytes.
-        bytes: u64,
-        /// The limit.
-        limit: usize,
-    },
-    /// Inconsistent sizes or values.
-    #[error("bad instance: {0}")]
-    Shape(String),
-    /// A file that could not be opened or parsed (the crate's reader error: file and line).
-    #[error(transparent)]
-    Read(#[from] crate::io::ReadError),
-    /// The GPU failed or lacks what a kernel needs.
-    #[error("GPU: {0}")]
-    Gpu(#[from] gpu_runtime::GpuError),
-    /// The LP solver failed.
-    #[error("LP solver: {0}")]
-    Lp(String),
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::{ArcCosts, Cvrp, Route, VrpError};
+use super::{ArcCosts, Cvrp, DpError, Route};
 
 /// The largest Δ (masks are u32).
 pub const MAX_DELTA: usize = 32;
@@ -25,9 +25,9 @@ pub struct NgSets {
 
 impl NgSets {
     /// N_i = i and its Δ − 1 nearest customers by `c_ij + c_ji` (ties: smaller id); Δ is capped at n.
-    pub fn nearest(inst: &Cvrp, delta: usize) -> Result<Self, VrpError> {
+    pub fn nearest(inst: &Cvrp, delta: usize) -> Result<Self, DpError> {
         if delta == 0 || delta > MAX_DELTA {
-            return Err(VrpError::NeighbourhoodTooLarge { delta, max: MAX_DELTA });
+            return Err(DpError::NeighbourhoodTooLarge { delta, max: MAX_DELTA });
         }
         let n = inst.customers();
         let mut members = vec![Vec::new(); n + 1];
@@ -45,7 +45,7 @@ impl NgSets {
     }
 
     /// N_i = every customer (ng-routes are then elementary routes).
-    pub fn all(inst: &Cvrp) -> Result<Self, VrpError> {
+    pub fn all(inst: &Cvrp) -> Result<Self, DpError> {
         Self::nearest(inst, inst.customers())
     }
 }
@@ -131,14 +131,14 @@ impl Transitions {
 
 /// The ng-path states under `arcs` with neighbourhoods `ng` (serial when `parallel` is false), one label
 /// per exact memory (the seed's rule). `max_states` bounds the labels kept
-/// ([`VrpError::StateSpaceTooLarge`] beyond).
+/// ([`DpError::StateSpaceTooLarge`] beyond).
 pub fn ng_paths(
     inst: &Cvrp,
     arcs: &ArcCosts,
     ng: &NgSets,
     parallel: bool,
     max_states: usize,
-) -> Result<NgTable, VrpError> {
+) -> Result<NgTable, DpError> {
     ng_paths_with(inst, arcs, ng, parallel, max_states, false)
 }
 
@@ -151,7 +151,7 @@ pub fn ng_paths_dominated(
     ng: &NgSets,
     parallel: bool,
     max_states: usize,
-) -> Result<NgTable, VrpError> {
+) -> Result<NgTable, DpError> {
     ng_paths_with(inst, arcs, ng, parallel, max_states, true)
 }
 
@@ -162,10 +162,10 @@ fn ng_paths_with(
     parallel: bool,
     max_states: usize,
     dominance: bool,
-) -> Result<NgTable, VrpError> {
+) -> Result<NgTable, DpError> {
     let m = inst.customers() + 1;
     if ng.members.len() != m {
-        return Err(VrpError::Shape(format!(
+        return Err(DpError::Shape(format!(
             "{} neighbourhoods for {} customers",
             ng.members.len() - 1,
             m - 1
@@ -231,7 +231,7 @@ fn ng_paths_with(
         }
         if total > max_states {
             let bytes = (total * std::mem::size_of::<NgState>()) as u64;
-            return Err(VrpError::StateSpaceTooLarge { states: total, bytes, limit: max_states });
+            return Err(DpError::StateSpaceTooLarge { states: total, bytes, limit: max_states });
         }
     }
     Ok(NgTable { m, capacity: cap, states })

@@ -14,7 +14,7 @@
 
 use rayon::prelude::*;
 
-use super::{ArcCosts, Cvrp, NgSets, Route, VrpError};
+use super::{ArcCosts, Cvrp, DpError, NgSets, Route};
 
 /// No label (unreachable memory).
 pub const NO_LABEL: u32 = u32::MAX;
@@ -48,10 +48,10 @@ pub struct NgPlan {
 
 impl NgPlan {
     /// The plan of `ng` (Δ ≤ [`MAX_DENSE_DELTA`]).
-    pub fn new(inst: &Cvrp, ng: &NgSets) -> Result<Self, VrpError> {
+    pub fn new(inst: &Cvrp, ng: &NgSets) -> Result<Self, DpError> {
         let m = inst.customers() + 1;
         if ng.members.len() != m {
-            return Err(VrpError::Shape(format!(
+            return Err(DpError::Shape(format!(
                 "{} neighbourhoods for {} customers",
                 ng.members.len().saturating_sub(1),
                 m - 1
@@ -59,7 +59,7 @@ impl NgPlan {
         }
         let delta = ng.members.iter().map(Vec::len).max().unwrap_or(1).max(1);
         if delta > MAX_DENSE_DELTA {
-            return Err(VrpError::NeighbourhoodTooLarge { delta, max: MAX_DENSE_DELTA });
+            return Err(DpError::NeighbourhoodTooLarge { delta, max: MAX_DENSE_DELTA });
         }
         let position = |set: &[u32], c: u32| set.iter().position(|&x| x == c);
         let mut near_at = vec![0u32; m + 1];
@@ -163,28 +163,28 @@ pub struct NgDenseTable {
 }
 
 /// The dense ng-path tables under `arcs` (rayon over the customers of a stage when `parallel`).
-/// `max_labels` bounds `(Q + 1)(n + 1) 2^(Δ−1)` ([`VrpError::StateSpaceTooLarge`] beyond).
+/// `max_labels` bounds `(Q + 1)(n + 1) 2^(Δ−1)` ([`DpError::StateSpaceTooLarge`] beyond).
 ///
 /// ```
-/// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, NgPlan, NgSets, ng_paths_dense};
+/// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, NgPlan, NgSets, vrp_ng_mirror};
 /// let x = [0.0f64, 1.0, 2.0];
 /// let cost: Vec<f64> = (0..9).map(|k| (x[k / 3] - x[k % 3]).abs()).collect();
 /// let inst = Cvrp::new("line", vec![0, 1, 1], 2, cost)?;
 /// let plan = NgPlan::new(&inst, &NgSets::nearest(&inst, 2)?)?;
-/// let t = ng_paths_dense(&inst, &ArcCosts::new(&inst, &Costs::Raw)?, &plan, false, 1 << 20)?;
+/// let t = vrp_ng_mirror(&inst, &ArcCosts::new(&inst, &Costs::Raw)?, &plan, false, 1 << 20)?;
 /// assert_eq!(t.value(2, 2), 2.0); // 0 → 1 → 2
-/// # Ok::<(), algos_dp::vrp::VrpError>(())
+/// # Ok::<(), algos_dp::DpError>(())
 /// ```
-pub fn ng_paths_dense(
+pub fn vrp_ng_mirror(
     inst: &Cvrp,
     arcs: &ArcCosts,
     plan: &NgPlan,
     parallel: bool,
     max_labels: usize,
-) -> Result<NgDenseTable, VrpError> {
+) -> Result<NgDenseTable, DpError> {
     let (m, s, cap) = (plan.m, plan.masks, inst.capacity());
     if m != inst.customers() + 1 {
-        return Err(VrpError::Shape(format!(
+        return Err(DpError::Shape(format!(
             "a plan for {} customers, the instance has {}",
             m - 1,
             inst.customers()
@@ -192,7 +192,7 @@ pub fn ng_paths_dense(
     }
     let labels = plan.labels(cap);
     if labels > max_labels as u64 {
-        return Err(VrpError::StateSpaceTooLarge {
+        return Err(DpError::StateSpaceTooLarge {
             states: labels as usize,
             bytes: labels * 12,
             limit: max_labels,

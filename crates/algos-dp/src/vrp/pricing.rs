@@ -4,7 +4,7 @@
 use gpu_runtime::GpuContext;
 
 use super::colgen::{BoundOptions, Relaxation};
-use super::{ArcCosts, Cvrp, GpuNgPricer, GpuQPaths, NgSets, Route, VrpError, ng_paths_dominated, q_paths};
+use super::{ArcCosts, Cvrp, DpError, GpuNgPricer, GpuQPaths, NgSets, Route, ng_paths_dominated, q_paths};
 
 /// The result of one pricing call.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +35,7 @@ pub(crate) fn min_ratio(inst: &Cvrp, arcs: &ArcCosts, value: impl Fn(u32, usize)
 pub trait Pricer {
     /// Up to `k` cheapest routes under `arcs` (cheapest first, one per load and last customer) and the
     /// least cost per unit of load over all routes of the relaxation.
-    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError>;
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, DpError>;
 }
 
 /// The CPU's DPs: q-paths, or ng-paths with subset dominance (rayon within a stage when `parallel`).
@@ -54,7 +54,7 @@ impl<'a> CpuPricer<'a> {
         relaxation: Relaxation,
         parallel: bool,
         max_states: usize,
-    ) -> Result<Self, VrpError> {
+    ) -> Result<Self, DpError> {
         let ng = match relaxation {
             Relaxation::NgRoute { delta } => Some(NgSets::nearest(inst, delta.min(inst.customers()))?),
             Relaxation::QRoute => None,
@@ -64,7 +64,7 @@ impl<'a> CpuPricer<'a> {
 }
 
 impl Pricer for CpuPricer<'_> {
-    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError> {
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, DpError> {
         let inst = self.inst;
         Ok(match &self.ng {
             None => {
@@ -86,13 +86,13 @@ impl Pricer for CpuPricer<'_> {
 }
 
 impl Pricer for GpuNgPricer<'_> {
-    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError> {
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, DpError> {
         GpuNgPricer::price(self, arcs, k, f64::INFINITY)
     }
 }
 
 impl Pricer for GpuQPaths<'_> {
-    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, VrpError> {
+    fn price(&mut self, arcs: &ArcCosts, k: usize) -> Result<Priced, DpError> {
         GpuQPaths::price(self, arcs, k, f64::INFINITY)
     }
 }
@@ -132,13 +132,13 @@ pub fn pricer<'a>(
     inst: &'a Cvrp,
     opts: &BoundOptions,
     backend: PricingBackend,
-) -> Result<(Box<dyn Pricer + 'a>, String), VrpError> {
-    let cpu = |why: &str| -> Result<(Box<dyn Pricer + 'a>, String), VrpError> {
+) -> Result<(Box<dyn Pricer + 'a>, String), DpError> {
+    let cpu = |why: &str| -> Result<(Box<dyn Pricer + 'a>, String), DpError> {
         let threads = if opts.parallel { rayon::current_num_threads() } else { 1 };
         let p = CpuPricer::new(inst, opts.relaxation, opts.parallel, opts.max_states)?;
         Ok((Box::new(p), format!("cpu ({threads} threads){why}")))
     };
-    let gpu = |ctx: &'static GpuContext| -> Result<(Box<dyn Pricer + 'a>, String), VrpError> {
+    let gpu = |ctx: &'static GpuContext| -> Result<(Box<dyn Pricer + 'a>, String), DpError> {
         let name = ctx.info.name.clone();
         Ok(match opts.relaxation {
             Relaxation::NgRoute { delta } => {
@@ -152,7 +152,7 @@ pub fn pricer<'a>(
         PricingBackend::Cpu => cpu(""),
         PricingBackend::Gpu => {
             let ctx = GpuContext::shared().ok_or_else(|| {
-                VrpError::Gpu(gpu_runtime::GpuError::NoAdapter("no GPU adapter for --backend gpu".into()))
+                DpError::Gpu(gpu_runtime::GpuError::NoAdapter("no GPU adapter for --backend gpu".into()))
             })?;
             gpu(ctx)
         }

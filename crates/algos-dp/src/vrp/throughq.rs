@@ -28,7 +28,7 @@ pub enum LoadSemantics {
 /// let psi = through_q(&inst, &t, &t, LoadSemantics::Exact);
 /// assert_eq!(psi[1 * 3 + 2], 4.0); // 0 → 2 → 0
 /// assert_eq!(psi[2 * 3 + 1], 4.0); // 0 → 1 → 2 → 0 (or back), through 1
-/// # Ok::<(), algos_dp::vrp::VrpError>(())
+/// # Ok::<(), algos_dp::DpError>(())
 /// ```
 pub fn through_q(inst: &Cvrp, fw: &QPathTable, bw: &QPathTable, sem: LoadSemantics) -> Vec<f64> {
     let m = inst.customers() + 1;

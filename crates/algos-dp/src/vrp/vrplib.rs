@@ -10,8 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Cvrp, VrpError};
-use crate::io::ReadError;
+use super::{Cvrp, DpError};
 
 /// How `EUC_2D` distances are rounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,12 +31,12 @@ struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
-    fn err(&self, line: usize, what: impl Into<String>) -> VrpError {
-        ReadError::Parse { path: self.path.to_path_buf(), line, what: what.into() }.into()
+    fn err(&self, line: usize, what: impl Into<String>) -> DpError {
+        DpError::Parse { path: self.path.to_path_buf(), line, what: what.into() }
     }
 
     /// The next `count` numbers, across lines; the line of each is kept for errors.
-    fn numbers(&mut self, count: usize, what: &str) -> Result<Vec<f64>, VrpError> {
+    fn numbers(&mut self, count: usize, what: &str) -> Result<Vec<f64>, DpError> {
         let mut out = Vec::with_capacity(count);
         while out.len() < count {
             let Some(&(ln, text)) = self.lines.get(self.at) else {
@@ -58,7 +57,7 @@ impl<'a> Lines<'a> {
     }
 
     /// The next line split into fields.
-    fn fields(&mut self, what: &str) -> Result<(usize, Vec<&'a str>), VrpError> {
+    fn fields(&mut self, what: &str) -> Result<(usize, Vec<&'a str>), DpError> {
         let Some(&(ln, text)) = self.lines.get(self.at) else {
             return Err(self.err(self.end, format!("file ends early: expected {what}")));
         };
@@ -68,14 +67,14 @@ impl<'a> Lines<'a> {
 }
 
 /// Reads a VRPLIB CVRP file.
-pub fn read_vrplib(path: impl AsRef<Path>, rounding: Rounding) -> Result<Cvrp, VrpError> {
+pub fn read_vrplib(path: impl AsRef<Path>, rounding: Rounding) -> Result<Cvrp, DpError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| ReadError::Open { path: path.into(), source: e })?;
+    let text = std::fs::read_to_string(path).map_err(|e| DpError::Open { path: path.into(), source: e })?;
     parse_vrplib(&text, path, rounding)
 }
 
 /// Parses the text of a VRPLIB file (`path` names it in errors).
-pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp, VrpError> {
+pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp, DpError> {
     let lines: Vec<(usize, &str)> =
         text.lines().enumerate().map(|(k, l)| (k + 1, l.trim())).filter(|(_, l)| !l.is_empty()).collect();
     let end = text.lines().count().max(1);
@@ -223,7 +222,7 @@ pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp,
     }
     // Shape errors name the file; ZeroDemand / DemandExceedsCapacity stay typed (they name the customer).
     let inst = Cvrp::new(name, demand, capacity, cost).map_err(|e| match e {
-        VrpError::Shape(what) => r.err(0, what),
+        DpError::Shape(what) => r.err(0, what),
         other => other,
     })?;
     Ok(match coords {
@@ -232,7 +231,7 @@ pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp,
     })
 }
 
-fn node_index(r: &Lines, ln: usize, id: &str, n: usize) -> Result<usize, VrpError> {
+fn node_index(r: &Lines, ln: usize, id: &str, n: usize) -> Result<usize, DpError> {
     match id.parse::<usize>() {
         Ok(k) if (1..=n).contains(&k) => Ok(k - 1),
         _ => Err(r.err(ln, format!("`{id}` is not a node id in 1..={n}"))),
@@ -249,11 +248,10 @@ pub struct Solution {
 }
 
 /// Reads a CVRPLIB `.sol` file (`Route #k: c c c` lines and a `Cost X` line).
-pub fn read_solution(path: impl AsRef<Path>) -> Result<Solution, VrpError> {
+pub fn read_solution(path: impl AsRef<Path>) -> Result<Solution, DpError> {
     let path: PathBuf = path.as_ref().into();
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| ReadError::Open { path: path.clone(), source: e })?;
-    let err = |line, what: String| VrpError::from(ReadError::Parse { path: path.clone(), line, what });
+    let text = std::fs::read_to_string(&path).map_err(|e| DpError::Open { path: path.clone(), source: e })?;
+    let err = |line, what: String| DpError::Parse { path: path.clone(), line, what };
     let (mut routes, mut cost) = (Vec::new(), None);
     for (k, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -143,7 +143,7 @@ fn node_round<R: Real, const L: usize>(
 }
 
 /// DIST's node loop on the CPU in precision `R` with `L` summation lanes: serial or rayon over nodes.
-/// `CpuEngine` (f64, 8 lanes) is the CPU backend; [`MirrorEngine`] the GPU kernel's twin.
+/// `CpuEngine` (f64, 8 lanes) is the CPU backend; [`OverlayDistMirror`] the GPU kernel's twin.
 pub struct CpuEngine<R: Real = f64, const L: usize = 8> {
     parallel: bool,
     lay: Layout<R>,
@@ -156,7 +156,7 @@ pub struct CpuEngine<R: Real = f64, const L: usize = 8> {
 /// The `f32` twin of [`super::GpuEngine`] with workgroup size `WG`: the same roundings in the same
 /// order, except that a GPU compiler may fuse a multiply and an add (WGSL leaves that to it), so
 /// results may differ in the last bits.
-pub type MirrorEngine<const WG: usize> = CpuEngine<f32, WG>;
+pub type OverlayDistMirror<const WG: usize> = CpuEngine<f32, WG>;
 
 impl CpuEngine {
     /// One thread.

@@ -47,7 +47,7 @@ struct GpuNode {
     _pad: u32,
 }
 
-/// DIST's node loop on a GPU in `f32` (twin: [`super::MirrorEngine`] with the same workgroup size).
+/// DIST's node loop on a GPU in `f32` (twin: [`super::OverlayDistMirror`] with the same workgroup size).
 pub struct GpuEngine<'a> {
     ctx: &'a GpuContext,
     n: usize,

@@ -18,7 +18,7 @@ mod cpu;
 mod gpu;
 mod real;
 
-pub use cpu::{CpuEngine, MirrorEngine};
+pub use cpu::{CpuEngine, OverlayDistMirror};
 pub use gpu::{GPU_MEASURED_ON, GpuDistOptions, GpuEngine};
 pub use real::Real;
 

@@ -17,7 +17,6 @@ use crate::error::SsspError;
 use crate::paths::SATURATED;
 
 const PHAST: Shader = gpu_runtime::shader!("phast_down");
-const LOAD: Shader = gpu_runtime::shader!("phast_load");
 const WG: u32 = 256;
 
 /// The downward DAG in level order, resident on the device, with labels for `k` trees.
@@ -48,28 +47,35 @@ pub struct GpuPhast<'a> {
     ups: Vec<UpwardSearch>,
     /// Where each lane's seeds start in the last pass's seed list (`sources + 1` entries).
     seed_lanes: Vec<u32>,
-    /// Flow loading along the trees ([`Self::load_pass`]), set up on first use.
-    loading: Option<Loading>,
 }
 
-/// Device state of [`GpuPhast::load_pass`].
-struct Loading {
-    reset: std::sync::Arc<wgpu::ComputePipeline>,
-    mark: std::sync::Arc<wgpu::ComputePipeline>,
-    inject: std::sync::Arc<wgpu::ComputePipeline>,
-    lift: std::sync::Arc<wgpu::ComputePipeline>,
-    climb: std::sync::Arc<wgpu::ComputePipeline>,
-    acc: GpuBuffer<u32>,
-    up_arc: GpuBuffer<u32>,
-    loads: GpuBuffer<u32>,
-    control: GpuBuffer<u32>,
-    seed_lanes: GpuBuffer<u32>,
-    /// Uniforms of reset, mark, inject and climb.
-    uniforms: Vec<wgpu::Buffer>,
-    /// One per level (`lift`), then reset.
-    binds: Vec<wgpu::BindGroup>,
-    /// Hierarchy slot of every device in-arc.
-    _down_slot: GpuBuffer<u32>,
+/// The device state of the last pass, for kernels that consume the trees on the device (assignment's
+/// tree loading, `algos_tap::phast_load`): the buffers stay the same for the life of the [`GpuPhast`]
+/// except `seeds`, which grows with the upward search spaces.
+pub struct SweepView<'s> {
+    /// The device.
+    pub ctx: &'s GpuContext,
+    /// The hierarchy swept.
+    pub hierarchy: &'s ContractionHierarchy,
+    /// The downward DAG in level order: in-offsets, in-tails (positions), in-weights.
+    pub dag: &'s [GpuBuffer<u32>; 3],
+    /// Labels, `labels[position * lanes + lane]`.
+    pub labels: &'s GpuBuffer<u32>,
+    /// The last pass's upward-search results, lane by lane in decreasing rank: (cell, label, up arc,
+    /// parent's cell) per seed.
+    pub seeds: &'s GpuBuffer<u32>,
+    /// Where each lane's seeds start in `seeds` (`sources + 1` entries).
+    pub seed_lanes: &'s [u32],
+    /// The level-order position of every original vertex.
+    pub pos_of_vertex: &'s GpuBuffer<u32>,
+    /// The downward arc (index into `hierarchy.down`) of every device in-arc.
+    pub down_arc: &'s [u32],
+    /// `[start, end)` positions of every level.
+    pub levels: &'s [(u32, u32)],
+    /// One uniform per level: `[start, end, lanes, up.num_arcs()]`.
+    pub level_uniforms: &'s [wgpu::Buffer],
+    /// Trees per pass.
+    pub lanes: u32,
 }
 
 impl<'a> GpuPhast<'a> {
@@ -170,7 +176,6 @@ impl<'a> GpuPhast<'a> {
             rows,
             ups: (0..rayon::current_num_threads().max(1)).map(|_| UpwardSearch::new(n as u32)).collect(),
             seed_lanes: vec![0],
-            loading: None,
         };
         me.rebind()?;
         Ok(me)
@@ -234,146 +239,21 @@ impl<'a> GpuPhast<'a> {
         &self.rows
     }
 
-    /// Zeroes the slot loads and the error counters of [`Self::load_pass`] (allocating the loading
-    /// state on first use).
-    pub fn begin_loads(&mut self) -> Result<(), SsspError> {
-        if self.loading.is_none() {
-            self.loading = Some(self.make_loading()?);
+    /// What kernels consuming the last pass's trees on the device need.
+    pub fn sweep_view(&self) -> SweepView<'_> {
+        SweepView {
+            ctx: self.ctx,
+            hierarchy: &self.ch,
+            dag: &self.graph,
+            labels: &self.dist,
+            seeds: &self.seeds,
+            seed_lanes: &self.seed_lanes,
+            pos_of_vertex: &self.pos_of_vertex,
+            down_arc: &self.down_arc,
+            levels: &self.levels,
+            level_uniforms: &self.uniforms[..self.levels.len()],
+            lanes: self.k,
         }
-        let l = self.loading.as_ref().expect("made above");
-        l.loads.clear(self.ctx)?;
-        l.control.clear(self.ctx)?;
-        Ok(())
-    }
-
-    fn make_loading(&self) -> Result<Loading, SsspError> {
-        let ctx = self.ctx;
-        let n = self.ch.num_vertices() as usize;
-        let cells = (n * self.k as usize).max(1);
-        let key = |entry| PipelineKey::new(LOAD, entry).with("WG", WG);
-        let up_slots = self.ch.up.num_arcs();
-        let slots = (up_slots + self.ch.down.num_arcs()) as usize;
-        let down_slot: Vec<u32> = if self.down_arc.is_empty() { vec![0] } else { self.down_arc.clone() };
-        let mut l = Loading {
-            reset: ctx.pipeline(&key("reset"))?,
-            mark: ctx.pipeline(&key("mark"))?,
-            inject: ctx.pipeline(&key("inject"))?,
-            lift: ctx.pipeline(&key("lift"))?,
-            climb: ctx.pipeline(&key("climb"))?,
-            acc: GpuBuffer::zeroed(ctx, "phast load carried", 2 * cells)?,
-            up_arc: GpuBuffer::zeroed(ctx, "phast load up arcs", cells)?,
-            loads: GpuBuffer::zeroed(ctx, "phast slot loads", 2 * slots.max(1))?,
-            control: GpuBuffer::zeroed(ctx, "phast load control", 4)?,
-            seed_lanes: GpuBuffer::zeroed(ctx, "phast seed lanes", self.k as usize + 1)?,
-            uniforms: (0..4)
-                .map(|_| ctx.uniform_words("phast load params", &[0, 0, self.k, up_slots]))
-                .collect(),
-            binds: Vec::new(),
-            _down_slot: GpuBuffer::from_slice(ctx, "phast down slots", &down_slot)?,
-        };
-        for b in [&l.acc, &l.up_arc, &l.loads] {
-            b.check_bindable(ctx)?;
-        }
-        let (g, d) = (&self.graph, self.dist.buffer());
-        for u in &self.uniforms[..self.levels.len()] {
-            let entries = [
-                (0, g[0].buffer()),
-                (1, g[1].buffer()),
-                (2, g[2].buffer()),
-                (3, d),
-                (5, u),
-                (7, l.acc.buffer()),
-                (8, l.up_arc.buffer()),
-                (9, l._down_slot.buffer()),
-                (10, l.loads.buffer()),
-            ];
-            l.binds.push(ctx.bind_buffers(&l.lift, "phast lift", &entries)?);
-        }
-        let entries = [(5, &l.uniforms[0]), (7, l.acc.buffer()), (8, l.up_arc.buffer())];
-        l.binds.push(ctx.bind_buffers(&l.reset, "phast load reset", &entries)?);
-        Ok(l)
-    }
-
-    /// Sends the OD amounts `od` — `pairs` entries of (lane, destination vertex, amount lo, amount
-    /// hi), 64-bit fixed point — from each tree's source of the last [`Self::run`] along its tree,
-    /// adding them to the loads of the hierarchy slots they cross (up arc `a` is slot `a`, down arc
-    /// `a` is slot `up.num_arcs() + a`); destinations unreached or saturated are counted instead. The
-    /// same rules and sums as the CPU's `PhastWorkspace::load`. Call [`Self::begin_loads`] first,
-    /// [`Self::read_loads`] after the last pass.
-    pub fn load_pass(&mut self, od: &GpuBuffer<[u32; 4]>, pairs: u32) -> Result<(), SsspError> {
-        let ctx = self.ctx;
-        let l = self
-            .loading
-            .as_ref()
-            .ok_or_else(|| SsspError::InvalidParameter("load_pass before begin_loads".into()))?;
-        let n = self.ch.num_vertices();
-        let up_slots = self.ch.up.num_arcs();
-        let seeds = self.seed_lanes.last().copied().unwrap_or(0);
-        let mut lanes = self.seed_lanes.clone();
-        lanes.resize(self.k as usize + 1, seeds);
-        l.seed_lanes.write(ctx, 0, &lanes)?;
-        for (u, first) in l.uniforms.iter().zip([0, seeds, pairs, self.k]) {
-            let end = if first == 0 { n * self.k } else { 0 };
-            ctx.queue.write_buffer(u, 0, bytemuck::cast_slice(&[first, end, self.k, up_slots]));
-        }
-        let d = self.dist.buffer();
-        let mark = ctx.bind_buffers(
-            &l.mark,
-            "phast mark",
-            &[(3, d), (4, self.seeds.buffer()), (5, &l.uniforms[1]), (8, l.up_arc.buffer())],
-        )?;
-        let inject = ctx.bind_buffers(
-            &l.inject,
-            "phast inject",
-            &[
-                (3, d),
-                (5, &l.uniforms[2]),
-                (6, self.pos_of_vertex.buffer()),
-                (7, l.acc.buffer()),
-                (11, l.control.buffer()),
-                (12, od.buffer()),
-            ],
-        )?;
-        let climb = ctx.bind_buffers(
-            &l.climb,
-            "phast climb",
-            &[
-                (4, self.seeds.buffer()),
-                (5, &l.uniforms[3]),
-                (7, l.acc.buffer()),
-                (8, l.up_arc.buffer()),
-                (10, l.loads.buffer()),
-                (13, l.seed_lanes.buffer()),
-            ],
-        )?;
-        let max = ctx.limits.max_compute_workgroups_per_dimension;
-        let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max).map(Grid::Fixed);
-        let nl = self.levels.len();
-        let mut steps = vec![
-            Step { pipeline: &l.reset, bind_group: &l.binds[nl], grid: grid(n as u64 * self.k as u64)? },
-            Step { pipeline: &l.mark, bind_group: &mark, grid: grid(seeds as u64)? },
-            Step { pipeline: &l.inject, bind_group: &inject, grid: grid(pairs as u64)? },
-        ];
-        for i in (0..self.levels.len()).rev() {
-            steps.push(Step { pipeline: &l.lift, bind_group: &l.binds[i], grid: grid(self.level_items(i))? });
-        }
-        steps.push(Step { pipeline: &l.climb, bind_group: &climb, grid: grid(self.k as u64)? });
-        ctx.run(&Sequence::once("PHAST tree loading", &steps))?;
-        Ok(())
-    }
-
-    /// The slot loads added since [`Self::begin_loads`], and the counts of unreached and saturated
-    /// destinations.
-    pub fn read_loads(&self) -> Result<(Vec<u64>, [u32; 2]), SsspError> {
-        let l = self
-            .loading
-            .as_ref()
-            .ok_or_else(|| SsspError::InvalidParameter("read_loads before begin_loads".into()))?;
-        let control = l.control.read(self.ctx)?;
-        let slots = (self.ch.up.num_arcs() + self.ch.down.num_arcs()) as usize;
-        let words = l.loads.read_range(self.ctx, 0, 2 * slots)?;
-        let loads = words.chunks_exact(2).map(|w| ((w[1] as u64) << 32) | w[0] as u64).collect();
-        Ok((loads, [control[0], control[1]]))
     }
 
     /// Trees per pass.
@@ -459,7 +339,7 @@ impl<'a> GpuPhast<'a> {
             at += out.len();
         }
         let l = self.levels.len();
-        self.ctx.queue.write_buffer(&self.uniforms[l + 1], 0, bytemuck::cast_slice(&[count, 0, self.k, 0]));
+        self.ctx.write_words(&self.uniforms[l + 1], 0, &[count, 0, self.k, 0]);
         let max = self.ctx.limits.max_compute_workgroups_per_dimension;
         let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max);
         let mut steps = Vec::with_capacity(l + 2);
@@ -489,11 +369,7 @@ impl<'a> GpuPhast<'a> {
     pub fn gather(&self, count: usize) -> Result<(), SsspError> {
         let n = self.ch.num_vertices() as usize;
         let l = self.levels.len();
-        self.ctx.queue.write_buffer(
-            &self.uniforms[l + 2],
-            0,
-            bytemuck::cast_slice(&[count as u32, n as u32, self.k, 0]),
-        );
+        self.ctx.write_words(&self.uniforms[l + 2], 0, &[count as u32, n as u32, self.k, 0]);
         let grid = gpu_runtime::dispatch::grid_1d(
             (count * n) as u64,
             WG,

@@ -31,7 +31,6 @@
 
 mod contract;
 pub mod gpu;
-mod load;
 
 use graph_core::Csr;
 use rayon::prelude::*;
@@ -133,10 +132,6 @@ pub struct PhastWorkspace {
     up: UpwardSearch,
     /// Each lane's upward-search results of the last sweep: (rank, label, (parent rank, up arc)).
     seeds: Vec<Vec<Seed>>,
-    /// Flow accumulators of [`Self::load`], `acc[rank * LANES + lane]` (allocated on first use).
-    acc: Vec<u64>,
-    /// Up arc into each (rank, lane) whose label the upward search gave ([`Self::load`]).
-    up_arc: Vec<u32>,
 }
 
 /// Dijkstra over upward arcs only, with state reset through the touched ranks.
@@ -149,7 +144,7 @@ pub struct UpwardSearch {
 }
 
 /// An upward-search result: (rank, label, (parent rank, up arc)).
-type Seed = (u32, u32, (u32, u32));
+pub type Seed = (u32, u32, (u32, u32));
 
 /// No parent (the source of a search).
 pub const NO_PARENT: u32 = u32::MAX;
@@ -247,9 +242,24 @@ impl PhastWorkspace {
             dist: vec![UNREACHABLE; n as usize * LANES],
             up: UpwardSearch::new(n),
             seeds: vec![Vec::new(); LANES],
-            acc: Vec::new(),
-            up_arc: Vec::new(),
         }
+    }
+
+    /// Label of `vertex` in tree `lane` of the last sweep (`UNREACHABLE` where unreached).
+    pub fn label(&self, ch: &ContractionHierarchy, vertex: u32, lane: usize) -> u32 {
+        self.dist[ch.rank[vertex as usize] as usize * LANES + lane]
+    }
+
+    /// Every label of the last sweep, `labels()[rank * LANES + lane]`, for code that walks the trees
+    /// (assignment's tree loading in algos-tap).
+    pub fn labels(&self) -> &[u32] {
+        &self.dist
+    }
+
+    /// Tree `lane`'s upward-search results of the last sweep: (rank, label, (parent rank, up arc)),
+    /// the arc [`NO_PARENT`] at the source.
+    pub fn seeds(&self, lane: usize) -> &[Seed] {
+        &self.seeds[lane]
     }
 
     /// Upward searches from `sources` (at most [`LANES`]) and the downward sweep.

@@ -4,6 +4,7 @@
 pub mod bellman_ford;
 pub mod delta;
 pub mod dijkstra;
+pub mod label;
 pub mod queue;
 pub mod radix_heap;
 pub mod search;

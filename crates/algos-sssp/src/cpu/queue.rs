@@ -10,8 +10,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::cpu::label::Label;
 use crate::cpu::radix_heap::RadixHeap;
-use crate::cpu::search::Label;
 
 /// A min-queue of vertices by label, popped in non-decreasing order (labels pushed are never below
 /// the last popped one: Dijkstra's monotonicity).

@@ -205,7 +205,7 @@ impl<'a> GpuBatchSssp<'a> {
     fn start(&self, sources: &[u32], stats: &mut SsspStats) -> Result<u32, SsspError> {
         self.sources.write(self.ctx, 0, sources)?;
         let p = [self.graph.num_vertices(), sources.len() as u32, self.config.delta, self.config.budget];
-        self.ctx.queue.write_buffer(&self.params, 0, bytemuck::cast_slice(&p));
+        self.ctx.write_words(&self.params, 0, &p);
         let first = 2;
         let mut rec = Recording::new("starting a batch of trees");
         rec.clear(self.state.buffer(), 0, Some(16 * sources.len() as u64));

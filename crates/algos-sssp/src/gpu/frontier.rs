@@ -28,7 +28,7 @@ pub fn min_weights(graph: &Csr<u32>) -> Vec<u32> {
 
 /// The frontier algorithm run sequentially with the same phases as `shaders/sssp_frontier.wgsl`;
 /// returns the distances and the number of settling phases (which the GPU must match exactly).
-pub fn frontier_mirror(graph: &Csr<u32>, source: u32, rule: SettleRule) -> (Vec<u32>, u64) {
+pub fn sssp_frontier_mirror(graph: &Csr<u32>, source: u32, rule: SettleRule) -> (Vec<u32>, u64) {
     let n = graph.num_vertices() as usize;
     let mw = min_weights(graph);
     let mut dist = vec![UNREACHABLE; n];

@@ -8,13 +8,13 @@ pub(crate) mod batch;
 mod frontier;
 
 pub use batch::{BatchConfig, DEFAULT_BUDGET, DEFAULT_MEMORY, GpuBatchSssp, MAX_SLOTS, max_slots};
-pub use frontier::{SettleRule, frontier_mirror};
+pub use frontier::{SettleRule, sssp_frontier_mirror};
 
 use gpu_runtime::sequence::{Grid, Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 use graph_core::Csr;
 
-use crate::api::Algorithm;
+use crate::algorithm::Algorithm;
 use crate::error::SsspError;
 use crate::paths::{SATURATED, SsspStats, UNREACHABLE};
 use crate::pred::{canonical_predecessors, has_zero_weight};

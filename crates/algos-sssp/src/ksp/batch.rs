@@ -2,6 +2,7 @@
 //! target share its preparation, and targets, and the sources of each target, run in parallel on
 //! rayon's threads.
 
+use crate::SsspError;
 use std::time::{Duration, Instant};
 
 use graph_core::Csr;
@@ -9,7 +10,7 @@ use rayon::prelude::*;
 
 use gpu_runtime::{Backend, GpuContext};
 
-use super::{KspError, KspGpuOptions, MpsTarget, Path, check_vertex, ksp_batch_gpu};
+use super::{KspGpuOptions, MpsTarget, Path, check_vertex, ksp_batch_gpu};
 
 /// What a batch did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -62,7 +63,7 @@ pub fn ksp_batch(
     queries: &[(u32, u32)],
     k: usize,
     backend: Backend,
-) -> Result<(Vec<Vec<Path>>, BatchStats), KspError> {
+) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
     let (ctx, why) = match backend {
         Backend::Cpu => (None, "asked for"),
         Backend::Gpu(ctx) => (Some(ctx), "asked for"),
@@ -120,7 +121,7 @@ pub fn ksp_batch_cpu(
     g: &Csr<u32>,
     queries: &[(u32, u32)],
     k: usize,
-) -> Result<(Vec<Vec<Path>>, BatchStats), KspError> {
+) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
     let start = Instant::now();
     for &(s, t) in queries {
         check_vertex(g, "source", s)?;
@@ -148,7 +149,7 @@ pub fn ksp_batch_cpu(
                 })
                 .collect()
         })
-        .collect::<Result<_, KspError>>()?;
+        .collect::<Result<_, SsspError>>()?;
     let mut out = vec![Vec::new(); queries.len()];
     let mut stats =
         BatchStats { queries: queries.len(), targets: groups.len(), why: "asked for", ..Default::default() };

@@ -12,6 +12,7 @@
 //! zero-weight arcs (the GPU's tree rule could circle through them). [`BatchStats::gpu_queries`]
 //! counts the queries the GPU answered.
 
+use crate::SsspError;
 use std::time::Instant;
 
 use gpu_runtime::sequence::{Grid, Sequence, Step};
@@ -19,7 +20,7 @@ use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 
 use super::batch::BatchStats;
-use super::{KspError, Path, check_vertex};
+use super::{Path, check_vertex};
 use crate::gpu::{BatchConfig, GpuBatchSssp, GraphBuffers, max_slots};
 
 const KSP: Shader = gpu_runtime::shader!("ksp_mps");
@@ -74,7 +75,7 @@ pub fn ksp_batch_gpu(
     queries: &[(u32, u32)],
     k: usize,
     opts: &KspGpuOptions,
-) -> Result<(Vec<Vec<Path>>, BatchStats), KspError> {
+) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
     let start = Instant::now();
     for &(s, t) in queries {
         check_vertex(g, "source", s)?;
@@ -102,7 +103,7 @@ pub fn ksp_batch_gpu(
     };
     // The queries a batch hands back go to the CPU's threads at once, while this thread drives the
     // GPU through the next batches.
-    std::thread::scope(|scope| -> Result<(), KspError> {
+    std::thread::scope(|scope| -> Result<(), SsspError> {
         let mut handed_back = Vec::new();
         for (chunk_no, chunk) in queries.chunks(ranker.slots).enumerate() {
             let first = chunk_no * ranker.slots;
@@ -172,7 +173,7 @@ impl<'a> GpuRanker<'a> {
         k: usize,
         queries: usize,
         opts: &KspGpuOptions,
-    ) -> Result<Self, KspError> {
+    ) -> Result<Self, SsspError> {
         let n = g.num_vertices().max(1) as u64;
         let out_cap = 2 * k + 16;
         let state_words = STATE_HEAD + WG as usize + 2 * out_cap;
@@ -200,7 +201,7 @@ impl<'a> GpuRanker<'a> {
         // Never more rows than queries: a small batch allocates only what it uses.
         slots = slots.min(queries.max(1) as u64);
         if slots == 0 {
-            return Err(KspError::GpuMemory { per_query: per_slot, allowed: opts.memory });
+            return Err(SsspError::GpuMemory { per_query: per_slot, allowed: opts.memory });
         }
         let slots = slots as usize;
         let config = BatchConfig { slots, ..BatchConfig::for_graph(ctx, rev) };
@@ -284,7 +285,7 @@ impl<'a> GpuRanker<'a> {
     }
 
     /// Answers up to `slots` queries: `Err(status)` for a query the GPU could not finish (capacities).
-    fn run(&mut self, queries: &[(u32, u32)]) -> Result<Vec<Result<Vec<Path>, u32>>, KspError> {
+    fn run(&mut self, queries: &[(u32, u32)]) -> Result<Vec<Result<Vec<Path>, u32>>, SsspError> {
         let ctx = self.ctx;
         let batch = queries.len();
         let targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
@@ -295,7 +296,7 @@ impl<'a> GpuRanker<'a> {
             rows[i * self.state_words + 1] = t;
         }
         self.state.write(ctx, 0, &rows)?;
-        ctx.queue.write_buffer(&self.params, 4, bytemuck::bytes_of(&(batch as u32)));
+        ctx.write_words(&self.params, 1, &[batch as u32]);
         let mut clear = Recording::new("clearing K-shortest-paths marks");
         clear.clear(self.marks.buffer(), 0, None).clear(self.control.buffer(), 0, None);
         ctx.submit(&clear)?;
@@ -360,7 +361,7 @@ impl<'a> GpuRanker<'a> {
     }
 }
 
-fn out_of_memory(e: &KspError) -> bool {
+fn out_of_memory(e: &SsspError) -> bool {
     use gpu_runtime::GpuError::OutOfMemory;
-    matches!(e, KspError::Gpu(OutOfMemory(_)) | KspError::Distances(crate::SsspError::Gpu(OutOfMemory(_))))
+    matches!(e, SsspError::Gpu(OutOfMemory(_)))
 }

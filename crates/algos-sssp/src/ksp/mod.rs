@@ -85,53 +85,11 @@ pub struct KspStats {
     pub switched_to_yen: bool,
 }
 
-/// Why a K-shortest-paths query failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum KspError {
-    /// The source or target is not a vertex.
-    #[error("{role} {vertex} is not a vertex (the graph has {n} vertices)")]
-    VertexOutOfRange {
-        /// "source" or "target".
-        role: &'static str,
-        /// The id given.
-        vertex: u32,
-        /// Number of vertices.
-        n: u32,
-    },
-    /// A path cost does not fit in u64.
-    #[error("a path cost exceeds u64::MAX")]
-    CostOverflow,
-    /// The graph given as the reverse has another size than the graph.
-    #[error(
-        "the reverse graph has {} vertices and {} arcs, the graph {} and {}: not its reverse",
-        vertices.1, arcs.1, vertices.0, arcs.0
-    )]
-    NotTheReverse {
-        /// (graph, reverse) vertex counts.
-        vertices: (u32, u32),
-        /// (graph, reverse) arc counts.
-        arcs: (u32, u32),
-    },
-    /// A GPU operation failed.
-    #[error("GPU: {0}")]
-    Gpu(#[from] gpu_runtime::GpuError),
-    /// One query's device buffers exceed the memory allowed for a batch.
-    #[error(
-        "one K-shortest-paths query needs {per_query} bytes of device buffers; {allowed} allowed per batch"
-    )]
-    GpuMemory {
-        /// Bytes per query.
-        per_query: u64,
-        /// Bytes allowed ([`KspGpuOptions::memory`]).
-        allowed: u64,
-    },
-    /// The distances to the target failed (a distance beyond u32).
-    #[error("distances to the target: {0}")]
-    Distances(#[from] SsspError),
-}
-
-pub(crate) fn check_vertex(g: &Csr<u32>, role: &'static str, vertex: u32) -> Result<(), KspError> {
+pub(crate) fn check_vertex(g: &Csr<u32>, role: &'static str, vertex: u32) -> Result<(), SsspError> {
     let n = g.num_vertices();
-    if vertex < n { Ok(()) } else { Err(KspError::VertexOutOfRange { role, vertex, n }) }
+    match role {
+        _ if vertex < n => Ok(()),
+        "source" => Err(SsspError::SourceOutOfRange { vertex, n }),
+        _ => Err(SsspError::TargetOutOfRange { target: vertex, n }),
+    }
 }

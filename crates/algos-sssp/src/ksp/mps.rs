@@ -9,12 +9,13 @@
 //! output: loopless paths descend from them (the seed's rule of storing only loopless candidates
 //! loses paths).
 
+use crate::SsspError;
 use std::cmp::Ordering;
 
 use super::heap::IdHeap;
 use super::target::MpsTarget;
 use super::yen::YenRanking;
-use super::{KspError, KspStats, Path, check_vertex};
+use super::{KspStats, Path, check_vertex};
 use graph_core::Csr;
 
 const NONE: u32 = u32::MAX;
@@ -280,8 +281,25 @@ impl Order<'_, '_> {
 ///
 /// For many sources towards one target build one [`MpsTarget`] and call its
 /// [`query`](MpsTarget::query); for K not known in advance use [`MpsTarget::iter`].
-pub fn mps(g: &Csr<u32>, s: u32, t: u32, k: usize) -> Result<(Vec<Path>, KspStats), KspError> {
+pub fn mps(g: &Csr<u32>, s: u32, t: u32, k: usize) -> Result<(Vec<Path>, KspStats), SsspError> {
     check_vertex(g, "source", s)?;
     let target = MpsTarget::new(g, t)?;
     target.query(s, k)
+}
+
+/// Queries on a prepared target (here, next to the ranking they start).
+impl MpsTarget<'_> {
+    /// The K cheapest loopless paths from `s`, in (cost, arc sequence) order.
+    pub fn query(&self, s: u32, k: usize) -> Result<(Vec<Path>, KspStats), SsspError> {
+        let mut it = self.iter(s)?;
+        let paths: Vec<Path> = it.by_ref().take(k).collect();
+        Ok((paths, it.stats()))
+    }
+
+    /// The loopless paths from `s` one at a time, cheapest first: `take(k)` when K is not known in
+    /// advance.
+    pub fn iter(&self, s: u32) -> Result<MpsIter<'_>, SsspError> {
+        check_vertex(self.g, "source", s)?;
+        Ok(MpsIter::new(self, s))
+    }
 }

@@ -2,13 +2,13 @@
 //! vertex's out-arcs sorted by reduced cost (the *sorted forward star*), whose first arc defines the
 //! shortest-path tree towards the target.
 
+use crate::SsspError;
 use std::time::{Duration, Instant};
 
 use graph_core::Csr;
 use rayon::prelude::*;
 
-use super::mps::MpsIter;
-use super::{KspError, KspStats, Path, check_vertex};
+use super::check_vertex;
 use crate::cpu::dijkstra::{Stop, dijkstra};
 use crate::paths::UNREACHABLE;
 
@@ -60,7 +60,7 @@ pub struct MpsTarget<'g> {
 impl<'g> MpsTarget<'g> {
     /// Prepares rankings towards `t` (builds the reverse graph itself: for many targets on one graph,
     /// use [`with_reverse`](Self::with_reverse) with one [`Csr::transpose`]).
-    pub fn new(g: &'g Csr<u32>, t: u32) -> Result<Self, KspError> {
+    pub fn new(g: &'g Csr<u32>, t: u32) -> Result<Self, SsspError> {
         check_vertex(g, "target", t)?;
         let start = Instant::now();
         let rev = g.transpose().graph;
@@ -70,10 +70,10 @@ impl<'g> MpsTarget<'g> {
     }
 
     /// Prepares rankings towards `t`, given `rev`, the reverse of `g` (its arc ids do not matter).
-    pub fn with_reverse(g: &'g Csr<u32>, rev: &Csr<u32>, t: u32) -> Result<Self, KspError> {
+    pub fn with_reverse(g: &'g Csr<u32>, rev: &Csr<u32>, t: u32) -> Result<Self, SsspError> {
         check_vertex(g, "target", t)?;
         if rev.num_vertices() != g.num_vertices() || rev.num_arcs() != g.num_arcs() {
-            return Err(KspError::NotTheReverse {
+            return Err(SsspError::NotTheReverse {
                 vertices: (g.num_vertices(), rev.num_vertices()),
                 arcs: (g.num_arcs(), rev.num_arcs()),
             });
@@ -122,20 +122,6 @@ impl<'g> MpsTarget<'g> {
     pub fn reduced_cost(&self, v: u32, a: u32) -> u64 {
         let h = self.g.targets()[a as usize];
         self.g.weights()[a as usize] as u64 + self.pi[h as usize] as u64 - self.pi[v as usize] as u64
-    }
-
-    /// The K cheapest loopless paths from `s`, in (cost, arc sequence) order.
-    pub fn query(&self, s: u32, k: usize) -> Result<(Vec<Path>, KspStats), KspError> {
-        let mut it = self.iter(s)?;
-        let paths: Vec<Path> = it.by_ref().take(k).collect();
-        Ok((paths, it.stats()))
-    }
-
-    /// The loopless paths from `s` one at a time, cheapest first: `take(k)` when K is not known in
-    /// advance.
-    pub fn iter(&self, s: u32) -> Result<MpsIter<'_>, KspError> {
-        check_vertex(self.g, "source", s)?;
-        Ok(MpsIter::new(self, s))
     }
 }
 

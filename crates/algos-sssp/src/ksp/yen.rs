@@ -6,13 +6,14 @@
 //! arc sequence among the shortest ones (distances first, then a walk that takes the smallest arc id
 //! that still lies on a shortest path), and candidates are ordered by (cost, arc sequence).
 
+use crate::SsspError;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
 use graph_core::Csr;
 use graph_core::transform::Transposed;
 
-use super::{KspError, KspStats, Path, check_vertex};
+use super::{KspStats, Path, check_vertex};
 
 /// The `k` cheapest loopless paths from `s` to `t`, in (cost, arc sequence) order, by Yen's algorithm
 /// (one restricted Dijkstra per spur vertex of every accepted path).
@@ -25,7 +26,7 @@ use super::{KspError, KspStats, Path, check_vertex};
 /// let g = b.build().unwrap().0;
 /// assert_eq!(yen(&g, 0, 3, 10).unwrap().0, mps(&g, 0, 3, 10).unwrap().0);
 /// ```
-pub fn yen(g: &Csr<u32>, s: u32, t: u32, k: usize) -> Result<(Vec<Path>, KspStats), KspError> {
+pub fn yen(g: &Csr<u32>, s: u32, t: u32, k: usize) -> Result<(Vec<Path>, KspStats), SsspError> {
     check_vertex(g, "source", s)?;
     check_vertex(g, "target", t)?;
     if k == 0 {
@@ -100,7 +101,7 @@ impl<'g> YenRanking<'g> {
     }
 
     /// The next path, `None` when there are no more.
-    pub(crate) fn next_path(&mut self) -> Result<Option<Path>, KspError> {
+    pub(crate) fn next_path(&mut self) -> Result<Option<Path>, SsspError> {
         while self.given == self.accepted.len() {
             if self.expanded >= self.accepted.len() {
                 return Ok(None);
@@ -125,7 +126,7 @@ impl<'g> YenRanking<'g> {
     }
 
     /// Searches the spurs of accepted path `j`.
-    fn expand(&mut self, j: usize) -> Result<(), KspError> {
+    fn expand(&mut self, j: usize) -> Result<(), SsspError> {
         let heads = self.g.targets();
         let last = self.accepted[j].clone();
         let mut root_cost = 0u64;
@@ -149,7 +150,7 @@ impl<'g> YenRanking<'g> {
                 let mut arcs = last.arcs[..i].to_vec();
                 arcs.extend_from_slice(&tail.arcs);
                 if self.known.insert(arcs.clone()) {
-                    let cost = root_cost.checked_add(tail.cost).ok_or(KspError::CostOverflow)?;
+                    let cost = root_cost.checked_add(tail.cost).ok_or(SsspError::PathCostOverflow)?;
                     self.candidates.push(Reverse(Path { cost, arcs }));
                 }
             }

@@ -4,7 +4,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::lines::{Lines, excerpt, no_more, parse_vertex, parse_weight};
-use super::{ParseError, ReadError, ReadOptions, open_text};
+use super::{GraphError, ParseIssue, ReadOptions, open_text};
 use crate::builder::GraphBuilder;
 use crate::csr::Csr;
 use crate::weight::Weight;
@@ -13,7 +13,7 @@ const SP_HEADER: &str = "p sp <n> <m>";
 const TW_HEADER: &str = "p tw <n> <m>";
 
 /// Reads a DIMACS shortest-path file (`p sp n m`, `a u v w` with 1-based ids).
-pub fn read_dimacs_sp<W: Weight>(path: impl AsRef<Path>, opts: ReadOptions) -> Result<Csr<W>, ReadError> {
+pub fn read_dimacs_sp<W: Weight>(path: impl AsRef<Path>, opts: ReadOptions) -> Result<Csr<W>, GraphError> {
     let path = path.as_ref();
     parse_dimacs_sp(open_text(path)?, path, opts)
 }
@@ -23,7 +23,7 @@ pub fn parse_dimacs_sp<W: Weight>(
     reader: impl BufRead,
     name: impl AsRef<Path>,
     opts: ReadOptions,
-) -> Result<Csr<W>, ReadError> {
+) -> Result<Csr<W>, GraphError> {
     parse_arcs(Lines::new(reader, name), opts, 1, true)
 }
 
@@ -32,7 +32,7 @@ pub fn parse_dimacs_sp<W: Weight>(
 pub fn read_dimacs_sp_zero_based<W: Weight>(
     path: impl AsRef<Path>,
     opts: ReadOptions,
-) -> Result<Csr<W>, ReadError> {
+) -> Result<Csr<W>, GraphError> {
     let path = path.as_ref();
     parse_dimacs_sp_zero_based(open_text(path)?, path, opts)
 }
@@ -42,13 +42,13 @@ pub fn parse_dimacs_sp_zero_based<W: Weight>(
     reader: impl BufRead,
     name: impl AsRef<Path>,
     opts: ReadOptions,
-) -> Result<Csr<W>, ReadError> {
+) -> Result<Csr<W>, GraphError> {
     parse_arcs(Lines::new(reader, name), opts, 0, false)
 }
 
 /// Reads a PACE-2016 graph (`p tw n m`, then `u v` per undirected edge, 1-based, unweighted): every
 /// edge becomes two arcs of weight [`Weight::ONE`].
-pub fn read_pace<W: Weight>(path: impl AsRef<Path>, opts: ReadOptions) -> Result<Csr<W>, ReadError> {
+pub fn read_pace<W: Weight>(path: impl AsRef<Path>, opts: ReadOptions) -> Result<Csr<W>, GraphError> {
     let path = path.as_ref();
     parse_pace(open_text(path)?, path, opts)
 }
@@ -58,7 +58,7 @@ pub fn parse_pace<W: Weight>(
     reader: impl BufRead,
     name: impl AsRef<Path>,
     opts: ReadOptions,
-) -> Result<Csr<W>, ReadError> {
+) -> Result<Csr<W>, GraphError> {
     let mut lines = Lines::new(reader, name);
     let mut header: Option<(u64, u64)> = None;
     let mut builder: Option<GraphBuilder<W>> = None;
@@ -71,7 +71,7 @@ pub fn parse_pace<W: Weight>(
         };
         let result = if first == "p" {
             if header.is_some() {
-                Err(ParseError::DuplicateProblemLine)
+                Err(ParseIssue::DuplicateProblemLine)
             } else {
                 parse_problem(f, line, "tw", TW_HEADER).map(|(n, m)| {
                     header = Some((n, m));
@@ -93,7 +93,7 @@ pub fn parse_pace<W: Weight>(
             edge.and_then(|(u, v)| {
                 edges += 1;
                 if edges > m {
-                    return Err(ParseError::CountMismatch { what: "edges", header: m, found: edges });
+                    return Err(ParseIssue::CountMismatch { what: "edges", header: m, found: edges });
                 }
                 if u == v {
                     b.add_arc(u, v, W::ONE);
@@ -103,17 +103,17 @@ pub fn parse_pace<W: Weight>(
                 Ok(())
             })
         } else {
-            Err(ParseError::MissingProblemLine { expected: TW_HEADER })
+            Err(ParseIssue::MissingProblemLine { expected: TW_HEADER })
         };
         result.map_err(|kind| lines.error(kind))?;
     }
     let (Some((_, m)), Some(b)) = (header, builder) else {
-        return Err(lines.error(ParseError::Empty { expected: TW_HEADER }));
+        return Err(lines.error(ParseIssue::Empty { expected: TW_HEADER }));
     };
     if edges != m {
-        return Err(lines.error(ParseError::CountMismatch { what: "edges", header: m, found: edges }));
+        return Err(lines.error(ParseIssue::CountMismatch { what: "edges", header: m, found: edges }));
     }
-    b.build().map(|(g, _)| g).map_err(|e| lines.error(ParseError::Graph(e)))
+    b.build().map(|(g, _)| g).map_err(|e| lines.not_a_graph(e))
 }
 
 /// Parses `p <kind> n m` (the leading `p` already taken).
@@ -122,8 +122,8 @@ fn parse_problem(
     line: &str,
     kind: &str,
     expected: &'static str,
-) -> Result<(u64, u64), ParseError> {
-    let bad = || ParseError::BadProblemLine { found: excerpt(line), expected };
+) -> Result<(u64, u64), ParseIssue> {
+    let bad = || ParseIssue::BadProblemLine { found: excerpt(line), expected };
     if f.next() != Some(kind) {
         return Err(bad());
     }
@@ -133,7 +133,7 @@ fn parse_problem(
         return Err(bad());
     }
     if n > u32::MAX as u64 {
-        return Err(ParseError::BadField {
+        return Err(ParseIssue::BadField {
             field: "n",
             found: n.to_string(),
             expected: "at most 4294967295 vertices",
@@ -148,7 +148,7 @@ fn parse_arcs<W: Weight, R: BufRead>(
     opts: ReadOptions,
     base: u64,
     header_required: bool,
-) -> Result<Csr<W>, ReadError> {
+) -> Result<Csr<W>, GraphError> {
     let mut header: Option<(u64, u64)> = None;
     let mut arcs: Vec<(u32, u32, W)> = Vec::new();
     let mut max_id = 0u32;
@@ -156,8 +156,8 @@ fn parse_arcs<W: Weight, R: BufRead>(
         let mut f = line.split_ascii_whitespace();
         let result = match f.next() {
             None | Some("c") => continue,
-            Some("p") if header.is_some() => Err(ParseError::DuplicateProblemLine),
-            Some("p") if !arcs.is_empty() => Err(ParseError::UnexpectedLine {
+            Some("p") if header.is_some() => Err(ParseIssue::DuplicateProblemLine),
+            Some("p") if !arcs.is_empty() => Err(ParseIssue::UnexpectedLine {
                 found: excerpt(line),
                 expected: "the problem line before the first arc",
             }),
@@ -168,7 +168,7 @@ fn parse_arcs<W: Weight, R: BufRead>(
             Some("a") => {
                 let last = match header {
                     Some((n, _)) => Ok((n + base).saturating_sub(1)),
-                    None if header_required => Err(ParseError::MissingProblemLine { expected: SP_HEADER }),
+                    None if header_required => Err(ParseIssue::MissingProblemLine { expected: SP_HEADER }),
                     None => Ok(u32::MAX as u64 - 1),
                 };
                 let arc = last.and_then(|last| {
@@ -183,14 +183,14 @@ fn parse_arcs<W: Weight, R: BufRead>(
                         && arcs.len() as u64 >= m
                     {
                         let found = arcs.len() as u64 + 1;
-                        return Err(ParseError::CountMismatch { what: "arcs", header: m, found });
+                        return Err(ParseIssue::CountMismatch { what: "arcs", header: m, found });
                     }
                     max_id = max_id.max(arc.0).max(arc.1);
                     arcs.push(arc);
                     Ok(())
                 })
             }
-            Some(_) => Err(ParseError::UnexpectedLine {
+            Some(_) => Err(ParseIssue::UnexpectedLine {
                 found: excerpt(line),
                 expected: "`c` comment, `p sp n m` problem line or `a u v w` arc line",
             }),
@@ -201,12 +201,12 @@ fn parse_arcs<W: Weight, R: BufRead>(
         Some((n, m)) => {
             if arcs.len() as u64 != m {
                 let found = arcs.len() as u64;
-                return Err(lines.error(ParseError::CountMismatch { what: "arcs", header: m, found }));
+                return Err(lines.error(ParseIssue::CountMismatch { what: "arcs", header: m, found }));
             }
             n as u32
         }
         None if header_required || lines.line() == 0 => {
-            return Err(lines.error(ParseError::Empty { expected: SP_HEADER }));
+            return Err(lines.error(ParseIssue::Empty { expected: SP_HEADER }));
         }
         None if arcs.is_empty() => 0,
         None => max_id + 1,
@@ -218,5 +218,5 @@ fn parse_arcs<W: Weight, R: BufRead>(
     for (u, v, w) in arcs {
         b.add_arc(u, v, w);
     }
-    b.build().map(|(g, _)| g).map_err(|e| lines.error(ParseError::Graph(e)))
+    b.build().map(|(g, _)| g).map_err(|e| lines.not_a_graph(e))
 }

@@ -4,7 +4,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::lines::{Lines, excerpt, no_more, parse_vertex, parse_weight};
-use super::{ParseError, ReadError, ReadOptions, open_text};
+use super::{GraphError, ParseIssue, ReadOptions, open_text};
 use crate::builder::GraphBuilder;
 use crate::csr::Csr;
 use crate::weight::Weight;
@@ -12,7 +12,7 @@ use crate::weight::Weight;
 /// Reads a plain directed edge list: one arc `u v` or `u v w` per line (0-based ids; all lines weighted
 /// or none; unweighted arcs get [`Weight::ONE`]); lines starting with `#` or `%` are comments. n is the
 /// largest id plus one.
-pub fn read_edge_list<W: Weight>(path: impl AsRef<Path>, opts: ReadOptions) -> Result<Csr<W>, ReadError> {
+pub fn read_edge_list<W: Weight>(path: impl AsRef<Path>, opts: ReadOptions) -> Result<Csr<W>, GraphError> {
     let path = path.as_ref();
     parse_edge_list(open_text(path)?, path, opts)
 }
@@ -22,7 +22,7 @@ pub fn parse_edge_list<W: Weight>(
     reader: impl BufRead,
     name: impl AsRef<Path>,
     opts: ReadOptions,
-) -> Result<Csr<W>, ReadError> {
+) -> Result<Csr<W>, GraphError> {
     let mut lines = Lines::new(reader, name);
     let mut arcs: Vec<(u32, u32, W)> = Vec::new();
     let mut weighted: Option<bool> = None;
@@ -38,7 +38,7 @@ pub fn parse_edge_list<W: Weight>(
             let u = parse_vertex(f.next(), "u", 0, u32::MAX as u64 - 1)?;
             let v = parse_vertex(f.next(), "v", 0, u32::MAX as u64 - 1)?;
             if *weighted.get_or_insert(has_weight) != has_weight {
-                return Err(ParseError::UnexpectedLine {
+                return Err(ParseIssue::UnexpectedLine {
                     found: excerpt(line),
                     expected: "the same number of fields as the first edge line (all weighted or none)",
                 });
@@ -59,5 +59,5 @@ pub fn parse_edge_list<W: Weight>(
     for (u, v, w) in arcs {
         b.add_arc(u, v, w);
     }
-    b.build().map(|(g, _)| g).map_err(|e| lines.error(ParseError::Graph(e)))
+    b.build().map(|(g, _)| g).map_err(|e| lines.not_a_graph(e))
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use super::lines::{Lines, excerpt};
 use super::tntp::read_net_with;
 use super::{
-    ParseError, ReadError, ReadOptions, ReadWarning, open_text, read_dimacs_sp, read_dimacs_sp_zero_based,
+    GraphError, ParseIssue, ReadOptions, ReadWarning, open_text, read_dimacs_sp, read_dimacs_sp_zero_based,
     read_edge_list, read_pace,
 };
 use crate::csr::Csr;
@@ -87,11 +87,11 @@ fn is_dot_gr(path: &Path) -> bool {
 /// | `<KEY> value` (TNTP metadata) | [`GraphFormat::Tntp`] |
 /// | `p sp n m` | [`GraphFormat::Dimacs`] |
 /// | `p tw n m` | [`GraphFormat::Pace`] |
-/// | `a u v w` | refused: in a `.gr` file, the missing `p sp` line is reported ([`ParseError::MissingProblemLine`]); elsewhere the file is [`ParseError::Ambiguous`] between DIMACS without its header (1-based) and the 0-based variant |
+/// | `a u v w` | refused: in a `.gr` file, the missing `p sp` line is reported ([`ParseIssue::MissingProblemLine`]); elsewhere the file is [`ParseIssue::Ambiguous`] between DIMACS without its header (1-based) and the 0-based variant |
 /// | numbers | [`GraphFormat::EdgeList`] |
 ///
 /// ```
-/// use graph_core::io::{GraphFormat, ParseError, detect_format};
+/// use graph_core::io::{GraphFormat, ParseIssue, detect_format};
 /// let dir = std::env::temp_dir().join(format!("uf-detect-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// std::fs::write(dir.join("ok.gr"), "c fine\np sp 2 1\na 1 2 3\n").unwrap();
@@ -99,10 +99,10 @@ fn is_dot_gr(path: &Path) -> bool {
 /// std::fs::write(dir.join("headless.gr"), "c only a comment\na 1 2 3\n").unwrap();
 /// let err = detect_format(dir.join("headless.gr")).unwrap_err();
 /// assert_eq!(err.line(), Some(2));
-/// assert!(matches!(err.kind(), Some(ParseError::MissingProblemLine { .. })));
+/// assert!(matches!(err.kind(), Some(ParseIssue::MissingProblemLine { .. })));
 /// # std::fs::remove_dir_all(&dir).ok();
 /// ```
-pub fn detect_format(path: impl AsRef<Path>) -> Result<GraphFormat, ReadError> {
+pub fn detect_format(path: impl AsRef<Path>) -> Result<GraphFormat, GraphError> {
     let path = path.as_ref();
     let mut lines = Lines::new(open_text(path)?, path);
     while let Some(line) = lines.next_line()? {
@@ -118,7 +118,7 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<GraphFormat, ReadError> {
                 let kind = match f.next() {
                     Some("sp") => Ok(GraphFormat::Dimacs),
                     Some("tw") => Ok(GraphFormat::Pace),
-                    _ => Err(ParseError::BadProblemLine {
+                    _ => Err(ParseIssue::BadProblemLine {
                         found: excerpt(line),
                         expected: "p sp <n> <m> or p tw <n> <m>",
                     }),
@@ -126,10 +126,10 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<GraphFormat, ReadError> {
                 return kind.map_err(|e| lines.error(e));
             }
             Some("a") if is_dot_gr(path) => {
-                return Err(lines.error(ParseError::MissingProblemLine { expected: "p sp <n> <m>" }));
+                return Err(lines.error(ParseIssue::MissingProblemLine { expected: "p sp <n> <m>" }));
             }
             Some("a") => {
-                return Err(lines.error(ParseError::Ambiguous {
+                return Err(lines.error(ParseIssue::Ambiguous {
                     first: "DIMACS shortest-path arcs without their `p sp <n> <m>` line (1-based ids; \
                             add the line, or --format dimacs to be told what else is missing)",
                     second: "the 0-based `a u v w` variant (--format dimacs0)",
@@ -138,7 +138,7 @@ pub fn detect_format(path: impl AsRef<Path>) -> Result<GraphFormat, ReadError> {
             Some(_) => return Ok(GraphFormat::EdgeList),
         }
     }
-    Err(lines.error(ParseError::Empty { expected: "a graph" }))
+    Err(lines.error(ParseIssue::Empty { expected: "a graph" }))
 }
 
 /// Reads a graph in `format` (detected when [`GraphFormat::Auto`]). TNTP networks have real-valued
@@ -147,7 +147,7 @@ pub fn read_graph_as<W: Weight>(
     path: impl AsRef<Path>,
     format: GraphFormat,
     opts: ReadOptions,
-) -> Result<Csr<W>, ReadError> {
+) -> Result<Csr<W>, GraphError> {
     let path = path.as_ref();
     let format = if format == GraphFormat::Auto { detect_format(path)? } else { format };
     match format {
@@ -155,10 +155,10 @@ pub fn read_graph_as<W: Weight>(
         GraphFormat::DimacsZeroBased => read_dimacs_sp_zero_based(path, opts),
         GraphFormat::Pace => read_pace(path, opts),
         GraphFormat::EdgeList => read_edge_list(path, opts),
-        GraphFormat::Tntp => Err(ReadError::Parse {
+        GraphFormat::Tntp => Err(GraphError::Parse {
             path: path.to_path_buf(),
             line: 1,
-            kind: ParseError::UnexpectedLine {
+            kind: ParseIssue::UnexpectedLine {
                 found: "a TNTP network".into(),
                 expected: "a plain graph format here; TNTP networks are read by load_graph (free-flow \
                            times × units, file ids kept)",
@@ -226,7 +226,7 @@ impl Default for LoadOptions {
 /// assert_eq!((g.graph.num_vertices(), g.ids[2], g.vertex(3)), (3, 3, Some(2)));
 /// # std::fs::remove_dir_all(&dir).ok();
 /// ```
-pub fn load_graph(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<LoadedGraph, ReadError> {
+pub fn load_graph(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<LoadedGraph, GraphError> {
     let path = path.as_ref();
     let format = if opts.format == GraphFormat::Auto { detect_format(path)? } else { opts.format };
     if format == GraphFormat::Tntp {

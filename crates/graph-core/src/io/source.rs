@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use super::ReadError;
+use super::GraphError;
 
 /// Compression of a file, detected from its first bytes (not its name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,8 +32,8 @@ impl Compression {
 
 /// Opens `path` for buffered reading, decompressing gzip (including multi-member files) and xz
 /// transparently.
-pub fn open_text(path: &Path) -> Result<Box<dyn BufRead + Send>, ReadError> {
-    let open_err = |source| ReadError::Open { path: path.to_path_buf(), source };
+pub fn open_text(path: &Path) -> Result<Box<dyn BufRead + Send>, GraphError> {
+    let open_err = |source| GraphError::Open { path: path.to_path_buf(), source };
     let file = File::open(path).map_err(open_err)?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let head = reader.fill_buf().map_err(open_err)?;

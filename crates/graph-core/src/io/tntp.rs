@@ -23,7 +23,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::lines::{Lines, excerpt};
-use super::{Disagreements, ParseError, ReadError, ReadOptions, ReadWarning, open_text};
+use super::{Disagreements, GraphError, ParseIssue, ReadOptions, ReadWarning, open_text};
 use crate::{Csr, GraphBuilder, WeightIssue};
 
 /// One link row of a `_net` file, ids as in the file.
@@ -174,14 +174,14 @@ impl TntpNet {
     /// assert_eq!(g.vertex(2), Some(1));
     /// assert_eq!(g.zone_vertices(1), Some(vec![0]));
     /// ```
-    pub fn free_flow_graph(&self, units_per_time: f64) -> Result<TntpGraph, ReadError> {
+    pub fn free_flow_graph(&self, units_per_time: f64) -> Result<TntpGraph, GraphError> {
         let node_ids = self.node_ids();
         let vertex = |id: u64| node_ids.binary_search(&id).expect("every link end is listed") as u32;
         let mut b = GraphBuilder::new(node_ids.len() as u32).with_capacity(self.links.len());
-        let bad = |l: &TntpLink, issue: WeightIssue| ReadError::Parse {
+        let bad = |l: &TntpLink, issue: WeightIssue| GraphError::Parse {
             path: self.path.clone(),
             line: l.line,
-            kind: ParseError::BadWeight {
+            kind: ParseIssue::BadWeight {
                 found: format!("{} × {units_per_time}", l.free_flow_time),
                 issue,
                 weight_type: "u32 (free-flow time scaled)",
@@ -206,10 +206,10 @@ impl TntpNet {
             b.add_arc(vertex(l.from), vertex(l.to), w as u32);
         }
         let line = self.links.last().map_or(1, |l| l.line);
-        let graph = b.build().map_err(|e| ReadError::Parse {
+        let graph = b.build().map_err(|e| GraphError::NotAGraph {
             path: self.path.clone(),
             line,
-            kind: ParseError::Graph(e),
+            source: Box::new(e),
         })?;
         Ok(TntpGraph { graph: graph.0, node_ids, units_per_time, closed_links })
     }
@@ -262,37 +262,37 @@ pub fn companion(net: &Path, kind: &str) -> Option<PathBuf> {
 }
 
 /// Reads a `_net` file (plain, `.gz` or `.xz`); a body that disagrees with the header is an error.
-pub fn read_net(path: impl AsRef<Path>) -> Result<TntpNet, ReadError> {
+pub fn read_net(path: impl AsRef<Path>) -> Result<TntpNet, GraphError> {
     read_net_with(path, ReadOptions::default())
 }
 
 /// Reads a `_net` file; [`ReadOptions::lenient`] turns header disagreements into
 /// [`TntpNet::warnings`].
-pub fn read_net_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<TntpNet, ReadError> {
+pub fn read_net_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<TntpNet, GraphError> {
     let path = path.as_ref();
     parse_net_with(open_text(path)?, path, opts)
 }
 
 /// Reads a `_trips` file (plain, `.gz` or `.xz`); a body that disagrees with the header is an error.
-pub fn read_trips(path: impl AsRef<Path>) -> Result<TntpTrips, ReadError> {
+pub fn read_trips(path: impl AsRef<Path>) -> Result<TntpTrips, GraphError> {
     read_trips_with(path, ReadOptions::default())
 }
 
 /// Reads a `_trips` file; [`ReadOptions::lenient`] turns header disagreements into
 /// [`TntpTrips::warnings`].
-pub fn read_trips_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<TntpTrips, ReadError> {
+pub fn read_trips_with(path: impl AsRef<Path>, opts: ReadOptions) -> Result<TntpTrips, GraphError> {
     let path = path.as_ref();
     parse_trips_with(open_text(path)?, path, opts)
 }
 
 /// Reads a `_flow` file (plain, `.gz` or `.xz`).
-pub fn read_flow(path: impl AsRef<Path>) -> Result<Vec<TntpFlowRow>, ReadError> {
+pub fn read_flow(path: impl AsRef<Path>) -> Result<Vec<TntpFlowRow>, GraphError> {
     let path = path.as_ref();
     parse_flow(open_text(path)?, path)
 }
 
 /// Reads a `_node` file (plain, `.gz` or `.xz`).
-pub fn read_nodes(path: impl AsRef<Path>) -> Result<Vec<TntpNode>, ReadError> {
+pub fn read_nodes(path: impl AsRef<Path>) -> Result<Vec<TntpNode>, GraphError> {
     let path = path.as_ref();
     parse_nodes(open_text(path)?, path)
 }
@@ -317,19 +317,19 @@ const REQUIRED_COLUMNS: usize = 7;
 type Metadata = (BTreeMap<String, String>, BTreeMap<String, u64>);
 
 /// Reads the metadata block up to `<END OF METADATA>`; lines before any `<` are not allowed.
-fn read_metadata<R: BufRead>(lines: &mut Lines<R>, what: &'static str) -> Result<Metadata, ReadError> {
+fn read_metadata<R: BufRead>(lines: &mut Lines<R>, what: &'static str) -> Result<Metadata, GraphError> {
     let mut meta = BTreeMap::new();
     let mut meta_lines = BTreeMap::new();
     loop {
         let Some(line) = lines.next_line()? else {
-            return Err(lines.error(ParseError::Empty { expected: what }));
+            return Err(lines.error(ParseIssue::Empty { expected: what }));
         };
         let t = line.trim();
         if t.is_empty() || t.starts_with('~') {
             continue;
         }
         let Some((key, value)) = t.strip_prefix('<').and_then(|rest| rest.split_once('>')) else {
-            let kind = ParseError::UnexpectedLine {
+            let kind = ParseIssue::UnexpectedLine {
                 found: excerpt(line),
                 expected: "a metadata line `<KEY> value` or `<END OF METADATA>`",
             };
@@ -350,17 +350,17 @@ fn meta_count(
     key: &'static str,
     lines_at: u64,
     path: &Path,
-) -> Result<Option<u64>, ReadError> {
+) -> Result<Option<u64>, GraphError> {
     let Some(v) = meta.get(key) else { return Ok(None) };
     let first = v.split_ascii_whitespace().next().unwrap_or("");
     match first.parse::<f64>() {
         Ok(x) if x >= 0.0 && x.fract() == 0.0 && x < 9.0e15 => Ok(Some(x as u64)),
         // Chicago-Regional's flow file writes -1 for "not given".
         Ok(-1.0) => Ok(None),
-        _ => Err(ReadError::Parse {
+        _ => Err(GraphError::Parse {
             path: path.to_path_buf(),
             line: lines_at,
-            kind: ParseError::BadField {
+            kind: ParseIssue::BadField {
                 field: key,
                 found: first.to_string(),
                 expected: "a non-negative whole number",
@@ -384,22 +384,22 @@ fn row_fields(line: &str) -> Vec<&str> {
     }
 }
 
-fn number(field: Option<&&str>, name: &'static str) -> Result<f64, ParseError> {
+fn number(field: Option<&&str>, name: &'static str) -> Result<f64, ParseIssue> {
     let found = field.copied().unwrap_or("");
     match found.parse::<f64>() {
         Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(ParseError::BadField { field: name, found: found.to_string(), expected: "a finite number" }),
+        _ => Err(ParseIssue::BadField { field: name, found: found.to_string(), expected: "a finite number" }),
     }
 }
 
-fn node_id(field: Option<&&str>, name: &'static str) -> Result<u64, ParseError> {
+fn node_id(field: Option<&&str>, name: &'static str) -> Result<u64, ParseIssue> {
     let found = field.copied().unwrap_or("");
     // Some files write ids as `12.0`; accept whole numbers written as floats.
     match found.parse::<u64>() {
         Ok(id) if id > 0 => Ok(id),
         _ => match found.parse::<f64>() {
             Ok(x) if x >= 1.0 && x.fract() == 0.0 && x < 9.0e15 => Ok(x as u64),
-            _ => Err(ParseError::BadField {
+            _ => Err(ParseIssue::BadField {
                 field: name,
                 found: found.to_string(),
                 expected: "a positive whole node id",
@@ -409,7 +409,7 @@ fn node_id(field: Option<&&str>, name: &'static str) -> Result<u64, ParseError> 
 }
 
 /// Parses a `_net` file from any reader (strict: see [`parse_net_with`]).
-pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet, ReadError> {
+pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet, GraphError> {
     parse_net_with(reader, name, ReadOptions::default())
 }
 
@@ -420,19 +420,19 @@ pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet
 /// `opts.lenient`, which keeps every row read and lists the disagreements in [`TntpNet::warnings`].
 ///
 /// ```
-/// use graph_core::io::{ParseError, ReadOptions, tntp::parse_net_with};
+/// use graph_core::io::{ParseIssue, ReadOptions, tntp::parse_net_with};
 /// // A link to node 30 in a file that declares 24 nodes.
 /// let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 24\n<NUMBER OF LINKS> 1\n<END OF METADATA>\n\
 ///             1 30 100 1.5 3 0.15 4 0 0 1 ;\n";
 /// let err = parse_net_with(text.as_bytes(), "x_net.tntp", ReadOptions::default()).unwrap_err();
-/// assert!(matches!(err.kind(), Some(ParseError::IdsBeyondHeader { declared: 24, found: 2, largest: 30, .. })));
+/// assert!(matches!(err.kind(), Some(ParseIssue::IdsBeyondHeader { declared: 24, found: 2, largest: 30, .. })));
 /// assert_eq!(err.line(), Some(2)); // the header line that declares the count
 /// ```
 pub fn parse_net_with(
     reader: impl BufRead,
     name: impl AsRef<Path>,
     opts: ReadOptions,
-) -> Result<TntpNet, ReadError> {
+) -> Result<TntpNet, GraphError> {
     let path = name.as_ref().to_path_buf();
     let mut lines = Lines::new(reader, &path);
     let mut disagree = Disagreements::new(&path, opts);
@@ -440,10 +440,10 @@ pub fn parse_net_with(
     let at = lines.line();
     let mut notes = Vec::new();
     let need = |key: &'static str, v: Option<u64>| {
-        v.ok_or_else(|| ReadError::Parse {
+        v.ok_or_else(|| GraphError::Parse {
             path: path.clone(),
             line: at,
-            kind: ParseError::MissingMetadata { key },
+            kind: ParseIssue::MissingMetadata { key },
         })
     };
     let zones = need("NUMBER OF ZONES", meta_count(&metadata, "NUMBER OF ZONES", at, &path)?)?;
@@ -502,7 +502,7 @@ pub fn parse_net_with(
         match row_width {
             None => row_width = Some(fields.len()),
             Some(w) if fields.len() < w && fields.len() >= REQUIRED_COLUMNS => {
-                disagree.found(at_line, ParseError::ShortRow { found: fields.len(), expected: w })?
+                disagree.found(at_line, ParseIssue::ShortRow { found: fields.len(), expected: w })?
             }
             Some(_) => {}
         }
@@ -540,13 +540,13 @@ pub fn parse_net_with(
         }
         let row = (|| {
             if fields.len() < REQUIRED_COLUMNS {
-                return Err(ParseError::UnexpectedLine {
+                return Err(ParseIssue::UnexpectedLine {
                     found: excerpt(line),
                     expected: "a link row `init term capacity length fftt B power [speed toll type] ;`",
                 });
             }
             let get = |col: usize| positions[col].and_then(|p| fields.get(p));
-            let mut num = |col: usize| -> Result<f64, ParseError> {
+            let mut num = |col: usize| -> Result<f64, ParseIssue> {
                 match get(col) {
                     None => Ok(0.0),
                     Some(&"") => {
@@ -600,7 +600,7 @@ pub fn parse_net_with(
     row_ends.check(2, &mut disagree)?;
     if links.len() as u64 != links_header {
         let kind =
-            ParseError::CountMismatch { what: "links", header: links_header, found: links.len() as u64 };
+            ParseIssue::CountMismatch { what: "links", header: links_header, found: links.len() as u64 };
         disagree.found(lines.line(), kind)?;
     }
     // Sparse node ids (Munich's) are fine; a link to a node the file does not have is not.
@@ -649,10 +649,10 @@ impl RowEnds {
     }
 
     /// A disagreement when the last row lacks the `;` that at least `min_earlier` rows before it all had.
-    fn check(&self, min_earlier: u64, disagree: &mut Disagreements) -> Result<(), ReadError> {
+    fn check(&self, min_earlier: u64, disagree: &mut Disagreements) -> Result<(), GraphError> {
         match &self.last {
             Some((line, false)) if self.earlier_terminated && self.rows > min_earlier => {
-                disagree.found(*line, ParseError::Truncated { found: excerpt(&self.last_text) })
+                disagree.found(*line, ParseIssue::Truncated { found: excerpt(&self.last_text) })
             }
             _ => Ok(()),
         }
@@ -668,7 +668,7 @@ fn check_declared_ids(
     declared: u64,
     rows: &'static str,
     disagree: &mut Disagreements,
-) -> Result<(), ReadError> {
+) -> Result<(), GraphError> {
     if ids.clone().all(|id| id <= declared) {
         return Ok(());
     }
@@ -679,7 +679,7 @@ fn check_declared_ids(
         return Ok(());
     }
     let largest = *ids.last().expect("an id beyond the declared count");
-    let kind = ParseError::IdsBeyondHeader { key, rows, declared, found: ids.len() as u64, largest };
+    let kind = ParseIssue::IdsBeyondHeader { key, rows, declared, found: ids.len() as u64, largest };
     disagree.found(line, kind)
 }
 
@@ -689,7 +689,7 @@ fn header_line(metadata_lines: &BTreeMap<String, u64>, key: &str, end: u64) -> u
 }
 
 /// Parses a `_trips` file from any reader (strict: see [`parse_trips_with`]).
-pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpTrips, ReadError> {
+pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpTrips, GraphError> {
     parse_trips_with(reader, name, ReadOptions::default())
 }
 
@@ -700,32 +700,32 @@ pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpT
 /// `opts.lenient`, which keeps every entry read and lists the disagreements in [`TntpTrips::warnings`].
 ///
 /// ```
-/// use graph_core::io::{ParseError, ReadOptions, tntp::parse_trips_with};
+/// use graph_core::io::{ParseIssue, ReadOptions, tntp::parse_trips_with};
 /// let cut = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 1 : 0.0;  2 : 1200.0;\nOrigin 2\n 1 : 12";
 /// let err = parse_trips_with(cut.as_bytes(), "cut_trips.tntp", ReadOptions::default()).unwrap_err();
-/// assert!(matches!(err.kind(), Some(ParseError::Truncated { .. })));
+/// assert!(matches!(err.kind(), Some(ParseIssue::Truncated { .. })));
 /// assert_eq!(err.line(), Some(6));
 /// ```
 pub fn parse_trips_with(
     reader: impl BufRead,
     name: impl AsRef<Path>,
     opts: ReadOptions,
-) -> Result<TntpTrips, ReadError> {
+) -> Result<TntpTrips, GraphError> {
     let path = name.as_ref().to_path_buf();
     let mut lines = Lines::new(reader, &path);
     let mut disagree = Disagreements::new(&path, opts);
     let (metadata, metadata_lines) =
         read_metadata(&mut lines, "a TNTP trip table (`<NUMBER OF ZONES>` ...)")?;
     let at = lines.line();
-    let zones = meta_count(&metadata, "NUMBER OF ZONES", at, &path)?.ok_or_else(|| ReadError::Parse {
+    let zones = meta_count(&metadata, "NUMBER OF ZONES", at, &path)?.ok_or_else(|| GraphError::Parse {
         path: path.clone(),
         line: at,
-        kind: ParseError::MissingMetadata { key: "NUMBER OF ZONES" },
+        kind: ParseIssue::MissingMetadata { key: "NUMBER OF ZONES" },
     })?;
     let total_line = header_line(&metadata_lines, "TOTAL OD FLOW", at);
     let total_od_flow = match metadata.get("TOTAL OD FLOW") {
         None => None,
-        Some(v) => Some(number(Some(&v.as_str()), "TOTAL OD FLOW").map_err(|kind| ReadError::Parse {
+        Some(v) => Some(number(Some(&v.as_str()), "TOTAL OD FLOW").map_err(|kind| GraphError::Parse {
             path: path.clone(),
             line: total_line,
             kind,
@@ -748,7 +748,7 @@ pub fn parse_trips_with(
                 return Ok(());
             }
             let Some(o) = origin else {
-                return Err(ParseError::UnexpectedLine {
+                return Err(ParseIssue::UnexpectedLine {
                     found: excerpt(line),
                     expected: "`Origin <id>` before the first `destination : flow;` entry",
                 });
@@ -759,7 +759,7 @@ pub fn parse_trips_with(
                     continue;
                 }
                 let Some((d, f)) = entry.split_once(':') else {
-                    return Err(ParseError::UnexpectedLine {
+                    return Err(ParseIssue::UnexpectedLine {
                         found: excerpt(line),
                         expected: "entries `destination : flow;`",
                     });
@@ -767,7 +767,7 @@ pub fn parse_trips_with(
                 let d = node_id(Some(&d.trim()), "destination")?;
                 let flow = number(Some(&f.trim()), "flow")?;
                 if flow < 0.0 {
-                    return Err(ParseError::BadField {
+                    return Err(ParseIssue::BadField {
                         field: "flow",
                         found: f.trim().to_string(),
                         expected: "a non-negative number",
@@ -789,7 +789,7 @@ pub fn parse_trips_with(
     if let (Some(total), Some(written)) = (total_od_flow, metadata.get("TOTAL OD FLOW")) {
         let sum = trips.total();
         if (sum - total).abs() > total_tolerance(written, total) {
-            let kind = ParseError::TotalMismatch {
+            let kind = ParseIssue::TotalMismatch {
                 key: "TOTAL OD FLOW",
                 header: written.split_ascii_whitespace().next().unwrap_or("").to_string(),
                 found: sum,
@@ -817,10 +817,10 @@ fn total_tolerance(written: &str, total: f64) -> f64 {
 }
 
 /// Parses a `_flow` file (`From To Volume Cost` rows, with or without a metadata block).
-pub fn parse_flow(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpFlowRow>, ReadError> {
+pub fn parse_flow(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpFlowRow>, GraphError> {
     parse_rows(reader, name, |fields, line| {
         if fields.len() != 4 {
-            return Err(ParseError::UnexpectedLine {
+            return Err(ParseIssue::UnexpectedLine {
                 found: excerpt(line),
                 expected: "a row `from to volume cost`",
             });
@@ -835,10 +835,10 @@ pub fn parse_flow(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<Tn
 }
 
 /// Parses a `_node` file (`id x y` rows; a header line is skipped).
-pub fn parse_nodes(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpNode>, ReadError> {
+pub fn parse_nodes(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<TntpNode>, GraphError> {
     parse_rows(reader, name, |fields, line| {
         if fields.len() < 3 {
-            return Err(ParseError::UnexpectedLine { found: excerpt(line), expected: "a row `node x y`" });
+            return Err(ParseIssue::UnexpectedLine { found: excerpt(line), expected: "a row `node x y`" });
         }
         Ok(TntpNode {
             id: node_id(fields.first(), "node")?,
@@ -853,8 +853,8 @@ pub fn parse_nodes(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Vec<T
 fn parse_rows<T>(
     reader: impl BufRead,
     name: impl AsRef<Path>,
-    parse: impl Fn(&[&str], &str) -> Result<T, ParseError>,
-) -> Result<Vec<T>, ReadError> {
+    parse: impl Fn(&[&str], &str) -> Result<T, ParseIssue>,
+) -> Result<Vec<T>, GraphError> {
     let mut lines = Lines::new(reader, name);
     let mut rows = Vec::new();
     while let Some(line) = lines.next_line()? {
@@ -925,11 +925,11 @@ mod tests {
 
         let short = format!("{META}1 3 100 1 1 0.15 4 0 0 1 ;\n");
         let err = parse_net(short.as_bytes(), "short_net.tntp").unwrap_err();
-        assert!(matches!(err.kind(), Some(ParseError::CountMismatch { header: 2, found: 1, .. })), "{err}");
+        assert!(matches!(err.kind(), Some(ParseIssue::CountMismatch { header: 2, found: 1, .. })), "{err}");
 
         let no_nodes = "<NUMBER OF ZONES> 2\n<NUMBER OF LINKS> 0\n<END OF METADATA>\n";
         let err = parse_net(no_nodes.as_bytes(), "meta_net.tntp").unwrap_err();
-        assert!(matches!(err.kind(), Some(ParseError::MissingMetadata { key: "NUMBER OF NODES" })), "{err}");
+        assert!(matches!(err.kind(), Some(ParseIssue::MissingMetadata { key: "NUMBER OF NODES" })), "{err}");
     }
 
     #[test]
@@ -954,7 +954,7 @@ mod tests {
         let text = "<NUMBER OF ZONES> 1\n<TOTAL OD FLOW> 10\n<END OF METADATA>\nOrigin 1\n1 : 3;\n";
         let err = parse_trips(text.as_bytes(), "t").unwrap_err();
         assert_eq!(err.line(), Some(2));
-        assert!(matches!(err.kind(), Some(ParseError::TotalMismatch { found: 3.0, .. })), "{err}");
+        assert!(matches!(err.kind(), Some(ParseIssue::TotalMismatch { found: 3.0, .. })), "{err}");
         let lenient = ReadOptions { lenient: true, ..Default::default() };
         let trips = parse_trips_with(text.as_bytes(), "t", lenient).unwrap();
         assert_eq!(trips.warnings.len(), 1);
@@ -972,14 +972,14 @@ mod tests {
         let cut =
             "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 1 : 0.0;  2 : 1200.0;\nOrigin 2\n 1 : 12";
         let err = parse_trips(cut.as_bytes(), "t").unwrap_err();
-        assert!(matches!(err.kind(), Some(ParseError::Truncated { .. })), "{err}");
+        assert!(matches!(err.kind(), Some(ParseIssue::Truncated { .. })), "{err}");
         // Sparse ids are fine while they are no more than declared.
         let sparse = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1000\n 70 : 5.0;\n";
         assert!(parse_trips(sparse.as_bytes(), "t").is_ok());
         let three = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 2 : 5.0; 3 : 1.0;\n";
         let err = parse_trips(three.as_bytes(), "t").unwrap_err();
         assert!(
-            matches!(err.kind(), Some(ParseError::IdsBeyondHeader { declared: 2, found: 3, largest: 3, .. })),
+            matches!(err.kind(), Some(ParseIssue::IdsBeyondHeader { declared: 2, found: 3, largest: 3, .. })),
             "{err}"
         );
         assert_eq!(err.line(), Some(1));
@@ -991,17 +991,17 @@ mod tests {
         let text =
             format!("{META}1 3 100 1 1 0.15 4 0 0 1 ;\n1 2 100 1 1 0.15 4 0 0 1 ;\n3 2 100 1 1 0.15 4 0 0 1");
         let err = parse_net(text.as_bytes(), "cut_net.tntp").unwrap_err();
-        assert!(matches!(err.kind(), Some(ParseError::Truncated { .. })), "{err}");
+        assert!(matches!(err.kind(), Some(ParseIssue::Truncated { .. })), "{err}");
         assert_eq!(err.line(), Some(8));
         // A row narrower than the ones before it.
         let text = format!("{META}1 3 100 1 1 0.15 4 0 0 1\n3 2 100 1 1 0.15 4 0\n");
         let err = parse_net(text.as_bytes(), "narrow_net.tntp").unwrap_err();
-        assert!(matches!(err.kind(), Some(ParseError::ShortRow { found: 8, expected: 10 })), "{err}");
+        assert!(matches!(err.kind(), Some(ParseIssue::ShortRow { found: 8, expected: 10 })), "{err}");
         // A link to node 30 of a network declaring 3 nodes; lenient keeps it and warns.
         let text = format!("{META}1 2 100 1 1 0.15 4 0 0 1 ;\n3 30 100 1 1 0.15 4 0 0 1 ;\n");
         let err = parse_net(text.as_bytes(), "foreign_net.tntp").unwrap_err();
         assert!(
-            matches!(err.kind(), Some(ParseError::IdsBeyondHeader { found: 4, largest: 30, .. })),
+            matches!(err.kind(), Some(ParseIssue::IdsBeyondHeader { found: 4, largest: 30, .. })),
             "{err}"
         );
         let lenient = ReadOptions { lenient: true, ..Default::default() };
