@@ -65,6 +65,18 @@ pub fn parse_args<A: clap::Parser>() -> A {
     })
 }
 
+/// The one default rule of every example's `--backend`: the flag as given, else `$URBANFLOW_BACKEND`,
+/// else `auto` (each library's measured choice, which never runs slower than the CPU and says why).
+/// Lowercase, so `GPU` and `gpu` mean the same.
+#[allow(dead_code)] // not every example has a backend
+pub fn backend_flag(flag: Option<&str>) -> String {
+    flag.map(str::to_string)
+        .or_else(|| std::env::var("URBANFLOW_BACKEND").ok())
+        .unwrap_or_else(|| "auto".into())
+        .trim()
+        .to_ascii_lowercase()
+}
+
 /// An input file argument: as given when it exists, else under `$URBANFLOW_DATA` (or the `shared/data`
 /// beside the checkout), where the documentation's `../shared/data/…` names are looked up too.
 #[allow(dead_code)] // not every example reads files

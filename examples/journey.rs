@@ -85,9 +85,9 @@ struct Args {
     /// Seed of the random queries.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// cpu (rayon over queries), serial, gpu or auto.
-    #[arg(long, default_value = "auto")]
-    backend: String,
+    /// cpu (rayon over queries), serial, gpu or auto (default: $URBANFLOW_BACKEND, else auto).
+    #[arg(long)]
+    backend: Option<String>,
     /// Write the journey as GeoJSON (GTFS only).
     #[arg(long)]
     geojson: Option<PathBuf>,
@@ -339,7 +339,8 @@ fn run_queries(
         })
         .collect();
     let profiles = [profile.clone()];
-    let backend = args.backend.as_str();
+    let backend = common::backend_flag(args.backend.as_deref());
+    let backend = backend.as_str();
     let t = Instant::now();
     let (arrivals, settled, what) = match backend {
         "serial" | "cpu" => {

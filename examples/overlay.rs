@@ -100,10 +100,7 @@ fn run(args: Args) -> Result<(), Error> {
     if let Some(path) = &args.write {
         write_instance(&inst, path)?;
     }
-    let backend_name = match &args.backend {
-        Some(b) => b.trim().to_ascii_lowercase(),
-        None => std::env::var("URBANFLOW_BACKEND").unwrap_or_else(|_| "auto".into()).to_ascii_lowercase(),
-    };
+    let backend_name = common::backend_flag(args.backend.as_deref());
     let bar = (!args.json).then(|| {
         let bar = ProgressBar::new(1);
         bar.set_style(

@@ -36,9 +36,10 @@ struct Args {
     #[arg(long, default_value_t = 8)]
     delta: usize,
     /// Where the pricing DP runs: cpu, gpu (needs 64-bit floats in shaders), or auto (a hardware GPU
-    /// with them on instances large enough that it was measured faster, else the CPU).
-    #[arg(long, default_value = "auto")]
-    backend: String,
+    /// with them on instances large enough that it was measured faster, else the CPU; the default, or
+    /// $URBANFLOW_BACKEND).
+    #[arg(long)]
+    backend: Option<String>,
     /// Worker threads (default: all cores; 1 = the serial DP).
     #[arg(long)]
     threads: Option<usize>,
@@ -71,7 +72,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
-    let backend = match args.backend.as_str() {
+    let backend = match common::backend_flag(args.backend.as_deref()).as_str() {
         "cpu" => PricingBackend::Cpu,
         "gpu" => PricingBackend::Gpu,
         "auto" => PricingBackend::Auto,

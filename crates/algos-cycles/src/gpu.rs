@@ -4,7 +4,8 @@
 
 use std::ops::ControlFlow;
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use crate::CyclesError;
@@ -305,12 +306,20 @@ impl LevelMachine for GpuMachine<'_> {
         let [start, count_pl, fit, write, finish] = &self.pipelines;
         let [start_bg, count_bg, fit_bg, write_bg, finish_bg] = &self.binds;
         let body = [
-            Step { pipeline: count_pl, bind_group: count_bg, grid: Grid::Indirect(self.args.buffer(), 0) },
-            Step { pipeline: fit, bind_group: fit_bg, grid: Grid::Fixed([1, 1, 1]) },
-            Step { pipeline: write, bind_group: write_bg, grid: Grid::Indirect(self.args.buffer(), 0) },
-            Step { pipeline: finish, bind_group: finish_bg, grid: Grid::Fixed([1, 1, 1]) },
+            Step {
+                pipeline: count_pl,
+                bind_group: count_bg,
+                grid: Workgroups::Indirect(self.args.buffer().clone(), 0),
+            },
+            Step { pipeline: fit, bind_group: fit_bg, grid: Workgroups::Fixed([1, 1, 1]) },
+            Step {
+                pipeline: write,
+                bind_group: write_bg,
+                grid: Workgroups::Indirect(self.args.buffer().clone(), 0),
+            },
+            Step { pipeline: finish, bind_group: finish_bg, grid: Workgroups::Fixed([1, 1, 1]) },
         ];
-        let begin = [Step { pipeline: start, bind_group: start_bg, grid: Grid::Fixed([1, 1, 1]) }];
+        let begin = [Step { pipeline: start, bind_group: start_bg, grid: Workgroups::Fixed([1, 1, 1]) }];
         let mut steps = self.steps_per_submit;
         loop {
             ctx.run(&Sequence::once("chordless cycles: plan", &begin))?;

@@ -18,7 +18,8 @@
 //! assert_eq!(apsp.path(2, 0), None);
 //! ```
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{Backend, GpuBuffer, GpuContext, PipelineKey, Resolved, Shader, wgpu};
 use graph_core::Csr;
 use rayon::prelude::*;
@@ -342,7 +343,7 @@ fn blocked_gpu(
         .iter()
         .zip(&binds)
         .zip(grids)
-        .map(|((p, b), g)| Step { pipeline: p, bind_group: b, grid: Grid::Fixed(g) })
+        .map(|((p, b), g)| Step { pipeline: p, bind_group: b, grid: Workgroups::Fixed(g) })
         .collect();
     ctx.run(&Sequence {
         label: "Floyd–Warshall rounds",

@@ -18,7 +18,8 @@
 //! # Ok(()) }
 //! ```
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use super::error::TdError;
@@ -272,7 +273,7 @@ impl<'a> GpuTdBatch<'a> {
             chunk.len() as u64,
             self.ctx.limits.max_compute_workgroups_per_dimension,
         )?;
-        let body = [Step { pipeline: &self.pipeline, bind_group: &self.bind, grid: Grid::Fixed(grid) }];
+        let body = [Step { pipeline: &self.pipeline, bind_group: &self.bind, grid: Workgroups::Fixed(grid) }];
         // Dispatches of finished workgroups return at once, so a few spare ones cost little; read
         // the finished count after each group of dispatches, doubling the group up to 64.
         let mut dispatches = 2;

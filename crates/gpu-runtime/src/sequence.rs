@@ -6,19 +6,19 @@
 //! a pipeline, its bind group and its grid) and how many iterations to record; [`GpuContext::run`]
 //! records them into [`Recording`]s and submits them, [`Sequence::per_submit`] iterations per command
 //! buffer, with no readback. Loops whose end is only known on the device stop themselves: a kernel
-//! of the body writes the next grid into a buffer ([`Grid::Indirect`]; zero workgroups once done) or
+//! of the body writes the next grid into a buffer ([`Workgroups::Indirect`]; zero workgroups once done) or
 //! the kernels return early after reading a flag, and the sequence records an upper bound of
 //! iterations. Within a compute pass wgpu orders each dispatch after the writes of the previous ones.
 //!
 //! ```no_run
-//! # use gpu_runtime::{GpuContext, sequence::{Grid, Sequence, Step}};
+//! # use gpu_runtime::{GpuContext, Workgroups, sequence::{Sequence, Step}};
 //! # fn demo(ctx: &GpuContext, relax: &wgpu::ComputePipeline, advance: &wgpu::ComputePipeline,
 //! #         bind_relax: &wgpu::BindGroup, bind_advance: &wgpu::BindGroup, args: &wgpu::Buffer)
 //! #         -> Result<(), gpu_runtime::GpuError> {
 //! // Up to 1,000 iterations of: relax over a grid the advance kernel computed, then advance.
 //! let body = [
-//!     Step { pipeline: relax, bind_group: bind_relax, grid: Grid::Indirect(args, 0) },
-//!     Step { pipeline: advance, bind_group: bind_advance, grid: Grid::Fixed([1, 1, 1]) },
+//!     Step { pipeline: relax, bind_group: bind_relax, grid: Workgroups::Indirect(args.clone(), 0) },
+//!     Step { pipeline: advance, bind_group: bind_advance, grid: Workgroups::Fixed([1, 1, 1]) },
 //! ];
 //! ctx.run(&Sequence { label: "relax loop", body: &body, iterations: 1000, per_submit: 256 })?;
 //! # Ok(()) }
@@ -28,25 +28,15 @@ use crate::context::GpuContext;
 use crate::error::GpuError;
 use crate::recording::{Command, Recording, Workgroups};
 
-/// How many workgroups a step launches.
-#[derive(Debug, Clone, Copy)]
-pub enum Grid<'a> {
-    /// Fixed counts `[x, y, z]` (a zero anywhere skips the dispatch).
-    Fixed([u32; 3]),
-    /// Three `u32` counts read from this buffer (which needs `INDIRECT` usage) at this byte offset
-    /// when the dispatch runs: written by an earlier kernel of the sequence.
-    Indirect(&'a wgpu::Buffer, u64),
-}
-
 /// One dispatch.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Step<'a> {
     /// The kernel.
     pub pipeline: &'a wgpu::ComputePipeline,
     /// Its bindings (group 0).
     pub bind_group: &'a wgpu::BindGroup,
     /// Its grid.
-    pub grid: Grid<'a>,
+    pub grid: Workgroups,
 }
 
 /// The body's steps recorded `iterations` times, in order.
@@ -84,11 +74,11 @@ impl Sequence<'_> {
 impl Step<'_> {
     /// The dispatch as a [`Command`].
     pub fn command(&self) -> Command {
-        let grid = match self.grid {
-            Grid::Fixed(g) => Workgroups::Fixed(g),
-            Grid::Indirect(buffer, offset) => Workgroups::Indirect(buffer.clone(), offset),
-        };
-        Command::Dispatch { pipeline: self.pipeline.clone(), bind_group: self.bind_group.clone(), grid }
+        Command::Dispatch {
+            pipeline: self.pipeline.clone(),
+            bind_group: self.bind_group.clone(),
+            grid: self.grid.clone(),
+        }
     }
 }
 

@@ -8,7 +8,8 @@
 
 use std::time::Instant;
 
-use gpu_runtime::sequence::{Grid as Dispatch, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, GpuError, PipelineKey, Shader, wgpu};
 
 use super::dp::{Tables, code};
@@ -345,8 +346,12 @@ fn fill(ctx: &GpuContext, g: &Grid, options: &GpuOptions) -> Result<Option<Fille
     let upload_s = start.elapsed().as_secs_f64();
     let t = Instant::now();
     let body = [
-        Step { pipeline: &advance_pl, bind_group: &advance_bg, grid: Dispatch::Fixed([1, 1, 1]) },
-        Step { pipeline: &cells_pl, bind_group: &cells_bg, grid: Dispatch::Indirect(args.buffer(), 0) },
+        Step { pipeline: &advance_pl, bind_group: &advance_bg, grid: Workgroups::Fixed([1, 1, 1]) },
+        Step {
+            pipeline: &cells_pl,
+            bind_group: &cells_bg,
+            grid: Workgroups::Indirect(args.buffer().clone(), 0),
+        },
     ];
     // Diagonals 2 ..= (nx - 1) + (ny - 1).
     let diagonals = (nx + ny).saturating_sub(3) as u32;

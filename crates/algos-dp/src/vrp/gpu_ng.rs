@@ -6,7 +6,8 @@
 
 use std::time::Instant;
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, GpuError, PipelineKey, Shader, wgpu};
 
 use super::gpu_stages::StageLoop;
@@ -260,7 +261,7 @@ impl<'c> GpuNgPricer<'c> {
         let steps = [Step {
             pipeline: &self.walk,
             bind_group: &bg,
-            grid: Grid::Fixed([r.div_ceil(64) as u32, 1, 1]),
+            grid: Workgroups::Fixed([r.div_ceil(64) as u32, 1, 1]),
         }];
         self.ctx.run(&Sequence::once("vrp ng walks", &steps))?;
         let out = buf.read_range(self.ctx, 1 + 3 * r, r * self.walk_len)?;

@@ -1,7 +1,8 @@
 //! q-paths and through-q-routes on a GPU (`shaders/vrp_qpath.wgsl`), tables resident on the device
 //! across calls; identical to [`super::q_paths`] and [`super::through_q`].
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use super::gpu_stages::StageLoop;
@@ -125,7 +126,7 @@ impl<'c> GpuQPaths<'c> {
         if grid[1] > 1 {
             return Err(DpError::Shape(format!("{} ψ entries: beyond one dispatch row", self.cells)));
         }
-        let mut steps = vec![Step { pipeline: &through, bind_group: &bg, grid: Grid::Fixed(grid) }];
+        let mut steps = vec![Step { pipeline: &through, bind_group: &bg, grid: Workgroups::Fixed(grid) }];
         let bg2;
         if sem == LoadSemantics::AtMost {
             bg2 = self.ctx.bind_buffers(
@@ -136,7 +137,7 @@ impl<'c> GpuQPaths<'c> {
             steps.push(Step {
                 pipeline: &at_most,
                 bind_group: &bg2,
-                grid: Grid::Fixed([(m as u32).div_ceil(64), 1, 1]),
+                grid: Workgroups::Fixed([(m as u32).div_ceil(64), 1, 1]),
             });
         }
         self.ctx.run(&Sequence::once("vrp through-q", &steps))?;

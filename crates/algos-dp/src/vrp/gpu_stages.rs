@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, wgpu};
 
 use super::{ArcCosts, Cvrp, DpError};
@@ -81,11 +82,15 @@ impl StageLoop {
     pub fn run(&self, ctx: &GpuContext) -> Result<(), DpError> {
         self.state.write(ctx, 0, &[0])?;
         let body = [
-            Step { pipeline: &self.advance, bind_group: &self.advance_bg, grid: Grid::Fixed([1, 1, 1]) },
+            Step {
+                pipeline: &self.advance,
+                bind_group: &self.advance_bg,
+                grid: Workgroups::Fixed([1, 1, 1]),
+            },
             Step {
                 pipeline: &self.stage,
                 bind_group: &self.stage_bg,
-                grid: Grid::Fixed([self.customers as u32, 1, 1]),
+                grid: Workgroups::Fixed([self.customers as u32, 1, 1]),
             },
         ];
         ctx.run(&Sequence {

@@ -1,7 +1,8 @@
 //! DIST on a GPU: one fused dispatch per external iteration (`shaders/overlay_dist.wgsl`), multipliers
 //! resident on the device in two buffers swapped by bind group, many iterations per submission.
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use super::cpu::{Layout, Steps};
@@ -162,7 +163,7 @@ impl DistEngine for GpuEngine<'_> {
         let step = |k: usize| Step {
             pipeline: &self.pipeline,
             bind_group: &self.binds[k],
-            grid: Grid::Fixed(self.grid),
+            grid: Workgroups::Fixed(self.grid),
         };
         let pair = [step(self.current), step(1 - self.current)];
         self.ctx.run(&Sequence {

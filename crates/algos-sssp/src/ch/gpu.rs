@@ -6,8 +6,9 @@
 
 use std::borrow::Cow;
 
+use gpu_runtime::Workgroups;
 use gpu_runtime::readback::{DoubleReadback, PendingReadback};
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
 use rayon::prelude::*;
@@ -346,18 +347,18 @@ impl<'a> GpuPhast<'a> {
         steps.push(Step {
             pipeline: &self.fill,
             bind_group: &self.binds[l],
-            grid: Grid::Fixed(grid(n as u64 * self.k as u64)?),
+            grid: Workgroups::Fixed(grid(n as u64 * self.k as u64)?),
         });
         steps.push(Step {
             pipeline: &self.seed,
             bind_group: &self.binds[l + 1],
-            grid: Grid::Fixed(grid(count as u64)?),
+            grid: Workgroups::Fixed(grid(count as u64)?),
         });
         for i in 0..self.levels.len() {
             steps.push(Step {
                 pipeline: &self.level,
                 bind_group: &self.binds[i],
-                grid: Grid::Fixed(grid(self.level_items(i))?),
+                grid: Workgroups::Fixed(grid(self.level_items(i))?),
             });
         }
         self.ctx.run(&Sequence::once("PHAST downward sweep", &steps))?;
@@ -375,8 +376,11 @@ impl<'a> GpuPhast<'a> {
             WG,
             self.ctx.limits.max_compute_workgroups_per_dimension,
         )?;
-        let step =
-            [Step { pipeline: &self.unpermute, bind_group: &self.binds[l + 2], grid: Grid::Fixed(grid) }];
+        let step = [Step {
+            pipeline: &self.unpermute,
+            bind_group: &self.binds[l + 2],
+            grid: Workgroups::Fixed(grid),
+        }];
         self.ctx.run(&Sequence::once("PHAST rows", &step))?;
         Ok(())
     }

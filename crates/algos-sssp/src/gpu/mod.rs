@@ -10,7 +10,8 @@ mod frontier;
 pub use batch::{BatchConfig, DEFAULT_BUDGET, DEFAULT_MEMORY, GpuBatchSssp, MAX_SLOTS, max_slots};
 pub use frontier::{SettleRule, sssp_frontier_mirror};
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 use graph_core::Csr;
 
@@ -32,13 +33,13 @@ const FIRST_BATCH: u32 = 16;
 const MAX_BATCH: u32 = 1024;
 
 /// One invocation's grid.
-const ONE: Grid<'static> = Grid::Fixed([1, 1, 1]);
+const ONE: Workgroups = Workgroups::Fixed([1, 1, 1]);
 
 /// A step of a phase loop.
 fn step<'a>(
     pipeline: &'a wgpu::ComputePipeline,
     bind_group: &'a wgpu::BindGroup,
-    grid: Grid<'a>,
+    grid: Workgroups,
 ) -> Step<'a> {
     Step { pipeline, bind_group, grid }
 }
@@ -239,7 +240,8 @@ impl<'a> GpuSssp<'a> {
     ) -> Result<(), SsspError> {
         self.control.write(self.ctx, 0, control)?;
         let grid = self.vertex_grid()?;
-        self.ctx.run(&Sequence::once("initialising SSSP", &[step(pipeline, bind, Grid::Fixed(grid))]))?;
+        self.ctx
+            .run(&Sequence::once("initialising SSSP", &[step(pipeline, bind, Workgroups::Fixed(grid))]))?;
         Ok(())
     }
 
@@ -266,8 +268,8 @@ impl<'a> GpuSssp<'a> {
         self.init(&init, &bi, &[0; 16])?;
         let grid = self.vertex_grid()?;
         let mut stats = SsspStats::default();
-        let g = Grid::Fixed(grid);
-        let body = [step(&relax, &br, g), step(&update, &bu, g), step(&advance, &ba, ONE)];
+        let g = Workgroups::Fixed(grid);
+        let body = [step(&relax, &br, g.clone()), step(&update, &bu, g.clone()), step(&advance, &ba, ONE)];
         let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
         stats.phases = control[2] as u64;
         Ok(stats)
@@ -300,9 +302,13 @@ impl<'a> GpuSssp<'a> {
         self.init(&init, &bi, &control)?;
         let grid = self.vertex_grid()?;
         let mut stats = SsspStats::default();
-        let g = Grid::Fixed(grid);
-        let body =
-            [step(&relax, &br, g), step(&minimum, &bm, g), step(&advance, &ba, ONE), step(&update, &bu, g)];
+        let g = Workgroups::Fixed(grid);
+        let body = [
+            step(&relax, &br, g.clone()),
+            step(&minimum, &bm, g.clone()),
+            step(&advance, &ba, ONE),
+            step(&update, &bu, g.clone()),
+        ];
         let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
         stats.phases = control[1] as u64;
         Ok(stats)
@@ -364,9 +370,9 @@ impl<'a> GpuSssp<'a> {
         self.init(&pl[0], &bi, &control)?;
         let mut stats = SsspStats::default();
         let body = [
-            step(&pl[1], &br, Grid::Indirect(args.buffer(), 0)),
+            step(&pl[1], &br, Workgroups::Indirect(args.buffer().clone(), 0)),
             step(&pl[2], &bd, ONE),
-            step(&pl[3], &bs, Grid::Indirect(args.buffer(), 12)),
+            step(&pl[3], &bs, Workgroups::Indirect(args.buffer().clone(), 12)),
             step(&pl[4], &bss, ONE),
         ];
         let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
@@ -478,9 +484,9 @@ impl<'a> GpuSssp<'a> {
         let ba = self.bind_only(&advance, &[c])?;
         let grid = self.ctx.grid_1d(cells as u64, WG)?;
         self.control.write(self.ctx, 0, &[0; 16])?;
-        self.ctx.run(&Sequence::once("initialising LBR", &[step(&init, &bi, Grid::Fixed(grid))]))?;
+        self.ctx.run(&Sequence::once("initialising LBR", &[step(&init, &bi, Workgroups::Fixed(grid))]))?;
         let mut stats = SsspStats::default();
-        let body = [step(&relax, &br, Grid::Fixed(grid)), step(&advance, &ba, ONE)];
+        let body = [step(&relax, &br, Workgroups::Fixed(grid)), step(&advance, &ba, ONE)];
         let control = self.batched(&mut stats, &body, |c| c[0] != 0)?;
         stats.phases = control[2] as u64;
         Ok(stats)
@@ -521,9 +527,11 @@ impl<'a> GpuSssp<'a> {
         let params = self.params(source, &[]);
         let br = self.bind_only(&reset, &[(4, self.scratch.buffer()), (7, &params)])?;
         let bt = self.bind(&tight, &[(3, self.dist.buffer()), (4, self.scratch.buffer()), (7, &params)])?;
-        let grid = Grid::Fixed(self.vertex_grid()?);
-        self.ctx
-            .run(&Sequence::once("predecessor pass", &[step(&reset, &br, grid), step(&tight, &bt, grid)]))?;
+        let grid = Workgroups::Fixed(self.vertex_grid()?);
+        self.ctx.run(&Sequence::once(
+            "predecessor pass",
+            &[step(&reset, &br, grid.clone()), step(&tight, &bt, grid.clone())],
+        ))?;
         stats.dispatches += 2;
         stats.readbacks += 1;
         Ok(self.scratch.read(self.ctx)?)

@@ -15,7 +15,8 @@
 use crate::SsspError;
 use std::time::Instant;
 
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 
@@ -306,9 +307,10 @@ impl<'a> GpuRanker<'a> {
         let rank_grid = gpu_runtime::dispatch::workgroups_1d(batch as u64, max)?;
         ctx.run(&Sequence::once(
             "ksp tree arcs",
-            &[Step { pipeline: &self.tree, bind_group: &self.tree_bind, grid: Grid::Fixed(tree_grid) }],
+            &[Step { pipeline: &self.tree, bind_group: &self.tree_bind, grid: Workgroups::Fixed(tree_grid) }],
         ))?;
-        let rank = [Step { pipeline: &self.rank, bind_group: &self.rank_bind, grid: Grid::Fixed(rank_grid) }];
+        let rank =
+            [Step { pipeline: &self.rank, bind_group: &self.rank_bind, grid: Workgroups::Fixed(rank_grid) }];
         let mut dispatches = 2;
         loop {
             ctx.run(&Sequence {

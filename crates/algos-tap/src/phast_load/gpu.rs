@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use algos_sssp::ch::gpu::SweepView;
-use gpu_runtime::sequence::{Grid, Sequence, Step};
+use gpu_runtime::Workgroups;
+use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, PipelineKey, Shader, wgpu};
 
 use crate::error::TapError;
@@ -141,7 +142,7 @@ impl GpuPhastLoad {
             ],
         )?;
         let max = ctx.limits.max_compute_workgroups_per_dimension;
-        let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max).map(Grid::Fixed);
+        let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max).map(Workgroups::Fixed);
         let nl = view.levels.len();
         let mut steps = vec![
             Step { pipeline: &self.reset, bind_group: &self.binds[nl], grid: grid(n as u64 * k as u64)? },

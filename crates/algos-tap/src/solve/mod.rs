@@ -5,6 +5,7 @@
 //! This file holds the entry points and their results; `options` what a solve is asked, `driver` the
 //! iteration loops and their stop rule, `direction` the search directions, `line_search` the step.
 
+mod choice;
 mod direction;
 mod driver;
 mod line_search;
@@ -12,8 +13,7 @@ mod options;
 
 use std::time::Instant;
 
-use gpu_runtime::{Backend, Resolved};
-
+pub use choice::{GPU_MEASURED_ON, GPU_MIN_WORK_16_THREADS, LoaderChoice, choose_loader};
 pub(crate) use direction::{Combo, DirectionState, Points};
 pub(crate) use driver::Monitor;
 use driver::{assign_b, frank_wolfe_family};
@@ -167,14 +167,7 @@ pub fn assign_with_progress(
     if opts.algorithm == Algorithm::AlgorithmB {
         return assign_b(net, demand, opts, start, progress);
     }
-    let devices: Vec<&gpu_runtime::GpuContext> = match opts.backend {
-        Backend::Cpu => Vec::new(),
-        _ if !opts.devices.is_empty() => opts.devices.iter().collect(),
-        backend => match backend.resolve() {
-            Resolved::Cpu => Vec::new(),
-            Resolved::Gpu(ctx) => vec![ctx],
-        },
-    };
+    let devices = choose_loader(net, demand, opts).devices;
     use crate::gpu::Method;
     let mut loader: Box<dyn AllOrNothing> = match (devices.is_empty(), opts.trees) {
         (true, Method::Phast) => Box::new(CchAon::new(net, demand, opts.allow_zone_transit)?),

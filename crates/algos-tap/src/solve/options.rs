@@ -97,8 +97,10 @@ pub struct AssignOptions<'a> {
     /// [`crate::select::MAX_SELECTED`]), the flow of every OD pair that uses them, in
     /// [`Assignment::select_link`](super::Assignment::select_link). Frank–Wolfe family on the CPU loader, from a cold start.
     pub select_links: Vec<u32>,
-    /// Where all-or-nothing loading runs: `Cpu` (the default: f64 costs, rayon), `Gpu(&ctx)` (fixed-point
-    /// costs, see [`crate::fixed`]; its gap floors near 1e-6), or `Auto` (the GPU when there is one).
+    /// Where all-or-nothing loading runs: `Cpu` (f64 costs, rayon), `Gpu(&ctx)` (fixed-point costs, see
+    /// [`crate::fixed`]; its gap floors near 1e-6), or `Auto` (the default: a GPU only where one was
+    /// measured faster for a network this large, else the CPU; [`super::choose_loader`] says which and
+    /// why).
     pub backend: Backend<'a>,
     /// Several GPUs ([`gpu_runtime::devices::open`]): when not empty and the backend is not `Cpu`,
     /// all-or-nothing loading runs on all of them at once ([`crate::loader::GpuLoader`], the origins
@@ -121,7 +123,7 @@ impl Default for AssignOptions<'_> {
             allow_zone_transit: false,
             warm_start: None,
             select_links: Vec::new(),
-            backend: Backend::Cpu,
+            backend: Backend::Auto,
             devices: &[],
             trees: crate::gpu::Method::Auto,
         }
