@@ -387,17 +387,58 @@ pub fn print_warnings(warnings: &[urbanflow::graph::io::ReadWarning]) {
     }
 }
 
-/// The graph and sources of the many-source examples (`many_to_all`, `many_to_all_mpi`).
+/// The graph-file arguments every graph example shares: `--graph`, `--format`, `--units`, `--lenient`.
+#[derive(clap::Args, Debug, Clone)]
+#[allow(dead_code)] // not every example reads graph files
+pub struct GraphArgs {
+    /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
+    /// example's bundled graph.
+    #[arg(long, value_parser = input_file)]
+    pub graph: Option<PathBuf>,
+    /// The file's format: auto, dimacs, dimacs0 (0-based `a u v w`), pace, edges or tntp. `auto` refuses
+    /// files that two formats would read differently.
+    #[arg(long, default_value = "auto")]
+    pub format: urbanflow::graph::io::GraphFormat,
+    /// TNTP files: weight units per free-flow time unit.
+    #[arg(long, default_value_t = 1000.0)]
+    pub units: f64,
+    /// Accept a TNTP file whose rows disagree with its header, printing the disagreements as warnings.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// A graph read from `--graph`.
+#[allow(dead_code)] // not every example reads graph files
+pub struct LoadedInput {
+    /// The file read.
+    pub path: PathBuf,
+    /// The graph, ids, zones and format.
+    pub loaded: urbanflow::graph::io::LoadedGraph,
+    /// Seconds reading the file.
+    pub load_s: f64,
+}
+
+#[allow(dead_code)] // not every example reads graph files
+impl GraphArgs {
+    /// Reads `--graph` (or `default()` when not given), printing the warnings of a lenient read.
+    pub fn load(&self, default: impl FnOnce() -> PathBuf) -> Result<LoadedInput, Error> {
+        use urbanflow::graph::io::{LoadOptions, load_graph};
+        let path = self.graph.clone().unwrap_or_else(default);
+        let t = std::time::Instant::now();
+        let read = urbanflow::graph::io::ReadOptions { lenient: self.lenient, ..Default::default() };
+        let opts = LoadOptions { format: self.format, tntp_units: self.units, read };
+        let loaded = load_graph(&path, &opts).map_err(|e| lenient_hint(e.to_string()))?;
+        print_warnings(&loaded.warnings);
+        Ok(LoadedInput { path, loaded, load_s: t.elapsed().as_secs_f64() })
+    }
+}
+
+/// The many-source examples' input: a graph file and the sources.
 #[derive(clap::Args)]
 #[allow(dead_code)] // only the many-source examples
 pub struct GraphSourceArgs {
-    /// Graph file: DIMACS .gr, PACE .gr, edge list or TNTP _net (plain, .gz or .xz). Default: the
-    /// bundled Sioux Falls network.
-    #[arg(long, value_parser = input_file)]
-    pub graph: Option<PathBuf>,
-    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
-    #[arg(long, default_value = "auto")]
-    pub format: urbanflow::graph::io::GraphFormat,
+    #[command(flatten)]
+    pub graph: GraphArgs,
     /// `all`, `zones` (TNTP files only) or N distinct vertices drawn with `--seed`. Default: the zones
     /// of a TNTP network, else 1,000 vertices (or all, when fewer).
     #[arg(long)]
@@ -405,12 +446,6 @@ pub struct GraphSourceArgs {
     /// Seed of the drawn sources.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// TNTP weight units per free-flow time unit.
-    #[arg(long, default_value_t = 1000.0)]
-    pub units: f64,
-    /// Accept a TNTP file whose rows disagree with its header, printing the disagreements as warnings.
-    #[arg(long)]
-    pub lenient: bool,
 }
 
 /// A loaded graph with the sources asked for.
@@ -428,16 +463,9 @@ pub struct GraphAndSources {
 
 #[allow(dead_code)] // only the many-source examples
 impl GraphSourceArgs {
-    /// Reads the graph and picks the sources.
+    /// Reads the graph (default: the bundled Sioux Falls network) and picks the sources.
     pub fn load(&self) -> Result<GraphAndSources, Error> {
-        use urbanflow::graph::io::{LoadOptions, load_graph};
-        let path = self.graph.clone().unwrap_or_else(|| bundled("SiouxFalls_net.tntp"));
-        let t = std::time::Instant::now();
-        let read = urbanflow::graph::io::ReadOptions { lenient: self.lenient, ..Default::default() };
-        let opts = LoadOptions { format: self.format, tntp_units: self.units, read };
-        let loaded = load_graph(&path, &opts).map_err(|e| lenient_hint(e.to_string()))?;
-        print_warnings(&loaded.warnings);
-        let load_s = t.elapsed().as_secs_f64();
+        let LoadedInput { path, loaded, load_s } = self.graph.load(|| bundled("SiouxFalls_net.tntp"))?;
         let n = loaded.graph.num_vertices();
         let spec = match &self.sources {
             Some(s) => s.clone(),

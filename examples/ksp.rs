@@ -18,7 +18,6 @@ use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
 use urbanflow::gpu::{BackendChoice, Resolved};
-use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::graph::rng::SplitMix64;
 use urbanflow::sssp::ksp::{Path, ksp_batch, mps, yen};
 
@@ -36,13 +35,9 @@ enum Algo {
 #[derive(Parser)]
 #[command(version, after_help = common::EXIT_CODES)]
 struct Args {
-    /// Graph file (DIMACS .gr, PACE .gr, edge list, TNTP _net; plain, .gz or .xz). Default: the bundled
-    /// small road graph.
-    #[arg(long, value_parser = common::input_file)]
-    graph: Option<PathBuf>,
-    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
-    #[arg(long, default_value = "auto")]
-    format: GraphFormat,
+    /// The graph file (default: the bundled small road graph).
+    #[command(flatten)]
+    input: common::GraphArgs,
     /// Source vertex, as numbered in the file.
     #[arg(long, default_value_t = 1)]
     source: u64,
@@ -68,9 +63,6 @@ struct Args {
     /// cost, then the vertices (file ids), tab-separated.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// TNTP files: weight units per free-flow time unit.
-    #[arg(long, default_value_t = 1000.0)]
-    units: f64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -86,13 +78,9 @@ fn at_least_one(s: &str) -> Result<usize, Error> {
 }
 
 fn run(args: Args) -> Result<(), Error> {
-    let path = args.graph.unwrap_or_else(common::bundled_road_graph);
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
     let backend = choice.backend()?;
-    let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
-    let t = Instant::now();
-    let loaded = load_graph(&path, &opts)?;
-    let load_s = t.elapsed().as_secs_f64();
+    let common::LoadedInput { path, loaded, load_s } = args.input.load(common::bundled_road_graph)?;
     let g = &loaded.graph;
     let n = g.num_vertices();
     if let Some(pairs) = args.pairs {

@@ -19,7 +19,6 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmOptions, Profile, import};
 use urbanflow::sssp::cch::{Cch, CchQuery};
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
@@ -30,15 +29,11 @@ use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
 #[derive(Parser)]
 #[command(version, after_help = common::EXIT_CODES)]
 struct Args {
-    /// Graph file (DIMACS .gr, PACE .gr, edge list, TNTP _net; plain, .gz or .xz). Default: the bundled
-    /// small road graph.
-    #[arg(long, value_parser = common::input_file, conflicts_with = "osm")]
-    graph: Option<PathBuf>,
-    /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
-    #[arg(long, default_value = "auto")]
-    format: GraphFormat,
+    /// The graph file (default: the bundled small road graph; not with --osm).
+    #[command(flatten)]
+    input: common::GraphArgs,
     /// An OpenStreetMap PBF extract instead of --graph (travel times in milliseconds).
-    #[arg(long, value_parser = common::input_file)]
+    #[arg(long, value_parser = common::input_file, conflicts_with = "graph")]
     osm: Option<PathBuf>,
     /// With --osm: car, bike or walk.
     #[arg(long, default_value = "car")]
@@ -81,8 +76,7 @@ fn read(args: &Args) -> Result<Input, Error> {
         let what = format!("{} ({} profile, milliseconds)", path.display(), args.profile);
         return Ok(Input { graph: g.graph, ids, from, to, what });
     }
-    let path = args.graph.clone().unwrap_or_else(common::bundled_road_graph);
-    let loaded = load_graph(&path, &LoadOptions { format: args.format, ..Default::default() })?;
+    let common::LoadedInput { path, loaded, .. } = args.input.load(common::bundled_road_graph)?;
     let vertex = |s: &str, what: &str| -> Result<u32, String> {
         let id: u64 =
             s.trim().parse().map_err(|_| format!("--{what} `{s}`: expected a vertex id of the file"))?;

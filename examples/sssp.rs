@@ -26,7 +26,6 @@ use std::time::Instant;
 use clap::Parser;
 use urbanflow::gpu::{Backend, BackendChoice, GpuContext, Resolved};
 use urbanflow::graph::geojson::feature_collection;
-use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::graph::osm::{OsmOptions, Profile, import};
 use urbanflow::sssp::auto::single_source_choice;
 use urbanflow::sssp::{Algorithm, Query, solve};
@@ -42,14 +41,9 @@ use urbanflow::sssp::{Algorithm, Query, solve};
 #[derive(Parser)]
 #[command(version, after_help = common::EXIT_CODES)]
 struct Args {
-    /// Graph file (DIMACS .gr, PACE .gr, edge list, TNTP _net; plain, .gz or .xz). Default: the bundled
-    /// small road graph.
-    #[arg(long, value_parser = common::input_file)]
-    graph: Option<PathBuf>,
-    /// The file's format: auto, dimacs, dimacs0 (0-based `a u v w`), pace, edges or tntp. `auto` refuses
-    /// files that two formats would read differently.
-    #[arg(long, default_value = "auto")]
-    format: GraphFormat,
+    /// The graph file (default: the bundled small road graph).
+    #[command(flatten)]
+    input: common::GraphArgs,
     /// Source vertex, as numbered in the file.
     #[arg(long, default_value_t = 1)]
     source: u64,
@@ -68,9 +62,6 @@ struct Args {
     /// find the device and pipelines ready).
     #[arg(long, default_value_t = 1)]
     repeat: u32,
-    /// TNTP files: weight units per free-flow time unit.
-    #[arg(long, default_value_t = 1000.0)]
-    units: f64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -233,12 +224,8 @@ fn run(args: Args) -> Result<(), Error> {
     if let Some(osm) = &args.osm {
         return run_osm(&args, osm, backend);
     }
-    let path = args.graph.clone().unwrap_or_else(common::bundled_road_graph);
-    let t = Instant::now();
-    let opts = LoadOptions { format: args.format, tntp_units: args.units, ..Default::default() };
-    let loaded = load_graph(&path, &opts)?;
+    let common::LoadedInput { path, loaded, load_s } = args.input.load(common::bundled_road_graph)?;
     let g = &loaded.graph;
-    let load_s = t.elapsed().as_secs_f64();
     let vertex = |id: u64, what: &str| {
         loaded.vertex(id).ok_or(format!(
             "{what} {id} is not a vertex of {}: ids run {}..={} ({} format)",

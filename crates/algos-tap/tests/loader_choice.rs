@@ -1,9 +1,9 @@
 //! Where assignment loads by default (`Backend::Auto`): the CPU below the measured size, without
 //! looking for a GPU; as asked otherwise; and the choice always says why.
 
+use algos_tap::Backend;
 use algos_tap::solve::{GPU_MIN_WORK_16_THREADS, choose_loader};
 use algos_tap::{AssignOptions, CostFactors, Demand, Network, assign};
-use algos_tap::Backend;
 
 fn sioux_falls() -> (Network, Demand) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
