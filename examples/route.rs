@@ -10,6 +10,11 @@
 //! graph within `--snap-limit-m`). `distance` is in the graph's weight units (milliseconds of travel time
 //! for OSM graphs), `path` lists the file's vertex ids (OSM node ids). `--check` also runs Dijkstra to the
 //! target and fails if the distances differ.
+//!
+//! `--matrix ORIGINS DESTS` reads two files of points (one vertex id, or `LAT,LON` with `--osm`, per line;
+//! blank lines and `#` comments skipped) and computes every origin-to-destination distance without a
+//! search per pair (`CchQuery::matrix`); `--out F.csv` writes `origin,destination,distance` rows, the
+//! distance left empty where the destination cannot be reached.
 
 mod common;
 use common::Error;
@@ -50,6 +55,13 @@ struct Args {
     /// Also run Dijkstra to the target and fail (exit 1) if the distances differ.
     #[arg(long)]
     check: bool,
+    /// An origin-destination matrix: two files of points (a vertex id, or LAT,LON with --osm, per line)
+    /// instead of --from/--to.
+    #[arg(long, num_args = 2, value_names = ["ORIGINS", "DESTS"], value_parser = common::input_file)]
+    matrix: Option<Vec<PathBuf>>,
+    /// With --matrix: write `origin,destination,distance` rows here (CSV).
+    #[arg(long, requires = "matrix")]
+    out: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -61,7 +73,46 @@ struct Input {
     ids: Vec<i128>,
     from: u32,
     to: u32,
+    /// With --matrix: the origins and destinations.
+    matrix: Option<OdPoints>,
     what: String,
+}
+
+/// The origins and destinations of --matrix (graph vertices).
+type OdPoints = (Vec<u32>, Vec<u32>);
+
+/// The points of a --matrix file, each through `point` (which names what it could not place).
+fn read_points(
+    path: &std::path::Path,
+    point: impl Fn(&str, &str) -> Result<u32, Error>,
+) -> Result<Vec<u32>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let what = format!("matrix point at {}:{}", path.display(), i + 1);
+        out.push(point(line, &what)?);
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{}: no points (one vertex id, or LAT,LON with --osm, per line)",
+            path.display()
+        )
+        .into());
+    }
+    Ok(out)
+}
+
+/// Both --matrix files.
+fn read_matrix(
+    files: Option<&Vec<PathBuf>>,
+    point: impl Fn(&str, &str) -> Result<u32, Error>,
+) -> Result<Option<OdPoints>, Error> {
+    let Some(files) = files else { return Ok(None) };
+    Ok(Some((read_points(&files[0], &point)?, read_points(&files[1], &point)?)))
 }
 
 fn read(args: &Args) -> Result<Input, Error> {
@@ -69,22 +120,24 @@ fn read(args: &Args) -> Result<Input, Error> {
         let g = import(path, &OsmOptions::new(args.profile))?;
         let snap = |s: &str, what: &str| -> Result<u32, Error> {
             let (lat, lon) = common::lat_lon(s, what)?;
-            g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("--{what}: {e}").into())
+            g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("{what}: {e}").into())
         };
-        let (from, to) = (snap(&args.from, "from")?, snap(&args.to, "to")?);
+        let (from, to) = (snap(&args.from, "--from")?, snap(&args.to, "--to")?);
+        let matrix = read_matrix(args.matrix.as_ref(), snap)?;
         let ids = g.osm_ids.iter().map(|&i| i as i128).collect();
         let what = format!("{} ({} profile, milliseconds)", path.display(), args.profile);
-        return Ok(Input { graph: g.graph, ids, from, to, what });
+        return Ok(Input { graph: g.graph, ids, from, to, matrix, what });
     }
     let common::LoadedInput { path, loaded, .. } = args.input.load(common::bundled_road_graph)?;
     let vertex = |s: &str, what: &str| -> Result<u32, String> {
         let id: u64 =
-            s.trim().parse().map_err(|_| format!("--{what} `{s}`: expected a vertex id of the file"))?;
-        loaded.vertex(id).ok_or_else(|| format!("--{what} {id}: no such vertex in {}", path.display()))
+            s.trim().parse().map_err(|_| format!("{what} `{s}`: expected a vertex id of the file"))?;
+        loaded.vertex(id).ok_or_else(|| format!("{what} {id}: no such vertex in {}", path.display()))
     };
-    let (from, to) = (vertex(&args.from, "from")?, vertex(&args.to, "to")?);
+    let (from, to) = (vertex(&args.from, "--from")?, vertex(&args.to, "--to")?);
+    let matrix = read_matrix(args.matrix.as_ref(), |s, what| Ok(vertex(s, what)?))?;
     let ids = loaded.ids.iter().map(|&i| i as i128).collect();
-    Ok(Input { graph: loaded.graph, ids, from, to, what: path.display().to_string() })
+    Ok(Input { graph: loaded.graph, ids, from, to, matrix, what: path.display().to_string() })
 }
 
 fn run(args: Args) -> Result<(), Error> {
@@ -98,6 +151,9 @@ fn run(args: Args) -> Result<(), Error> {
     let t = Instant::now();
     let (ch, unpacking) = cch.customise_with_unpacking(g.weights())?;
     let customise_s = t.elapsed().as_secs_f64();
+    if let Some((origins, dests)) = &input.matrix {
+        return matrix(&args, &input, &ch, (origins, dests), [read_s, build_s, customise_s]);
+    }
     let mut query = CchQuery::new(&ch)?;
     let t = Instant::now();
     let found = query.path(&ch, &unpacking, input.from, input.to);
@@ -146,6 +202,57 @@ fn run(args: Args) -> Result<(), Error> {
         );
         let shown: Vec<String> = path.iter().take(12).map(i128::to_string).collect();
         println!("path       {}{}", shown.join(" "), if path.len() > 12 { " …" } else { "" });
+    }
+    Ok(())
+}
+
+/// --matrix: every origin to every destination, timed apart from reading and preparing.
+fn matrix(
+    args: &Args,
+    input: &Input,
+    ch: &urbanflow::sssp::ch::ContractionHierarchy,
+    (origins, dests): (&[u32], &[u32]),
+    [read_s, build_s, customise_s]: [f64; 3],
+) -> Result<(), Error> {
+    let t = Instant::now();
+    let m = CchQuery::matrix(ch, origins, dests)?;
+    let matrix_s = t.elapsed().as_secs_f64();
+    let reached = m.data.iter().filter(|&&d| d != urbanflow::sssp::UNREACHABLE).count();
+    if let Some(out) = &args.out {
+        use std::io::Write;
+        let file = std::fs::File::create(out).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+        let mut w = std::io::BufWriter::new(file);
+        writeln!(w, "origin,destination,distance")?;
+        for (i, &o) in origins.iter().enumerate() {
+            for (j, &d) in dests.iter().enumerate() {
+                let (oid, did) = (input.ids[o as usize], input.ids[d as usize]);
+                match m.get(i, j) {
+                    urbanflow::sssp::UNREACHABLE => writeln!(w, "{oid},{did},")?,
+                    dist => writeln!(w, "{oid},{did},{dist}")?,
+                }
+            }
+        }
+        w.flush()?;
+    }
+    let (rows, cols) = (origins.len(), dests.len());
+    if args.json {
+        println!(
+            "{{\"graph\":{:?},\"origins\":{rows},\"destinations\":{cols},\"reachable_pairs\":{reached},\
+             \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"customise_s\":{customise_s:.6},\
+             \"matrix_s\":{matrix_s:.6},\"out\":{:?}}}",
+            input.what,
+            args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+        );
+    } else {
+        println!("graph      {} (read in {read_s:.2} s)", input.what);
+        println!("hierarchy  built in {build_s:.3} s, customised in {customise_s:.3} s");
+        println!(
+            "matrix     {rows} × {cols} in {matrix_s:.3} s ({:.2} µs a pair), {reached} pairs reachable",
+            matrix_s * 1e6 / (rows * cols).max(1) as f64
+        );
+        if let Some(out) = &args.out {
+            println!("written    {}", out.display());
+        }
     }
     Ok(())
 }

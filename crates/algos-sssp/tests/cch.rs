@@ -214,3 +214,58 @@ fn point_to_point_on_a_road_graph() {
     let pairs: Vec<(u32, u32)> = (0..100).map(|_| (rng.below(n) as u32, rng.below(n) as u32)).collect();
     assert_queries_equal_dijkstra(&cch, &g, &pairs, "Bremen");
 }
+
+/// Checks a CCH matrix against Dijkstra rows (repeated sources and targets included).
+fn assert_matrix_equals_dijkstra(cch: &Cch, g: &Csr<u32>, sources: &[u32], targets: &[u32], what: &str) {
+    use algos_sssp::cch::CchQuery;
+    let ch = cch.customise(g.weights()).unwrap();
+    let m = CchQuery::matrix(&ch, sources, targets).unwrap();
+    assert_eq!((m.sources.as_slice(), m.targets.as_slice()), (sources, targets), "{what}");
+    for (i, &s) in sources.iter().enumerate() {
+        let (row, _) = dijkstra(g, s, &Stop::default()).unwrap();
+        for (j, &t) in targets.iter().enumerate() {
+            assert_eq!(m.get(i, j), row[t as usize], "{what}: {s} → {t}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Many-to-many matrices on random graphs (zero weights, parallel arcs, self-loops, unreachable
+    /// pairs) after two customisations equal Dijkstra's rows.
+    #[test]
+    fn matrix_equals_dijkstra(
+        seed in any::<u64>(), n in 1u32..80, density in 1u32..5, max_w in 0u32..60, s in 0usize..12, t in 0usize..12,
+    ) {
+        let g = random_graph(seed, n, n * density, 0..=max_w).unwrap();
+        let cch = Cch::build(&g).unwrap();
+        let mut rng = SplitMix64::new(seed ^ 7);
+        let sources: Vec<u32> = (0..s).map(|_| rng.below(n as u64) as u32).collect();
+        let targets: Vec<u32> = (0..t).map(|_| rng.below(n as u64) as u32).collect();
+        for round in 0..2u64 {
+            let metric = with_weights(&g, random_weights(seed ^ round, g.num_arcs() as usize, max_w));
+            assert_matrix_equals_dijkstra(&cch, &metric, &sources, &targets, &format!("round {round}"));
+        }
+    }
+}
+
+/// A 40 × 60 matrix on a real road graph equals Dijkstra's rows; ids outside the graph are errors.
+#[test]
+fn matrix_on_a_road_graph() {
+    use algos_sssp::SsspError;
+    use algos_sssp::cch::CchQuery;
+    let Some(path) = data_path("road/osm-small/bremen_time.gr.gz", "matrix_on_a_road_graph") else {
+        return;
+    };
+    let g = load_graph(&path, &LoadOptions::default()).unwrap().graph;
+    let cch = Cch::build(&g).unwrap();
+    let mut rng = SplitMix64::new(11);
+    let n = g.num_vertices();
+    let sources: Vec<u32> = (0..40).map(|_| rng.below(n as u64) as u32).collect();
+    let targets: Vec<u32> = (0..60).map(|_| rng.below(n as u64) as u32).collect();
+    assert_matrix_equals_dijkstra(&cch, &g, &sources, &targets, "Bremen");
+    let ch = cch.customise(g.weights()).unwrap();
+    assert!(matches!(CchQuery::matrix(&ch, &[n], &[0]), Err(SsspError::SourceOutOfRange { .. })));
+    assert!(matches!(CchQuery::matrix(&ch, &[0], &[n]), Err(SsspError::TargetOutOfRange { .. })));
+}

@@ -6,7 +6,10 @@
 //! triangle that realised it during customisation ([`Unpacking`]), recursively.
 //!
 //! [`CchQuery`] keeps its arrays between queries (no allocation per query); one per thread answers
-//! batches (see [`CchQuery::distances`]).
+//! batches (see [`CchQuery::distances`]). [`CchQuery::matrix`] gives the distances between S sources
+//! and T targets without a search per pair: one backward walk per target leaves `(target, distance)`
+//! entries in buckets at the ranks it reaches; one forward walk per source reads the buckets of its
+//! ranks (Knopp, Sanders, Schultes, Schulz, Wagner 2007, on the elimination tree).
 //!
 //! ```
 //! use algos_sssp::cch::{Cch, CchQuery};
@@ -24,9 +27,12 @@
 //! assert_eq!(q.distance(&ch, 3, 0), None); // no arc leaves 3
 //! ```
 
+use rayon::prelude::*;
+
 use crate::ch::ContractionHierarchy;
 use crate::error::SsspError;
-use crate::paths::UNREACHABLE;
+use crate::many::DistanceMatrix;
+use crate::paths::{SATURATED, UNREACHABLE};
 
 use super::Unpacking;
 
@@ -111,9 +117,107 @@ impl CchQuery {
 
     /// Distances for many `(source, target)` pairs on all cores, one query state per thread.
     pub fn distances(ch: &ContractionHierarchy, pairs: &[(u32, u32)]) -> Result<Vec<Option<u32>>, SsspError> {
-        use rayon::prelude::*;
         let first = Self::new(ch)?;
         Ok(pairs.par_iter().map_with(first, |q, &(s, t)| q.distance(ch, s, t)).collect())
+    }
+
+    /// The distance from every source to every target (input vertex ids), `UNREACHABLE` where none,
+    /// on all cores: one backward walk per target fills buckets, one forward walk per source scans
+    /// them (no search per pair). Equal to Dijkstra's rows; a distance that reaches the saturation
+    /// bound `u32::MAX − 1` is an error, as in Dijkstra.
+    ///
+    /// ```
+    /// use algos_sssp::cch::{Cch, CchQuery};
+    /// use graph_core::GraphBuilder;
+    /// let mut b = GraphBuilder::new(4);
+    /// b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
+    /// let g = b.build().unwrap().0;
+    /// let ch = Cch::build(&g).unwrap().customise(g.weights()).unwrap();
+    /// let m = CchQuery::matrix(&ch, &[0, 2], &[1, 3]).unwrap();
+    /// assert_eq!(m.data, [3, 8, 2, 7]);
+    /// assert_eq!(CchQuery::matrix(&ch, &[3], &[0]).unwrap().get(0, 0), algos_sssp::UNREACHABLE);
+    /// ```
+    pub fn matrix(
+        ch: &ContractionHierarchy,
+        sources: &[u32],
+        targets: &[u32],
+    ) -> Result<DistanceMatrix, SsspError> {
+        let first = Self::new(ch)?;
+        let parent = ch.elimination_tree.as_deref().expect("checked in new");
+        let n = ch.rank.len() as u32;
+        if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
+            return Err(SsspError::SourceOutOfRange { vertex, n });
+        }
+        if let Some(&target) = targets.iter().find(|&&t| t >= n) {
+            return Err(SsspError::TargetOutOfRange { target, n });
+        }
+        // Backward walks, one per target: the (rank, distance) pairs each reaches.
+        let reached: Vec<Vec<(u32, u32)>> = targets
+            .par_iter()
+            .map_with(first.clone(), |q, &t| {
+                let rt = ch.rank[t as usize];
+                walk(&ch.down, parent, rt, &mut q.backward, &mut q.backward_arc);
+                let mut out = Vec::new();
+                let mut x = rt;
+                while x != u32::MAX {
+                    let d = q.backward[x as usize];
+                    if d != UNREACHABLE {
+                        out.push((x, d));
+                    }
+                    q.backward[x as usize] = UNREACHABLE;
+                    q.backward_arc[x as usize] = NO_ARC;
+                    x = parent[x as usize];
+                }
+                out
+            })
+            .collect();
+        // Buckets by rank, as one array: the targets (column index) and distances reaching each rank.
+        let mut start = vec![0u32; n as usize + 1];
+        for &(x, _) in reached.iter().flatten() {
+            start[x as usize + 1] += 1;
+        }
+        for x in 0..n as usize {
+            start[x + 1] += start[x];
+        }
+        let total = start[n as usize] as usize;
+        let (mut column, mut dist) = (vec![0u32; total], vec![0u32; total]);
+        let mut fill = start.clone();
+        for (j, list) in reached.iter().enumerate() {
+            for &(x, d) in list {
+                let k = fill[x as usize] as usize;
+                (column[k], dist[k]) = (j as u32, d);
+                fill[x as usize] += 1;
+            }
+        }
+        drop(reached);
+        // Forward walks, one per source, each scanning the buckets of the ranks it reaches.
+        let width = targets.len();
+        let mut data = vec![UNREACHABLE; sources.len() * width];
+        if width > 0 {
+            data.par_chunks_mut(width).zip(sources).for_each_with(first, |q, (row, &s)| {
+                let rs = ch.rank[s as usize];
+                walk(&ch.up, parent, rs, &mut q.forward, &mut q.forward_arc);
+                let mut x = rs;
+                while x != u32::MAX {
+                    let f = q.forward[x as usize];
+                    if f != UNREACHABLE {
+                        let range = start[x as usize] as usize..start[x as usize + 1] as usize;
+                        for (&j, &b) in column[range.clone()].iter().zip(&dist[range]) {
+                            let sum = (f as u64 + b as u64).min(SATURATED as u64) as u32;
+                            let cell = &mut row[j as usize];
+                            *cell = (*cell).min(sum);
+                        }
+                    }
+                    q.forward[x as usize] = UNREACHABLE;
+                    q.forward_arc[x as usize] = NO_ARC;
+                    x = parent[x as usize];
+                }
+            });
+        }
+        if data.contains(&SATURATED) {
+            return Err(SsspError::WeightOverflow { bound: SATURATED });
+        }
+        Ok(DistanceMatrix { sources: sources.to_vec(), targets: targets.to_vec(), data })
     }
 
     fn search(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<(u32, u32)> {
