@@ -35,12 +35,12 @@ fn main() {
         let customise_s = t.elapsed().as_secs_f64();
         let mut q = CchQuery::new(&ch).expect("query state");
         let t = Instant::now();
-        let dist: Vec<Option<u32>> = pairs.iter().map(|&(s, t)| q.distance(&ch, s, t)).collect();
+        let dist: Vec<Option<u32>> = pairs.iter().map(|&(s, t)| q.distance(&ch, s, t).unwrap()).collect();
         let query_us = t.elapsed().as_secs_f64() * 1e6 / queries as f64;
         let t = Instant::now();
         let mut arcs = 0usize;
         for &(s, t) in &pairs {
-            arcs += q.path(&ch, &unpacking, s, t).map_or(0, |(_, a)| a.len());
+            arcs += q.path(&ch, &unpacking, s, t).unwrap().map_or(0, |(_, a)| a.len());
         }
         let path_us = t.elapsed().as_secs_f64() * 1e6 / queries as f64;
         let few = &pairs[..checked.min(pairs.len())];

@@ -156,7 +156,7 @@ fn run(args: Args) -> Result<(), Error> {
     }
     let mut query = CchQuery::new(&ch)?;
     let t = Instant::now();
-    let found = query.path(&ch, &unpacking, input.from, input.to);
+    let found = query.path(&ch, &unpacking, input.from, input.to)?;
     let query_s = t.elapsed().as_secs_f64();
     let (from_id, to_id) = (input.ids[input.from as usize], input.ids[input.to as usize]);
     let Some((distance, arcs)) = found else {

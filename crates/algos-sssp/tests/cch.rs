@@ -159,9 +159,9 @@ fn assert_queries_equal_dijkstra(cch: &Cch, g: &Csr<u32>, pairs: &[(u32, u32)], 
     for (&(s, t), &from_batch) in pairs.iter().zip(&batch) {
         let (dist, _) = dijkstra(g, s, &Stop::default()).unwrap();
         let want = (dist[t as usize] != u32::MAX).then_some(dist[t as usize]);
-        assert_eq!(q.distance(&ch, s, t), want, "{what}: {s} → {t}");
+        assert_eq!(q.distance(&ch, s, t).unwrap(), want, "{what}: {s} → {t}");
         assert_eq!(from_batch, want, "{what}: batch {s} → {t}");
-        match (q.path(&ch, &unpacking, s, t), want) {
+        match (q.path(&ch, &unpacking, s, t).unwrap(), want) {
             (None, None) => {}
             (Some((d, arcs)), Some(w)) => {
                 assert_eq!(d, w, "{what}: path distance {s} → {t}");
@@ -268,4 +268,36 @@ fn matrix_on_a_road_graph() {
     let ch = cch.customise(g.weights()).unwrap();
     assert!(matches!(CchQuery::matrix(&ch, &[n], &[0]), Err(SsspError::SourceOutOfRange { .. })));
     assert!(matches!(CchQuery::matrix(&ch, &[0], &[n]), Err(SsspError::TargetOutOfRange { .. })));
+}
+
+/// Point-to-point queries refuse what Dijkstra refuses: vertices outside the graph, and distances that
+/// reach the saturation bound (never reported as a distance or as unreachable).
+#[test]
+fn point_to_point_errors_like_dijkstra() {
+    use algos_sssp::SsspError;
+    use algos_sssp::cch::CchQuery;
+    let mut b = GraphBuilder::new(3);
+    b.add_arc(0, 1, u32::MAX - 2).add_arc(1, 2, u32::MAX - 2).add_arc(0, 2, 7);
+    let g = b.build().unwrap().0;
+    let cch = Cch::build(&g).unwrap();
+    let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).unwrap();
+    let mut q = CchQuery::new(&ch).unwrap();
+    // A shorter meeting wins over a saturated one.
+    assert_eq!(q.distance(&ch, 0, 2).unwrap(), Some(7));
+    // The only route saturates: an error, as in Dijkstra, and the state is clean afterwards.
+    let mut b = GraphBuilder::new(3);
+    b.add_arc(0, 1, u32::MAX - 2).add_arc(1, 2, u32::MAX - 2);
+    let long = b.build().unwrap().0;
+    let lcch = Cch::build(&long).unwrap();
+    let (lch, lunpack) = lcch.customise_with_unpacking(long.weights()).unwrap();
+    let mut lq = CchQuery::new(&lch).unwrap();
+    assert!(matches!(lq.distance(&lch, 0, 2), Err(SsspError::WeightOverflow { .. })));
+    assert!(matches!(lq.path(&lch, &lunpack, 0, 2), Err(SsspError::WeightOverflow { .. })));
+    assert!(dijkstra(&long, 0, &Stop::default()).is_err());
+    assert_eq!(lq.distance(&lch, 0, 1).unwrap(), Some(u32::MAX - 2));
+    assert!(matches!(CchQuery::matrix(&lch, &[0], &[2]), Err(SsspError::WeightOverflow { .. })));
+    // Vertices outside the graph.
+    assert!(matches!(q.distance(&ch, 3, 0), Err(SsspError::SourceOutOfRange { vertex: 3, n: 3 })));
+    assert!(matches!(q.path(&ch, &unpacking, 0, 5), Err(SsspError::TargetOutOfRange { target: 5, n: 3 })));
+    assert_eq!(q.distance(&ch, 0, 2).unwrap(), Some(7));
 }

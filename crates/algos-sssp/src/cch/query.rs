@@ -20,11 +20,12 @@
 //! let cch = Cch::build(&g).unwrap();
 //! let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).unwrap();
 //! let mut q = CchQuery::new(&ch).unwrap();
-//! assert_eq!(q.distance(&ch, 0, 3), Some(8));
-//! let (d, arcs) = q.path(&ch, &unpacking, 0, 3).unwrap();
+//! assert_eq!(q.distance(&ch, 0, 3).unwrap(), Some(8));
+//! let (d, arcs) = q.path(&ch, &unpacking, 0, 3).unwrap().unwrap();
 //! assert_eq!(d, 8);
 //! assert_eq!(arcs.iter().map(|&a| g.targets()[a as usize]).collect::<Vec<_>>(), [2, 1, 3]);
-//! assert_eq!(q.distance(&ch, 3, 0), None); // no arc leaves 3
+//! assert_eq!(q.distance(&ch, 3, 0).unwrap(), None); // no arc leaves 3
+//! assert!(q.distance(&ch, 0, 9).is_err()); // 9 is not a vertex
 //! ```
 
 use rayon::prelude::*;
@@ -69,12 +70,13 @@ impl CchQuery {
     }
 
     /// The shortest-path distance from `s` to `t` (input vertex ids), `None` when `t` cannot be
-    /// reached. Equal to Dijkstra's.
-    ///
-    /// # Panics
-    /// When `s` or `t` is not a vertex of the graph (callers map file ids first, as `route` does).
-    pub fn distance(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<u32> {
-        self.search(ch, s, t).map(|(d, _)| d)
+    /// reached. Equal to Dijkstra's: a vertex outside the graph, or a distance that reaches the
+    /// saturation bound `u32::MAX − 1`, is an error.
+    pub fn distance(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Result<Option<u32>, SsspError> {
+        check_ends(ch, s, t)?;
+        let found = self.search_keeping(ch, s, t);
+        self.reset(ch, s, t);
+        checked(found).map(|f| f.map(|(d, _)| d))
     }
 
     /// The distance and the path from `s` to `t` as input arc ids (of the graph the CCH was built
@@ -86,10 +88,12 @@ impl CchQuery {
         unpacking: &Unpacking<'_>,
         s: u32,
         t: u32,
-    ) -> Option<(u32, Vec<u32>)> {
-        let Some((d, meet)) = self.search_keeping(ch, s, t) else {
+    ) -> Result<Option<(u32, Vec<u32>)>, SsspError> {
+        check_ends(ch, s, t)?;
+        let found = self.search_keeping(ch, s, t);
+        let Some((d, meet)) = checked(found).inspect_err(|_| self.reset(ch, s, t))? else {
             self.reset(ch, s, t);
-            return None;
+            return Ok(None);
         };
         let mut arcs = Vec::new();
         // s up to the meeting rank: the forward arcs, collected from the top and reversed.
@@ -112,13 +116,13 @@ impl CchQuery {
             unpacking.unpack_slot(slot, &mut arcs);
         }
         self.reset(ch, s, t);
-        Some((d, arcs))
+        Ok(Some((d, arcs)))
     }
 
     /// Distances for many `(source, target)` pairs on all cores, one query state per thread.
     pub fn distances(ch: &ContractionHierarchy, pairs: &[(u32, u32)]) -> Result<Vec<Option<u32>>, SsspError> {
         let first = Self::new(ch)?;
-        Ok(pairs.par_iter().map_with(first, |q, &(s, t)| q.distance(ch, s, t)).collect())
+        pairs.par_iter().map_with(first, |q, &(s, t)| q.distance(ch, s, t)).collect()
     }
 
     /// The distance from every source to every target (input vertex ids), `UNREACHABLE` where none,
@@ -220,12 +224,6 @@ impl CchQuery {
         Ok(DistanceMatrix { sources: sources.to_vec(), targets: targets.to_vec(), data })
     }
 
-    fn search(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<(u32, u32)> {
-        let found = self.search_keeping(ch, s, t);
-        self.reset(ch, s, t);
-        found
-    }
-
     /// Both walks; the distance and the meeting rank, the arrays left set for [`Self::path`].
     fn search_keeping(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<(u32, u32)> {
         let parent = ch.elimination_tree.as_deref().expect("checked in new");
@@ -239,9 +237,11 @@ impl CchQuery {
         while x != u32::MAX {
             let (f, b) = (self.forward[x as usize], self.backward[x as usize]);
             if f != UNREACHABLE && b != UNREACHABLE {
-                let sum = f as u64 + b as u64;
-                if sum < UNREACHABLE as u64 && best.is_none_or(|(d, _)| (sum as u32) < d) {
-                    best = Some((sum as u32, x));
+                // Sums at or past the saturation bound count as the bound: reported as an overflow
+                // (by the callers) unless a shorter meeting exists.
+                let sum = (f as u64 + b as u64).min(SATURATED as u64) as u32;
+                if best.is_none_or(|(d, _)| sum < d) {
+                    best = Some((sum, x));
                 }
             }
             x = parent[x as usize];
@@ -266,6 +266,27 @@ impl CchQuery {
     }
 }
 
+/// `s` and `t` must be vertices of the graph.
+fn check_ends(ch: &ContractionHierarchy, s: u32, t: u32) -> Result<(), SsspError> {
+    let n = ch.rank.len() as u32;
+    if s >= n {
+        return Err(SsspError::SourceOutOfRange { vertex: s, n });
+    }
+    if t >= n {
+        return Err(SsspError::TargetOutOfRange { target: t, n });
+    }
+    Ok(())
+}
+
+/// A meeting whose distance reached the saturation bound is an error (as in Dijkstra), never a
+/// distance.
+fn checked(found: Option<(u32, u32)>) -> Result<Option<(u32, u32)>, SsspError> {
+    match found {
+        Some((d, _)) if d >= SATURATED => Err(SsspError::WeightOverflow { bound: SATURATED }),
+        other => Ok(other),
+    }
+}
+
 /// One direction: from rank `start` up its elimination-tree path in rank order, relaxing the arcs of
 /// `csr` (upward arcs for the forward search, the reversed downward arcs for the backward one). Every
 /// arc leads to an ancestor, so the path's ranks are final when reached.
@@ -281,9 +302,11 @@ fn walk(csr: &graph_core::Csr<u32>, parent: &[u32], start: u32, dist: &mut [u32]
                     continue;
                 }
                 let y = csr.targets()[f] as usize;
-                let nd = dx as u64 + w as u64;
-                if nd < dist[y] as u64 {
-                    dist[y] = nd as u32;
+                // Saturating at `u32::MAX − 1`: a label past it stays reachable and makes the answer
+                // an overflow error, never "unreachable".
+                let nd = (dx as u64 + w as u64).min(SATURATED as u64) as u32;
+                if nd < dist[y] {
+                    dist[y] = nd;
                     arc[y] = f as u32;
                 }
             }
