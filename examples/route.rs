@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmOptions, Profile, import};
-use urbanflow::sssp::cch::{Cch, CchQuery};
+use urbanflow::sssp::cch::{CacheUse, Cch, CchQuery};
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
 
 /// A shortest route between two points, on a customisable contraction hierarchy (CPU).
@@ -146,13 +146,23 @@ fn run(args: Args) -> Result<(), Error> {
     let read_s = t.elapsed().as_secs_f64();
     let g = &input.graph;
     let t = Instant::now();
-    let cch = Cch::build(g)?;
+    // The order (the slow part) comes from the cache folder when this graph was prepared before.
+    let (cch, cache) = Cch::build_cached(g)?;
     let build_s = t.elapsed().as_secs_f64();
+    let cache = match cache {
+        CacheUse::Loaded(p) => format!("loaded from {}", p.display()),
+        CacheUse::Built(p) => format!("built, saved to {}", p.display()),
+        CacheUse::Rebuilt(p, why) => {
+            format!("built: the saved file was refused ({why}); replaced at {}", p.display())
+        }
+        CacheUse::Uncached(why) => format!("built, not cached: {why}"),
+        other => format!("{other:?}"),
+    };
     let t = Instant::now();
     let (ch, unpacking) = cch.customise_with_unpacking(g.weights())?;
     let customise_s = t.elapsed().as_secs_f64();
     if let Some((origins, dests)) = &input.matrix {
-        return matrix(&args, &input, &ch, (origins, dests), [read_s, build_s, customise_s]);
+        return matrix(&args, &input, &ch, (origins, dests), [read_s, build_s, customise_s], &cache);
     }
     let mut query = CchQuery::new(&ch)?;
     let t = Instant::now();
@@ -179,7 +189,7 @@ fn run(args: Args) -> Result<(), Error> {
         let path: Vec<String> = path.iter().map(i128::to_string).collect();
         println!(
             "{{\"graph\":{:?},\"from\":{from_id},\"to\":{to_id},\"distance\":{distance},\"path\":[{}],\
-             \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"customise_s\":{customise_s:.6},\
+             \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"cch_cache\":{cache:?},\"customise_s\":{customise_s:.6},\
              \"query_s\":{query_s:.9},\"checked\":{}}}",
             input.what,
             path.join(","),
@@ -193,7 +203,7 @@ fn run(args: Args) -> Result<(), Error> {
             g.num_arcs()
         );
         println!(
-            "hierarchy  built in {build_s:.3} s, customised in {customise_s:.3} s (once per graph and metric)"
+            "hierarchy  {build_s:.3} s ({cache}), customised in {customise_s:.3} s (once per graph and metric)"
         );
         println!(
             "route      {from_id} → {to_id}: distance {distance}, {} arcs, query {:.1} µs",
@@ -213,6 +223,7 @@ fn matrix(
     ch: &urbanflow::sssp::ch::ContractionHierarchy,
     (origins, dests): (&[u32], &[u32]),
     [read_s, build_s, customise_s]: [f64; 3],
+    cache: &str,
 ) -> Result<(), Error> {
     let t = Instant::now();
     let m = CchQuery::matrix(ch, origins, dests)?;
@@ -238,14 +249,14 @@ fn matrix(
     if args.json {
         println!(
             "{{\"graph\":{:?},\"origins\":{rows},\"destinations\":{cols},\"reachable_pairs\":{reached},\
-             \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"customise_s\":{customise_s:.6},\
+             \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"cch_cache\":{cache:?},\"customise_s\":{customise_s:.6},\
              \"matrix_s\":{matrix_s:.6},\"out\":{:?}}}",
             input.what,
             args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
         );
     } else {
         println!("graph      {} (read in {read_s:.2} s)", input.what);
-        println!("hierarchy  built in {build_s:.3} s, customised in {customise_s:.3} s");
+        println!("hierarchy  {build_s:.3} s ({cache}), customised in {customise_s:.3} s");
         println!(
             "matrix     {rows} × {cols} in {matrix_s:.3} s ({:.2} µs a pair), {reached} pairs reachable",
             matrix_s * 1e6 / (rows * cols).max(1) as f64

@@ -86,6 +86,14 @@ pub enum SsspError {
     /// A predecessor array given to [`crate::check_shortest_path_tree`] is not a shortest-path tree.
     #[error("not a shortest-path tree: {0}")]
     NotAShortestPathTree(TreeIssue),
+    /// A saved hierarchy ([`crate::cch::Cch::load`]) could not be read or is not for this graph.
+    #[error("{}: {problem}", path.display())]
+    HierarchyFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it (or the I/O error).
+        problem: String,
+    },
     /// The GPU failed.
     #[error(transparent)]
     Gpu(#[from] GpuError),

@@ -115,11 +115,16 @@ fn fingerprint_bytes(bytes: &[u8]) -> u64 {
 /// cache directory (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS,
 /// `%LOCALAPPDATA%` on Windows); `None` when there is no such directory.
 pub fn cache_file() -> Option<PathBuf> {
-    let dir = match std::env::var_os("URBANFLOW_CACHE_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => dirs::cache_dir()?.join("urbanflow"),
-    };
-    Some(dir.join("tuning-v1.tsv"))
+    Some(cache_dir()?.join("tuning-v1.tsv"))
+}
+
+/// urbanflow's cache folder: `$URBANFLOW_CACHE_DIR`, else `urbanflow` in the user's cache directory
+/// (see [`cache_file`]); `None` when there is no such directory. Not created here.
+pub fn cache_dir() -> Option<PathBuf> {
+    match std::env::var_os("URBANFLOW_CACHE_DIR") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => Some(dirs::cache_dir()?.join("urbanflow")),
+    }
 }
 
 /// A measurement store in a text file: one `key<TAB>value` line per entry. Unreadable files and

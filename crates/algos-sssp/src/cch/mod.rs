@@ -34,9 +34,11 @@
 
 mod order;
 mod query;
+mod store;
 mod topology;
 
 pub use query::CchQuery;
+pub use store::CacheUse;
 
 use graph_core::{Csr, Weight};
 use rayon::prelude::*;
@@ -81,11 +83,23 @@ impl Cch {
         let t = std::time::Instant::now();
         let undirected = Undirected::from_arcs(n, graph.arcs().map(|(u, v, _)| (u, v)));
         let (order, parts) = order::nested_dissection(&undirected)?;
+        Self::from_order(graph, &undirected, order, parts, t.elapsed().as_secs_f64())
+    }
+
+    /// The chordal supergraph of `graph` (as `undirected`) in a given nested-dissection order: what
+    /// [`Self::build`] does after ordering, and all that [`Self::load`] recomputes.
+    fn from_order<W: Weight>(
+        graph: &Csr<W>,
+        undirected: &Undirected,
+        order: Vec<u32>,
+        parts: Vec<order::Part>,
+        order_seconds: f64,
+    ) -> Result<Self, SsspError> {
+        let n = graph.num_vertices() as usize;
         let mut rank = vec![0u32; n];
         for (r, &v) in order.iter().enumerate() {
             rank[v as usize] = r as u32;
         }
-        let order_seconds = t.elapsed().as_secs_f64();
         let t = std::time::Instant::now();
         let mut adj = vec![Vec::new(); n];
         for v in 0..n {
