@@ -63,8 +63,9 @@ struct Args {
     #[arg(long)]
     slots: Option<usize>,
     /// dijkstra or batch (one search per source: Dijkstra on the CPU, the batched kernel on a GPU,
-    /// scheduled by --schedule), phast (a contraction hierarchy first — timed apart as preprocessing —
-    /// then PHAST sweeps: 16 sources per sweep on the CPU cores, 128 per pass streamed from the first GPU),
+    /// scheduled by --schedule), phast (a hierarchy first — timed apart as preprocessing: on the CPU a
+    /// customisable one whose order is cached between runs, for a GPU a contraction — then PHAST
+    /// sweeps: 16 sources per sweep on the CPU cores, 128 per pass streamed from the first GPU),
     /// or auto (PHAST when the sources are enough to pay for the contraction, measured crossover).
     #[arg(long, default_value = "auto")]
     method: Method,
@@ -146,7 +147,7 @@ fn run(args: Args) -> Result<(), Error> {
             "{{\"graph\":{:?},\"format\":\"{}\",\"n\":{},\"m\":{},\"device\":{:?},\"schedule\":\"{:?}\",\"why\":{:?},\"threads\":{threads},\
              \"sources\":[{}],\"trees\":{trees},\"gpu_trees\":{},\"gpu_trees_per_device\":{:?},\"cpu_trees\":{},\"trees_per_s\":{trees_per_s:.3},\
              \"checksum\":{checksum},\"solve_s\":{solve_s:.6},\"load_s\":{load_s:.6},\"tune_s\":{:.6},\"gpu_config\":\"{}\",\
-             \"method\":\"{:?}\",\"preprocess_s\":{:.6}}}",
+             \"method\":\"{:?}\",\"preprocess_s\":{:.6},\"hierarchy\":{:?}}}",
             path.display().to_string(),
             loaded.format,
             g.num_vertices(),
@@ -162,6 +163,7 @@ fn run(args: Args) -> Result<(), Error> {
             out.gpu_config.map_or(String::new(), |c| format!("{c:?}")),
             out.method,
             out.preprocess_s,
+            out.hierarchy,
         );
     } else {
         println!(
@@ -178,7 +180,7 @@ fn run(args: Args) -> Result<(), Error> {
         }
         println!("method    {:?}", out.method);
         if out.preprocess_s > 0.0 {
-            println!("preproc   contraction hierarchy in {:.2} s (not in the time below)", out.preprocess_s);
+            println!("preproc   {} in {:.2} s (not in the time below)", out.hierarchy, out.preprocess_s);
         }
         println!("trees     {trees} ({} on the GPU, {} on the CPU)", out.gpu_trees, out.cpu_trees);
         println!("time      {solve_s:.3} s, {trees_per_s:.1} trees/s");

@@ -188,8 +188,10 @@ pub struct ManyStats {
     pub gpu_trees_per_device: Vec<usize>,
     /// The method that ran (never `Auto`).
     pub method: Method,
-    /// Seconds spent contracting the graph for PHAST in this call (0 when a hierarchy was given).
+    /// Seconds spent preparing the hierarchy for PHAST in this call (0 when a hierarchy was given).
     pub preprocess_s: f64,
+    /// Which hierarchy PHAST swept and where it came from (empty when PHAST did not run).
+    pub hierarchy: String,
     /// The schedule that ran (never `Auto`; `Single` on the CPU when `Auto` chose the CPU).
     pub schedule: Schedule,
     /// The GPU launch settings used, when the GPU ran.
