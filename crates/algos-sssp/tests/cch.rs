@@ -10,11 +10,6 @@ use graph_core::rng::SplitMix64;
 use graph_core::{Csr, GraphBuilder};
 use proptest::prelude::*;
 
-/// The same shape with weights `weights`.
-fn with_weights(g: &Csr<u32>, weights: Vec<u32>) -> Csr<u32> {
-    Csr::from_parts(g.offsets().to_vec(), g.targets().to_vec(), weights).unwrap()
-}
-
 fn random_weights(seed: u64, m: usize, max_w: u32) -> Vec<u32> {
     let mut rng = SplitMix64::new(seed);
     (0..m).map(|_| rng.below(max_w as u64 + 1) as u32).collect()
@@ -42,7 +37,7 @@ proptest! {
         let cch = Cch::build(&g).unwrap();
         let sources: Vec<u32> = (0..n).collect();
         for round in 0..3u64 {
-            let metric = with_weights(&g, random_weights(seed ^ round, g.num_arcs() as usize, max_w));
+            let metric = g.with_weights(random_weights(seed ^ round, g.num_arcs() as usize, max_w)).unwrap();
             let ch = cch.customise(metric.weights()).unwrap();
             let trees = ch.phast(&sources).unwrap();
             for (s, row) in trees.iter().enumerate() {
@@ -77,7 +72,7 @@ fn cch_equals_dijkstra_on_road_graphs() {
         let sources: Vec<u32> = (0..12).map(|i| (i * 7919) % n).collect();
         assert_trees_equal_dijkstra(&cch, &g, &sources, what);
         for round in 0..2u64 {
-            let metric = with_weights(&g, random_weights(round, g.num_arcs() as usize, 1000));
+            let metric = g.with_weights(random_weights(round, g.num_arcs() as usize, 1000)).unwrap();
             assert_trees_equal_dijkstra(&cch, &metric, &sources, &format!("{what}, random metric {round}"));
         }
         eprintln!(
@@ -117,7 +112,7 @@ fn gpu_phast_on_cch_equals_dijkstra() {
             let n = 1 + (seed as u32 * 17) % 80;
             let g = random_graph(seed, n, 3 * n, 0..=25).unwrap();
             let cch = Cch::build(&g).unwrap();
-            let metric = with_weights(&g, random_weights(seed + 100, g.num_arcs() as usize, 40));
+            let metric = g.with_weights(random_weights(seed + 100, g.num_arcs() as usize, 40)).unwrap();
             let ch = cch.customise(metric.weights()).unwrap();
             let sources: Vec<u32> = (0..n).collect();
             let mut gpu = GpuPhast::new(ctx, &ch, 8).unwrap();
@@ -195,7 +190,7 @@ proptest! {
         let pairs: Vec<(u32, u32)> =
             (0..30).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
         for round in 0..2u64 {
-            let metric = with_weights(&g, random_weights(seed ^ round, g.num_arcs() as usize, max_w));
+            let metric = g.with_weights(random_weights(seed ^ round, g.num_arcs() as usize, max_w)).unwrap();
             assert_queries_equal_dijkstra(&cch, &metric, &pairs, &format!("round {round}"));
         }
     }
@@ -244,7 +239,7 @@ proptest! {
         let sources: Vec<u32> = (0..s).map(|_| rng.below(n as u64) as u32).collect();
         let targets: Vec<u32> = (0..t).map(|_| rng.below(n as u64) as u32).collect();
         for round in 0..2u64 {
-            let metric = with_weights(&g, random_weights(seed ^ round, g.num_arcs() as usize, max_w));
+            let metric = g.with_weights(random_weights(seed ^ round, g.num_arcs() as usize, max_w)).unwrap();
             assert_matrix_equals_dijkstra(&cch, &metric, &sources, &targets, &format!("round {round}"));
         }
     }

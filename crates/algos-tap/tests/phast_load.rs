@@ -5,14 +5,8 @@ use algos_sssp::cch::Cch;
 use algos_sssp::ch::{LANES, PhastWorkspace};
 use algos_sssp::cpu::dijkstra::{Stop, dijkstra};
 use algos_tap::phast_load::PhastLoad;
-use graph_core::Csr;
 use graph_core::generators::random_graph;
 use graph_core::rng::SplitMix64;
-
-/// The same shape with weights `weights`.
-fn with_weights(g: &Csr<u32>, weights: Vec<u32>) -> Csr<u32> {
-    Csr::from_parts(g.offsets().to_vec(), g.targets().to_vec(), weights).unwrap()
-}
 
 /// Flows sent along PHAST trees on the hierarchy's arcs and unpacked to input arcs are shortest-path
 /// flows: at every vertex inflow − outflow is what arrives minus what leaves, and `Σ load · weight`
@@ -22,7 +16,7 @@ fn tree_loads_are_shortest_path_flows() {
     for seed in 0..60u64 {
         let n = 2 + (seed as u32 * 7) % 70;
         let g = random_graph(seed, n, 3 * n, 0..=9).unwrap();
-        let metric = with_weights(&g, g.weights().iter().map(|&w| w + 1).collect());
+        let metric = g.with_weights(g.weights().iter().map(|&w| w + 1).collect()).unwrap();
         let cch = Cch::build(&g).unwrap();
         let (ch, unpacking) = cch.customise_with_unpacking(metric.weights()).unwrap();
         let mut rng = SplitMix64::new(seed);

@@ -170,7 +170,26 @@ impl<W: Weight> Csr<W> {
 
     /// Maps every weight through `f`, keeping the structure (the result is checked).
     pub fn map_weights<V: Weight>(&self, f: impl Fn(W) -> V) -> Result<Csr<V>, GraphError> {
-        let weights: Vec<V> = self.weights.iter().map(|&w| f(w)).collect();
+        self.with_weights(self.weights.iter().map(|&w| f(w)).collect())
+    }
+
+    /// The same arcs with other weights, one per arc in arc order (a new metric on this shape), checked
+    /// like the builder's.
+    ///
+    /// ```
+    /// let g = graph_core::generators::grid_2d(3, 3);
+    /// let doubled = g.with_weights(g.weights().iter().map(|w| 2 * w).collect()).unwrap();
+    /// assert_eq!(doubled.targets(), g.targets());
+    /// assert!(g.with_weights(vec![1u32; 2]).is_err());
+    /// ```
+    pub fn with_weights<V: Weight>(&self, weights: Vec<V>) -> Result<Csr<V>, GraphError> {
+        if weights.len() != self.targets.len() {
+            return Err(GraphError::MalformedCsr(format!(
+                "{} weights for {} arcs",
+                weights.len(),
+                self.targets.len()
+            )));
+        }
         for (arc, &w) in weights.iter().enumerate() {
             if let Err(issue) = w.check() {
                 return Err(GraphError::BadWeight { arc, value: w.to_string(), issue });

@@ -79,9 +79,8 @@ fn link(a: u32, b: u32) -> u32 {
 impl Cch {
     /// Orders `graph` by nested dissection and builds its chordal supergraph (weights are not read).
     pub fn build<W: Weight>(graph: &Csr<W>) -> Result<Self, SsspError> {
-        let n = graph.num_vertices() as usize;
         let t = std::time::Instant::now();
-        let undirected = Undirected::from_arcs(n, graph.arcs().map(|(u, v, _)| (u, v)));
+        let undirected = Undirected::of(graph);
         let (order, parts) = order::nested_dissection(&undirected)?;
         Self::from_order(graph, &undirected, order, parts, t.elapsed().as_secs_f64())
     }

@@ -21,6 +21,11 @@ pub(super) struct Undirected {
 }
 
 impl Undirected {
+    /// The undirected simple graph under `graph`'s arcs (weights not read).
+    pub fn of<W: graph_core::Weight>(graph: &graph_core::Csr<W>) -> Self {
+        Self::from_arcs(graph.num_vertices() as usize, graph.arcs().map(|(u, v, _)| (u, v)))
+    }
+
     /// The symmetric closure of `arcs` (self-loops and duplicates dropped) on `n` vertices.
     pub fn from_arcs(n: usize, arcs: impl Iterator<Item = (u32, u32)>) -> Self {
         let mut pairs: Vec<(u32, u32)> = Vec::new();

@@ -1,8 +1,8 @@
 //! The metric-independent part of a [`Cch`] on disk: its nested-dissection order and dissection tree,
-//! the slow part of a build (on road graphs about nine tenths: Bremen 0.25 s of 0.27 s), keyed by the
-//! graph's shape. Loading recomputes the chordal supergraph from the order (deterministic, the
-//! remaining tenth), so a file is small (4 bytes a vertex, 16 a dissection part) and cannot disagree
-//! with the code that uses it.
+//! the slow part of a build (Bremen 0.25 s of 0.27 s, NY 2.3 s of 3.2 s on a 2-core machine), keyed by
+//! the graph's shape. Loading recomputes the chordal supergraph from the order (deterministic; NY's
+//! 18 M lower triangles would take ~160 MB to store), so a file is small (8 bytes a vertex, 32 a
+//! dissection part) and cannot disagree with the code that uses it.
 //!
 //! File: `UFCCHORD`, version, vertex and arc counts, fingerprints of the graph's offsets and heads, the
 //! order, the parts, and a fingerprint of all of it. A file of another version or graph, cut short or
@@ -165,7 +165,7 @@ impl Cch {
         if count == 0 && n > 0 {
             return Err(bad("no dissection tree"));
         }
-        let undirected = Undirected::from_arcs(n, graph.arcs().map(|(u, v, _)| (u, v)));
+        let undirected = Undirected::of(graph);
         Self::from_order(graph, &undirected, order, parts, t.elapsed().as_secs_f64())
     }
 
