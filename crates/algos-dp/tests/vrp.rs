@@ -249,6 +249,9 @@ fn vrplib_files_and_errors() {
     assert_eq!(line_of(&text.replace("3\t4", "3\tx")), 13);
     assert_eq!(line_of(&text.replace("7 3", "7 y")), 9);
     assert_eq!(line_of("DEMAND_SECTION\n"), 1);
+    // A header repeated with another value (CI's fuzzing found `DIMENSION : 17` read over `DIMENSION : 1`).
+    assert_eq!(line_of(&text.replace("CAPACITY : 5\n", "CAPACITY : 5\nDIMENSION : 4\n")), 7);
+    assert_eq!(line_of(&text.replace("DEPOT_SECTION", "DEMAND_SECTION\n1 0\n2 2\n3 4\nDEPOT_SECTION")), 14);
     assert!(matches!(
         parse_vrplib(&text.replace("3\t4", "3\t0"), Path::new("z.vrp"), Rounding::Nint),
         Err(DpError::ZeroDemand { customer: 2 })

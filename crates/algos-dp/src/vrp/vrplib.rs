@@ -83,11 +83,20 @@ pub fn parse_vrplib(text: &str, path: &Path, rounding: Rounding) -> Result<Cvrp,
     let (mut dim, mut capacity) = (None::<usize>, None::<u32>);
     let (mut weight_type, mut weight_format) = (String::new(), String::from("FULL_MATRIX"));
     let (mut coords, mut weights, mut demand, mut depot) = (None, None, None, None);
+    let mut seen = std::collections::HashMap::<&str, usize>::new();
     while r.at < r.lines.len() {
         let (ln, line) = r.lines[r.at];
         r.at += 1;
         if line == "EOF" {
             break;
+        }
+        // A key or section written twice (a header repeated by a bad merge, two DIMENSIONs that
+        // disagree) is refused: which one the writer meant is a guess. COMMENT may repeat.
+        let said = line.split_once(':').map_or(line, |(key, _)| key.trim());
+        if said != "COMMENT"
+            && let Some(first) = seen.insert(said, ln)
+        {
+            return Err(r.err(ln, format!("{said} given a second time (first on line {first})")));
         }
         if let Some((key, value)) = line.split_once(':') {
             let (key, value) = (key.trim(), value.trim());
