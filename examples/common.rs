@@ -519,9 +519,10 @@ pub fn assignment_json(
     })
 }
 
-/// A `LAT,LON` point in degrees (WGS 84) from the command line; `flag` names the option in the error.
+/// A `LAT,LON` point in degrees (WGS 84); `what` names where it came from in the error (`--from`, or a
+/// file and line).
 #[allow(dead_code)] // only the examples that take coordinates
-pub fn lat_lon(s: &str, flag: &str) -> Result<(f64, f64), Error> {
+pub fn lat_lon(s: &str, what: &str) -> Result<(f64, f64), Error> {
     let parsed = s
         .split_once(',')
         .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)));
@@ -530,7 +531,7 @@ pub fn lat_lon(s: &str, flag: &str) -> Result<(f64, f64), Error> {
             Ok((lat, lon))
         }
         _ => Err(format!(
-            "--{flag} `{s}`: expected LAT,LON in degrees (latitude in [-90, 90], longitude in [-180, 180]), \
+            "{what} `{s}`: expected LAT,LON in degrees (latitude in [-90, 90], longitude in [-180, 180]), \
              e.g. 41.1579,-8.6291"
         )
         .into()),

@@ -165,7 +165,7 @@ fn run(args: Args) -> Result<(), Error> {
             let (from, to) = match (&args.from, &args.to) {
                 (Some(f), Some(t)) => {
                     let point = |s: &str, flag: &str| common::lat_lon(s, flag).map(|(lat, lon)| [lat, lon]);
-                    (Some(point(f, "from")?), Some(point(t, "to")?))
+                    (Some(point(f, "--from")?), Some(point(t, "--to")?))
                 }
                 (None, None) => (None, None),
                 _ => return Err("give both --from and --to".into()),

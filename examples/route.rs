@@ -15,6 +15,15 @@
 //! blank lines and `#` comments skipped) and computes every origin-to-destination distance without a
 //! search per pair (`CchQuery::matrix`); `--out F.csv` writes `origin,destination,distance` rows, the
 //! distance left empty where the destination cannot be reached.
+//!
+//! `--within B` computes an isochrone instead: every vertex within `B` of `--from` (or of the nearest
+//! point of `--origins FILE`, same format as the matrix files) by a bounded Dijkstra from all origins at
+//! once (`isochrone::within`; no hierarchy is prepared). `B` is in minutes with `--osm`, in the graph's
+//! weight units with `--graph`. `--out F.csv` writes `vertex,distance,origin` rows (file ids), and with
+//! `--osm`, `--geojson F` writes the tree's arcs with their arrival times and origins.
+//!
+//! `--no-hierarchy` answers a `--from/--to` query with bidirectional Dijkstra on the graph itself (no
+//! preparation: for one query on a graph read once).
 
 mod common;
 use common::Error;
@@ -24,9 +33,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmOptions, Profile, import};
+use urbanflow::gpu::BackendChoice;
+use urbanflow::graph::geojson::feature_collection;
+use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmGraph, OsmOptions, Profile, import};
 use urbanflow::sssp::cch::{CacheUse, Cch, CchQuery};
+use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
+use urbanflow::sssp::isochrone::within;
+use urbanflow::sssp::many::{ManyOptions, Method, distance_matrix_with};
 
 /// A shortest route between two points, on a customisable contraction hierarchy (CPU).
 ///
@@ -59,9 +73,29 @@ struct Args {
     /// instead of --from/--to.
     #[arg(long, num_args = 2, value_names = ["ORIGINS", "DESTS"], value_parser = common::input_file)]
     matrix: Option<Vec<PathBuf>>,
-    /// With --matrix: write `origin,destination,distance` rows here (CSV).
-    #[arg(long, requires = "matrix")]
+    /// With --matrix: write `origin,destination,distance` rows here (CSV); with --within:
+    /// `vertex,distance,origin` rows.
+    #[arg(long)]
     out: Option<PathBuf>,
+    /// An isochrone: everything within this budget of --from (or of --origins), in minutes with --osm,
+    /// in the graph's weight units with --graph.
+    #[arg(long, conflicts_with = "matrix")]
+    within: Option<f64>,
+    /// With --within: several origins, one point per line (a vertex id, or LAT,LON with --osm), instead
+    /// of --from.
+    #[arg(long, requires = "within", value_parser = common::input_file)]
+    origins: Option<PathBuf>,
+    /// With --within and --osm: write the isochrone's tree arcs as GeoJSON (arrival time, origin).
+    #[arg(long, requires = "within")]
+    geojson: Option<PathBuf>,
+    /// With --matrix: cpu (buckets on the customisable hierarchy, all cores), gpu (whole trees on the GPU,
+    /// PHAST or the batched kernel, with the columns picked) or auto (default: $URBANFLOW_BACKEND, else
+    /// auto = cpu, measured faster; see docs/benchmarks.md "Many-to-many matrices").
+    #[arg(long, requires = "matrix")]
+    backend: Option<BackendChoice>,
+    /// Answer --from/--to with bidirectional Dijkstra on the graph itself, preparing no hierarchy.
+    #[arg(long, conflicts_with_all = ["matrix", "within"])]
+    no_hierarchy: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -75,6 +109,10 @@ struct Input {
     to: u32,
     /// With --matrix: the origins and destinations.
     matrix: Option<OdPoints>,
+    /// With --origins: the isochrone's origins.
+    origins: Option<Vec<u32>>,
+    /// With --osm: the imported graph (coordinates for GeoJSON).
+    osm: Option<OsmGraph>,
     what: String,
 }
 
@@ -122,11 +160,15 @@ fn read(args: &Args) -> Result<Input, Error> {
             let (lat, lon) = common::lat_lon(s, what)?;
             g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("{what}: {e}").into())
         };
-        let (from, to) = (snap(&args.from, "--from")?, snap(&args.to, "--to")?);
+        // Only the points this run uses are placed (an isochrone has no --to, a matrix neither).
+        let from =
+            if args.matrix.is_some() || args.origins.is_some() { 0 } else { snap(&args.from, "--from")? };
+        let to = if args.matrix.is_some() || args.within.is_some() { 0 } else { snap(&args.to, "--to")? };
+        let origins = args.origins.as_ref().map(|f| read_points(f, snap)).transpose()?;
         let matrix = read_matrix(args.matrix.as_ref(), snap)?;
         let ids = g.osm_ids.iter().map(|&i| i as i128).collect();
         let what = format!("{} ({} profile, milliseconds)", path.display(), args.profile);
-        return Ok(Input { graph: g.graph, ids, from, to, matrix, what });
+        return Ok(Input { graph: g.graph.clone(), ids, from, to, matrix, origins, osm: Some(g), what });
     }
     let common::LoadedInput { path, loaded, .. } = args.input.load(common::bundled_road_graph)?;
     let vertex = |s: &str, what: &str| -> Result<u32, String> {
@@ -134,10 +176,15 @@ fn read(args: &Args) -> Result<Input, Error> {
             s.trim().parse().map_err(|_| format!("{what} `{s}`: expected a vertex id of the file"))?;
         loaded.vertex(id).ok_or_else(|| format!("{what} {id}: no such vertex in {}", path.display()))
     };
-    let (from, to) = (vertex(&args.from, "--from")?, vertex(&args.to, "--to")?);
+    let from =
+        if args.matrix.is_some() || args.origins.is_some() { 0 } else { vertex(&args.from, "--from")? };
+    let to = if args.matrix.is_some() || args.within.is_some() { 0 } else { vertex(&args.to, "--to")? };
     let matrix = read_matrix(args.matrix.as_ref(), |s, what| Ok(vertex(s, what)?))?;
+    let origins =
+        args.origins.as_ref().map(|f| read_points(f, |s, what| Ok(vertex(s, what)?))).transpose()?;
     let ids = loaded.ids.iter().map(|&i| i as i128).collect();
-    Ok(Input { graph: loaded.graph, ids, from, to, matrix, what: path.display().to_string() })
+    let what = path.display().to_string();
+    Ok(Input { graph: loaded.graph, ids, from, to, matrix, origins, osm: None, what })
 }
 
 fn run(args: Args) -> Result<(), Error> {
@@ -145,6 +192,18 @@ fn run(args: Args) -> Result<(), Error> {
     let input = read(&args)?;
     let read_s = t.elapsed().as_secs_f64();
     let g = &input.graph;
+    if let Some(budget) = args.within {
+        return isochrone(&args, &input, budget, read_s);
+    }
+    if args.no_hierarchy {
+        return bidirectional(&args, &input, read_s);
+    }
+    if let Some((origins, dests)) = &input.matrix {
+        let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
+        if choice == BackendChoice::Gpu {
+            return gpu_matrix(&args, &input, (origins, dests), read_s);
+        }
+    }
     let t = Instant::now();
     // The order (the slow part) comes from the cache folder when this graph was prepared before.
     let (cch, cache) = Cch::build_cached(g)?;
@@ -216,6 +275,170 @@ fn run(args: Args) -> Result<(), Error> {
     Ok(())
 }
 
+/// --within: the isochrone of --from or --origins, by a bounded Dijkstra from all origins at once.
+fn isochrone(args: &Args, input: &Input, budget: f64, read_s: f64) -> Result<(), Error> {
+    let unit = if input.osm.is_some() { 60_000.0 } else { 1.0 };
+    if !(budget.is_finite() && budget >= 0.0) || budget * unit >= (u32::MAX - 2) as f64 {
+        return Err(format!(
+            "--within {budget}: expected a number of {} from 0 below {:.0}",
+            if input.osm.is_some() { "minutes" } else { "weight units" },
+            (u32::MAX - 2) as f64 / unit
+        )
+        .into());
+    }
+    let limit = (budget * unit).floor() as u32;
+    let origins = input.origins.clone().unwrap_or_else(|| vec![input.from]);
+    let g = &input.graph;
+    let t = Instant::now();
+    let reach = within(g, &origins, limit)?;
+    let within_s = t.elapsed().as_secs_f64();
+    let id = |v: u32| input.ids[v as usize];
+    if let Some(out) = &args.out {
+        use std::io::Write;
+        let file = std::fs::File::create(out).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+        let mut w = std::io::BufWriter::new(file);
+        writeln!(w, "vertex,distance,origin")?;
+        for (v, d) in reach.vertices() {
+            writeln!(w, "{},{d},{}", id(v), id(reach.origin_of(v).expect("reached")))?;
+        }
+        w.flush()?;
+    }
+    if let Some(file) = &args.geojson {
+        let osm = input.osm.as_ref().ok_or("--geojson needs --osm (coordinates)")?;
+        let features = reach.tree_arcs(g).map(|(u, v, _)| {
+            let origin = id(reach.origin_of(v).expect("reached"));
+            osm.path_feature(&[u, v])
+                .number("arrival_s", reach.dist[v as usize] as f64 / 1000.0)
+                .integer("origin_osm_node", origin as u64)
+        });
+        std::fs::write(file, feature_collection(features)).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    let reached = reach.reached();
+    if args.json {
+        let ids: Vec<String> = origins.iter().map(|&o| id(o).to_string()).collect();
+        println!(
+            "{{\"graph\":{:?},\"origins\":[{}],\"within\":{budget},\"budget\":{limit},\"reached\":{reached},\
+             \"vertices\":{},\"read_s\":{read_s:.6},\"within_s\":{within_s:.6},\"out\":{:?},\"geojson\":{:?}}}",
+            input.what,
+            ids.join(","),
+            g.num_vertices(),
+            args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            args.geojson.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+        );
+    } else {
+        println!("graph      {} (read in {read_s:.2} s)", input.what);
+        println!(
+            "isochrone  {reached} of {} vertices within {budget}{} of {} origin(s), in {within_s:.4} s",
+            g.num_vertices(),
+            if input.osm.is_some() { " min" } else { "" },
+            origins.len()
+        );
+        for written in [&args.out, &args.geojson].into_iter().flatten() {
+            println!("written    {}", written.display());
+        }
+    }
+    Ok(())
+}
+
+/// --no-hierarchy: one route by bidirectional Dijkstra, no preparation but the reverse graph.
+fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
+    let g = &input.graph;
+    let t = Instant::now();
+    let mut q = BidirectionalQuery::new(g);
+    let reverse_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let found = q.path(input.from, input.to)?;
+    let query_s = t.elapsed().as_secs_f64();
+    let (from_id, to_id) = (input.ids[input.from as usize], input.ids[input.to as usize]);
+    let Some(route) = found else {
+        return Err(format!("no route: {to_id} cannot be reached from {from_id}").into());
+    };
+    let path: Vec<String> = route.vertices.iter().map(|&v| input.ids[v as usize].to_string()).collect();
+    if args.json {
+        println!(
+            "{{\"graph\":{:?},\"from\":{from_id},\"to\":{to_id},\"distance\":{},\"path\":[{}],\
+             \"read_s\":{read_s:.6},\"engine\":\"bidirectional-dijkstra\",\"reverse_graph_s\":{reverse_s:.6},\"query_s\":{query_s:.9}}}",
+            input.what,
+            route.distance,
+            path.join(",")
+        );
+    } else {
+        println!("graph      {} (read in {read_s:.2} s)", input.what);
+        println!(
+            "route      {from_id} → {to_id}: distance {}, {} arcs, bidirectional Dijkstra {:.2} ms (reverse graph {:.2} ms)",
+            route.distance,
+            route.arcs.len(),
+            query_s * 1e3,
+            reverse_s * 1e3
+        );
+        let shown = &path[..path.len().min(12)];
+        println!("path       {}{}", shown.join(" "), if path.len() > 12 { " …" } else { "" });
+    }
+    Ok(())
+}
+
+/// --matrix --backend gpu: whole trees on the GPU (`distance_matrix_with`, PHAST or batched trees by
+/// source count), the columns picked from each row.
+fn gpu_matrix(
+    args: &Args,
+    input: &Input,
+    (origins, dests): (&[u32], &[u32]),
+    read_s: f64,
+) -> Result<(), Error> {
+    let t = Instant::now();
+    let backend = BackendChoice::Gpu.backend()?;
+    let ctx = backend.resolve();
+    let device_s = t.elapsed().as_secs_f64();
+    let adapter = ctx.to_string();
+    let opts = ManyOptions { backend, method: Method::Auto, ..Default::default() };
+    let t = Instant::now();
+    let m = distance_matrix_with(&input.graph, origins, dests, &opts)?;
+    let matrix_s = t.elapsed().as_secs_f64();
+    write_matrix(args, input, &m, (origins, dests))?;
+    let reached = m.data.iter().filter(|&&d| d != urbanflow::sssp::UNREACHABLE).count();
+    let (rows, cols) = (origins.len(), dests.len());
+    if args.json {
+        println!(
+            "{{\"graph\":{:?},\"origins\":{rows},\"destinations\":{cols},\"reachable_pairs\":{reached},\"engine\":\"gpu-trees\",\
+             \"adapter\":{adapter:?},\"read_s\":{read_s:.6},\"device_s\":{device_s:.6},\"matrix_s\":{matrix_s:.6},\"out\":{:?}}}",
+            input.what,
+            args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+        );
+    } else {
+        println!("graph      {} (read in {read_s:.2} s)", input.what);
+        println!("device     {adapter} ({device_s:.3} s)");
+        println!(
+            "matrix     {rows} × {cols} in {matrix_s:.3} s by whole trees on the GPU (hierarchy included), {reached} pairs reachable"
+        );
+    }
+    Ok(())
+}
+
+/// --out: `origin,destination,distance` rows in the file's ids, the distance empty where unreachable.
+fn write_matrix(
+    args: &Args,
+    input: &Input,
+    m: &urbanflow::sssp::many::DistanceMatrix,
+    (origins, dests): (&[u32], &[u32]),
+) -> Result<(), Error> {
+    let Some(out) = &args.out else { return Ok(()) };
+    use std::io::Write;
+    let file = std::fs::File::create(out).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    writeln!(w, "origin,destination,distance")?;
+    for (i, &o) in origins.iter().enumerate() {
+        for (j, &d) in dests.iter().enumerate() {
+            let (oid, did) = (input.ids[o as usize], input.ids[d as usize]);
+            match m.get(i, j) {
+                urbanflow::sssp::UNREACHABLE => writeln!(w, "{oid},{did},")?,
+                dist => writeln!(w, "{oid},{did},{dist}")?,
+            }
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// --matrix: every origin to every destination, timed apart from reading and preparing.
 fn matrix(
     args: &Args,
@@ -229,22 +452,7 @@ fn matrix(
     let m = CchQuery::matrix(ch, origins, dests)?;
     let matrix_s = t.elapsed().as_secs_f64();
     let reached = m.data.iter().filter(|&&d| d != urbanflow::sssp::UNREACHABLE).count();
-    if let Some(out) = &args.out {
-        use std::io::Write;
-        let file = std::fs::File::create(out).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
-        let mut w = std::io::BufWriter::new(file);
-        writeln!(w, "origin,destination,distance")?;
-        for (i, &o) in origins.iter().enumerate() {
-            for (j, &d) in dests.iter().enumerate() {
-                let (oid, did) = (input.ids[o as usize], input.ids[d as usize]);
-                match m.get(i, j) {
-                    urbanflow::sssp::UNREACHABLE => writeln!(w, "{oid},{did},")?,
-                    dist => writeln!(w, "{oid},{did},{dist}")?,
-                }
-            }
-        }
-        w.flush()?;
-    }
+    write_matrix(args, input, &m, (origins, dests))?;
     let (rows, cols) = (origins.len(), dests.len());
     if args.json {
         println!(

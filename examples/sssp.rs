@@ -92,7 +92,7 @@ struct Args {
 /// A route on an OpenStreetMap extract: snap both ends, shortest travel time (milliseconds on the
 /// arcs), then the path's real-valued travel time and length.
 fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<(), Error> {
-    let from = common::lat_lon(args.from.as_deref().unwrap_or_default(), "from")?;
+    let from = common::lat_lon(args.from.as_deref().unwrap_or_default(), "--from")?;
     let t = Instant::now();
     let g = import(path, &OsmOptions::new(args.profile))?;
     let import_s = t.elapsed().as_secs_f64();
@@ -100,7 +100,7 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     let Some(to) = args.to.as_deref() else {
         return reach_tree(args, &g, s, from_m, import_s, backend);
     };
-    let to = common::lat_lon(to, "to")?;
+    let to = common::lat_lon(to, "--to")?;
     let (d, to_m) = g.snap(to.0, to.1, args.snap_limit_m).map_err(|e| format!("--to: {e}"))?;
     let t = Instant::now();
     let q = Query { source: s, targets: Some(vec![d]), predecessors: true, ..Default::default() };

@@ -137,6 +137,16 @@ fn route_example_matches_dijkstra() {
             })
             .sum();
         assert_eq!(sum, want as u64, "{from} → {to}: the path's arcs add up to the distance");
+        // Without a hierarchy (bidirectional Dijkstra): the same distance and path ends.
+        let out = std::process::Command::new(&bin)
+            .args(["--graph", graph.to_str().unwrap(), "--from", &from.to_string(), "--to", &to.to_string()])
+            .args(["--no-hierarchy", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["distance"].as_u64(), Some(want as u64), "bidirectional {from} → {to}");
+        assert_eq!(j["engine"], "bidirectional-dijkstra");
     }
     // An unknown vertex is an error naming it.
     let out = std::process::Command::new(&bin)
@@ -145,4 +155,91 @@ fn route_example_matches_dijkstra() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--from 999999999: no such vertex"));
+}
+
+/// `route --within` (several origins, CSV out) equals the minimum of one Dijkstra per origin cut at the
+/// budget, and `route --matrix --backend gpu` (whole trees on the GPU, lavapipe in CI) writes the same CSV
+/// as the CPU's buckets.
+#[test]
+fn route_isochrones_and_gpu_matrices() {
+    use urbanflow::graph::io::{LoadOptions, load_graph};
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("examples/route");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let graph = repo.join("examples/data/small-road.gr.gz");
+    let loaded = load_graph(&graph, &LoadOptions::default()).unwrap();
+    let dir = std::env::temp_dir().join(format!("urbanflow-route-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (origins, dests) = (dir.join("origins.txt"), dir.join("dests.txt"));
+    std::fs::write(&origins, "# three origins\n17\n\n2500\n1200\n").unwrap();
+    std::fs::write(&dests, "3\n2000\n3024\n").unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(&bin)
+            .args(["--graph", graph.to_str().unwrap()])
+            .args(args)
+            .env("URBANFLOW_CACHE_DIR", &dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let budget = 4_000u32;
+    let csv = dir.join("iso.csv");
+    run(&[
+        "--within",
+        &budget.to_string(),
+        "--origins",
+        origins.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let ids = [17u64, 2500, 1200];
+    let rows: Vec<Vec<u32>> = ids
+        .iter()
+        .map(|&o| {
+            let q = Query { source: loaded.vertex(o).unwrap(), ..Default::default() };
+            solve(&loaded.graph, &q, Algorithm::Dijkstra, Backend::Cpu).unwrap().dist
+        })
+        .collect();
+    let mut want: Vec<(u64, u32)> = (0..loaded.graph.num_vertices())
+        .filter_map(|v| {
+            let d = rows.iter().map(|r| r[v as usize]).min().unwrap();
+            (d <= budget).then(|| (loaded.ids[v as usize], d))
+        })
+        .collect();
+    want.sort_unstable();
+    let mut got: Vec<(u64, u32)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let (v, d, o): (u64, u32, u64) =
+                (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap());
+            let k = ids.iter().position(|&x| x == o).expect("an origin of the file");
+            assert_eq!(
+                rows[k][loaded.vertex(v).unwrap() as usize],
+                d,
+                "vertex {v}: its origin {o} is at {d}"
+            );
+            (v, d)
+        })
+        .collect();
+    got.sort_unstable();
+    assert!(want.len() > 3 && want.len() < loaded.graph.num_vertices() as usize, "the budget cuts somewhere");
+    assert_eq!(got, want);
+    // Matrices: CPU buckets and GPU trees write the same file.
+    let (cpu, gpu) = (dir.join("cpu.csv"), dir.join("gpu.csv"));
+    let m = [origins.to_str().unwrap(), dests.to_str().unwrap()];
+    run(&["--matrix", m[0], m[1], "--backend", "cpu", "--out", cpu.to_str().unwrap()]);
+    let cpu = std::fs::read_to_string(cpu).unwrap();
+    assert_eq!(cpu.lines().count(), 1 + 9);
+    // The GPU run only where there is an adapter (SKIP, or a failure under URBANFLOW_REQUIRE_GPU=1).
+    let mut adapter = false;
+    urbanflow::gpu::testing::for_each_context("route --matrix --backend gpu", |_| adapter = true);
+    if adapter {
+        run(&["--matrix", m[0], m[1], "--backend", "gpu", "--out", gpu.to_str().unwrap()]);
+        assert_eq!(cpu, std::fs::read_to_string(gpu).unwrap());
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

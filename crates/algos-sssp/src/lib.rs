@@ -43,6 +43,7 @@ pub mod cpu;
 mod error;
 pub mod floyd;
 pub mod gpu;
+pub mod isochrone;
 pub mod ksp;
 pub mod many;
 mod paths;

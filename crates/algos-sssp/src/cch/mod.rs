@@ -215,7 +215,7 @@ impl Cch {
     }
 
     /// Interleaved `[up, down]` weights per edge after the basic customisation, and with `witnesses`
-    /// how each was reached: an input arc id, or `TRIANGLE | index` of the lower triangle.
+    /// how each was reached: an input arc id, or a lower triangle's two edges ([`triangle_witness`]).
     fn customised(&self, weights: &[u32], witnesses: bool) -> Result<(Vec<u32>, Vec<u64>), SsspError> {
         if weights.len() != self.arc_slot.len() {
             return Err(SsspError::InvalidParameter(format!(
@@ -228,6 +228,12 @@ impl Cch {
             return Err(SsspError::WeightTooLarge { arc: arc as u32, weight: w });
         }
         let slots = 2 * self.topo.num_edges();
+        if witnesses && self.topo.num_edges() > 1 << 31 {
+            return Err(SsspError::InvalidParameter(format!(
+                "path unpacking needs fewer than 2^31 hierarchy edges; this one has {}",
+                self.topo.num_edges()
+            )));
+        }
         let mut w = vec![UNREACHABLE; slots];
         let mut why = vec![NONE; if witnesses { slots } else { 0 }];
         for (a, (&slot, &x)) in self.arc_slot.iter().zip(weights).enumerate() {
@@ -285,17 +291,17 @@ impl Cch {
         let (mut up, mut down) = (get(2 * f), get(2 * f + 1));
         let (mut wu, mut wd) = (NONE, NONE);
         let range = topo.tri_first[f] as usize..topo.tri_first[f + 1] as usize;
-        for (t, &[e1, e2]) in range.clone().zip(&topo.tri[range]) {
+        for &[e1, e2] in &topo.tri[range] {
             let (e1, e2) = (e1 as usize, e2 as usize);
             let u = link(get(2 * e1 + 1), get(2 * e2));
             if u < up {
                 up = u;
-                wu = TRIANGLE | t as u64;
+                wu = triangle_witness(e1, e2);
             }
             let d = link(get(2 * e2 + 1), get(2 * e1));
             if d < down {
                 down = d;
-                wd = TRIANGLE | t as u64;
+                wd = triangle_witness(e1, e2);
             }
         }
         cells.w[2 * f].store(up, Ordering::Relaxed);
@@ -328,13 +334,29 @@ const NONE: u64 = u64::MAX;
 /// Witness flag of a lower triangle (else the witness is an input arc id).
 const TRIANGLE: u64 = 1 << 63;
 
+/// The witness of a lower triangle: its two edges in the word itself, so that unpacking a path reads
+/// the witnesses only, not the triangle list as well (NY: 145 MB of triangles, a cache miss per shortcut
+/// on a query's path; storing the pair took the unpacking of a 682-arc route from about 137 µs to
+/// the figure in docs/benchmarks.md). Edge ids must fit in 31 bits: checked by `customised`.
+#[inline]
+fn triangle_witness(e1: usize, e2: usize) -> u64 {
+    TRIANGLE | (e1 as u64) << 32 | e2 as u64
+}
+
+/// The two edges of a triangle witness.
+#[inline]
+fn triangle_edges(why: u64) -> (usize, usize) {
+    (((why & !TRIANGLE) >> 32) as usize, (why & 0xffff_ffff) as usize)
+}
+
 /// How every hierarchy arc of one customisation was realised, to turn loads on hierarchy arcs
 /// (`ContractionHierarchy` slots: up arc `e` is slot `e`, down arc `e` slot `E + e`) into loads on the
 /// input arcs.
 #[derive(Debug, Clone)]
 pub struct Unpacking<'a> {
     cch: &'a Cch,
-    /// Per interleaved slot (`2e` up, `2e + 1` down): input arc id, `TRIANGLE | index`, or `NONE`.
+    /// Per interleaved slot (`2e` up, `2e + 1` down): input arc id, a triangle's edges
+    /// ([`triangle_witness`]), or `NONE`.
     witness: Vec<u64>,
 }
 
@@ -342,24 +364,31 @@ impl Unpacking<'_> {
     /// Appends the input arcs that realise hierarchy slot `slot` (`2e` up, `2e + 1` down) to `out`, in
     /// path order: a shortcut `x → y` via the lower triangle of `v` is `x → v` then `v → y`.
     pub fn unpack_slot(&self, slot: usize, out: &mut Vec<u32>) {
-        let mut stack = vec![slot];
-        while let Some(slot) = stack.pop() {
-            let why = self.witness[slot];
-            if why == NONE {
-                continue; // never on a finite path
-            }
-            if why & TRIANGLE == 0 {
-                out.push(why as u32);
-                continue;
-            }
-            let [e1, e2] = self.cch.topo.tri[(why & !TRIANGLE) as usize];
-            let (e1, e2) = (e1 as usize, e2 as usize);
-            // Edge {x, y} via v, e1 = {v, x}, e2 = {v, y}: up is x → v → y, down is y → v → x. Pushed
-            // last half first.
-            if slot % 2 == 0 {
-                stack.extend([2 * e2, 2 * e1 + 1]);
-            } else {
-                stack.extend([2 * e1, 2 * e2 + 1]);
+        self.unpack_slots(&[slot], out);
+    }
+
+    /// [`Self::unpack_slot`] for consecutive slots of a path, one work stack for all of them.
+    pub fn unpack_slots(&self, slots: &[usize], out: &mut Vec<u32>) {
+        let mut stack = Vec::with_capacity(64);
+        for &slot in slots {
+            stack.push(slot);
+            while let Some(slot) = stack.pop() {
+                let why = self.witness[slot];
+                if why == NONE {
+                    continue; // never on a finite path
+                }
+                if why & TRIANGLE == 0 {
+                    out.push(why as u32);
+                    continue;
+                }
+                let (e1, e2) = triangle_edges(why);
+                // Edge {x, y} via v, e1 = {v, x}, e2 = {v, y}: up is x → v → y, down is y → v → x. Pushed
+                // last half first.
+                if slot % 2 == 0 {
+                    stack.extend([2 * e2, 2 * e1 + 1]);
+                } else {
+                    stack.extend([2 * e1, 2 * e2 + 1]);
+                }
             }
         }
     }
@@ -414,8 +443,7 @@ impl Unpacking<'_> {
                 add(&out[why as usize], load);
                 continue;
             }
-            let [e1, e2] = topo.tri[(why & !TRIANGLE) as usize];
-            let (e1, e2) = (e1 as usize, e2 as usize);
+            let (e1, e2) = triangle_edges(why);
             // Up x → y = down {v,x} then up {v,y}; down y → x = down {v,y} then up {v,x}.
             let (first_down, then_up) = if down { (e2, e1) } else { (e1, e2) };
             add(&loads[e_count + first_down], load);

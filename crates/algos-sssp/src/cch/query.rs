@@ -112,9 +112,7 @@ impl CchQuery {
             slots.push(2 * f as usize + 1);
             x = lower_end(ch, f);
         }
-        for slot in slots {
-            unpacking.unpack_slot(slot, &mut arcs);
-        }
+        unpacking.unpack_slots(&slots, &mut arcs);
         self.reset(ch, s, t);
         Ok(Some((d, arcs)))
     }

@@ -4,7 +4,7 @@
 //! most 32 times. Much cheaper than a binary heap on road graphs (no sift-down per pop).
 
 /// Min-priority queue of `(key, value)` with keys never below the last popped key.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RadixHeap {
     last: u32,
     len: usize,

@@ -222,16 +222,8 @@ fn search_loop<L, F, G, S, const RECORD: bool, const TOUCH: bool>(
     G: OutArcs<L> + ?Sized,
     S: FnMut(u32, L) -> Settle,
 {
-    dist[source as usize] = L::ZERO;
-    if TOUCH {
-        touched.push(source);
-    }
-    frontier.push(source, L::ZERO);
-    while let Some((d, u)) = frontier.pop() {
-        // Stale entry of a lazy queue: a vertex is pushed again only on strict improvement.
-        if d > dist[u as usize] {
-            continue;
-        }
+    start::<L, F, TOUCH>(source, dist, frontier, touched);
+    while let Some((d, u)) = pop_settled(frontier, dist) {
         match settle(u, d) {
             Settle::Expand => {}
             Settle::Skip => continue,
@@ -240,19 +232,131 @@ fn search_loop<L, F, G, S, const RECORD: bool, const TOUCH: bool>(
                 break;
             }
         }
-        graph.for_each_out(u, |v, w, a| {
-            let nd = d.extend(w);
-            let old = dist[v as usize];
-            if nd < old {
-                if TOUCH && old == L::UNREACHED {
-                    touched.push(v);
-                }
-                dist[v as usize] = nd;
-                if RECORD {
-                    pred[v as usize] = a;
-                }
-                frontier.push(v, nd);
+        relax_arcs::<L, F, G, RECORD, TOUCH>(graph, u, d, dist, frontier, pred, touched, |_, _| {});
+    }
+}
+
+/// Labels `source` with zero and queues it.
+#[inline(always)]
+fn start<L: Label, F: Frontier<L>, const TOUCH: bool>(
+    source: u32,
+    dist: &mut [L],
+    frontier: &mut F,
+    touched: &mut Vec<u32>,
+) {
+    dist[source as usize] = L::ZERO;
+    if TOUCH {
+        touched.push(source);
+    }
+    frontier.push(source, L::ZERO);
+}
+
+/// The next vertex to settle and its label, stale entries of a lazy queue skipped (a vertex is pushed
+/// again only on strict improvement).
+#[inline(always)]
+fn pop_settled<L: Label, F: Frontier<L>>(frontier: &mut F, dist: &[L]) -> Option<(L, u32)> {
+    while let Some((d, u)) = frontier.pop() {
+        if d <= dist[u as usize] {
+            return Some((d, u));
+        }
+    }
+    None
+}
+
+/// Relaxes the arcs leaving `u` (label `d`), calling `improved(v, label)` for every label lowered.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn relax_arcs<L, F, G, const RECORD: bool, const TOUCH: bool>(
+    graph: &G,
+    u: u32,
+    d: L,
+    dist: &mut [L],
+    frontier: &mut F,
+    pred: &mut [u32],
+    touched: &mut Vec<u32>,
+    mut improved: impl FnMut(u32, L),
+) where
+    L: Label,
+    F: Frontier<L>,
+    G: OutArcs<L> + ?Sized,
+{
+    graph.for_each_out(u, |v, w, a| {
+        let nd = d.extend(w);
+        let old = dist[v as usize];
+        if nd < old {
+            if TOUCH && old == L::UNREACHED {
+                touched.push(v);
             }
-        });
+            dist[v as usize] = nd;
+            if RECORD {
+                pred[v as usize] = a;
+            }
+            frontier.push(v, nd);
+            improved(v, nd);
+        }
+    });
+}
+
+/// The same search one vertex at a time, for callers that interleave searches (a bidirectional
+/// query alternates two): [`Workspace::begin`], then [`Workspace::settle_next`] and
+/// [`Workspace::expand`] in turn. [`dijkstra_search`] is these steps in a loop.
+impl<L: Label, F: Frontier<L>> Workspace<L, F> {
+    /// Starts a search from `source` (`dist` all unreached, as for [`dijkstra_search`]).
+    pub fn begin(&mut self, source: u32, dist: &mut [L]) {
+        match self.touched.as_mut() {
+            Some(t) => start::<L, F, true>(source, dist, &mut self.frontier, t),
+            None => start::<L, F, false>(source, dist, &mut self.frontier, &mut Vec::new()),
+        }
+    }
+
+    /// The next vertex in label order and its label, or `None` when the search is exhausted.
+    pub fn settle_next(&mut self, dist: &[L]) -> Option<(L, u32)> {
+        pop_settled(&mut self.frontier, dist)
+    }
+
+    /// Relaxes the arcs leaving the settled vertex `u` (label `d`); `improved(v, label)` hears of every
+    /// label lowered.
+    pub fn expand<G: OutArcs<L> + ?Sized>(
+        &mut self,
+        graph: &G,
+        u: u32,
+        d: L,
+        dist: &mut [L],
+        improved: impl FnMut(u32, L),
+    ) {
+        let Workspace { frontier, pred, touched, .. } = self;
+        match (!pred.is_empty(), touched.as_mut()) {
+            (false, None) => relax_arcs::<L, F, G, false, false>(
+                graph,
+                u,
+                d,
+                dist,
+                frontier,
+                pred,
+                &mut Vec::new(),
+                improved,
+            ),
+            (true, None) => relax_arcs::<L, F, G, true, false>(
+                graph,
+                u,
+                d,
+                dist,
+                frontier,
+                pred,
+                &mut Vec::new(),
+                improved,
+            ),
+            (false, Some(t)) => {
+                relax_arcs::<L, F, G, false, true>(graph, u, d, dist, frontier, pred, t, improved)
+            }
+            (true, Some(t)) => {
+                relax_arcs::<L, F, G, true, true>(graph, u, d, dist, frontier, pred, t, improved)
+            }
+        }
+    }
+
+    /// Ends a search early: empties the queue.
+    pub fn stop(&mut self) {
+        self.frontier.clear();
     }
 }
