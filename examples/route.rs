@@ -15,6 +15,8 @@
 //! blank lines and `#` comments skipped) and computes every origin-to-destination distance without a
 //! search per pair (`CchQuery::matrix`); `--out F.csv` writes `origin,destination,distance` rows, the
 //! distance left empty where the destination cannot be reached.
+//! `--backend gpu` computes the same matrix as a min-plus product of the walks on the GPU
+//! (`cch::gpu_matrix`).
 //!
 //! `--within B` computes an isochrone instead: every vertex within `B` of `--from` (or of the nearest
 //! point of `--origins FILE`, same format as the matrix files) by a bounded Dijkstra from all origins at
@@ -33,14 +35,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use urbanflow::gpu::BackendChoice;
+use urbanflow::gpu::{BackendChoice, Resolved};
 use urbanflow::graph::geojson::feature_collection;
 use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmGraph, OsmOptions, Profile, import};
+use urbanflow::sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu};
 use urbanflow::sssp::cch::{CacheUse, Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
 use urbanflow::sssp::isochrone::within;
-use urbanflow::sssp::many::{ManyOptions, Method, distance_matrix_with};
 
 /// A shortest route between two points, on a customisable contraction hierarchy (CPU).
 ///
@@ -88,9 +90,9 @@ struct Args {
     /// With --within and --osm: write the isochrone's tree arcs as GeoJSON (arrival time, origin).
     #[arg(long, requires = "within")]
     geojson: Option<PathBuf>,
-    /// With --matrix: cpu (buckets on the customisable hierarchy, all cores), gpu (whole trees on the GPU,
-    /// PHAST or the batched kernel, with the columns picked) or auto (default: $URBANFLOW_BACKEND, else
-    /// auto = cpu, measured faster; see docs/benchmarks.md "Many-to-many matrices").
+    /// With --matrix: cpu (buckets on the customisable hierarchy, all cores), gpu (the same walks on the
+    /// CPU, their min-plus product on the GPU) or auto (default: $URBANFLOW_BACKEND, else auto = cpu;
+    /// see docs/benchmarks.md "Many-to-many matrices").
     #[arg(long, requires = "matrix")]
     backend: Option<BackendChoice>,
     /// Answer --from/--to with bidirectional Dijkstra on the graph itself, preparing no hierarchy.
@@ -197,12 +199,6 @@ fn run(args: Args) -> Result<(), Error> {
     }
     if args.no_hierarchy {
         return bidirectional(&args, &input, read_s);
-    }
-    if let Some((origins, dests)) = &input.matrix {
-        let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
-        if choice == BackendChoice::Gpu {
-            return gpu_matrix(&args, &input, (origins, dests), read_s);
-        }
     }
     let t = Instant::now();
     // The order (the slow part) comes from the cache folder when this graph was prepared before.
@@ -377,42 +373,9 @@ fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
     Ok(())
 }
 
-/// --matrix --backend gpu: whole trees on the GPU (`distance_matrix_with`, PHAST or batched trees by
-/// source count), the columns picked from each row.
-fn gpu_matrix(
-    args: &Args,
-    input: &Input,
-    (origins, dests): (&[u32], &[u32]),
-    read_s: f64,
-) -> Result<(), Error> {
-    let t = Instant::now();
-    let backend = BackendChoice::Gpu.backend()?;
-    let ctx = backend.resolve();
-    let device_s = t.elapsed().as_secs_f64();
-    let adapter = ctx.to_string();
-    let opts = ManyOptions { backend, method: Method::Auto, ..Default::default() };
-    let t = Instant::now();
-    let m = distance_matrix_with(&input.graph, origins, dests, &opts)?;
-    let matrix_s = t.elapsed().as_secs_f64();
-    write_matrix(args, input, &m, (origins, dests))?;
-    let reached = m.data.iter().filter(|&&d| d != urbanflow::sssp::UNREACHABLE).count();
-    let (rows, cols) = (origins.len(), dests.len());
-    if args.json {
-        println!(
-            "{{\"graph\":{:?},\"origins\":{rows},\"destinations\":{cols},\"reachable_pairs\":{reached},\"engine\":\"gpu-trees\",\
-             \"adapter\":{adapter:?},\"read_s\":{read_s:.6},\"device_s\":{device_s:.6},\"matrix_s\":{matrix_s:.6},\"out\":{:?}}}",
-            input.what,
-            args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
-        );
-    } else {
-        println!("graph      {} (read in {read_s:.2} s)", input.what);
-        println!("device     {adapter} ({device_s:.3} s)");
-        println!(
-            "matrix     {rows} × {cols} in {matrix_s:.3} s by whole trees on the GPU (hierarchy included), {reached} pairs reachable"
-        );
-    }
-    Ok(())
-}
+/// Why --matrix runs on the CPU unless told otherwise (the measurement behind the choice).
+const MATRIX_WHY: &str = "measured faster than whole trees on a GPU for every size tried (NY on an H100 host: \
+     1,000 x 1,000 in 0.09 s against 1.3-2.0 s, 10,000 x 10,000 in 1.4 s against 4.4 s; docs/benchmarks.md)";
 
 /// --out: `origin,destination,distance` rows in the file's ids, the distance empty where unreachable.
 fn write_matrix(
@@ -448,22 +411,41 @@ fn matrix(
     [read_s, build_s, customise_s]: [f64; 3],
     cache: &str,
 ) -> Result<(), Error> {
+    let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
     let t = Instant::now();
-    let m = CchQuery::matrix(ch, origins, dests)?;
+    let (m, engine, why) = if choice == BackendChoice::Gpu {
+        // The walks on the CPU, the min-plus product over their common ancestors on the GPU.
+        let ctx = BackendChoice::Gpu.backend()?.resolve();
+        let Resolved::Gpu(ctx) = ctx else { return Err("--backend gpu: no GPU adapter".into()) };
+        let device_s = t.elapsed().as_secs_f64();
+        let walks = Walks::new(ch, origins, dests)?;
+        let walks_s = t.elapsed().as_secs_f64() - device_s;
+        let m = cch_matrix_gpu(ctx, &walks)?;
+        let gpu_s = t.elapsed().as_secs_f64() - device_s - walks_s;
+        let name = &ctx.info.name;
+        let engine = format!(
+            "cch-walks-gpu-minplus ({name}; device {device_s:.3} s, walks {walks_s:.3} s, GPU {gpu_s:.3} s, depth {})",
+            walks.depth
+        );
+        (m, engine, "--backend gpu")
+    } else {
+        (CchQuery::matrix(ch, origins, dests)?, "cch-buckets-cpu".to_string(), MATRIX_WHY)
+    };
     let matrix_s = t.elapsed().as_secs_f64();
     let reached = m.data.iter().filter(|&&d| d != urbanflow::sssp::UNREACHABLE).count();
     write_matrix(args, input, &m, (origins, dests))?;
     let (rows, cols) = (origins.len(), dests.len());
     if args.json {
         println!(
-            "{{\"graph\":{:?},\"origins\":{rows},\"destinations\":{cols},\"reachable_pairs\":{reached},\
-             \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"cch_cache\":{cache:?},\"customise_s\":{customise_s:.6},\
-             \"matrix_s\":{matrix_s:.6},\"out\":{:?}}}",
+            "{{\"graph\":{:?},\"origins\":{rows},\"destinations\":{cols},\"reachable_pairs\":{reached},\"engine\":{engine:?},\
+             \"engine_why\":{why:?},\"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"cch_cache\":{cache:?},\
+             \"customise_s\":{customise_s:.6},\"matrix_s\":{matrix_s:.6},\"out\":{:?}}}",
             input.what,
             args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
         );
     } else {
         println!("graph      {} (read in {read_s:.2} s)", input.what);
+        println!("engine     {engine}: {why}");
         println!("hierarchy  {build_s:.3} s ({cache}), customised in {customise_s:.3} s");
         println!(
             "matrix     {rows} × {cols} in {matrix_s:.3} s ({:.2} µs a pair), {reached} pairs reachable",

@@ -2,6 +2,7 @@
 //! Dijkstra's distances (issue 21).
 
 use algos_sssp::cch::Cch;
+use algos_sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu, cch_matrix_mirror};
 use algos_sssp::cpu::dijkstra::{Stop, dijkstra};
 use graph_core::datasets::data_path;
 use graph_core::generators::random_graph;
@@ -216,6 +217,12 @@ fn assert_matrix_equals_dijkstra(cch: &Cch, g: &Csr<u32>, sources: &[u32], targe
     let ch = cch.customise(g.weights()).unwrap();
     let m = CchQuery::matrix(&ch, sources, targets).unwrap();
     assert_eq!((m.sources.as_slice(), m.targets.as_slice()), (sources, targets), "{what}");
+    // The min-plus layout: its CPU twin and the GPU give the buckets' matrix, bit for bit.
+    let walks = Walks::new(&ch, sources, targets).unwrap();
+    assert_eq!(cch_matrix_mirror(&walks).unwrap(), m, "{what}: mirror");
+    gpu_runtime::testing::for_each_context("cch matrix on the GPU", |ctx| {
+        assert_eq!(cch_matrix_gpu(ctx, &walks).unwrap(), m, "{what}: GPU");
+    });
     for (i, &s) in sources.iter().enumerate() {
         let (row, _) = dijkstra(g, s, &Stop::default()).unwrap();
         for (j, &t) in targets.iter().enumerate() {

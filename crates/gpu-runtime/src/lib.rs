@@ -48,7 +48,11 @@ pub use timing::GpuTimer;
 
 pub use wgpu;
 
-/// Declares a [`Shader`] from a file `shaders/<name>.wgsl` of the workspace, embedded at compile time.
+/// Declares a [`Shader`] from the calling crate's `shaders/<name>.wgsl`, embedded at compile time.
+///
+/// Every WGSL file lives once, in the workspace's top-level `shaders/`; each crate's `shaders/` holds
+/// symbolic links to the files it uses, so that a packaged crate carries its shaders (`cargo package`
+/// stores a linked file's contents) and no crate reaches outside its own directory.
 ///
 /// ```ignore
 /// const COPY: gpu_runtime::Shader = gpu_runtime::shader!("copy");
@@ -58,7 +62,7 @@ macro_rules! shader {
     ($name:literal) => {
         $crate::Shader::new(
             $name,
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shaders/", $name, ".wgsl")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/", $name, ".wgsl")),
         )
     };
 }

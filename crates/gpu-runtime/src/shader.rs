@@ -20,7 +20,7 @@ pub struct Shader {
 
 macro_rules! library {
     ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../../../shaders/lib/", $name, ".wgsl")))),*]
+        &[$(($name, include_str!(concat!("../shaders/lib/", $name, ".wgsl")))),*]
     };
 }
 

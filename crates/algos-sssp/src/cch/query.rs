@@ -157,19 +157,9 @@ impl CchQuery {
         let reached: Vec<Vec<(u32, u32)>> = targets
             .par_iter()
             .map_with(first.clone(), |q, &t| {
-                let rt = ch.rank[t as usize];
-                walk(&ch.down, parent, rt, &mut q.backward, &mut q.backward_arc);
                 let mut out = Vec::new();
-                let mut x = rt;
-                while x != u32::MAX {
-                    let d = q.backward[x as usize];
-                    if d != UNREACHABLE {
-                        out.push((x, d));
-                    }
-                    q.backward[x as usize] = UNREACHABLE;
-                    q.backward_arc[x as usize] = NO_ARC;
-                    x = parent[x as usize];
-                }
+                q.walk_labels(ch, t, false, &mut out);
+                out.retain(|&(_, d)| d != UNREACHABLE);
                 out
             })
             .collect();
@@ -220,6 +210,34 @@ impl CchQuery {
             return Err(SsspError::WeightOverflow { bound: SATURATED });
         }
         Ok(DistanceMatrix { sources: sources.to_vec(), targets: targets.to_vec(), data })
+    }
+
+    /// One walk from input vertex `v` (`forward`: up the upward arcs, as a source; else up the reversed
+    /// downward arcs, as a target): the label of every rank on its elimination-tree path, from `v`'s
+    /// rank up to the root, `UNREACHABLE` where the walk did not reach; the arrays are left clean.
+    pub(super) fn walk_labels(
+        &mut self,
+        ch: &ContractionHierarchy,
+        v: u32,
+        forward: bool,
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        let parent = ch.elimination_tree.as_deref().expect("checked in new");
+        let (csr, dist, arc) = if forward {
+            (&ch.up, &mut self.forward, &mut self.forward_arc)
+        } else {
+            (&ch.down, &mut self.backward, &mut self.backward_arc)
+        };
+        let r = ch.rank[v as usize];
+        walk(csr, parent, r, dist, arc);
+        out.clear();
+        let mut x = r;
+        while x != u32::MAX {
+            out.push((x, dist[x as usize]));
+            dist[x as usize] = UNREACHABLE;
+            arc[x as usize] = NO_ARC;
+            x = parent[x as usize];
+        }
     }
 
     /// Both walks; the distance and the meeting rank, the arrays left set for [`Self::path`].

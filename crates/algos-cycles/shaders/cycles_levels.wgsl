@@ -1,0 +1,1 @@
+../../../shaders/cycles_levels.wgsl

@@ -1,0 +1,1 @@
+../../../shaders/gcut_compact.wgsl

@@ -1,0 +1,1 @@
+../../../shaders/gcut_gapfilled.wgsl

@@ -1,0 +1,1 @@
+../../../shaders/vrp_qpath.wgsl

@@ -1,0 +1,1 @@
+../../../shaders/overlay_dist.wgsl

@@ -1,0 +1,1 @@
+../../../shaders/reduce.wgsl

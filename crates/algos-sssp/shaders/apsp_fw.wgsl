@@ -1,0 +1,1 @@
+../../../shaders/apsp_fw.wgsl

@@ -1,0 +1,1 @@
+../../../shaders/cch_matrix.wgsl

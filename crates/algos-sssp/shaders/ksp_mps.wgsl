@@ -1,0 +1,1 @@
+../../../shaders/ksp_mps.wgsl

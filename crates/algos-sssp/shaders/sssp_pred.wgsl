@@ -1,0 +1,1 @@
+../../../shaders/sssp_pred.wgsl

@@ -1,0 +1,205 @@
+//! Many-to-many distances on the GPU (`shaders/cch_matrix.wgsl`), the bucket method of
+//! [`CchQuery::matrix`] as a min-plus product: the CPU walks the elimination tree once per source and
+//! once per target (all cores), lays every walk out from the root down ([`Walks`]), and the GPU takes,
+//! for every pair, the minimum of `source label + target label` over the depths where both walks are on
+//! the same ancestor — the common part of the two tree paths. The CPU twin, [`cch_matrix_mirror`],
+//! computes the same product from the same layout; all three give Dijkstra's distances.
+//!
+//! ```
+//! use algos_sssp::cch::{Cch, CchQuery};
+//! use algos_sssp::cch::gpu_matrix::{Walks, cch_matrix_mirror};
+//! use graph_core::GraphBuilder;
+//! let mut b = GraphBuilder::new(4);
+//! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
+//! let g = b.build().unwrap().0;
+//! let ch = Cch::build(&g).unwrap().customise(g.weights()).unwrap();
+//! let walks = Walks::new(&ch, &[0, 2], &[1, 3]).unwrap();
+//! assert_eq!(cch_matrix_mirror(&walks).unwrap().data, CchQuery::matrix(&ch, &[0, 2], &[1, 3]).unwrap().data);
+//! ```
+
+use gpu_runtime::sequence::{Sequence, Step};
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, Workgroups};
+use rayon::prelude::*;
+
+use super::CchQuery;
+use crate::ch::ContractionHierarchy;
+use crate::error::SsspError;
+use crate::many::DistanceMatrix;
+use crate::paths::{SATURATED, UNREACHABLE};
+
+const CCH_MATRIX: Shader = gpu_runtime::shader!("cch_matrix");
+
+/// Side of the square block of the matrix one workgroup computes (the shader's `B`).
+const BLOCK: usize = 16;
+
+/// Padding ranks of source and target rows: never equal to each other or to a rank.
+const PAD_SOURCE: u32 = u32::MAX - 1;
+const PAD_TARGET: u32 = u32::MAX - 2;
+
+/// Every source's and target's elimination-tree walk, root first: row `i` holds at depth `d` the rank of
+/// the walk's ancestor at that depth and its label (`UNREACHABLE` where the walk did not reach it),
+/// padded to the deepest walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walks {
+    /// Row length: the longest walk.
+    pub depth: usize,
+    /// Source rows, `sources × depth`.
+    pub src_rank: Vec<u32>,
+    /// Upward labels of the sources, `sources × depth`.
+    pub src_label: Vec<u32>,
+    /// Target rows, `targets × depth`.
+    pub dst_rank: Vec<u32>,
+    /// Downward labels of the targets, `targets × depth`.
+    pub dst_label: Vec<u32>,
+    /// Walk lengths: the sources', then the targets'.
+    pub lengths: Vec<u32>,
+    /// The sources and targets (input vertex ids).
+    pub sources: Vec<u32>,
+    /// See [`Walks::sources`].
+    pub targets: Vec<u32>,
+}
+
+impl Walks {
+    /// The walks of `sources` (upward) and `targets` (downward) on a customised CCH, on all cores.
+    pub fn new(ch: &ContractionHierarchy, sources: &[u32], targets: &[u32]) -> Result<Self, SsspError> {
+        let first = CchQuery::new(ch)?;
+        let n = ch.rank.len() as u32;
+        if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
+            return Err(SsspError::SourceOutOfRange { vertex, n });
+        }
+        if let Some(&target) = targets.iter().find(|&&t| t >= n) {
+            return Err(SsspError::TargetOutOfRange { target, n });
+        }
+        let walk_all = |ends: &[u32], forward: bool| -> Vec<Vec<(u32, u32)>> {
+            ends.par_iter()
+                .map_with(first.clone(), |q, &v| {
+                    let mut out = Vec::new();
+                    q.walk_labels(ch, v, forward, &mut out);
+                    out.reverse(); // root first
+                    out
+                })
+                .collect()
+        };
+        let (up, down) = rayon::join(|| walk_all(sources, true), || walk_all(targets, false));
+        let depth = up.iter().chain(&down).map(Vec::len).max().unwrap_or(0).max(1);
+        let lay = |walks: &[Vec<(u32, u32)>], pad: u32| -> (Vec<u32>, Vec<u32>) {
+            let mut rank = vec![pad; walks.len() * depth];
+            let mut label = vec![UNREACHABLE; walks.len() * depth];
+            rank.par_chunks_mut(depth).zip(label.par_chunks_mut(depth)).zip(walks).for_each(|((r, l), w)| {
+                for (d, &(x, lab)) in w.iter().enumerate() {
+                    (r[d], l[d]) = (x, lab);
+                }
+            });
+            (rank, label)
+        };
+        let (src_rank, src_label) = lay(&up, PAD_SOURCE);
+        let (dst_rank, dst_label) = lay(&down, PAD_TARGET);
+        let lengths = up.iter().chain(&down).map(|w| w.len() as u32).collect();
+        Ok(Self {
+            depth,
+            src_rank,
+            src_label,
+            dst_rank,
+            dst_label,
+            lengths,
+            sources: sources.to_vec(),
+            targets: targets.to_vec(),
+        })
+    }
+}
+
+/// `x + y` saturating at [`SATURATED`], [`UNREACHABLE`] absorbing (the shader's `link`).
+#[inline]
+fn link(x: u32, y: u32) -> u32 {
+    if x == UNREACHABLE || y == UNREACHABLE {
+        return UNREACHABLE;
+    }
+    (x as u64 + y as u64).min(SATURATED as u64) as u32
+}
+
+/// The distances from `walks` on the CPU, as the shader computes them (its twin): per pair, the minimum
+/// over the common depths. A distance that reaches the saturation bound is an error.
+pub fn cch_matrix_mirror(walks: &Walks) -> Result<DistanceMatrix, SsspError> {
+    let (s, t, depth) = (walks.sources.len(), walks.targets.len(), walks.depth);
+    let mut data = vec![UNREACHABLE; s * t];
+    if t > 0 {
+        data.par_chunks_mut(t).enumerate().for_each(|(i, row)| {
+            let (sr, sl) = (&walks.src_rank[i * depth..][..depth], &walks.src_label[i * depth..][..depth]);
+            for (j, cell) in row.iter_mut().enumerate() {
+                let (tr, tl) =
+                    (&walks.dst_rank[j * depth..][..depth], &walks.dst_label[j * depth..][..depth]);
+                let common = walks.lengths[i].min(walks.lengths[s + j]) as usize;
+                let mut best = UNREACHABLE;
+                for d in 0..common {
+                    if sr[d] != tr[d] {
+                        break;
+                    }
+                    best = best.min(link(sl[d], tl[d]));
+                }
+                *cell = best;
+            }
+        });
+    }
+    finish(walks, data)
+}
+
+fn finish(walks: &Walks, data: Vec<u32>) -> Result<DistanceMatrix, SsspError> {
+    if data.par_iter().any(|&d| d == SATURATED) {
+        return Err(SsspError::WeightOverflow { bound: SATURATED });
+    }
+    Ok(DistanceMatrix { sources: walks.sources.clone(), targets: walks.targets.clone(), data })
+}
+
+/// The distances from `walks` on the GPU, equal to [`cch_matrix_mirror`] and [`CchQuery::matrix`]. Rows
+/// go in blocks of sources small enough for the device's largest storage binding (the targets' walks
+/// and one block of the matrix must each fit).
+pub fn cch_matrix_gpu(ctx: &GpuContext, walks: &Walks) -> Result<DistanceMatrix, SsspError> {
+    let (s, t, depth) = (walks.sources.len(), walks.targets.len(), walks.depth);
+    let mut data = Vec::with_capacity(s * t);
+    if s == 0 || t == 0 {
+        return finish(walks, vec![UNREACHABLE; s * t]);
+    }
+    let limit = ctx.limits.max_storage_buffer_binding_size as usize / 4;
+    let max_groups = ctx.limits.max_compute_workgroups_per_dimension as usize;
+    if t.div_ceil(BLOCK) > max_groups {
+        return Err(SsspError::InvalidParameter(format!(
+            "{t} targets need {} workgroups in one dimension; the device allows {max_groups}",
+            t.div_ceil(BLOCK)
+        )));
+    }
+    let rows = (limit / t).min(limit / depth).min(max_groups * BLOCK).max(1);
+    let dst_rank = GpuBuffer::from_slice(ctx, "cch matrix target ranks", &walks.dst_rank)?;
+    let dst_label = GpuBuffer::from_slice(ctx, "cch matrix target labels", &walks.dst_label)?;
+    dst_rank.check_bindable(ctx)?;
+    let pipeline = ctx.pipeline(&PipelineKey::new(CCH_MATRIX, "main"))?;
+    for first in (0..s).step_by(rows) {
+        let count = rows.min(s - first);
+        let span = first * depth..(first + count) * depth;
+        let src_rank = GpuBuffer::from_slice(ctx, "cch matrix source ranks", &walks.src_rank[span.clone()])?;
+        let src_label = GpuBuffer::from_slice(ctx, "cch matrix source labels", &walks.src_label[span])?;
+        let mut lengths = walks.lengths[first..first + count].to_vec();
+        lengths.extend_from_slice(&walks.lengths[s..]);
+        let lengths = GpuBuffer::from_slice(ctx, "cch matrix lengths", &lengths)?;
+        let out = GpuBuffer::<u32>::zeroed(ctx, "cch matrix block", count * t)?;
+        out.check_bindable(ctx)?;
+        let params = ctx.uniform_words("cch matrix params", &[count as u32, t as u32, depth as u32, 0]);
+        let bind = ctx.bind_buffers(
+            &pipeline,
+            "cch matrix",
+            &[
+                (0, src_rank.buffer()),
+                (1, src_label.buffer()),
+                (2, dst_rank.buffer()),
+                (3, dst_label.buffer()),
+                (4, lengths.buffer()),
+                (5, out.buffer()),
+                (6, &params),
+            ],
+        )?;
+        let grid = [t.div_ceil(BLOCK) as u32, count.div_ceil(BLOCK) as u32, 1];
+        let body = [Step { pipeline: &pipeline, bind_group: &bind, grid: Workgroups::Fixed(grid) }];
+        ctx.run(&Sequence { label: "cch matrix", body: &body, iterations: 1, per_submit: 1 })?;
+        data.extend(out.read(ctx)?);
+    }
+    finish(walks, data)
+}

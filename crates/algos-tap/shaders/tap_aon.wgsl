@@ -1,0 +1,1 @@
+../../../shaders/tap_aon.wgsl

@@ -1,0 +1,1 @@
+../../../shaders/td_batch.wgsl

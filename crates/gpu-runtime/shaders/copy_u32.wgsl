@@ -1,0 +1,1 @@
+../../../shaders/copy_u32.wgsl

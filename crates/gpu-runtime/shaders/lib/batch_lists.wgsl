@@ -1,0 +1,1 @@
+../../../../shaders/lib/batch_lists.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/elem_f32.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/elem_i32.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/elem_u32.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/gcut_common.wgsl

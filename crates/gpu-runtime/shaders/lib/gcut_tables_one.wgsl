@@ -1,0 +1,1 @@
+../../../../shaders/lib/gcut_tables_one.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/grid.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/op_count.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/predicate.wgsl

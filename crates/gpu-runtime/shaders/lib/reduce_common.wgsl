@@ -1,0 +1,1 @@
+../../../../shaders/lib/reduce_common.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/sgop_argmin.wgsl

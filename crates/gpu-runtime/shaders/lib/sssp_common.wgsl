@@ -1,0 +1,1 @@
+../../../../shaders/lib/sssp_common.wgsl

@@ -1,0 +1,1 @@
+../../../../shaders/lib/wgred_subgroup.wgsl
