@@ -29,8 +29,9 @@ use crate::paths::{SATURATED, UNREACHABLE};
 
 const CCH_MATRIX: Shader = gpu_runtime::shader!("cch_matrix");
 
-/// Side of the square block of the matrix one workgroup computes (the shader's `B`).
+/// Sources and targets of the block of the matrix one workgroup computes (the shader's `B` and `BT`).
 const BLOCK: usize = 16;
+const BLOCK_TARGETS: usize = 32;
 
 /// Padding ranks of source and target rows: never equal to each other or to a rank.
 const PAD_SOURCE: u32 = u32::MAX - 1;
@@ -150,21 +151,49 @@ fn finish(walks: &Walks, data: Vec<u32>) -> Result<DistanceMatrix, SsspError> {
     Ok(DistanceMatrix { sources: walks.sources.clone(), targets: walks.targets.clone(), data })
 }
 
+/// Where [`cch_matrix_gpu_timed`] spent its time (seconds, wall clock on the host).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GpuMatrixTimes {
+    /// Buffers created and the walks written.
+    pub upload_s: f64,
+    /// The kernel, from submission until the device is idle.
+    pub kernel_s: f64,
+    /// The matrix copied back into host memory.
+    pub readback_s: f64,
+}
+
 /// The distances from `walks` on the GPU, equal to [`cch_matrix_mirror`] and [`CchQuery::matrix`]. Rows
 /// go in blocks of sources small enough for the device's largest storage binding (the targets' walks
 /// and one block of the matrix must each fit).
 pub fn cch_matrix_gpu(ctx: &GpuContext, walks: &Walks) -> Result<DistanceMatrix, SsspError> {
+    cch_matrix_gpu_timed(ctx, walks).map(|(m, _)| m)
+}
+
+/// [`cch_matrix_gpu`] with its time split into upload, kernel and readback (the kernel waited for
+/// apart, which costs one idle wait per block).
+pub fn cch_matrix_gpu_timed(
+    ctx: &GpuContext,
+    walks: &Walks,
+) -> Result<(DistanceMatrix, GpuMatrixTimes), SsspError> {
+    let mut times = GpuMatrixTimes::default();
+    let clock = std::time::Instant::now();
+    let mut mark = 0.0;
+    let mut lap = |into: &mut f64| {
+        let now = clock.elapsed().as_secs_f64();
+        *into += now - mark;
+        mark = now;
+    };
     let (s, t, depth) = (walks.sources.len(), walks.targets.len(), walks.depth);
-    let mut data = Vec::with_capacity(s * t);
+    let mut data = Vec::new();
     if s == 0 || t == 0 {
-        return finish(walks, vec![UNREACHABLE; s * t]);
+        return Ok((finish(walks, vec![UNREACHABLE; s * t])?, times));
     }
     let limit = ctx.limits.max_storage_buffer_binding_size as usize / 4;
     let max_groups = ctx.limits.max_compute_workgroups_per_dimension as usize;
-    if t.div_ceil(BLOCK) > max_groups {
+    if t.div_ceil(BLOCK_TARGETS) > max_groups {
         return Err(SsspError::InvalidParameter(format!(
             "{t} targets need {} workgroups in one dimension; the device allows {max_groups}",
-            t.div_ceil(BLOCK)
+            t.div_ceil(BLOCK_TARGETS)
         )));
     }
     let rows = (limit / t).min(limit / depth).min(max_groups * BLOCK).max(1);
@@ -196,10 +225,20 @@ pub fn cch_matrix_gpu(ctx: &GpuContext, walks: &Walks) -> Result<DistanceMatrix,
                 (6, &params),
             ],
         )?;
-        let grid = [t.div_ceil(BLOCK) as u32, count.div_ceil(BLOCK) as u32, 1];
+        let grid = [t.div_ceil(BLOCK_TARGETS) as u32, count.div_ceil(BLOCK) as u32, 1];
         let body = [Step { pipeline: &pipeline, bind_group: &bind, grid: Workgroups::Fixed(grid) }];
+        lap(&mut times.upload_s);
         ctx.run(&Sequence { label: "cch matrix", body: &body, iterations: 1, per_submit: 1 })?;
-        data.extend(out.read(ctx)?);
+        ctx.wait()?;
+        lap(&mut times.kernel_s);
+        // One block (the usual case) is the matrix itself: no second copy of a result that is 400 MB at
+        // 10,000 × 10,000.
+        if count == s {
+            data = out.read(ctx)?;
+        } else {
+            data.extend(out.read(ctx)?);
+        }
+        lap(&mut times.readback_s);
     }
-    finish(walks, data)
+    Ok((finish(walks, data)?, times))
 }
