@@ -375,7 +375,7 @@ fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
 
 /// Why --matrix runs on the CPU unless told otherwise (the measurement behind the choice).
 const MATRIX_WHY: &str = "the buckets on all cores, the choice that is never slower: --backend gpu computes the \
-     same matrix as a min-plus product on a GPU, measured on an H100 host 1.5x faster end to end from 10,000 x 10,000 \
+     same matrix as a min-plus product on a GPU, measured on an H100 host 1.3-1.7x faster end to end from 10,000 x 10,000 \
      (its kernel 28x the buckets, the 400 MB readback the bound) but 2.5x slower at 1,000 x 1,000 and 1.4x slower at \
      1,000 x 10,000 (device setup); docs/benchmarks.md";
 

@@ -281,6 +281,24 @@ impl RealMatrix {
     }
 }
 
+impl crate::many::Matrix for RealMatrix {
+    type Value = f64;
+    fn sources(&self) -> &[u32] {
+        &self.sources
+    }
+    fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+    fn row(&self, i: usize) -> &[f64] {
+        let t = self.targets.len();
+        &self.data[i * t..(i + 1) * t]
+    }
+    fn distance(&self, i: usize, j: usize) -> Option<f64> {
+        let d = self.get(i, j);
+        d.is_finite().then_some(d)
+    }
+}
+
 /// Distances between every source and every target on real weights: exact `f64` Dijkstra on the CPU's
 /// threads when `backend` is `Cpu` and no `resolution` is given; otherwise the many-source engines of
 /// [`crate::many`] (any backend) on weights rounded to `resolution` (default: the largest weight /

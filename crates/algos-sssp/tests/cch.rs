@@ -2,7 +2,7 @@
 //! Dijkstra's distances (issue 21).
 
 use algos_sssp::cch::Cch;
-use algos_sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu, cch_matrix_mirror};
+use algos_sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu, cch_matrix_gpu_blocks, cch_matrix_mirror};
 use algos_sssp::cpu::dijkstra::{Stop, dijkstra};
 use graph_core::datasets::data_path;
 use graph_core::generators::random_graph;
@@ -222,6 +222,9 @@ fn assert_matrix_equals_dijkstra(cch: &Cch, g: &Csr<u32>, sources: &[u32], targe
     assert_eq!(cch_matrix_mirror(&walks).unwrap(), m, "{what}: mirror");
     gpu_runtime::testing::for_each_context("cch matrix on the GPU", |ctx| {
         assert_eq!(cch_matrix_gpu(ctx, &walks).unwrap(), m, "{what}: GPU");
+        // Read back a few rows at a time: the blocks join into the same matrix.
+        let (blocks, _) = cch_matrix_gpu_blocks(ctx, &walks, 3 * targets.len().max(1)).unwrap();
+        assert_eq!(blocks, m, "{what}: GPU in blocks");
     });
     for (i, &s) in sources.iter().enumerate() {
         let (row, _) = dijkstra(g, s, &Stop::default()).unwrap();

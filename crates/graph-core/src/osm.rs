@@ -149,6 +149,16 @@ pub struct OsmReport {
     pub components: u64,
 }
 
+/// A unit for [`OsmGraph::graph_in`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OsmMetric {
+    /// Travel time in seconds.
+    Seconds,
+    /// Length in metres.
+    Metres,
+}
+
 /// A routable graph imported from OpenStreetMap.
 #[derive(Debug, Clone)]
 pub struct OsmGraph {
@@ -485,6 +495,27 @@ impl OsmGraph {
             return Err(GraphError::TooFarFromRoad { lat, lon, distance_m, limit_m });
         }
         Ok((v, distance_m))
+    }
+
+    /// The same arcs weighted in another unit: [`OsmMetric::Seconds`] (travel time, f64, the values
+    /// of [`OsmGraph::travel_time_s`]) or [`OsmMetric::Metres`] (length) — for the real-valued engines
+    /// (`sssp::real`), without rebuilding the CSR by hand. [`OsmGraph::graph`] itself is the
+    /// milliseconds metric (u32) the integer engines take.
+    ///
+    /// ```
+    /// use graph_core::osm::{OsmMetric, OsmOptions, Profile, import};
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/oneway.osm.pbf");
+    /// let g = import(path, &OsmOptions::new(Profile::Car)).unwrap();
+    /// let metres = g.graph_in(OsmMetric::Metres);
+    /// assert_eq!(metres.targets(), g.graph.targets());
+    /// assert_eq!(metres.weights(), &g.length_m[..]);
+    /// ```
+    pub fn graph_in(&self, metric: OsmMetric) -> Csr<f64> {
+        let weights = match metric {
+            OsmMetric::Seconds => self.travel_time_s.clone(),
+            OsmMetric::Metres => self.length_m.clone(),
+        };
+        self.graph.with_weights(weights).expect("one value per arc, finite and non-negative")
     }
 
     /// The arc from `u` to `v`, if any (its index into the per-arc vectors).

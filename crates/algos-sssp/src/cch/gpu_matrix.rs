@@ -33,6 +33,9 @@ const CCH_MATRIX: Shader = gpu_runtime::shader!("cch_matrix");
 const BLOCK: usize = 16;
 const BLOCK_TARGETS: usize = 32;
 
+/// Most results read back per block (32 MB).
+const READBACK_WORDS: usize = 8 << 20;
+
 /// Padding ranks of source and target rows: never equal to each other or to a rank.
 const PAD_SOURCE: u32 = u32::MAX - 1;
 const PAD_TARGET: u32 = u32::MAX - 2;
@@ -175,6 +178,16 @@ pub fn cch_matrix_gpu_timed(
     ctx: &GpuContext,
     walks: &Walks,
 ) -> Result<(DistanceMatrix, GpuMatrixTimes), SsspError> {
+    cch_matrix_gpu_blocks(ctx, walks, READBACK_WORDS)
+}
+
+/// [`cch_matrix_gpu_timed`] reading back at most `block_words` results at a time (whole rows; at least
+/// one row): smaller blocks reuse one small staging buffer, larger ones pay fewer waits.
+pub fn cch_matrix_gpu_blocks(
+    ctx: &GpuContext,
+    walks: &Walks,
+    block_words: usize,
+) -> Result<(DistanceMatrix, GpuMatrixTimes), SsspError> {
     let mut times = GpuMatrixTimes::default();
     let clock = std::time::Instant::now();
     let mut mark = 0.0;
@@ -196,11 +209,20 @@ pub fn cch_matrix_gpu_timed(
             t.div_ceil(BLOCK_TARGETS)
         )));
     }
-    let rows = (limit / t).min(limit / depth).min(max_groups * BLOCK).max(1);
+    // Blocks of at most READBACK_WORDS results: the staging buffer of one block is reused by the next
+    // (the context pools it), where one buffer for the whole matrix would pin 400 MB of host memory
+    // at 10,000 × 10,000 — the readback's cost, measured (docs/benchmarks.md).
+    let rows = (limit / t).min(limit / depth).min(max_groups * BLOCK).min(block_words / t).max(1).min(s);
+    if rows < s {
+        data.reserve_exact(s * t);
+    }
     let dst_rank = GpuBuffer::from_slice(ctx, "cch matrix target ranks", &walks.dst_rank)?;
     let dst_label = GpuBuffer::from_slice(ctx, "cch matrix target labels", &walks.dst_label)?;
     dst_rank.check_bindable(ctx)?;
+    dst_label.check_bindable(ctx)?;
     let pipeline = ctx.pipeline(&PipelineKey::new(CCH_MATRIX, "main"))?;
+    let out = GpuBuffer::<u32>::zeroed(ctx, "cch matrix block", rows * t)?;
+    out.check_bindable(ctx)?;
     for first in (0..s).step_by(rows) {
         let count = rows.min(s - first);
         let span = first * depth..(first + count) * depth;
@@ -209,8 +231,6 @@ pub fn cch_matrix_gpu_timed(
         let mut lengths = walks.lengths[first..first + count].to_vec();
         lengths.extend_from_slice(&walks.lengths[s..]);
         let lengths = GpuBuffer::from_slice(ctx, "cch matrix lengths", &lengths)?;
-        let out = GpuBuffer::<u32>::zeroed(ctx, "cch matrix block", count * t)?;
-        out.check_bindable(ctx)?;
         let params = ctx.uniform_words("cch matrix params", &[count as u32, t as u32, depth as u32, 0]);
         let bind = ctx.bind_buffers(
             &pipeline,
@@ -236,7 +256,7 @@ pub fn cch_matrix_gpu_timed(
         if count == s {
             data = out.read(ctx)?;
         } else {
-            data.extend(out.read(ctx)?);
+            data.extend(out.read_range(ctx, 0, count * t)?);
         }
         lap(&mut times.readback_s);
     }

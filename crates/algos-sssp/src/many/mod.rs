@@ -18,7 +18,7 @@ use gpu_runtime::{Backend, GpuContext};
 use graph_core::Csr;
 use rayon::prelude::*;
 
-pub use matrix::{DistanceMatrix, distance_matrix, distance_matrix_with};
+pub use matrix::{DistanceMatrix, Matrix, distance_matrix, distance_matrix_with};
 use phast::run_phast;
 use plan::{Plan, auto_plan, devices_of, phast_plan};
 use schedule::{cpu_blocks, gpu_solver, hetero};
