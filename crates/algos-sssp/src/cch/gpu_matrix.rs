@@ -67,13 +67,7 @@ impl Walks {
     /// The walks of `sources` (upward) and `targets` (downward) on a customised CCH, on all cores.
     pub fn new(ch: &ContractionHierarchy, sources: &[u32], targets: &[u32]) -> Result<Self, SsspError> {
         let first = CchQuery::new(ch)?;
-        let n = ch.rank.len() as u32;
-        if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
-            return Err(SsspError::SourceOutOfRange { vertex, n });
-        }
-        if let Some(&target) = targets.iter().find(|&&t| t >= n) {
-            return Err(SsspError::TargetOutOfRange { target, n });
-        }
+        super::query::check_all_ends(ch, sources, targets)?;
         let walk_all = |ends: &[u32], forward: bool| -> Vec<Vec<(u32, u32)>> {
             ends.par_iter()
                 .map_with(first.clone(), |q, &v| {

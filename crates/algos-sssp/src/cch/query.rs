@@ -145,14 +145,8 @@ impl CchQuery {
         targets: &[u32],
     ) -> Result<DistanceMatrix, SsspError> {
         let first = Self::new(ch)?;
-        let parent = ch.elimination_tree.as_deref().expect("checked in new");
+        check_all_ends(ch, sources, targets)?;
         let n = ch.rank.len() as u32;
-        if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
-            return Err(SsspError::SourceOutOfRange { vertex, n });
-        }
-        if let Some(&target) = targets.iter().find(|&&t| t >= n) {
-            return Err(SsspError::TargetOutOfRange { target, n });
-        }
         // Backward walks, one per target: the (rank, distance) pairs each reaches.
         let reached: Vec<Vec<(u32, u32)>> = targets
             .par_iter()
@@ -186,13 +180,11 @@ impl CchQuery {
         let width = targets.len();
         let mut data = vec![UNREACHABLE; sources.len() * width];
         if width > 0 {
-            data.par_chunks_mut(width).zip(sources).for_each_with(first, |q, (row, &s)| {
-                let rs = ch.rank[s as usize];
-                walk(&ch.up, parent, rs, &mut q.forward, &mut q.forward_arc);
-                let mut x = rs;
-                while x != u32::MAX {
-                    let f = q.forward[x as usize];
-                    if f != UNREACHABLE {
+            data.par_chunks_mut(width).zip(sources).for_each_with(
+                (first, Vec::new()),
+                |(q, up), (row, &s)| {
+                    q.walk_labels(ch, s, true, up);
+                    for &(x, f) in up.iter().filter(|&&(_, f)| f != UNREACHABLE) {
                         let range = start[x as usize] as usize..start[x as usize + 1] as usize;
                         for (&j, &b) in column[range.clone()].iter().zip(&dist[range]) {
                             let sum = (f as u64 + b as u64).min(SATURATED as u64) as u32;
@@ -200,11 +192,8 @@ impl CchQuery {
                             *cell = (*cell).min(sum);
                         }
                     }
-                    q.forward[x as usize] = UNREACHABLE;
-                    q.forward_arc[x as usize] = NO_ARC;
-                    x = parent[x as usize];
-                }
-            });
+                },
+            );
         }
         if data.contains(&SATURATED) {
             return Err(SsspError::WeightOverflow { bound: SATURATED });
@@ -283,6 +272,22 @@ impl CchQuery {
 }
 
 /// `s` and `t` must be vertices of the graph.
+/// Every source and target a vertex of `ch` (the matrices' check).
+pub(super) fn check_all_ends(
+    ch: &ContractionHierarchy,
+    sources: &[u32],
+    targets: &[u32],
+) -> Result<(), SsspError> {
+    let n = ch.rank.len() as u32;
+    if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
+        return Err(SsspError::SourceOutOfRange { vertex, n });
+    }
+    if let Some(&target) = targets.iter().find(|&&t| t >= n) {
+        return Err(SsspError::TargetOutOfRange { target, n });
+    }
+    Ok(())
+}
+
 fn check_ends(ch: &ContractionHierarchy, s: u32, t: u32) -> Result<(), SsspError> {
     let n = ch.rank.len() as u32;
     if s >= n {
