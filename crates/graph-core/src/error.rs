@@ -80,8 +80,8 @@ pub enum GraphError {
     },
 
     // OpenStreetMap import and snapping.
-    /// An OSM import: the file is not a readable OSM PBF file.
-    #[error("{}: not a readable OSM PBF file: {message}", path.display())]
+    /// An OSM import: the file is not a readable OSM PBF or XML file.
+    #[error("{}: not a readable OSM file: {message}", path.display())]
     OsmMalformed {
         /// The file.
         path: PathBuf,

@@ -29,6 +29,7 @@ pub mod rng;
 pub mod scc;
 pub mod stats;
 pub mod transform;
+pub mod turns;
 pub mod weight;
 
 pub use builder::{BuildReport, DuplicatePolicy, GraphBuilder, SelfLoopPolicy};

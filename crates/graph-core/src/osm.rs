@@ -1,15 +1,22 @@
 //! Routable road graphs from OpenStreetMap PBF extracts, for cars, bicycles or pedestrians.
 //!
-//! [`import`] reads the file once (nodes, then ways, as PBF files order them; PBF decoding through the
-//! `osmpbf` crate), keeps the ways the profile may use, cuts each into arcs between consecutive nodes,
+//! [`import`] reads the file once (nodes, then ways, then relations, as OSM files order them; PBF
+//! decoding through the `osmpbf` crate, OSM XML through `roxmltree`), keeps the ways the profile may use, cuts each into arcs between consecutive nodes,
 //! and returns an [`OsmGraph`]: a [`Csr`] whose `u32` weights are travel times in **milliseconds**
 //! (rounded; what the shortest-path engines run on), with per-arc real-valued travel time (s) and
 //! length (m), per-vertex coordinates and OSM node ids, restricted by default to its largest strongly
 //! connected component so that every vertex can reach every other. [`OsmGraph::snap`] snaps a
 //! coordinate to the nearest vertex (an R-tree from the `rstar` crate) and refuses points farther than
 //! a limit from every road ([`DEFAULT_SNAP_LIMIT_M`], 1 km, by default); NaN or out-of-range
-//! coordinates are errors, never a guess. OSM XML (`.osm`) files are recognised and refused with a
-//! message that names the format (convert them to PBF with `osmium cat in.osm -o out.osm.pbf`).
+//! coordinates are errors, never a guess. OSM XML (`.osm`) files are read too (recognised by their
+//! first bytes, held in memory whole: meant for small maps), and [`import_elements`] takes elements
+//! built in memory.
+//!
+//! **Turn restrictions**: `type=restriction` relations (via a node or via ways; `no_*` and `only_*`;
+//! `restriction:<mode>` and `except=` per profile; `no_entry`/`no_exit`) are resolved to arcs of the
+//! imported graph into [`OsmGraph::turn_rules`], every relation counted as applied or skipped with its
+//! reason ([`RestrictionReport`]; the rules are in [`restriction`]). The node graph itself ignores
+//! them: route on a [`crate::turns::TurnGraph`] to obey them.
 //!
 //! What the profiles do (every rule is in this file, and speeds can be overridden per highway class
 //! with [`OsmOptions::speeds_kmh`]):
@@ -37,9 +44,13 @@
 //! # Ok::<(), graph_core::GraphError>(())
 //! ```
 
+mod pbf;
 pub(crate) mod profile;
+pub mod restriction;
+mod xml;
 
 pub use profile::Profile;
+pub use restriction::{Member, MemberKind, RestrictionKind, RestrictionReport, SkipReason, TurnRules};
 
 use crate::GraphError;
 use std::collections::HashMap;
@@ -168,6 +179,8 @@ pub struct OsmGraph {
     pub travel_time_s: Vec<f64>,
     /// Length of each arc, metres.
     pub length_m: Vec<f64>,
+    /// OSM id of the way each arc belongs to (of the kept one where parallel arcs were merged).
+    pub way_ids: Vec<i64>,
     /// Latitude and longitude of each vertex, degrees.
     pub coords: Vec<(f64, f64)>,
     /// OSM node id of each vertex.
@@ -176,6 +189,9 @@ pub struct OsmGraph {
     pub profile: Profile,
     /// What the import saw.
     pub report: OsmReport,
+    /// The file's turn restrictions that bind the profile, resolved to arcs, with the count of what was
+    /// applied and skipped; [`crate::turns::TurnGraph`] routes with them.
+    pub turn_rules: TurnRules,
     locator: rstar::RTree<rstar::primitives::GeomWithData<[f64; 3], VertexId>>,
 }
 
@@ -268,27 +284,6 @@ fn classify(tags: &HashMap<&str, &str>, options: &OsmOptions) -> Option<(Directi
     Some((dirs, speed))
 }
 
-/// OSM XML files start with `<?xml` or `<osm`; the PBF decoder would read their first bytes as a
-/// block length and report an absurd "blob header" size, so they are named here instead.
-fn refuse_xml(path: &Path) -> Result<(), GraphError> {
-    use std::io::Read;
-    let mut head = [0u8; 64];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|source| GraphError::Open { path: path.to_path_buf(), source })?;
-    let text = String::from_utf8_lossy(&head[..n]);
-    let text = text.trim_start_matches('\u{feff}').trim_start();
-    if text.starts_with("<?xml") || text.starts_with("<osm") {
-        return Err(GraphError::OsmMalformed {
-            path: path.to_path_buf(),
-            message: "this is an OSM XML file; urbanflow reads the PBF format (.osm.pbf): convert it \
-                      with `osmium cat in.osm -o out.osm.pbf`, or download the extract as PBF"
-                .into(),
-        });
-    }
-    Ok(())
-}
-
 /// Great-circle distance in metres (haversine).
 pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
     let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
@@ -298,105 +293,252 @@ pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
     2.0 * EARTH_RADIUS_M * a.sqrt().min(1.0).asin()
 }
 
-/// Imports a routable graph from an OSM PBF file (see the module documentation for the rules).
+/// Imports a routable graph from an OSM file: PBF (`.osm.pbf`), or OSM XML (`.osm`, recognised by its
+/// first bytes). See the module documentation for the rules.
 pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, GraphError> {
     let path = path.as_ref();
-    refuse_xml(path)?;
-    let reader = osmpbf::ElementReader::from_path(path).map_err(|e| match e.kind() {
-        osmpbf::ErrorKind::Io(_) => {
-            GraphError::Open { path: path.to_path_buf(), source: std::io::Error::other(e.to_string()) }
+    let mut collector = Collector::new(options);
+    if is_xml(path)? {
+        xml::read(path, &mut collector)?;
+    } else {
+        pbf::read(path, &mut collector)?;
+    }
+    collector.finish(path)
+}
+
+/// Imports a routable graph from elements already in memory (tests, generated maps, other readers):
+/// the same rules as [`import`], errors naming the source `<elements>`.
+///
+/// ```
+/// use graph_core::osm::{OsmElement, OsmOptions, Profile, import_elements};
+/// let node = |id, lon| OsmElement::Node { id, lat: 41.15, lon };
+/// let road = OsmElement::Way { id: 10, refs: vec![1, 2], tags: vec![("highway".into(), "residential".into())] };
+/// let g = import_elements(&[node(1, -8.61), node(2, -8.609), road], &OsmOptions::new(Profile::Car))?;
+/// assert_eq!((g.graph.num_vertices(), g.graph.num_arcs()), (2, 2));
+/// assert_eq!(g.way_ids, vec![10, 10]);
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn import_elements(elements: &[OsmElement], options: &OsmOptions) -> Result<OsmGraph, GraphError> {
+    let mut collector = Collector::new(options);
+    for e in elements {
+        match e {
+            OsmElement::Node { id, lat, lon } => collector.node(*id, *lat, *lon),
+            OsmElement::Way { id, tags, refs } => {
+                collector.way(*id, tags.iter().map(|(k, v)| (k.as_str(), v.as_str())), refs.iter().copied())
+            }
+            OsmElement::Relation { id, tags, members } => {
+                collector.relation(*id, tags.iter().map(|(k, v)| (k.as_str(), v.as_str())), members.clone())
+            }
         }
-        _ => GraphError::OsmMalformed { path: path.to_path_buf(), message: e.to_string() },
-    })?;
-    let mut report = OsmReport::default();
-    // Every node's coordinates, and the usable ways: (directions, speed, node refs).
-    let mut nodes: Vec<(i64, f64, f64)> = Vec::new();
-    let mut ways: Vec<(Directions, f64, Vec<i64>)> = Vec::new();
-    reader
-        .for_each(|element| match element {
-            osmpbf::Element::Node(n) => nodes.push((n.id(), n.lat(), n.lon())),
-            osmpbf::Element::DenseNode(n) => nodes.push((n.id(), n.lat(), n.lon())),
-            osmpbf::Element::Way(w) => {
-                report.ways_read += 1;
-                let tags: HashMap<&str, &str> = w.tags().collect();
-                if let Some((dirs, speed)) = classify(&tags, options) {
-                    ways.push((dirs, speed, w.refs().collect()));
+    }
+    collector.finish(Path::new("<elements>"))
+}
+
+/// One OpenStreetMap element, for [`import_elements`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum OsmElement {
+    /// A node: id and coordinates (degrees).
+    Node {
+        /// OSM id.
+        id: i64,
+        /// Latitude.
+        lat: f64,
+        /// Longitude.
+        lon: f64,
+    },
+    /// A way: id, tags and node references in order.
+    Way {
+        /// OSM id.
+        id: i64,
+        /// Tags, key and value.
+        tags: Vec<(String, String)>,
+        /// Node ids in order.
+        refs: Vec<i64>,
+    },
+    /// A relation: id, tags and members (only `type=restriction` relations are read).
+    Relation {
+        /// OSM id.
+        id: i64,
+        /// Tags, key and value.
+        tags: Vec<(String, String)>,
+        /// Members in order.
+        members: Vec<Member>,
+    },
+}
+
+/// A way the profile may use.
+struct UsableWay {
+    id: i64,
+    dirs: Directions,
+    speed_kmh: f64,
+    refs: Vec<i64>,
+}
+
+/// One arc between consecutive nodes of a way.
+#[derive(Debug, Clone, Copy)]
+struct RawArc {
+    tail: VertexId,
+    head: VertexId,
+    seconds: f64,
+    metres: f64,
+    way: i64,
+}
+
+/// What the readers hand over, element by element, in the file's order (nodes, ways, relations).
+pub(crate) struct Collector<'o> {
+    options: &'o OsmOptions,
+    report: OsmReport,
+    nodes: Vec<(i64, f64, f64)>,
+    ways: Vec<UsableWay>,
+    all_ways: Vec<i64>,
+    restrictions: Vec<Result<restriction::Parsed, SkipReason>>,
+}
+
+impl<'o> Collector<'o> {
+    pub(crate) fn new(options: &'o OsmOptions) -> Self {
+        Self {
+            options,
+            report: OsmReport::default(),
+            nodes: Vec::new(),
+            ways: Vec::new(),
+            all_ways: Vec::new(),
+            restrictions: Vec::new(),
+        }
+    }
+
+    pub(crate) fn node(&mut self, id: i64, lat: f64, lon: f64) {
+        self.nodes.push((id, lat, lon));
+    }
+
+    pub(crate) fn way<'t>(
+        &mut self,
+        id: i64,
+        tags: impl Iterator<Item = (&'t str, &'t str)>,
+        refs: impl Iterator<Item = i64>,
+    ) {
+        self.report.ways_read += 1;
+        self.all_ways.push(id);
+        let tags: HashMap<&str, &str> = tags.collect();
+        if let Some((dirs, speed_kmh)) = classify(&tags, self.options) {
+            self.ways.push(UsableWay { id, dirs, speed_kmh, refs: refs.collect() });
+        }
+    }
+
+    pub(crate) fn relation<'t>(
+        &mut self,
+        id: i64,
+        tags: impl Iterator<Item = (&'t str, &'t str)>,
+        members: Vec<Member>,
+    ) {
+        if let Some(r) = restriction::parse(id, tags, members, self.options.profile) {
+            self.restrictions.push(r);
+        }
+    }
+
+    /// Builds the graph (see the module documentation) and resolves the restrictions on it.
+    pub(crate) fn finish(self, path: &Path) -> Result<OsmGraph, GraphError> {
+        let Collector { options, mut report, mut nodes, ways, mut all_ways, restrictions } = self;
+        report.nodes_read = nodes.len() as u64;
+        report.ways_used = ways.len() as u64;
+        if ways.is_empty() {
+            return Err(GraphError::NoRoutableWays {
+                path: path.to_path_buf(),
+                profile: options.profile,
+                ways: report.ways_read,
+            });
+        }
+        if !nodes.windows(2).all(|w| w[0].0 < w[1].0) {
+            nodes.sort_unstable_by_key(|n| n.0);
+            nodes.dedup_by_key(|n| n.0);
+        }
+        let find = |id: i64| nodes.binary_search_by_key(&id, |n| n.0).ok();
+        // Vertices: the present nodes that a usable way references, in OSM id order.
+        let mut used: Vec<usize> = Vec::new();
+        for w in &ways {
+            let mut cut = false;
+            for &r in &w.refs {
+                match find(r) {
+                    Some(k) => used.push(k),
+                    None => {
+                        report.missing_node_refs += 1;
+                        cut = true;
+                    }
                 }
             }
-            osmpbf::Element::Relation(_) => {}
-        })
-        .map_err(|e| GraphError::OsmMalformed { path: path.to_path_buf(), message: e.to_string() })?;
-    report.nodes_read = nodes.len() as u64;
-    report.ways_used = ways.len() as u64;
-    if ways.is_empty() {
-        return Err(GraphError::NoRoutableWays {
-            path: path.to_path_buf(),
-            profile: options.profile,
-            ways: report.ways_read,
+            report.ways_cut += u64::from(cut);
+        }
+        used.sort_unstable();
+        used.dedup();
+        if used.len() >= u32::MAX as usize {
+            return Err(GraphError::OsmTooLarge { path: path.to_path_buf(), what: "vertices" });
+        }
+        let vertex_of = |node: usize| used.binary_search(&node).ok().map(|v| v as VertexId);
+        let coords_all: Vec<(f64, f64)> = used.iter().map(|&k| (nodes[k].1, nodes[k].2)).collect();
+        let ids_all: Vec<i64> = used.iter().map(|&k| nodes[k].0).collect();
+        // Arcs between consecutive present nodes.
+        let mut arcs: Vec<RawArc> = Vec::new();
+        for w in &ways {
+            let speed_ms = w.speed_kmh / 3.6;
+            for pair in w.refs.windows(2) {
+                let (Some(a), Some(b)) =
+                    (find(pair[0]).and_then(vertex_of), find(pair[1]).and_then(vertex_of))
+                else {
+                    continue;
+                };
+                if a == b {
+                    continue;
+                }
+                let metres = haversine_m(coords_all[a as usize], coords_all[b as usize]);
+                let seconds = metres / speed_ms;
+                if w.dirs.forward {
+                    arcs.push(RawArc { tail: a, head: b, seconds, metres, way: w.id });
+                }
+                if w.dirs.backward {
+                    arcs.push(RawArc { tail: b, head: a, seconds, metres, way: w.id });
+                }
+            }
+        }
+        drop(nodes);
+        // The fastest of parallel arcs (then the shortest, then the lowest way id), in CSR order.
+        arcs.sort_unstable_by(|x, y| {
+            (x.tail, x.head)
+                .cmp(&(y.tail, y.head))
+                .then(x.seconds.total_cmp(&y.seconds))
+                .then(x.metres.total_cmp(&y.metres))
+                .then(x.way.cmp(&y.way))
         });
-    }
-    if !nodes.windows(2).all(|w| w[0].0 < w[1].0) {
-        nodes.sort_unstable_by_key(|n| n.0);
-        nodes.dedup_by_key(|n| n.0);
-    }
-    let find = |id: i64| nodes.binary_search_by_key(&id, |n| n.0).ok();
-    // Vertices: the present nodes that a usable way references, in OSM id order.
-    let mut used: Vec<usize> = Vec::new();
-    for (_, _, refs) in &ways {
-        let mut cut = false;
-        for &r in refs {
-            match find(r) {
-                Some(k) => used.push(k),
-                None => {
-                    report.missing_node_refs += 1;
-                    cut = true;
-                }
-            }
+        let before = arcs.len();
+        arcs.dedup_by_key(|a| (a.tail, a.head));
+        report.parallel_arcs_dropped = (before - arcs.len()) as u64;
+        if arcs.len() >= u32::MAX as usize {
+            return Err(GraphError::OsmTooLarge { path: path.to_path_buf(), what: "arcs" });
         }
-        report.ways_cut += u64::from(cut);
+        let mut graph = build(options, report, used.len(), arcs, coords_all, ids_all)?;
+        all_ways.sort_unstable();
+        let mut usable: Vec<restriction::WayNodes> =
+            ways.into_iter().map(|w| restriction::WayNodes { id: w.id, refs: w.refs }).collect();
+        usable.sort_by_key(|w| w.id);
+        let resolver = restriction::Resolver {
+            graph: &graph.graph,
+            osm_ids: &graph.osm_ids,
+            all_ways: &all_ways,
+            usable: &usable,
+        };
+        graph.turn_rules = restriction::resolve_all(&restrictions, &resolver);
+        Ok(graph)
     }
-    used.sort_unstable();
-    used.dedup();
-    if used.len() >= u32::MAX as usize {
-        return Err(GraphError::OsmTooLarge { path: path.to_path_buf(), what: "vertices" });
-    }
-    let vertex_of = |node: usize| used.binary_search(&node).ok().map(|v| v as VertexId);
-    let coords_all: Vec<(f64, f64)> = used.iter().map(|&k| (nodes[k].1, nodes[k].2)).collect();
-    let ids_all: Vec<i64> = used.iter().map(|&k| nodes[k].0).collect();
-    // Arcs (tail, head, seconds, metres) between consecutive present nodes.
-    let mut arcs: Vec<(VertexId, VertexId, f64, f64)> = Vec::new();
-    for (dirs, speed_kmh, refs) in &ways {
-        let speed_ms = speed_kmh / 3.6;
-        for pair in refs.windows(2) {
-            let (Some(a), Some(b)) = (find(pair[0]).and_then(vertex_of), find(pair[1]).and_then(vertex_of))
-            else {
-                continue;
-            };
-            if a == b {
-                continue;
-            }
-            let len = haversine_m(coords_all[a as usize], coords_all[b as usize]);
-            let secs = len / speed_ms;
-            if dirs.forward {
-                arcs.push((a, b, secs, len));
-            }
-            if dirs.backward {
-                arcs.push((b, a, secs, len));
-            }
-        }
-    }
-    drop(nodes);
-    // The fastest of parallel arcs (then the shortest), in CSR order.
-    arcs.sort_unstable_by(|x, y| {
-        (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)).then(x.3.total_cmp(&y.3))
-    });
-    let before = arcs.len();
-    arcs.dedup_by_key(|a| (a.0, a.1));
-    report.parallel_arcs_dropped = (before - arcs.len()) as u64;
-    if arcs.len() >= u32::MAX as usize {
-        return Err(GraphError::OsmTooLarge { path: path.to_path_buf(), what: "arcs" });
-    }
-    build(options, report, used.len(), arcs, coords_all, ids_all)
+}
+
+/// OSM XML files start with `<?xml` or `<osm`.
+fn is_xml(path: &Path) -> Result<bool, GraphError> {
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|source| GraphError::Open { path: path.to_path_buf(), source })?;
+    let text = String::from_utf8_lossy(&head[..n]);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    Ok(text.starts_with("<?xml") || text.starts_with("<osm"))
 }
 
 /// CSR from sorted, deduplicated arcs; optionally the largest strongly connected component only.
@@ -404,21 +546,21 @@ fn build(
     options: &OsmOptions,
     mut report: OsmReport,
     n: usize,
-    arcs: Vec<(VertexId, VertexId, f64, f64)>,
+    arcs: Vec<RawArc>,
     coords: Vec<(f64, f64)>,
     osm_ids: Vec<i64>,
 ) -> Result<OsmGraph, GraphError> {
-    let csr = |n: usize, arcs: &[(VertexId, VertexId, f64, f64)]| {
+    let csr = |n: usize, arcs: &[RawArc]| {
         let mut offsets = vec![0u32; n + 1];
         for a in arcs {
-            offsets[a.0 as usize + 1] += 1;
+            offsets[a.tail as usize + 1] += 1;
         }
         for v in 0..n {
             offsets[v + 1] += offsets[v];
         }
-        let targets = arcs.iter().map(|a| a.1).collect();
+        let targets = arcs.iter().map(|a| a.head).collect();
         // Milliseconds, at least 1 so that no arc of positive length is free.
-        let weights = arcs.iter().map(|a| ((a.2 * 1000.0).round() as u32).max(1)).collect();
+        let weights = arcs.iter().map(|a| ((a.seconds * 1000.0).round() as u32).max(1)).collect();
         Csr::from_parts(offsets, targets, weights).expect("offsets built from sorted arcs")
     };
     let mut graph = csr(n, &arcs);
@@ -438,8 +580,8 @@ fn build(
         }
         let arcs: Vec<_> = arcs
             .into_iter()
-            .filter(|a| comps.of[a.0 as usize] == keep && comps.of[a.1 as usize] == keep)
-            .map(|(a, b, s, m)| (new_id[a as usize], new_id[b as usize], s, m))
+            .filter(|a| comps.of[a.tail as usize] == keep && comps.of[a.head as usize] == keep)
+            .map(|a| RawArc { tail: new_id[a.tail as usize], head: new_id[a.head as usize], ..a })
             .collect();
         let coords: Vec<_> = (0..n).filter(|&v| comps.of[v] == keep).map(|v| coords[v]).collect();
         let ids: Vec<_> = (0..n).filter(|&v| comps.of[v] == keep).map(|v| osm_ids[v]).collect();
@@ -448,8 +590,9 @@ fn build(
     } else {
         (arcs, coords, osm_ids)
     };
-    let travel_time_s = arcs.iter().map(|a| a.2).collect();
-    let length_m = arcs.iter().map(|a| a.3).collect();
+    let travel_time_s = arcs.iter().map(|a| a.seconds).collect();
+    let length_m = arcs.iter().map(|a| a.metres).collect();
+    let way_ids = arcs.iter().map(|a| a.way).collect();
     let points = coords
         .iter()
         .enumerate()
@@ -459,10 +602,12 @@ fn build(
         graph,
         travel_time_s,
         length_m,
+        way_ids,
         coords,
         osm_ids,
         profile: options.profile,
         report,
+        turn_rules: TurnRules::default(),
         locator: rstar::RTree::bulk_load(points),
     })
 }

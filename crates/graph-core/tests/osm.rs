@@ -85,11 +85,25 @@ fn errors_name_the_file() {
     let err = import(&junk, &OsmOptions::new(Profile::Car)).unwrap_err();
     assert!(matches!(err, GraphError::OsmMalformed { .. }), "{err}");
     assert!(err.to_string().contains("junk.osm.pbf"), "{err}");
-    // OSM XML is named as such, not "blob header is too big".
+    // OSM XML is read (not "blob header is too big"): an empty map has no routable way, a broken one
+    // is named with its line, and the hand-made fixture reads as its PBF twin.
     let xml = dir.join("map.osm");
     std::fs::write(&xml, "<?xml version='1.0' encoding='UTF-8'?>\n<osm version=\"0.6\">\n</osm>\n").unwrap();
     let err = import(&xml, &OsmOptions::new(Profile::Car)).unwrap_err();
-    assert!(matches!(err, GraphError::OsmMalformed { .. }) && err.to_string().contains("OSM XML"), "{err}");
+    assert!(matches!(err, GraphError::NoRoutableWays { .. }), "{err}");
+    std::fs::write(&xml, "<?xml version='1.0'?>\n<osm>\n<node id='1' lat='x' lon='2'/>\n</osm>\n").unwrap();
+    let err = import(&xml, &OsmOptions::new(Profile::Car)).unwrap_err();
+    assert!(err.to_string().contains("map.osm") && err.to_string().contains("line 3"), "{err}");
+    std::fs::write(&xml, "<?xml version='1.0'?>\n<osm>\n<way id='1'>\n</osm>\n").unwrap();
+    let err = import(&xml, &OsmOptions::new(Profile::Car)).unwrap_err();
+    assert!(matches!(err, GraphError::OsmMalformed { .. }) && err.to_string().contains("line 4"), "{err}");
+    let xml_fixture = fixture().with_extension("");
+    let (a, b) = (
+        all_components(Profile::Car),
+        import(&xml_fixture, &OsmOptions { largest_component: false, ..OsmOptions::new(Profile::Car) })
+            .unwrap(),
+    );
+    assert_eq!((arcs(&a), a.report), (arcs(&b), b.report));
     std::fs::remove_dir_all(&dir).ok();
 }
 
