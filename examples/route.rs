@@ -38,11 +38,12 @@ use clap::Parser;
 use urbanflow::gpu::{BackendChoice, Resolved};
 use urbanflow::graph::geojson::feature_collection;
 use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmGraph, OsmOptions, Profile, import};
+use urbanflow::graph::turns::TurnGraph;
 use urbanflow::sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu_timed};
 use urbanflow::sssp::cch::{CacheUse, Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
-use urbanflow::sssp::isochrone::within;
+use urbanflow::sssp::isochrone::{Reach, within};
 
 /// A shortest route between two points, on a customisable contraction hierarchy (CPU).
 ///
@@ -95,6 +96,10 @@ struct Args {
     /// see docs/benchmarks.md "Many-to-many matrices").
     #[arg(long, requires = "matrix")]
     backend: Option<BackendChoice>,
+    /// With --osm: ignore turn restrictions and turn costs (by default cars and bicycles obey the
+    /// file's `type=restriction` relations, U-turn only at dead ends and pay OSRM-style turn costs).
+    #[arg(long, requires = "osm")]
+    no_turns: bool,
     /// Answer --from/--to with bidirectional Dijkstra on the graph itself, preparing no hierarchy.
     #[arg(long, conflicts_with_all = ["matrix", "within"])]
     no_hierarchy: bool,
@@ -115,7 +120,44 @@ struct Input {
     origins: Option<Vec<u32>>,
     /// With --osm: the imported graph (coordinates for GeoJSON).
     osm: Option<OsmGraph>,
+    /// With --osm and turns: `graph` is this turn graph; points are its source (from) and target (to)
+    /// vertices, paths map back to road nodes through it.
+    turns: Option<TurnGraph>,
+    /// What the turns line says (with --osm).
+    turns_line: Option<String>,
     what: String,
+}
+
+impl Input {
+    /// The file's id of a point: a road node, or with turns the node of a source or target vertex.
+    fn point_id(&self, v: u32) -> i128 {
+        match &self.turns {
+            None => self.ids[v as usize],
+            Some(t) => self.ids[t.terminal_node(v).expect("points are terminals") as usize],
+        }
+    }
+
+    /// The file's ids of the nodes along a path of `graph` vertices.
+    fn path_ids(&self, vertices: &[u32]) -> Vec<i128> {
+        match &self.turns {
+            None => vertices.iter().map(|&v| self.ids[v as usize]).collect(),
+            Some(t) => t.path_nodes(vertices).iter().map(|&v| self.ids[v as usize]).collect(),
+        }
+    }
+
+    /// Road nodes reached in an isochrone, with the distance and the origin (both `graph` vertices).
+    fn reached_nodes<'a>(&'a self, reach: &'a Reach) -> Box<dyn Iterator<Item = (u32, u32, u32)> + 'a> {
+        match &self.turns {
+            None => Box::new(
+                reach.vertices().into_iter().map(move |(v, d)| (v, d, reach.origin_of(v).expect("reached"))),
+            ),
+            Some(t) => Box::new((0..t.num_nodes()).filter_map(move |v| {
+                let tv = t.target(v);
+                let d = reach.dist[tv as usize];
+                (d != urbanflow::sssp::UNREACHABLE).then(|| (v, d, reach.origin_of(tv).expect("reached")))
+            })),
+        }
+    }
 }
 
 /// The origins and destinations of --matrix (graph vertices).
@@ -158,19 +200,49 @@ fn read_matrix(
 fn read(args: &Args) -> Result<Input, Error> {
     if let Some(path) = &args.osm {
         let g = import(path, &OsmOptions::new(args.profile))?;
+        let (turns, turns_line) = if common::turns_wanted(args.profile, args.no_turns) {
+            let (t, line) = common::turn_graph(&g)?;
+            (Some(t), line)
+        } else {
+            (
+                None,
+                format!("off ({} profile{})", args.profile, if args.no_turns { ", --no-turns" } else { "" }),
+            )
+        };
         let snap = |s: &str, what: &str| -> Result<u32, Error> {
             let (lat, lon) = common::lat_lon(s, what)?;
             g.snap(lat, lon, args.snap_limit_m).map(|(v, _)| v).map_err(|e| format!("{what}: {e}").into())
         };
+        // Routes start at a node's source vertex and end at a node's target vertex of the turn graph.
+        let start = |v: u32| turns.as_ref().map_or(v, |t| t.source(v));
+        let end = |v: u32| turns.as_ref().map_or(v, |t| t.target(v));
         // Only the points this run uses are placed (an isochrone has no --to, a matrix neither).
-        let from =
-            if args.matrix.is_some() || args.origins.is_some() { 0 } else { snap(&args.from, "--from")? };
-        let to = if args.matrix.is_some() || args.within.is_some() { 0 } else { snap(&args.to, "--to")? };
-        let origins = args.origins.as_ref().map(|f| read_points(f, snap)).transpose()?;
-        let matrix = read_matrix(args.matrix.as_ref(), snap)?;
+        let from = if args.matrix.is_some() || args.origins.is_some() {
+            0
+        } else {
+            start(snap(&args.from, "--from")?)
+        };
+        let to =
+            if args.matrix.is_some() || args.within.is_some() { 0 } else { end(snap(&args.to, "--to")?) };
+        let origins =
+            args.origins.as_ref().map(|f| read_points(f, |s, what| Ok(start(snap(s, what)?)))).transpose()?;
+        let matrix = read_matrix(args.matrix.as_ref(), snap)?
+            .map(|(o, d)| (o.into_iter().map(start).collect(), d.into_iter().map(end).collect()));
         let ids = g.osm_ids.iter().map(|&i| i as i128).collect();
         let what = format!("{} ({} profile, milliseconds)", path.display(), args.profile);
-        return Ok(Input { graph: g.graph.clone(), ids, from, to, matrix, origins, osm: Some(g), what });
+        let graph = turns.as_ref().map_or_else(|| g.graph.clone(), |t| t.graph.clone());
+        return Ok(Input {
+            graph,
+            ids,
+            from,
+            to,
+            matrix,
+            origins,
+            osm: Some(g),
+            turns,
+            turns_line: Some(turns_line),
+            what,
+        });
     }
     let common::LoadedInput { path, loaded, .. } = args.input.load(common::bundled_road_graph)?;
     let vertex = |s: &str, what: &str| -> Result<u32, String> {
@@ -186,7 +258,18 @@ fn read(args: &Args) -> Result<Input, Error> {
         args.origins.as_ref().map(|f| read_points(f, |s, what| Ok(vertex(s, what)?))).transpose()?;
     let ids = loaded.ids.iter().map(|&i| i as i128).collect();
     let what = path.display().to_string();
-    Ok(Input { graph: loaded.graph, ids, from, to, matrix, origins, osm: None, what })
+    Ok(Input {
+        graph: loaded.graph,
+        ids,
+        from,
+        to,
+        matrix,
+        origins,
+        osm: None,
+        turns: None,
+        turns_line: None,
+        what,
+    })
 }
 
 fn run(args: Args) -> Result<(), Error> {
@@ -223,7 +306,7 @@ fn run(args: Args) -> Result<(), Error> {
     let t = Instant::now();
     let found = query.path(&ch, &unpacking, input.from, input.to)?;
     let query_s = t.elapsed().as_secs_f64();
-    let (from_id, to_id) = (input.ids[input.from as usize], input.ids[input.to as usize]);
+    let (from_id, to_id) = (input.point_id(input.from), input.point_id(input.to));
     let Some((distance, arcs)) = found else {
         return Err(format!("no route: {to_id} cannot be reached from {from_id}").into());
     };
@@ -238,17 +321,19 @@ fn run(args: Args) -> Result<(), Error> {
             .into());
         }
     }
-    let mut path = vec![from_id];
-    path.extend(arcs.iter().map(|&a| input.ids[g.targets()[a as usize] as usize]));
+    let mut vertices = vec![input.from];
+    vertices.extend(arcs.iter().map(|&a| g.targets()[a as usize]));
+    let path = input.path_ids(&vertices);
     if args.json {
         let path: Vec<String> = path.iter().map(i128::to_string).collect();
         println!(
             "{{\"graph\":{:?},\"from\":{from_id},\"to\":{to_id},\"distance\":{distance},\"path\":[{}],\
              \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"cch_cache\":{cache:?},\"customise_s\":{customise_s:.6},\
-             \"query_s\":{query_s:.9},\"checked\":{}}}",
+             \"query_s\":{query_s:.9},\"checked\":{},\"turns\":{:?}}}",
             input.what,
             path.join(","),
-            args.check
+            args.check,
+            input.turns_line.as_deref().unwrap_or("")
         );
     } else {
         println!(
@@ -257,12 +342,15 @@ fn run(args: Args) -> Result<(), Error> {
             g.num_vertices(),
             g.num_arcs()
         );
+        if let Some(line) = &input.turns_line {
+            println!("turns      {line}");
+        }
         println!(
             "hierarchy  {build_s:.3} s ({cache}), customised in {customise_s:.3} s (once per graph and metric)"
         );
         println!(
-            "route      {from_id} → {to_id}: distance {distance}, {} arcs, query {:.1} µs",
-            arcs.len(),
+            "route      {from_id} → {to_id}: distance {distance}, {} road arcs, query {:.1} µs",
+            path.len() - 1,
             query_s * 1e6
         );
         let shown: Vec<String> = path.iter().take(12).map(i128::to_string).collect();
@@ -294,38 +382,55 @@ fn isochrone(args: &Args, input: &Input, budget: f64, read_s: f64) -> Result<(),
         let file = std::fs::File::create(out).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
         let mut w = std::io::BufWriter::new(file);
         writeln!(w, "vertex,distance,origin")?;
-        for (v, d) in reach.vertices() {
-            writeln!(w, "{},{d},{}", id(v), id(reach.origin_of(v).expect("reached")))?;
+        for (v, d, origin) in input.reached_nodes(&reach) {
+            writeln!(w, "{},{d},{}", id(v), input.point_id(origin))?;
         }
         w.flush()?;
     }
     if let Some(file) = &args.geojson {
         let osm = input.osm.as_ref().ok_or("--geojson needs --osm (coordinates)")?;
-        let features = reach.tree_arcs(g).map(|(u, v, _)| {
-            let origin = id(reach.origin_of(v).expect("reached"));
-            osm.path_feature(&[u, v])
-                .number("arrival_s", reach.dist[v as usize] as f64 / 1000.0)
-                .integer("origin_osm_node", origin as u64)
+        // Tree arcs into road-arc vertices of a turn graph draw that road arc.
+        let road_arc = |v: u32| match &input.turns {
+            None => None,
+            Some(t) => t
+                .base_arc
+                .get(v as usize)
+                .map(|&a| (osm.graph.arc_tails()[a as usize], osm.graph.targets()[a as usize])),
+        };
+        let features = reach.tree_arcs(g).filter_map(|(u, v, _)| {
+            let ends = match &input.turns {
+                None => (u, v),
+                Some(_) => road_arc(v)?,
+            };
+            let origin = input.point_id(reach.origin_of(v).expect("reached"));
+            Some(
+                osm.path_feature(&[ends.0, ends.1])
+                    .number("arrival_s", reach.dist[v as usize] as f64 / 1000.0)
+                    .integer("origin_osm_node", origin as u64),
+            )
         });
         std::fs::write(file, feature_collection(features)).map_err(|e| format!("{}: {e}", file.display()))?;
     }
-    let reached = reach.reached();
+    let reached = input.reached_nodes(&reach).count();
+    let nodes = input.turns.as_ref().map_or(g.num_vertices(), TurnGraph::num_nodes);
     if args.json {
-        let ids: Vec<String> = origins.iter().map(|&o| id(o).to_string()).collect();
+        let ids: Vec<String> = origins.iter().map(|&o| input.point_id(o).to_string()).collect();
         println!(
             "{{\"graph\":{:?},\"origins\":[{}],\"within\":{budget},\"budget\":{limit},\"reached\":{reached},\
-             \"vertices\":{},\"read_s\":{read_s:.6},\"within_s\":{within_s:.6},\"out\":{:?},\"geojson\":{:?}}}",
+             \"vertices\":{nodes},\"read_s\":{read_s:.6},\"within_s\":{within_s:.6},\"out\":{:?},\"geojson\":{:?},\"turns\":{:?}}}",
             input.what,
             ids.join(","),
-            g.num_vertices(),
             args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-            args.geojson.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+            args.geojson.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            input.turns_line.as_deref().unwrap_or("")
         );
     } else {
         println!("graph      {} (read in {read_s:.2} s)", input.what);
+        if let Some(line) = &input.turns_line {
+            println!("turns      {line}");
+        }
         println!(
-            "isochrone  {reached} of {} vertices within {budget}{} of {} origin(s), in {within_s:.4} s",
-            g.num_vertices(),
+            "isochrone  {reached} of {nodes} vertices within {budget}{} of {} origin(s), in {within_s:.4} s",
             if input.osm.is_some() { " min" } else { "" },
             origins.len()
         );
@@ -345,25 +450,29 @@ fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
     let t = Instant::now();
     let found = q.path(input.from, input.to)?;
     let query_s = t.elapsed().as_secs_f64();
-    let (from_id, to_id) = (input.ids[input.from as usize], input.ids[input.to as usize]);
+    let (from_id, to_id) = (input.point_id(input.from), input.point_id(input.to));
     let Some(route) = found else {
         return Err(format!("no route: {to_id} cannot be reached from {from_id}").into());
     };
-    let path: Vec<String> = route.vertices.iter().map(|&v| input.ids[v as usize].to_string()).collect();
+    let path: Vec<String> = input.path_ids(&route.vertices).iter().map(i128::to_string).collect();
     if args.json {
         println!(
             "{{\"graph\":{:?},\"from\":{from_id},\"to\":{to_id},\"distance\":{},\"path\":[{}],\
-             \"read_s\":{read_s:.6},\"engine\":\"bidirectional-dijkstra\",\"reverse_graph_s\":{reverse_s:.6},\"query_s\":{query_s:.9}}}",
+             \"read_s\":{read_s:.6},\"engine\":\"bidirectional-dijkstra\",\"reverse_graph_s\":{reverse_s:.6},\"query_s\":{query_s:.9},\"turns\":{:?}}}",
             input.what,
             route.distance,
-            path.join(",")
+            path.join(","),
+            input.turns_line.as_deref().unwrap_or("")
         );
     } else {
         println!("graph      {} (read in {read_s:.2} s)", input.what);
+        if let Some(line) = &input.turns_line {
+            println!("turns      {line}");
+        }
         println!(
-            "route      {from_id} → {to_id}: distance {}, {} arcs, bidirectional Dijkstra {:.2} ms (reverse graph {:.2} ms)",
+            "route      {from_id} → {to_id}: distance {}, {} road arcs, bidirectional Dijkstra {:.2} ms (reverse graph {:.2} ms)",
             route.distance,
-            route.arcs.len(),
+            path.len() - 1,
             query_s * 1e3,
             reverse_s * 1e3
         );
@@ -393,7 +502,7 @@ fn write_matrix(
     writeln!(w, "origin,destination,distance")?;
     for (i, &o) in origins.iter().enumerate() {
         for (j, &d) in dests.iter().enumerate() {
-            let (oid, did) = (input.ids[o as usize], input.ids[d as usize]);
+            let (oid, did) = (input.point_id(o), input.point_id(d));
             match m.get(i, j) {
                 urbanflow::sssp::UNREACHABLE => writeln!(w, "{oid},{did},")?,
                 dist => writeln!(w, "{oid},{did},{dist}")?,
@@ -441,12 +550,16 @@ fn matrix(
         println!(
             "{{\"graph\":{:?},\"origins\":{rows},\"destinations\":{cols},\"reachable_pairs\":{reached},\"engine\":{engine:?},\
              \"engine_why\":{why:?},\"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"cch_cache\":{cache:?},\
-             \"customise_s\":{customise_s:.6},\"matrix_s\":{matrix_s:.6},\"out\":{:?}}}",
+             \"customise_s\":{customise_s:.6},\"matrix_s\":{matrix_s:.6},\"out\":{:?},\"turns\":{:?}}}",
             input.what,
-            args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+            args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            input.turns_line.as_deref().unwrap_or("")
         );
     } else {
         println!("graph      {} (read in {read_s:.2} s)", input.what);
+        if let Some(line) = &input.turns_line {
+            println!("turns      {line}");
+        }
         println!("engine     {engine}: {why}");
         println!("hierarchy  {build_s:.3} s ({cache}), customised in {customise_s:.3} s");
         println!(

@@ -87,6 +87,10 @@ struct Args {
     /// With --osm: write the route as a GeoJSON feature (longitude, latitude), for QGIS or geojson.io.
     #[arg(long)]
     geojson: Option<PathBuf>,
+    /// With --osm: ignore turn restrictions and turn costs (by default cars and bicycles obey the
+    /// file's `type=restriction` relations, U-turn only at dead ends and pay OSRM-style turn costs).
+    #[arg(long, requires = "osm")]
+    no_turns: bool,
 }
 
 /// A route on an OpenStreetMap extract: snap both ends, shortest travel time (milliseconds on the
@@ -102,25 +106,47 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     };
     let to = common::lat_lon(to, "--to")?;
     let (d, to_m) = g.snap(to.0, to.1, args.snap_limit_m).map_err(|e| format!("--to: {e}"))?;
+    let turns =
+        common::turns_wanted(args.profile, args.no_turns).then(|| common::turn_graph(&g)).transpose()?;
     let t = Instant::now();
-    let q = Query { source: s, targets: Some(vec![d]), predecessors: true, ..Default::default() };
-    let r = solve(&g.graph, &q, args.algorithm, backend)?;
+    // With turns the route runs on the turn graph, from s's source vertex to d's target vertex.
+    let (graph, from_v, to_v) = match &turns {
+        Some((tg, _)) => (&tg.graph, tg.source(s), tg.target(d)),
+        None => (&g.graph, s, d),
+    };
+    let q = Query { source: from_v, targets: Some(vec![to_v]), predecessors: true, ..Default::default() };
+    let r = solve(graph, &q, args.algorithm, backend)?;
     let route_s = t.elapsed().as_secs_f64();
-    let path_v = r.path_to(&g.graph, d).ok_or("no route: the destination is unreachable")?;
+    let path_v = r.path_to(graph, to_v).ok_or("no route: the destination is unreachable")?;
+    let path_v = match &turns {
+        Some((tg, _)) => tg.path_nodes(&path_v),
+        None => path_v,
+    };
     let (time_s, length_m) = g.path_totals(&path_v).ok_or("internal error: the path leaves the graph")?;
-    let ms = r.distance(d).unwrap_or(0);
+    let ms = r.distance(to_v).unwrap_or(0);
+    // What the route pays for turning: routed milliseconds beyond its arcs' own.
+    let arcs_ms: u64 =
+        path_v.windows(2).filter_map(|p| g.arc(p[0], p[1])).map(|a| g.graph.weights()[a] as u64).sum();
+    let turn_s = (ms as u64).saturating_sub(arcs_ms) as f64 / 1000.0;
+    // Travel time counts the turns (the arcs' real-valued seconds plus the turn costs).
+    let time_s = time_s + turn_s;
+    let turns_line = match &turns {
+        Some((_, line)) => line.clone(),
+        None => format!("off ({} profile{})", args.profile, if args.no_turns { ", --no-turns" } else { "" }),
+    };
     if let Some(file) = &args.geojson {
         let route = g
             .path_feature(&path_v)
             .text("profile", &args.profile.to_string())
             .number("travel_time_s", (time_s * 1e3).round() / 1e3)
+            .number("turn_cost_s", turn_s)
             .number("length_m", (length_m * 10.0).round() / 10.0);
         std::fs::write(file, feature_collection([route])).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     let rep = &g.report;
     if args.json {
         println!(
-            "{{\"osm\":{:?},\"profile\":\"{}\",\"vertices\":{},\"arcs\":{},\"from_osm_node\":{},\"to_osm_node\":{},\"from_snap_m\":{from_m:.1},\"to_snap_m\":{to_m:.1},\"travel_time_s\":{time_s:.3},\"length_m\":{length_m:.1},\"travel_time_ms_routed\":{ms},\"path_vertices\":{},\"algorithm\":\"{}\",\"import_s\":{import_s:.3},\"route_s\":{route_s:.6},\"ways_used\":{},\"ways_cut\":{},\"vertices_before_scc\":{},\"components\":{}}}",
+            "{{\"osm\":{:?},\"profile\":\"{}\",\"vertices\":{},\"arcs\":{},\"from_osm_node\":{},\"to_osm_node\":{},\"from_snap_m\":{from_m:.1},\"to_snap_m\":{to_m:.1},\"travel_time_s\":{time_s:.3},\"length_m\":{length_m:.1},\"travel_time_ms_routed\":{ms},\"path_vertices\":{},\"algorithm\":\"{}\",\"import_s\":{import_s:.3},\"route_s\":{route_s:.6},\"ways_used\":{},\"ways_cut\":{},\"vertices_before_scc\":{},\"components\":{},\"turn_cost_s\":{turn_s:.3},\"turns\":{turns_line:?}}}",
             path.display().to_string(),
             args.profile,
             g.graph.num_vertices(),
@@ -151,9 +177,11 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
             "to         {:.6},{:.6} → OSM node {} ({to_m:.0} m away)",
             to.0, to.1, g.osm_ids[d as usize]
         );
+        println!("turns      {turns_line}");
         println!(
-            "route      {:.1} min, {:.2} km, {} vertices ({})",
+            "route      {:.1} min ({:.1} s of it turning), {:.2} km, {} vertices ({})",
             time_s / 60.0,
+            turn_s,
             length_m / 1000.0,
             path_v.len(),
             r.algorithm
@@ -177,38 +205,63 @@ fn reach_tree(
         return Err(format!("--within {}: expected a positive number of minutes", args.within).into());
     }
     let cutoff_ms = (args.within * 60_000.0).min(u32::MAX as f64 - 2.0) as u32;
+    let turns =
+        common::turns_wanted(args.profile, args.no_turns).then(|| common::turn_graph(g)).transpose()?;
     let t = Instant::now();
-    let q = Query { source: s, cutoff: Some(cutoff_ms), predecessors: true, ..Default::default() };
-    let r = solve(&g.graph, &q, args.algorithm, backend)?;
+    let (graph, from_v) = match &turns {
+        Some((tg, _)) => (&tg.graph, tg.source(s)),
+        None => (&g.graph, s),
+    };
+    let q = Query { source: from_v, cutoff: Some(cutoff_ms), predecessors: true, ..Default::default() };
+    let r = solve(graph, &q, args.algorithm, backend)?;
     let tree_s = t.elapsed().as_secs_f64();
-    let pred = r.pred_arc.as_ref().ok_or("internal error: no predecessors")?;
     let mut features = Vec::new();
-    for v in 0..g.graph.num_vertices() {
-        let (Some(ms), a) = (r.distance(v), pred[v as usize]) else { continue };
-        if a == urbanflow::sssp::NO_ARC {
-            continue;
+    let reached = match &turns {
+        None => {
+            let pred = r.pred_arc.as_ref().ok_or("internal error: no predecessors")?;
+            for v in 0..g.graph.num_vertices() {
+                let (Some(ms), a) = (r.distance(v), pred[v as usize]) else { continue };
+                if a == urbanflow::sssp::NO_ARC {
+                    continue;
+                }
+                let u = urbanflow::sssp::tail_of(&g.graph, a);
+                features.push(g.path_feature(&[u, v]).number("arrival_s", ms as f64 / 1000.0));
+            }
+            r.reached()
         }
-        let u = urbanflow::sssp::tail_of(&g.graph, a);
-        features.push(g.path_feature(&[u, v]).number("arrival_s", ms as f64 / 1000.0));
-    }
+        Some((tg, _)) => {
+            // Each road arc reached, drawn with the arrival time at its head (via-way copies left out:
+            // their original is drawn).
+            let tails = g.graph.arc_tails();
+            for a in 0..g.graph.num_arcs() {
+                let Some(ms) = r.distance(a) else { continue };
+                let (u, v) = (tails[a as usize], g.graph.targets()[a as usize]);
+                features.push(g.path_feature(&[u, v]).number("arrival_s", ms as f64 / 1000.0));
+            }
+            (0..tg.num_nodes()).filter(|&v| r.distance(tg.target(v)).is_some()).count()
+        }
+    };
+    let turns_line = match &turns {
+        Some((_, line)) => line.clone(),
+        None => format!("off ({} profile{})", args.profile, if args.no_turns { ", --no-turns" } else { "" }),
+    };
     let tree_arcs = features.len();
     if let Some(file) = &args.geojson {
         std::fs::write(file, feature_collection(features)).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     if args.json {
         println!(
-            "{{\"osm\":{:?},\"profile\":\"{}\",\"from_osm_node\":{},\"from_snap_m\":{from_m:.1},\"within_min\":{},\"reached\":{},\"tree_arcs\":{},\"import_s\":{import_s:.3},\"tree_s\":{tree_s:.6}}}",
+            "{{\"osm\":{:?},\"profile\":\"{}\",\"from_osm_node\":{},\"from_snap_m\":{from_m:.1},\"within_min\":{},\"reached\":{reached},\"tree_arcs\":{},\"import_s\":{import_s:.3},\"tree_s\":{tree_s:.6},\"turns\":{turns_line:?}}}",
             args.osm.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
             args.profile,
             g.osm_ids[s as usize],
             args.within,
-            r.reached(),
             tree_arcs
         );
     } else {
+        println!("turns      {turns_line}");
         println!(
-            "reached    {} of {} vertices within {} min ({} profile) from OSM node {} ({from_m:.0} m away); tree {tree_s:.4} s",
-            r.reached(),
+            "reached    {reached} of {} vertices within {} min ({} profile) from OSM node {} ({from_m:.0} m away); tree {tree_s:.4} s",
             g.graph.num_vertices(),
             args.within,
             args.profile,

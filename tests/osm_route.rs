@@ -5,6 +5,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+mod support;
+use support::{example, repo};
+
 use urbanflow::Backend;
 use urbanflow::graph::datasets::data_path;
 use urbanflow::graph::osm::{OsmGraph, OsmOptions, Profile, import};
@@ -242,4 +245,33 @@ fn route_isochrones_and_gpu_matrices() {
         assert_eq!(cpu, std::fs::read_to_string(gpu).unwrap());
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The examples obey turn restrictions by default (issue 36): on the hand-made fixture (the map is drawn
+/// in `scripts/fixtures/restrictions_osm.py`) a car from h to d may not turn left h→e→d (relation 101)
+/// and goes by g; `--no-turns` lets it. Both examples, the hierarchy and the bidirectional search.
+#[test]
+fn examples_obey_turn_restrictions() {
+    let fixture = repo().join("crates/graph-core/tests/data/restrictions.osm");
+    let fixture = fixture.to_str().unwrap();
+    // h (row 2, column 1) and d (row 1, column 0) of the 100 m grid.
+    let (h, d) = ("41.1482014,-8.6088057", "41.1491007,-8.61");
+    let run = |name: &str, extra: &[&str]| {
+        let mut args = vec!["--osm", fixture, "--from", h, "--to", d, "--json"];
+        args.extend_from_slice(extra);
+        let out = example(name, &args, None);
+        assert!(out.status.success(), "{name} {extra:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for extra in [&[][..], &["--no-hierarchy"][..]] {
+        let on = run("route", extra);
+        assert!(on.contains("\"path\":[8,7,4]"), "route {extra:?}: {on}");
+        assert!(on.contains("restriction relations applied"), "{on}");
+    }
+    let off = run("route", &["--no-turns"]);
+    assert!(off.contains("\"turns\":\"off (car profile, --no-turns)\""), "{off}");
+    let on = run("sssp", &[]);
+    assert!(on.contains("\"path_vertices\":3") && on.contains("restriction relations applied"), "{on}");
+    // The one turn, right at g, costs nothing: g has two neighbours, a bend and not a junction.
+    assert!(on.contains("\"turn_cost_s\":0.000"), "{on}");
 }

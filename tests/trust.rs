@@ -5,35 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+use support::{example, repo};
+
 use urbanflow::graph::datasets::data_root;
 use urbanflow::graph::io::{ParseIssue, ReadOptions, parse_dimacs_sp};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
 fn bundled(name: &str) -> PathBuf {
     repo().join("examples/data").join(name)
-}
-
-/// Runs an example binary (cargo test builds them beside the test binaries).
-fn example(name: &str, args: &[&str], cwd: Option<&Path>) -> Output {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
-    assert!(bin.exists(), "{} not built (cargo test builds the examples)", bin.display());
-    let mut cmd = Command::new(&bin);
-    cmd.args(args).env("URBANFLOW_BACKEND", "cpu").env("URBANFLOW_PROGRESS_SECONDS", "0");
-    if let Some(dir) = cwd {
-        cmd.current_dir(dir);
-    }
-    let out = cmd.output().unwrap();
-    eprintln!(
-        "{name} {}: {}\n--- stderr\n{}",
-        args.join(" "),
-        out.status,
-        String::from_utf8_lossy(&out.stderr).chars().take(2000).collect::<String>()
-    );
-    out
 }
 
 fn stderr(out: &Output) -> String {

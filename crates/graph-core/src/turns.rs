@@ -175,7 +175,11 @@ pub struct TurnGraph {
 impl TurnGraph {
     /// Builds the turn graph of `road`: `turn(a, b)` is the cost of turning from road arc `a` onto road
     /// arc `b` (which leaves the head of `a`), `None` where the turn is banned; `via_chains` are
-    /// via-way restrictions as arc sequences (from-arc, via arcs…, to-arc).
+    /// via-way restrictions as arc sequences (from-arc, via arcs…, to-arc) of at least three arcs, each
+    /// following the one before. No two chains may share their from-arc, nor may one's from-arc lie on
+    /// another's via arcs (an [`GraphError::InvalidParameter`] says which): such overlaps need
+    /// transfer arcs between the copies, not built here; the OSM resolution skips them as
+    /// [`crate::osm::SkipReason::ViaOverlap`].
     pub fn new(
         road: &Csr<u32>,
         turn: impl Fn(u32, u32) -> Option<u32>,
@@ -194,12 +198,26 @@ impl TurnGraph {
                     .collect()
             })
             .collect();
+        for (k, (_, chain)) in via_chains.iter().enumerate() {
+            let walk = chain.len() >= 3
+                && chain.iter().all(|&a| (a as usize) < m)
+                && chain.windows(2).all(|p| tails[p[1] as usize] == heads[p[0] as usize]);
+            if !walk {
+                return Err(GraphError::InvalidParameter(format!(
+                    "via chain {k} ({chain:?}) is not a walk of at least three road arcs"
+                )));
+            }
+            if let Some(j) =
+                via_chains[..k].iter().position(|(_, c)| crate::osm::restriction::chains_overlap(c, chain))
+            {
+                return Err(GraphError::InvalidParameter(format!(
+                    "via chains {j} and {k} overlap (same from-arc, or a from-arc on the other's via arcs)"
+                )));
+            }
+        }
         let mut base_arc: Vec<u32> = (0..m as u32).collect();
         let mut report = TurnReport { road_arcs: m as u64, ..Default::default() };
         for (kind, chain) in via_chains {
-            if chain.len() < 3 {
-                continue;
-            }
             let via = &chain[1..chain.len() - 1];
             let to = chain[chain.len() - 1];
             let first_copy = base_arc.len() as u32;
@@ -400,6 +418,12 @@ impl TurnGraph {
     /// The vertex a route to road node `node` ends at.
     pub fn target(&self, node: VertexId) -> VertexId {
         self.base_arc.len() as u32 + self.nodes + node
+    }
+
+    /// The road node of a source or target vertex; `None` for arc vertices.
+    pub fn terminal_node(&self, v: VertexId) -> Option<VertexId> {
+        let first = self.source(0);
+        (v >= first && v < first + 2 * self.nodes).then(|| (v - first) % self.nodes)
     }
 
     /// Distances to every road node from a row of turn-graph distances (a one-source tree from a

@@ -57,8 +57,8 @@ pub enum SkipReason {
     ViaDisconnected,
     /// Several such chains.
     ViaAmbiguous,
-    /// A via-way restriction whose from-arc already starts another via-way restriction (v1 builds one
-    /// chain per from-arc).
+    /// A via-way restriction that overlaps another one (same from-arc, or one's from-arc on the other's
+    /// via arcs): joining such chains needs OSRM's transfer arcs, which v1 does not build.
     ViaOverlap,
 }
 
@@ -458,7 +458,7 @@ pub(crate) fn resolve_all(parsed: &[Result<Parsed, SkipReason>], resolver: &Reso
                 }
             }
         } else {
-            if sequences.iter().any(|s| rules.via_ways.iter().any(|(_, w)| w[0] == s[0])) {
+            if sequences.iter().any(|s| rules.via_ways.iter().any(|(_, w)| chains_overlap(w, s))) {
                 skip(&mut rules.report, SkipReason::ViaOverlap);
                 continue;
             }
@@ -476,4 +476,11 @@ pub(crate) fn resolve_all(parsed: &[Result<Parsed, SkipReason>], resolver: &Reso
         })
         .collect();
     rules
+}
+
+/// Two via-way chains that the turn graph cannot build side by side: the same from-arc, or the
+/// from-arc of one on the via arcs of the other (see [`crate::turns::TurnGraph::new`]).
+pub(crate) fn chains_overlap(a: &[u32], b: &[u32]) -> bool {
+    let via = |c: &[u32]| c[1..c.len() - 1].to_vec();
+    a[0] == b[0] || via(a).contains(&b[0]) || via(b).contains(&a[0])
 }
