@@ -29,6 +29,7 @@ use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_resul
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
 use urbanflow::tap::skim::{skims, write_skims_csv};
 use urbanflow::tap::solve::choose_loader;
+use urbanflow::tap::turns::{Split, TurnNetwork, TurnTable, write_turn_flows_csv};
 use urbanflow::tap::{AssignOptions, Assignment, IterationLog, assign_with_progress};
 
 /// Static traffic assignment of a TNTP network: user equilibrium (or system optimum) by MSA, Frank–Wolfe,
@@ -83,6 +84,22 @@ struct Args {
     /// CSV of the select-link OD flows: `link_from,link_to,origin,destination,flow` (non-zero flows).
     #[arg(long, default_value = "select_link.csv")]
     select_out: PathBuf,
+    /// Turn penalties and bans: a `_turns.tntp` file (links as INIT,TERM node ids, a penalty in cost
+    /// units or `ban`, optionally per class; format in `tap::turns`). The network is expanded so that
+    /// turns are links; flows, skims and select-link stay in the network's own links and zones, and the
+    /// gap is the expanded network's. Default: a `_turns.tntp` file beside the network if there is one.
+    #[arg(long, value_parser = common::input_file)]
+    turns: Option<PathBuf>,
+    /// Ignore a `_turns.tntp` file beside the network.
+    #[arg(long, conflicts_with = "turns")]
+    no_turns: bool,
+    /// With turns: split every junction into ports, not only those where turns are banned or
+    /// penalised, so that --turn-flows-out lists every turning movement.
+    #[arg(long)]
+    split_all_junctions: bool,
+    /// With turns: write turning-movement flows as CSV (`node,from_link,to_link,volume,penalty`).
+    #[arg(long)]
+    turn_flows_out: Option<PathBuf>,
     /// Write the convergence chart (relative gap per iteration, log scale) as SVG, or PNG for a .png name.
     #[arg(long)]
     plot: Option<PathBuf>,
@@ -128,7 +145,27 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     let (net_path, trips_path) = args.model.files()?;
     let t = Instant::now();
     let (net, demand) = args.model.read(&net_path, &trips_path)?;
+    let turns_path = match &args.turns {
+        Some(p) => Some(p.clone()),
+        None if args.no_turns => None,
+        None => urbanflow::graph::io::tntp::companion(&net_path, "turns"),
+    };
+    // With turns the assignment runs on the expanded network; outputs speak of `net`'s links.
+    let expanded = match &turns_path {
+        None => None,
+        Some(p) => {
+            let table = TurnTable::read(p, &net)?;
+            let split = if args.split_all_junctions { Split::Everywhere } else { Split::WhereTurnsMatter };
+            Some((TurnNetwork::build_with(&net, &table, split)?, table))
+        }
+    };
+    let model = expanded.as_ref().map_or(&net, |(e, _)| &e.network);
     let load_s = t.elapsed().as_secs_f64();
+    if args.turn_flows_out.is_some() && expanded.is_none() {
+        return Err(
+            "--turn-flows-out needs turns (--turns FILE, or a _turns.tntp file beside the network)".into()
+        );
+    }
     let select_links = match &args.select_link {
         None => Vec::new(),
         Some(list) => net.links_named(list).map_err(|e| format!("--select-link: {e}"))?,
@@ -138,7 +175,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     let (loader, loader_why) = if args.classes.is_some() {
         (urbanflow::gpu::Resolved::Cpu.to_string(), "several classes load on the CPU".to_string())
     } else {
-        let c = choose_loader(&net, &demand, &opts);
+        let c = choose_loader(model, &demand, &opts);
         (c.describe(), c.why)
     };
 
@@ -149,7 +186,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     let t = Instant::now();
     let mut class_table = Vec::new();
     let result = match &args.classes {
-        None => assign_with_progress(&net, &demand, &opts, |log: &IterationLog| {
+        None => assign_with_progress(model, &demand, &opts, |log: &IterationLog| {
             let done = (log.relative_gap.max(1e-16).log10() / target_log).clamp(0.0, 1.0);
             bar.update((done * 1000.0) as u64, || {
                 format!("iteration {} gap {:.3e}", log.iteration, log.relative_gap)
@@ -159,8 +196,21 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             if args.skims.is_some() || args.select_link.is_some() {
                 return Err("--classes: skims and select-link are computed for one class only".into());
             }
-            let classes = read_classes(file, &net, &demand)?;
-            let r = assign_classes(&net, &classes, &opts)?;
+            let mut classes = read_classes(file, &net, &demand)?;
+            if let Some((e, table)) = &expanded {
+                for name in e.class_names() {
+                    if !classes.iter().any(|c| c.name == name) {
+                        return Err(format!(
+                            "{}: class `{name}` is not in --classes {}",
+                            table.path.display(),
+                            file.display()
+                        )
+                        .into());
+                    }
+                }
+                classes = classes.iter().map(|c| e.class(c)).collect();
+            }
+            let r = assign_classes(model, &classes, &opts)?;
             for (spec, c) in classes.iter().zip(&r.classes) {
                 let cost: f64 =
                     c.vehicles.iter().zip(&c.costs).filter(|(v, _)| **v > 0.0).map(|(v, k)| v * k).sum();
@@ -177,6 +227,39 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     };
     let solve_s = t.elapsed().as_secs_f64();
     bar.finish();
+    // Skims follow the shortest paths of the model (with turns: turn penalties and bans included).
+    if let Some(out) = &args.skims {
+        let s = skims(model, &result.flows, &result.costs)?;
+        write_skims_csv(out, model, &s).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    // Turning flows, then the results cut to the network's own links for every output below.
+    let mut turn_summary = None;
+    let result = match &expanded {
+        None => result,
+        Some((e, table)) => {
+            let turning = e.turn_flows(&result.flows);
+            if let Some(out) = &args.turn_flows_out {
+                write_turn_flows_csv(out, &net, &turning).map_err(|e| format!("{}: {e}", out.display()))?;
+            }
+            let banned = table.entries.iter().filter(|t| t.penalty.is_none() && t.class.is_none()).count();
+            let split = (0..net.num_nodes() as u32).filter(|&v| e.is_split(v)).count();
+            turn_summary = Some(format!(
+                "{}: {} turns listed ({banned} banned for every class), U-turns {:?}; {split} junctions split, \
+                 {} turn links; expanded network {} nodes, {} links (the gap below is its own)",
+                table.path.display(),
+                table.entries.len(),
+                table.u_turns,
+                turning.len(),
+                e.network.num_nodes(),
+                e.network.num_links()
+            ));
+            Assignment {
+                flows: e.link_flows(&result.flows).to_vec(),
+                costs: e.link_flows(&result.costs).to_vec(),
+                ..result
+            }
+        }
+    };
     if let Some(out) = &args.flows_out {
         let csv = out.extension().is_some_and(|e| e == "csv");
         let written = if csv {
@@ -229,10 +312,6 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         }
         write(&args.select_out, csv)?;
     }
-    if let Some(out) = &args.skims {
-        let s = skims(&net, &result.flows, &result.costs)?;
-        write_skims_csv(out, &net, &s).map_err(|e| format!("{}: {e}", out.display()))?;
-    }
     if args.map.is_some() || args.geojson.is_some() {
         let nodes_path = match &args.nodes {
             Some(p) => p.clone(),
@@ -258,6 +337,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         );
         json["trees"] = format!("{:?}", args.trees).to_lowercase().into();
         json["backend_why"] = loader_why.into();
+        json["turns"] = turn_summary.clone().unwrap_or_default().into();
         json["classes"] = class_table
             .iter()
             .map(|(name, pce, trips, cost)| {
@@ -277,6 +357,9 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         demand.num_origins(),
         demand.intrazonal()
     );
+    if let Some(line) = &turn_summary {
+        println!("turns {line}");
+    }
     println!("all-or-nothing loading on {loader}: {loader_why}");
     println!(
         "{:>6} {:>10} {:>14} {:>14} {:>20}",

@@ -225,3 +225,31 @@ fn data_names_resolve_from_anywhere() {
     }
     std::fs::remove_dir_all(&elsewhere).ok();
 }
+
+/// Issue 36: `assign --turns` — a bad turn file exits 1 naming file and line; a good one writes
+/// turning-movement flows in which the banned turn is absent and the flows into a junction add up.
+#[test]
+fn assign_with_turns() {
+    let dir = scratch("turns");
+    let bad = dir.join("bad_turns.tntp");
+    std::fs::write(&bad, "<END OF METADATA>\n1,2 3,4 1 ;\n").unwrap();
+    let out = example("assign", &["--turns", bad.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad_turns.tntp:2: 1,2 then 3,4: not a turn"), "{}", stderr(&out));
+    let good = dir.join("sf_turns.tntp");
+    std::fs::write(&good, "<NUMBER OF TURNS> 2\n<END OF METADATA>\n9,10 10,15 ban ;\n17,16 16,8 2.5 ;\n")
+        .unwrap();
+    let flows = dir.join("turn_flows.csv");
+    let out = example(
+        "assign",
+        &["--turns", good.to_str().unwrap(), "--turn-flows-out", flows.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 turns listed (1 banned for every class)"));
+    let csv = std::fs::read_to_string(&flows).unwrap();
+    assert!(csv.starts_with("node,from_link,to_link,volume,penalty\n"));
+    assert!(!csv.contains("\n10,9-10,10-15,"), "the banned turn is listed");
+    assert!(csv.contains("\n16,17-16,16-8,"), "the penalised turn is missing");
+    std::fs::remove_dir_all(&dir).ok();
+}

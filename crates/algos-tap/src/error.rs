@@ -105,6 +105,16 @@ pub enum TapError {
         /// Head id.
         to: u64,
     },
+    /// A turn file (`_turns.tntp`) line: a link it does not know, a turn that is not one, a repeat.
+    #[error("{}:{line}: {message}", path.display())]
+    TurnFile {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong, and what was expected.
+        message: String,
+    },
     /// An option outside its domain.
     #[error("invalid option: {0}")]
     InvalidOption(String),

@@ -44,6 +44,7 @@ pub mod picture;
 pub mod select;
 pub mod skim;
 pub mod solve;
+pub mod turns;
 pub mod vdf;
 mod vector;
 

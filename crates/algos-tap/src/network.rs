@@ -218,6 +218,25 @@ impl Network {
         })
     }
 
+    /// A network built by another module of this crate (the turn expansion): ids, pass-through flags,
+    /// links with BPR costs and the fixed cost of each link given, `zones` zones.
+    pub(crate) fn derived(
+        node_ids: Vec<u64>,
+        through: Vec<bool>,
+        links: Vec<Link>,
+        fixed_cost: Vec<f64>,
+        zones: u32,
+    ) -> Result<Self, TapError> {
+        let contiguous = node_ids.iter().enumerate().all(|(i, &id)| id == i as u64 + 1);
+        let index_of =
+            (!contiguous).then(|| node_ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect());
+        let mut net = Self::assemble(node_ids, index_of, through, links, CostFactors::default())?;
+        debug_assert_eq!(fixed_cost.len(), net.links.len());
+        net.fixed_cost = fixed_cost;
+        net.zones = zones;
+        Ok(net)
+    }
+
     /// Replaces the cost function (BPR by default), for example by [`Conical`](crate::vdf::Conical).
     pub fn with_vdf(mut self, vdf: Arc<dyn Vdf>) -> Result<Self, TapError> {
         if vdf.len() != self.links.len() {
