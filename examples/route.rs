@@ -229,7 +229,12 @@ fn read(args: &Args) -> Result<Input, Error> {
         let matrix = read_matrix(args.matrix.as_ref(), snap)?
             .map(|(o, d)| (o.into_iter().map(start).collect(), d.into_iter().map(end).collect()));
         let ids = g.osm_ids.iter().map(|&i| i as i128).collect();
-        let what = format!("{} ({} profile, milliseconds)", path.display(), args.profile);
+        let what = format!(
+            "{} ({} profile, milliseconds{})",
+            path.display(),
+            args.profile,
+            if turns.is_some() { ", turn graph" } else { "" }
+        );
         let graph = turns.as_ref().map_or_else(|| g.graph.clone(), |t| t.graph.clone());
         return Ok(Input {
             graph,
