@@ -29,7 +29,7 @@ use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_resul
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
 use urbanflow::tap::skim::{skims, write_skims_csv};
 use urbanflow::tap::solve::choose_loader;
-use urbanflow::tap::turns::{Split, TurnNetwork, TurnTable, write_turn_flows_csv};
+use urbanflow::tap::turns::write_turn_flows_csv;
 use urbanflow::tap::{AssignOptions, Assignment, IterationLog, assign_with_progress};
 
 /// Static traffic assignment of a TNTP network: user equilibrium (or system optimum) by MSA, Frank–Wolfe,
@@ -84,19 +84,8 @@ struct Args {
     /// CSV of the select-link OD flows: `link_from,link_to,origin,destination,flow` (non-zero flows).
     #[arg(long, default_value = "select_link.csv")]
     select_out: PathBuf,
-    /// Turn penalties and bans: a `_turns.tntp` file (links as INIT,TERM node ids, a penalty in cost
-    /// units or `ban`, optionally per class; format in `tap::turns`). The network is expanded so that
-    /// turns are links; flows, skims and select-link stay in the network's own links and zones, and the
-    /// gap is the expanded network's. Default: a `_turns.tntp` file beside the network if there is one.
-    #[arg(long, value_parser = common::input_file)]
-    turns: Option<PathBuf>,
-    /// Ignore a `_turns.tntp` file beside the network.
-    #[arg(long, conflicts_with = "turns")]
-    no_turns: bool,
-    /// With turns: split every junction into ports, not only those where turns are banned or
-    /// penalised, so that --turn-flows-out lists every turning movement.
-    #[arg(long)]
-    split_all_junctions: bool,
+    #[command(flatten)]
+    turn_args: common::TurnArgs,
     /// With turns: write turning-movement flows as CSV (`node,from_link,to_link,volume,penalty`).
     #[arg(long)]
     turn_flows_out: Option<PathBuf>,
@@ -145,20 +134,8 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     let (net_path, trips_path) = args.model.files()?;
     let t = Instant::now();
     let (net, demand) = args.model.read(&net_path, &trips_path)?;
-    let turns_path = match &args.turns {
-        Some(p) => Some(p.clone()),
-        None if args.no_turns => None,
-        None => urbanflow::graph::io::tntp::companion(&net_path, "turns"),
-    };
     // With turns the assignment runs on the expanded network; outputs speak of `net`'s links.
-    let expanded = match &turns_path {
-        None => None,
-        Some(p) => {
-            let table = TurnTable::read(p, &net)?;
-            let split = if args.split_all_junctions { Split::Everywhere } else { Split::WhereTurnsMatter };
-            Some((TurnNetwork::build_with(&net, &table, split)?, table))
-        }
-    };
+    let expanded = args.turn_args.expand(&net_path, &net)?;
     let model = expanded.as_ref().map_or(&net, |(e, _)| &e.network);
     let load_s = t.elapsed().as_secs_f64();
     if args.turn_flows_out.is_some() && expanded.is_none() {
@@ -241,18 +218,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             if let Some(out) = &args.turn_flows_out {
                 write_turn_flows_csv(out, &net, &turning).map_err(|e| format!("{}: {e}", out.display()))?;
             }
-            let banned = table.entries.iter().filter(|t| t.penalty.is_none() && t.class.is_none()).count();
-            let split = (0..net.num_nodes() as u32).filter(|&v| e.is_split(v)).count();
-            turn_summary = Some(format!(
-                "{}: {} turns listed ({banned} banned for every class), U-turns {:?}; {split} junctions split, \
-                 {} turn links; expanded network {} nodes, {} links (the gap below is its own)",
-                table.path.display(),
-                table.entries.len(),
-                table.u_turns,
-                turning.len(),
-                e.network.num_nodes(),
-                e.network.num_links()
-            ));
+            turn_summary = Some(common::turns_summary(&net, e, table));
             Assignment {
                 flows: e.link_flows(&result.flows).to_vec(),
                 costs: e.link_flows(&result.costs).to_vec(),

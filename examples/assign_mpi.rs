@@ -35,6 +35,8 @@ use urbanflow::tap::{IterationLog, assign_with_loader};
 struct Args {
     #[command(flatten)]
     model: common::ModelArgs,
+    #[command(flatten)]
+    turn_args: common::TurnArgs,
     /// cpu (f64, the default) or gpu (fixed point) loading on every rank.
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -68,6 +70,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     // Every rank reads the same files, so a refused file stops every rank with the same error.
     let (net, demand) =
         args.model.read(&net_path, &trips_path).map_err(|e| Failure::Everyone(e.to_string()))?;
+    // With turns every rank expands the network the same way and assigns on the expansion.
+    let expanded = args.turn_args.expand(&net_path, &net).map_err(|e| Failure::Everyone(e.to_string()))?;
+    let model = expanded.as_ref().map_or(&net, |(e, _)| &e.network);
     let load_s = t.elapsed().as_secs_f64();
     let choice = match (args.backend, &args.gpus) {
         (Some(c), _) => c,
@@ -83,13 +88,13 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     let devices = common::open_gpus(selection.as_ref())?;
     let device_refs: Vec<&urbanflow::gpu::GpuContext> = devices.iter().collect();
     let mut loader = if device_refs.is_empty() {
-        DistributedAon::cpu(comm, &net, &demand, false)
+        DistributedAon::cpu(comm, model, &demand, false)
     } else {
-        DistributedAon::gpu(comm, &device_refs, &net, &demand, false)?
+        DistributedAon::gpu(comm, &device_refs, model, &demand, false)?
     };
     let opts = args.model.options();
     let t = Instant::now();
-    let result = assign_with_loader(&net, &demand, &opts, &mut loader, |log: &IterationLog| {
+    let result = assign_with_loader(model, &demand, &opts, &mut loader, |log: &IterationLog| {
         if rank == 0 && !args.json {
             eprintln!("iteration {:>5}  gap {:.3e}  {:.2} s", log.iteration, log.relative_gap, log.seconds);
         }
@@ -112,6 +117,16 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     if rank != 0 {
         return Ok(outcome);
     }
+    // Results in the network's own links.
+    let turns_line = expanded.as_ref().map(|(e, table)| common::turns_summary(&net, e, table));
+    let result = match &expanded {
+        None => result,
+        Some((e, _)) => urbanflow::tap::Assignment {
+            flows: e.link_flows(&result.flows).to_vec(),
+            costs: e.link_flows(&result.costs).to_vec(),
+            ..result
+        },
+    };
     if let Some(out) = &args.flows_out {
         let csv = out.extension().is_some_and(|e| e == "csv");
         let written = if csv {
@@ -143,6 +158,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
             "exchange_share": overhead,
             "wait_s_per_rank": wait_s,
             "wait_share": waiting,
+            "turns": turns_line.clone().unwrap_or_default(),
         });
         for (k, v) in extra.as_object().expect("an object") {
             json[k] = v.clone();
@@ -152,6 +168,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     }
     println!("network   {} ({} links), {}", net_path.display(), net.num_links(), comm.describe());
     println!("loading   {} on every rank", loader_name(&device_refs));
+    if let Some(line) = &turns_line {
+        println!("turns     {line}");
+    }
     println!(
         "result    gap {:.3e} after {iterations} iterations in {solve_s:.3} s (converged: {}), objective {:.6}",
         last.relative_gap, result.converged, last.objective

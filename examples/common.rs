@@ -575,3 +575,64 @@ pub fn turn_graph(
     );
     Ok((tg, line))
 }
+
+/// The turn-file arguments of the assignment examples.
+#[derive(clap::Args, Debug, Clone)]
+#[allow(dead_code)] // the assignment examples only
+pub struct TurnArgs {
+    /// Turn penalties and bans: a `_turns.tntp` file (links as INIT,TERM node ids, a penalty in cost
+    /// units or `ban`, optionally per class; format in `tap::turns`). The network is expanded so that
+    /// turns are links; flows, skims and select-link stay in the network's own links and zones, and the
+    /// gap is the expanded network's. Default: a `_turns.tntp` file beside the network if there is one.
+    #[arg(long, value_parser = input_file)]
+    pub turns: Option<PathBuf>,
+    /// Ignore a `_turns.tntp` file beside the network.
+    #[arg(long, conflicts_with = "turns")]
+    pub no_turns: bool,
+    /// With turns: split every junction into ports, not only those where turns are banned or
+    /// penalised, so that every turning movement has a flow.
+    #[arg(long)]
+    pub split_all_junctions: bool,
+}
+
+#[allow(dead_code)] // the assignment examples only
+impl TurnArgs {
+    /// The expanded network and its table when turns apply (the flag, else a file beside the network).
+    pub fn expand(
+        &self,
+        net_path: &Path,
+        net: &Network,
+    ) -> Result<Option<(urbanflow::tap::turns::TurnNetwork, urbanflow::tap::turns::TurnTable)>, Error> {
+        use urbanflow::tap::turns::{Split, TurnNetwork, TurnTable};
+        let path = match &self.turns {
+            Some(p) => Some(p.clone()),
+            None if self.no_turns => None,
+            None => urbanflow::graph::io::tntp::companion(net_path, "turns"),
+        };
+        let Some(path) = path else { return Ok(None) };
+        let table = TurnTable::read(&path, net)?;
+        let split = if self.split_all_junctions { Split::Everywhere } else { Split::WhereTurnsMatter };
+        Ok(Some((TurnNetwork::build_with(net, &table, split)?, table)))
+    }
+}
+
+/// One line on what a turn expansion did, for the examples' output.
+#[allow(dead_code)] // the assignment examples only
+pub fn turns_summary(
+    net: &Network,
+    expanded: &urbanflow::tap::turns::TurnNetwork,
+    table: &urbanflow::tap::turns::TurnTable,
+) -> String {
+    let banned = table.entries.iter().filter(|t| t.penalty.is_none() && t.class.is_none()).count();
+    let split = (0..net.num_nodes() as u32).filter(|&v| expanded.is_split(v)).count();
+    format!(
+        "{}: {} turns listed ({banned} banned for every class), U-turns {:?}; {split} junctions split, {} turn \
+         links; expanded network {} nodes, {} links (the gap is its own)",
+        table.path.display(),
+        table.entries.len(),
+        table.u_turns,
+        expanded.turns().len(),
+        expanded.network.num_nodes(),
+        expanded.network.num_links()
+    )
+}

@@ -353,3 +353,47 @@ fn three_local_ranks_equal_one_process() {
         assert_eq!(b.local_sum.map(f64::to_bits), one.local_sum.map(f64::to_bits));
     }
 }
+
+/// Turns across ranks (issue 36): `assign_mpi --turns` on two ranks gives the single-process flows of
+/// the expanded network bit for bit, in the network's own links.
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_assignment_with_turns_equals_the_single_process_run() {
+    use urbanflow::tap::output::write_flows_csv;
+    use urbanflow::tap::turns::{TurnNetwork, TurnTable};
+    let dir = repo().join("examples/data");
+    let net = Network::read_tntp(dir.join("SiouxFalls_net.tntp"), CostFactors::default()).unwrap();
+    let demand = Demand::read_tntp(dir.join("SiouxFalls_trips.tntp"), &net).unwrap();
+    let out_dir = temp_dir("mpi-turns");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let turns = out_dir.join("sf_turns.tntp");
+    std::fs::write(&turns, "<U-TURNS> ban\n<END OF METADATA>\n9,10 10,15 ban ;\n17,16 16,8 2.5 ;\n").unwrap();
+    let expanded = TurnNetwork::build(&net, &TurnTable::read(&turns, &net).unwrap()).unwrap();
+    let stop = Stop { relative_gap: 1e-4, max_iterations: 300, ..Stop::default() };
+    let one =
+        assign(&expanded.network, &demand, &AssignOptions { stop, ..AssignOptions::default() }).unwrap();
+    let want = out_dir.join("single.csv");
+    write_flows_csv(&want, &net, expanded.link_flows(&one.flows), expanded.link_flows(&one.costs)).unwrap();
+    let got = out_dir.join("two.csv");
+    let out = mpirun(
+        2,
+        "assign_mpi",
+        &[
+            "--turns",
+            turns.to_str().unwrap(),
+            "--gap",
+            "1e-4",
+            "--max-iters",
+            "300",
+            "--threads",
+            "1",
+            "--json",
+            "--flows-out",
+            got.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(json_of(&out)["turns"].as_str().unwrap().contains("2 turns listed"));
+    assert_eq!(flows_of(&got), flows_of(&want));
+    let _ = std::fs::remove_dir_all(&out_dir);
+}

@@ -135,6 +135,31 @@ fn node_row(t: &TurnGraph, row: &[u32]) -> Vec<u64> {
     t.node_row(row).iter().map(|&d| if d == u32::MAX { u64::MAX } else { d as u64 }).collect()
 }
 
+/// K shortest paths on the turn graph: loopless there means no arc vertex twice, so a route may pass a
+/// junction twice (round a block to make up for a banned left turn), and through a via-way copy even a
+/// road arc twice. Each path obeys the rules and adds up, costs never decrease, and the first costs the
+/// oracle's distance.
+fn check_ksp(g: &Csr<u32>, t: &TurnGraph, rules: &Rules, s: u32, target: u32, want: u64) {
+    let (paths, _) = algos_sssp::ksp::mps(&t.graph, t.source(s), t.target(target), 6).unwrap();
+    if want == u64::MAX {
+        assert!(paths.is_empty());
+        return;
+    }
+    assert_eq!(paths.first().map(|p| p.cost), Some(want), "{s} -> {target}");
+    for w in paths.windows(2) {
+        assert!(w[0].cost <= w[1].cost);
+    }
+    for p in &paths {
+        let mut vertices = vec![t.source(s)];
+        vertices.extend(p.arcs.iter().map(|&a| t.graph.targets()[a as usize]));
+        let mut seen = vertices.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), vertices.len(), "a turn-graph vertex twice: {vertices:?}");
+        rules.check_path(g, s, target, &t.path_arcs(&vertices), p.cost);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -155,6 +180,9 @@ proptest! {
             prop_assert_eq!(&node_row(&t, &d), &want, "Dijkstra from {}", s);
             prop_assert_eq!(&node_row(&t, &cch_trees[s as usize]), &want, "CCH PHAST from {}", s);
             prop_assert_eq!(&node_row(&t, &ch_trees[s as usize]), &want, "CH PHAST from {}", s);
+            for target in 0..n.min(4) {
+                check_ksp(&g, &t, &rules, s, target, want[target as usize]);
+            }
             for target in 0..n {
                 match q.path(&cch_metric, &unpacking, t.source(s), t.target(target)).unwrap() {
                     None => prop_assert_eq!(want[target as usize], u64::MAX),
@@ -239,4 +267,50 @@ fn fixture_routes_obey_the_restrictions() {
     assert_eq!(route(&g, &t, 'p', 't').as_deref(), Some("pqt"));
     // A node to itself.
     assert_eq!(route(&g, &t, 'e', 'e').as_deref(), Some("e"));
+}
+
+/// Every route between two nodes of the fixture (car, free turns) equals the brute-force oracle over
+/// (previous arc, current arc) states, with the OSM rules spelt out here independently of the turn
+/// graph: `no_*` pairs banned, `only_*` exits exclusive, U-turns only where no other exit remains, the
+/// via-way chain matched on the last two arcs.
+#[test]
+fn fixture_routes_equal_the_oracle() {
+    use graph_core::turns::TurnCost;
+    let g = fixture(Profile::Car);
+    let road = &g.graph;
+    let tails = road.arc_tails();
+    let rules_osm = &g.turn_rules;
+    let mut rules = Rules {
+        cost: Default::default(),
+        banned: rules_osm.banned.iter().copied().collect(),
+        chains: rules_osm.via_ways.clone(),
+    };
+    for a in 0..road.num_arcs() {
+        let exits: Vec<u32> = road.arc_range(road.targets()[a as usize]).map(|b| b as u32).collect();
+        for &b in &exits {
+            rules.cost.insert((a, b), 0);
+        }
+        if let Some((_, only)) = rules_osm.only.iter().find(|o| o.0 == a) {
+            rules.banned.extend(exits.iter().filter(|b| !only.contains(b)).map(|&b| (a, b)));
+            continue;
+        }
+        let is_u = |b: u32| road.targets()[b as usize] == tails[a as usize];
+        let others = exits.iter().any(|&b| !is_u(b) && !rules_osm.banned.contains(&(a, b)));
+        if others {
+            rules.banned.extend(exits.iter().filter(|&&b| is_u(b)).map(|&b| (a, b)));
+        }
+    }
+    let free = TurnOptions { cost: TurnCost::Free, ..TurnOptions::for_profile(Profile::Car) };
+    let t = TurnGraph::from_osm(&g, &free).unwrap();
+    let mut q = BidirectionalQuery::new(&t.graph);
+    for s in 0..road.num_vertices() {
+        let want = rules.oracle(road, s);
+        let (d, _) = dijkstra(&t.graph, t.source(s), &Stop::default()).unwrap();
+        assert_eq!(node_row(&t, &d), want, "from {}", g.osm_ids[s as usize]);
+        for target in 0..road.num_vertices() {
+            if let Some(route) = q.path(t.source(s), t.target(target)).unwrap() {
+                rules.check_path(road, s, target, &t.path_arcs(&route.vertices), route.distance as u64);
+            }
+        }
+    }
 }

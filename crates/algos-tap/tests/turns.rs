@@ -269,3 +269,34 @@ fn gpu_loaders_on_the_expanded_network() {
         }
     });
 }
+
+/// Per-class turns: a ban for trucks keeps trucks off that turn while cars take it; a class penalty
+/// shows as that class's cost on the turn link; the turn's total is the classes' sum.
+#[test]
+fn class_turns_bind_their_class() {
+    use algos_tap::multiclass::{UserClass, assign_classes};
+    let (net, demand) = sioux_falls();
+    let text = "<END OF METADATA>\n15,10 10,9 ban truck ;\n11,10 10,16 0.5 ;\n11,10 10,16 3.0 truck ;\n";
+    let expanded = TurnNetwork::build(&net, &table(&net, text).unwrap()).unwrap();
+    assert_eq!(expanded.class_names(), vec!["truck"]);
+    let classes = [
+        UserClass::new("car", demand.scaled(0.8)),
+        UserClass::new("truck", demand.scaled(0.2)).with_pce(2.0),
+    ];
+    let classes: Vec<UserClass> = classes.iter().map(|c| expanded.class(c)).collect();
+    let r = assign_classes(&expanded.network, &classes, &AssignOptions::default().with_gap(1e-4)).unwrap();
+    let find = |from: (u64, u64), to: (u64, u64)| {
+        let (a, b) = (net.link_between(from.0, from.1).unwrap(), net.link_between(to.0, to.1).unwrap());
+        net.num_links() + expanded.turns().iter().position(|t| (t.0, t.1) == (a, b)).unwrap()
+    };
+    let banned = find((15, 10), (10, 9));
+    let (car, truck) = (&r.classes[0], &r.classes[1]);
+    assert_eq!(truck.vehicles[banned], 0.0);
+    assert!(car.vehicles[banned] > 0.0, "cars still turn 15 → 10 → 9");
+    assert_eq!(truck.costs[banned], f64::INFINITY);
+    let penalised = find((11, 10), (10, 16));
+    assert!((truck.costs[penalised] - car.costs[penalised] - 3.0).abs() < 1e-9);
+    assert!((car.costs[penalised] - 0.5).abs() < 1e-9, "the all-class penalty: {}", car.costs[penalised]);
+    let total = car.vehicles[banned] + 2.0 * truck.vehicles[banned];
+    assert!((r.pce_flows[banned] - total).abs() <= 1e-9 * total.max(1.0));
+}
