@@ -1,0 +1,230 @@
+//! `Graph`: a directed graph with `u32` weights and the ids its file gave its vertices, and the
+//! shortest-path calls on it. Vertices are 0-based indices; `ids` maps them back.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
+use pyo3::prelude::*;
+use urbanflow::Csr;
+use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
+use urbanflow::sssp::many::{ManyOptions, Method, many_to_all_with};
+use urbanflow::sssp::{Algorithm, Query, solve};
+
+use crate::errors::Error;
+use crate::run::{Run, backend_of, run};
+
+/// Sources per `many_to_all` call: how soon an interrupted many-source call stops.
+const CANCEL_BLOCK: usize = 256;
+
+/// A directed graph with non-negative integer weights (`u32`).
+#[pyclass(frozen, module = "urbanflow._urbanflow")]
+pub struct Graph {
+    pub(crate) graph: Arc<Csr<u32>>,
+    pub(crate) ids: Arc<Vec<u64>>,
+}
+
+fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, what: &str) -> Result<&'a [T], Error> {
+    a.as_slice().map_err(|_| Error::Input(format!("{what}: expected a contiguous one-dimensional array")))
+}
+
+#[pymethods]
+impl Graph {
+    /// Reads a graph file: DIMACS (`.gr`), PACE, an edge list, or a TNTP network (free-flow times
+    /// scaled by `tntp_units` and rounded); plain, `.gz` or `.xz`. `format` names the format where
+    /// detection cannot ("dimacs", "dimacs0", "pace", "edges", "tntp"; default "auto").
+    #[staticmethod]
+    #[pyo3(signature = (path, format = "auto", *, tntp_units = 1000.0, threads = None))]
+    fn from_file(
+        py: Python<'_>,
+        path: PathBuf,
+        format: &str,
+        tntp_units: f64,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let format: GraphFormat = format.parse().map_err(Error::Input)?;
+        let opts = LoadOptions { format, tntp_units, ..LoadOptions::default() };
+        let loaded = run(py, Run { threads }, move |_| Ok(load_graph(&path, &opts)?))?;
+        Ok(Self { graph: Arc::new(loaded.graph), ids: Arc::new(loaded.ids) })
+    }
+
+    /// A graph on `n` vertices (default: one more than the largest index) from arc arrays of equal
+    /// length: tails, heads (0-based indices) and weights. Parallel arcs and self-loops are kept.
+    #[staticmethod]
+    #[pyo3(signature = (tails, heads, weights, *, n = None))]
+    fn from_edges(
+        tails: PyReadonlyArray1<'_, u32>,
+        heads: PyReadonlyArray1<'_, u32>,
+        weights: PyReadonlyArray1<'_, u32>,
+        n: Option<u32>,
+    ) -> PyResult<Self> {
+        let (t, h, w) = (slice(&tails, "tails")?, slice(&heads, "heads")?, slice(&weights, "weights")?);
+        if t.len() != h.len() || t.len() != w.len() {
+            return Err(Error::Input(format!(
+                "tails, heads and weights have {}, {} and {} entries: expected equal lengths",
+                t.len(),
+                h.len(),
+                w.len()
+            ))
+            .into());
+        }
+        let top = t.iter().chain(h).max().map_or(0, |&v| v as u64 + 1);
+        let n = match n {
+            Some(n) if (n as u64) < top => {
+                return Err(Error::Input(format!("n = {n}, but an arc names vertex {}", top - 1)).into());
+            }
+            Some(n) => n,
+            None if top > u32::MAX as u64 => {
+                return Err(Error::Input("more than 2**32 - 1 vertices".into()).into());
+            }
+            None => top as u32,
+        };
+        let g = Csr::from_edges(n, t.iter().zip(h).zip(w).map(|((&a, &b), &c)| (a, b, c)))
+            .map_err(Error::from)?;
+        Ok(Self { graph: Arc::new(g), ids: Arc::new((0..n as u64).collect()) })
+    }
+
+    /// Number of vertices.
+    #[getter]
+    fn n(&self) -> u32 {
+        self.graph.num_vertices()
+    }
+
+    /// Number of arcs.
+    #[getter]
+    fn m(&self) -> u32 {
+        self.graph.num_arcs()
+    }
+
+    /// The file's id of each vertex (uint64; `0..n` for graphs made from arrays).
+    #[getter]
+    fn ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        self.ids.to_vec().into_pyarray(py)
+    }
+
+    /// CSR offsets (uint32, n + 1 entries): the arcs of vertex v are `offsets[v]:offsets[v + 1]`.
+    #[getter]
+    fn offsets<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.graph.offsets().to_vec().into_pyarray(py)
+    }
+
+    /// Head of each arc (uint32), in CSR order.
+    #[getter]
+    fn heads<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.graph.targets().to_vec().into_pyarray(py)
+    }
+
+    /// Tail of each arc (uint32), in CSR order.
+    #[getter]
+    fn tails<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.graph.arc_tails().into_pyarray(py)
+    }
+
+    /// Weight of each arc (uint32), in CSR order.
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.graph.weights().to_vec().into_pyarray(py)
+    }
+
+    /// Distances from one source (uint32, `UNREACHABLE` where no path exists).
+    #[pyo3(signature = (source, *, algorithm = "auto", backend = None, threads = None))]
+    fn distances_from<'py>(
+        &self,
+        py: Python<'py>,
+        source: u32,
+        algorithm: &str,
+        backend: Option<&str>,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let algorithm: Algorithm = algorithm.parse().map_err(Error::Input)?;
+        let choice = backend_of(backend)?;
+        let graph = Arc::clone(&self.graph);
+        let dist = run(py, Run { threads }, move |_| {
+            let q = Query { source, ..Default::default() };
+            Ok(solve(&graph, &q, algorithm, choice.backend()?)?.dist)
+        })?;
+        Ok(dist.into_pyarray(py))
+    }
+
+    /// Distances from many sources: a (len(sources), n) uint32 array, row i from `sources[i]`.
+    /// `method`: "trees" (a search per source), "phast" (a contraction hierarchy, then sweeps) or
+    /// "auto" (by source count).
+    #[pyo3(signature = (sources, *, method = "auto", backend = None, threads = None))]
+    fn distances_many<'py>(
+        &self,
+        py: Python<'py>,
+        sources: PyReadonlyArray1<'_, u32>,
+        method: &str,
+        backend: Option<&str>,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let method: Method = method.parse().map_err(Error::Input)?;
+        let choice = backend_of(backend)?;
+        let sources = slice(&sources, "sources")?.to_vec();
+        let graph = Arc::clone(&self.graph);
+        let n = graph.num_vertices() as usize;
+        let k = sources.len();
+        let rows = run(py, Run { threads }, move |cancel| {
+            let mut out = vec![0u32; k * n];
+            let opts = ManyOptions { backend: choice.backend()?, method, ..Default::default() };
+            // Blocks of sources, so that an interrupted call stops soon (the rows do not depend on
+            // the split); PHAST prepares a hierarchy per call, so its sources go in one call.
+            let block = if method == Method::Trees { CANCEL_BLOCK } else { sources.len().max(1) };
+            for (b, chunk) in sources.chunks(block).enumerate() {
+                cancel.check()?;
+                let base = b * block * n;
+                many_to_all_with(&graph, chunk, &opts, |block| {
+                    let start = base + block.first * n;
+                    out[start..start + block.dist.len()].copy_from_slice(block.dist);
+                })?;
+            }
+            Ok(out)
+        })?;
+        let array = Array2::from_shape_vec((k, n), rows).map_err(|e| Error::Input(e.to_string()))?;
+        Ok(array.into_pyarray(py))
+    }
+
+    /// A shortest path from `source` to `target`: `(distance, vertices)`, or `None` when the target
+    /// cannot be reached.
+    #[pyo3(signature = (source, target, *, threads = None))]
+    fn path<'py>(
+        &self,
+        py: Python<'py>,
+        source: u32,
+        target: u32,
+        threads: Option<usize>,
+    ) -> PyResult<Option<(u32, Bound<'py, PyArray1<u32>>)>> {
+        let graph = Arc::clone(&self.graph);
+        let found = run(py, Run { threads }, move |_| {
+            let mut q = urbanflow::sssp::cpu::bidirectional::BidirectionalQuery::new(&graph);
+            Ok(q.path(source, target)?.map(|r| (r.distance, r.vertices)))
+        })?;
+        Ok(found.map(|(d, v)| (d, v.into_pyarray(py))))
+    }
+
+    /// Distances from every source to every target: a (len(sources), len(targets)) uint32 array.
+    #[pyo3(signature = (sources, targets, *, backend = None, threads = None))]
+    fn distance_matrix<'py>(
+        &self,
+        py: Python<'py>,
+        sources: PyReadonlyArray1<'_, u32>,
+        targets: PyReadonlyArray1<'_, u32>,
+        backend: Option<&str>,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let choice = backend_of(backend)?;
+        let (s, t) = (slice(&sources, "sources")?.to_vec(), slice(&targets, "targets")?.to_vec());
+        let (k, l) = (s.len(), t.len());
+        let graph = Arc::clone(&self.graph);
+        let m = run(py, Run { threads }, move |_| {
+            Ok(urbanflow::sssp::many::distance_matrix(&graph, &s, &t, choice.backend()?)?.data)
+        })?;
+        let array = Array2::from_shape_vec((k, l), m).map_err(|e| Error::Input(e.to_string()))?;
+        Ok(array.into_pyarray(py))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Graph(n={}, m={})", self.graph.num_vertices(), self.graph.num_arcs())
+    }
+}

@@ -1,0 +1,23 @@
+//! The extension module `urbanflow._urbanflow` behind the Python package `urbanflow`
+//! (`python/urbanflow/__init__.py` is the API users import; it converts inputs and builds tables).
+//! No logic of its own: each function calls the Rust library once, outside the GIL
+//! (the `run` module), and returns numpy arrays that own the library's vectors (no copy).
+
+mod errors;
+mod graph;
+mod run;
+mod tap;
+
+use pyo3::prelude::*;
+
+/// The compiled half of the `urbanflow` package.
+#[pymodule]
+fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<graph::Graph>()?;
+    m.add_class::<tap::Network>()?;
+    m.add_class::<tap::Demand>()?;
+    m.add_function(wrap_pyfunction!(tap::assign, m)?)?;
+    m.add("UNREACHABLE", urbanflow::sssp::UNREACHABLE)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! Traffic assignment: `Network`, `Demand` and `assign`, returning plain columns (numpy arrays) that
+//! the Python layer turns into pandas DataFrames when pandas is installed.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use numpy::IntoPyArray;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use urbanflow::tap::{
+    Algorithm, AssignOptions, CostFactors, Demand as RustDemand, Network as RustNetwork,
+    assign as rust_assign,
+};
+
+use crate::errors::Error;
+use crate::run::{Run, backend_of, run};
+
+/// A road network for assignment (TNTP `_net` files), with BPR link costs.
+#[pyclass(frozen, module = "urbanflow._urbanflow")]
+pub struct Network {
+    pub(crate) net: Arc<RustNetwork>,
+}
+
+#[pymethods]
+impl Network {
+    /// Reads a TNTP `_net` file (plain, `.gz` or `.xz`); generalised cost = time + toll_factor × toll +
+    /// distance_factor × length.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, toll_factor = 0.0, distance_factor = 0.0))]
+    fn from_tntp(py: Python<'_>, path: PathBuf, toll_factor: f64, distance_factor: f64) -> PyResult<Self> {
+        let factors = CostFactors { toll: toll_factor, distance: distance_factor };
+        let net = run(py, Run { threads: None }, move |_| Ok(RustNetwork::read_tntp(&path, factors)?))?;
+        Ok(Self { net: Arc::new(net) })
+    }
+
+    /// Nodes.
+    #[getter]
+    fn num_nodes(&self) -> usize {
+        self.net.num_nodes()
+    }
+
+    /// Links.
+    #[getter]
+    fn num_links(&self) -> usize {
+        self.net.num_links()
+    }
+
+    /// Zones.
+    #[getter]
+    fn num_zones(&self) -> u32 {
+        self.net.num_zones()
+    }
+
+    /// The links as columns: `from`, `to` (file node ids, uint64), `capacity`, `length`,
+    /// `free_flow_time`, `b`, `power`, `toll` (float64).
+    fn links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let net = &self.net;
+        let l = net.links();
+        let d = PyDict::new(py);
+        d.set_item("from", l.iter().map(|x| net.node_id(x.from)).collect::<Vec<u64>>().into_pyarray(py))?;
+        d.set_item("to", l.iter().map(|x| net.node_id(x.to)).collect::<Vec<u64>>().into_pyarray(py))?;
+        let col = |f: fn(&urbanflow::tap::Link) -> f64| l.iter().map(f).collect::<Vec<f64>>();
+        d.set_item("capacity", col(|x| x.capacity).into_pyarray(py))?;
+        d.set_item("length", col(|x| x.length).into_pyarray(py))?;
+        d.set_item("free_flow_time", col(|x| x.free_flow_time).into_pyarray(py))?;
+        d.set_item("b", col(|x| x.b).into_pyarray(py))?;
+        d.set_item("power", col(|x| x.power).into_pyarray(py))?;
+        d.set_item("toll", col(|x| x.toll).into_pyarray(py))?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Network(nodes={}, links={}, zones={})",
+            self.net.num_nodes(),
+            self.net.num_links(),
+            self.net.num_zones()
+        )
+    }
+}
+
+/// Trips between zones (TNTP `_trips` files).
+#[pyclass(frozen, module = "urbanflow._urbanflow")]
+pub struct Demand {
+    pub(crate) demand: Arc<RustDemand>,
+}
+
+#[pymethods]
+impl Demand {
+    /// Reads a TNTP `_trips` file for `net`, every flow multiplied by `scale`.
+    #[staticmethod]
+    #[pyo3(signature = (path, net, *, scale = 1.0))]
+    fn from_tntp(py: Python<'_>, path: PathBuf, net: &Network, scale: f64) -> PyResult<Self> {
+        let n = Arc::clone(&net.net);
+        let demand = run(py, Run { threads: None }, move |_| {
+            let d = RustDemand::read_tntp(&path, &n)?;
+            Ok(if scale == 1.0 { d } else { d.scaled(scale) })
+        })?;
+        Ok(Self { demand: Arc::new(demand) })
+    }
+
+    /// Total trips assigned (intrazonal trips excluded).
+    #[getter]
+    fn total(&self) -> f64 {
+        self.demand.total()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Demand(origins={}, pairs={}, total={})",
+            self.demand.num_origins(),
+            self.demand.num_pairs(),
+            self.demand.total()
+        )
+    }
+}
+
+/// Static user equilibrium (or system optimum) by the named method; returns a dict of results (see
+/// the Python `assign`).
+#[pyfunction]
+#[pyo3(signature = (net, demand, *, algorithm = "bfw", gap = 1e-4, max_iters = None, system_optimum = false, backend = None, trees = "auto", threads = None))]
+#[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
+pub fn assign<'py>(
+    py: Python<'py>,
+    net: &Network,
+    demand: &Demand,
+    algorithm: &str,
+    gap: f64,
+    max_iters: Option<u32>,
+    system_optimum: bool,
+    backend: Option<&str>,
+    trees: &str,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let algorithm: Algorithm = algorithm.parse().map_err(Error::Input)?;
+    let trees: urbanflow::sssp::many::Method = trees.parse().map_err(Error::Input)?;
+    let choice = backend_of(backend)?;
+    let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
+    let result = run(py, Run { threads }, move |_| {
+        let mut opts =
+            AssignOptions { algorithm, trees, backend: choice.backend()?, ..AssignOptions::default() };
+        opts = opts.with_gap(gap);
+        if let Some(k) = max_iters {
+            opts = opts.with_max_iterations(k);
+        }
+        if system_optimum {
+            opts.objective = urbanflow::tap::Objective::SystemOptimum;
+        }
+        Ok(rust_assign(&n, &d, &opts)?)
+    })?;
+    let out = PyDict::new(py);
+    let last = *result.last();
+    out.set_item("converged", result.converged)?;
+    out.set_item("iterations", result.history.len())?;
+    out.set_item("relative_gap", last.relative_gap)?;
+    out.set_item("tstt", last.tstt)?;
+    out.set_item("sptt", last.sptt)?;
+    out.set_item("objective", last.objective)?;
+    let h = PyDict::new(py);
+    let col =
+        |f: fn(&urbanflow::tap::IterationLog) -> f64| result.history.iter().map(f).collect::<Vec<f64>>();
+    h.set_item(
+        "iteration",
+        result.history.iter().map(|x| x.iteration).collect::<Vec<u32>>().into_pyarray(py),
+    )?;
+    h.set_item("seconds", col(|x| x.seconds).into_pyarray(py))?;
+    h.set_item("relative_gap", col(|x| x.relative_gap).into_pyarray(py))?;
+    h.set_item("average_excess_cost", col(|x| x.average_excess_cost).into_pyarray(py))?;
+    h.set_item("objective", col(|x| x.objective).into_pyarray(py))?;
+    h.set_item("tstt", col(|x| x.tstt).into_pyarray(py))?;
+    h.set_item("sptt", col(|x| x.sptt).into_pyarray(py))?;
+    out.set_item("history", h)?;
+    out.set_item("flows", result.flows.into_pyarray(py))?;
+    out.set_item("costs", result.costs.into_pyarray(py))?;
+    Ok(out)
+}

@@ -1,0 +1,35 @@
+"""Shared helpers: the repository, the example binaries cargo built, seeded random graphs."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+DATA = REPO / "examples" / "data"
+
+
+def target_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+
+
+def example(name: str) -> pathlib.Path:
+    """An example binary built by `cargo test`/`cargo build --examples` (debug first, then release)."""
+    for profile in ("debug", "release"):
+        path = target_dir() / profile / "examples" / name
+        if path.exists():
+            return path
+    pytest.skip(f"example `{name}` not built (cargo build --examples)")
+
+
+def random_arcs(seed: int, n: int, m: int, lo: int = 0, hi: int = 1000):
+    rng = np.random.default_rng(seed)
+    tails = rng.integers(0, n, m)
+    heads = rng.integers(0, n, m)
+    weights = rng.integers(lo, hi + 1, m)
+    return tails, heads, weights
+
+
+def gpu_required() -> bool:
+    return os.environ.get("URBANFLOW_REQUIRE_GPU") == "1"

@@ -1,0 +1,93 @@
+"""Shortest paths against scipy and networkx on seeded random graphs (zero weights, parallel arcs,
+self-loops, unreachable parts), trees and paths that add up, matrices that equal rows, and a GPU that
+equals the CPU."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+
+import urbanflow
+from conftest import gpu_required, random_arcs
+
+CASES = [(seed, n, m) for seed, (n, m) in enumerate([(1, 0), (2, 3), (10, 30), (57, 120), (300, 900), (2000, 5000)])]
+
+
+@pytest.mark.parametrize("seed,n,m", CASES)
+def test_rows_equal_scipy(seed, n, m):
+    t, h, w = random_arcs(seed, n, m, lo=1)
+    g = urbanflow.Graph.from_edges(t, h, w, n=n)
+    a = g.to_scipy()
+    sources = np.unique(np.random.default_rng(seed).integers(0, n, min(n, 12)))
+    want = csgraph.dijkstra(a, indices=sources)
+    for algorithm in ["auto", "dijkstra", "delta", "bellman-ford"]:
+        for i, s in enumerate(sources):
+            got = g.distances(int(s), algorithm=algorithm, backend="cpu", dtype="float64")
+            np.testing.assert_array_equal(got, want[i], err_msg=f"{algorithm} from {s}")
+    for method in ["trees", "phast"]:
+        rows = g.distances(sources, method=method, backend="cpu")
+        assert rows.dtype == np.uint32 and rows.shape == (len(sources), n)
+        np.testing.assert_array_equal(np.where(rows == urbanflow.UNREACHABLE, np.inf, rows), want)
+
+
+@pytest.mark.parametrize("seed,n,m", CASES[:5])
+def test_rows_equal_networkx_with_zero_weights(seed, n, m):
+    t, h, w = random_arcs(100 + seed, n, m, lo=0, hi=9)
+    g = urbanflow.Graph.from_edges(t, h, w, n=n)
+    nxg = g.to_networkx()
+    for s in range(min(n, 5)):
+        want = nx.single_source_dijkstra_path_length(nxg, s)
+        got = g.distances(s, backend="cpu")
+        for v in range(n):
+            assert got[v] == want.get(v, urbanflow.UNREACHABLE), (s, v)
+
+
+def test_paths_add_up_and_matrices_equal_rows():
+    t, h, w = random_arcs(7, 400, 1600)
+    g = urbanflow.Graph.from_edges(t, h, w)
+    tails, heads, weights, offsets = g.tails, g.heads, g.weights, g.offsets
+    for s, target in [(0, 1), (5, 399), (17, 17), (3, 250)]:
+        d = g.distances(s, backend="cpu")
+        found = g.path(s, target)
+        if d[target] == urbanflow.UNREACHABLE:
+            assert found is None
+            continue
+        dist, vertices = found
+        assert dist == d[target] and vertices[0] == s and vertices[-1] == target
+        cost = 0
+        for u, v in zip(vertices[:-1], vertices[1:]):
+            arcs = np.arange(offsets[u], offsets[u + 1])
+            cost += weights[arcs][heads[arcs] == v].min()
+        assert cost == dist
+    sources, targets = np.array([0, 3, 9]), np.array([1, 2, 250, 399])
+    m = g.distance_matrix(sources, targets, backend="cpu")
+    rows = g.distances(sources, backend="cpu")
+    np.testing.assert_array_equal(m, rows[:, targets])
+    assert g.from_scipy(g.to_scipy()).distances(0, backend="cpu").tolist() == g.distances(0, backend="cpu").tolist()
+
+
+def test_gpu_equals_cpu():
+    t, h, w = random_arcs(11, 500, 2000)
+    g = urbanflow.Graph.from_edges(t, h, w)
+    try:
+        gpu = g.distances(np.arange(8), backend="gpu")
+    except urbanflow.errors.NoGpuError:
+        if gpu_required():
+            raise
+        pytest.skip("no GPU adapter")
+    np.testing.assert_array_equal(gpu, g.distances(np.arange(8), backend="cpu"))
+    for algorithm in ["auto", "near-far", "harish"]:
+        np.testing.assert_array_equal(g.distances(3, algorithm=algorithm, backend="gpu"), g.distances(3, backend="cpu"))
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="does not run on the cpu backend"):
+        g.distances(3, algorithm="near-far", backend="cpu")
+
+
+def test_files_and_ids():
+    from conftest import DATA
+
+    g = urbanflow.Graph.from_file(DATA / "small-road.gr.gz")
+    assert g.ids.dtype == np.uint64 and g.ids[0] == 1 and len(g.ids) == g.n
+    assert g.index([1, g.n]).tolist() == [0, g.n - 1]
+    with pytest.raises(KeyError, match="not in the graph"):
+        g.index([g.n + 5])
+    assert g.distances(0).dtype == np.uint32

@@ -1,0 +1,57 @@
+"""The GIL is released during work, and Ctrl-C interrupts a long call at once."""
+
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import urbanflow
+
+
+def grid(side: int) -> urbanflow.Graph:
+    idx = np.arange(side * side).reshape(side, side)
+    right = (idx[:, :-1].ravel(), idx[:, 1:].ravel())
+    down = (idx[:-1, :].ravel(), idx[1:, :].ravel())
+    tails = np.concatenate([right[0], right[1], down[0], down[1]])
+    heads = np.concatenate([right[1], right[0], down[1], down[0]])
+    weights = np.random.default_rng(1).integers(1, 100, len(tails))
+    return urbanflow.Graph.from_edges(tails, heads, weights)
+
+
+def test_ctrl_c_interrupts_a_long_call():
+    g = grid(120)
+    # Far more trees than the test waits for: SIGINT after 0.3 s must end the call within 0.5 s.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    signal.signal(signal.SIGALRM, lambda *_: signal.raise_signal(signal.SIGINT))
+    start = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            g.distances(np.arange(5000), method="trees", backend="cpu", threads=1)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGINT, previous)
+    assert time.perf_counter() - start < 0.8
+
+
+def test_other_threads_run_during_a_call():
+    g = grid(200)
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.005)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    start = time.perf_counter()
+    g.distances(np.arange(40), backend="cpu", threads=1)
+    elapsed = time.perf_counter() - start
+    stop.set()
+    t.join()
+    during = [x for x in ticks if start <= x <= start + elapsed]
+    assert elapsed < 0.05 or len(during) >= 3, (elapsed, len(during))
