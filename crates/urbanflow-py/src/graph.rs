@@ -224,6 +224,43 @@ impl Graph {
         Ok(array.into_pyarray(py))
     }
 
+    /// The `k` shortest loopless paths from `source` to `target`, shortest first: a list of `(cost,
+    /// vertices)`. `algorithm`: "mps" (the default) or "yen".
+    #[pyo3(signature = (source, target, k, *, algorithm = "mps", threads = None))]
+    fn k_shortest_paths<'py>(
+        &self,
+        py: Python<'py>,
+        source: u32,
+        target: u32,
+        k: usize,
+        algorithm: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<(u64, Bound<'py, PyArray1<u32>>)>> {
+        let yen = match algorithm {
+            "mps" => false,
+            "yen" => true,
+            other => return Err(Error::Input(format!("algorithm `{other}`: expected mps or yen")).into()),
+        };
+        let graph = Arc::clone(&self.graph);
+        let paths = run(py, Run { threads }, move |_| {
+            let (paths, _) = if yen {
+                urbanflow::sssp::ksp::yen(&graph, source, target, k)
+            } else {
+                urbanflow::sssp::ksp::mps(&graph, source, target, k)
+            }?;
+            Ok(paths
+                .into_iter()
+                .map(|p| {
+                    let mut v = Vec::with_capacity(p.arcs.len() + 1);
+                    v.push(source);
+                    v.extend(p.arcs.iter().map(|&a| graph.targets()[a as usize]));
+                    (p.cost, v)
+                })
+                .collect::<Vec<_>>())
+        })?;
+        Ok(paths.into_iter().map(|(c, v)| (c, v.into_pyarray(py))).collect())
+    }
+
     fn __repr__(&self) -> String {
         format!("Graph(n={}, m={})", self.graph.num_vertices(), self.graph.num_arcs())
     }

@@ -5,6 +5,7 @@
 
 mod errors;
 mod graph;
+mod osm;
 mod run;
 mod tap;
 
@@ -17,6 +18,8 @@ fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tap::Network>()?;
     m.add_class::<tap::Demand>()?;
     m.add_function(wrap_pyfunction!(tap::assign, m)?)?;
+    m.add_function(wrap_pyfunction!(tap::skims, m)?)?;
+    m.add_class::<osm::OsmGraph>()?;
     m.add("UNREACHABLE", urbanflow::sssp::UNREACHABLE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

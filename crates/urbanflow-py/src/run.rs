@@ -73,6 +73,17 @@ pub fn run<T: Send + 'static>(
     opts: Run,
     work: impl FnOnce(&Cancel) -> Result<T, Error> + Send + 'static,
 ) -> PyResult<T> {
+    run_watching(py, opts, work, |_| Ok(()))
+}
+
+/// [`run`], calling `tick` on the Python thread at every wake-up and once more when the work is done
+/// (progress callbacks); an error from `tick` ends the call like a signal.
+pub fn run_watching<T: Send + 'static>(
+    py: Python<'_>,
+    opts: Run,
+    work: impl FnOnce(&Cancel) -> Result<T, Error> + Send + 'static,
+    mut tick: impl FnMut(Python<'_>) -> PyResult<()>,
+) -> PyResult<T> {
     let pool = opts.threads.map(pool_for).transpose()?;
     let cancel = Cancel::default();
     let flag = cancel.clone();
@@ -93,9 +104,13 @@ pub fn run<T: Send + 'static>(
         let (got, back) = py.detach(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
         rx = back;
         match got {
-            Ok(result) => return result.map_err(PyErr::from),
+            Ok(result) => {
+                let result = result.map_err(PyErr::from);
+                tick(py)?;
+                return result;
+            }
             Err(RecvTimeoutError::Timeout) => {
-                if let Err(e) = py.check_signals() {
+                if let Err(e) = py.check_signals().and_then(|()| tick(py)) {
                     cancel.0.store(true, Ordering::Relaxed);
                     return Err(e);
                 }

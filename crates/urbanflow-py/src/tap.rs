@@ -2,18 +2,18 @@
 //! the Python layer turns into pandas DataFrames when pandas is installed.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use urbanflow::tap::{
-    Algorithm, AssignOptions, CostFactors, Demand as RustDemand, Network as RustNetwork,
-    assign as rust_assign,
+    Algorithm, AssignOptions, CostFactors, Demand as RustDemand, IterationLog, Network as RustNetwork,
+    assign_with_progress,
 };
 
 use crate::errors::Error;
-use crate::run::{Run, backend_of, run};
+use crate::run::{Run, backend_of, run, run_watching};
 
 /// A road network for assignment (TNTP `_net` files), with BPR link costs.
 #[pyclass(frozen, module = "urbanflow._urbanflow")]
@@ -118,7 +118,7 @@ impl Demand {
 /// Static user equilibrium (or system optimum) by the named method; returns a dict of results (see
 /// the Python `assign`).
 #[pyfunction]
-#[pyo3(signature = (net, demand, *, algorithm = "bfw", gap = 1e-4, max_iters = None, system_optimum = false, backend = None, trees = "auto", threads = None))]
+#[pyo3(signature = (net, demand, *, algorithm = "bfw", gap = 1e-4, max_iters = None, system_optimum = false, backend = None, trees = "auto", threads = None, progress = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn assign<'py>(
     py: Python<'py>,
@@ -131,23 +131,52 @@ pub fn assign<'py>(
     backend: Option<&str>,
     trees: &str,
     threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let algorithm: Algorithm = algorithm.parse().map_err(Error::Input)?;
     let trees: urbanflow::sssp::many::Method = trees.parse().map_err(Error::Input)?;
     let choice = backend_of(backend)?;
     let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
-    let result = run(py, Run { threads }, move |_| {
-        let mut opts =
-            AssignOptions { algorithm, trees, backend: choice.backend()?, ..AssignOptions::default() };
-        opts = opts.with_gap(gap);
-        if let Some(k) = max_iters {
-            opts = opts.with_max_iterations(k);
+    // Iterations logged by the worker, handed to `progress` on the Python thread.
+    let logs: Arc<Mutex<Vec<IterationLog>>> = Arc::default();
+    let sent = Arc::clone(&logs);
+    let tick = move |py: Python<'_>| -> PyResult<()> {
+        let Some(callback) = &progress else { return Ok(()) };
+        let new: Vec<IterationLog> = std::mem::take(&mut *logs.lock().unwrap_or_else(|p| p.into_inner()));
+        for log in new {
+            let d = PyDict::new(py);
+            d.set_item("iteration", log.iteration)?;
+            d.set_item("seconds", log.seconds)?;
+            d.set_item("relative_gap", log.relative_gap)?;
+            d.set_item("objective", log.objective)?;
+            d.set_item("tstt", log.tstt)?;
+            d.set_item("sptt", log.sptt)?;
+            let answer = callback.call1(py, (d,))?;
+            if answer.bind(py).is(pyo3::types::PyBool::new(py, false)) {
+                return Err(crate::errors::UrbanflowError::new_err("cancelled by the progress callback"));
+            }
         }
-        if system_optimum {
-            opts.objective = urbanflow::tap::Objective::SystemOptimum;
-        }
-        Ok(rust_assign(&n, &d, &opts)?)
-    })?;
+        Ok(())
+    };
+    let result = run_watching(
+        py,
+        Run { threads },
+        move |_| {
+            let mut opts =
+                AssignOptions { algorithm, trees, backend: choice.backend()?, ..AssignOptions::default() };
+            opts = opts.with_gap(gap);
+            if let Some(k) = max_iters {
+                opts = opts.with_max_iterations(k);
+            }
+            if system_optimum {
+                opts.objective = urbanflow::tap::Objective::SystemOptimum;
+            }
+            Ok(assign_with_progress(&n, &d, &opts, |log| {
+                sent.lock().unwrap_or_else(|p| p.into_inner()).push(*log);
+            })?)
+        },
+        tick,
+    )?;
     let out = PyDict::new(py);
     let last = *result.last();
     out.set_item("converged", result.converged)?;
@@ -173,4 +202,31 @@ pub fn assign<'py>(
     out.set_item("flows", result.flows.into_pyarray(py))?;
     out.set_item("costs", result.costs.into_pyarray(py))?;
     Ok(out)
+}
+
+/// Zone-to-zone skims along the shortest paths at `costs`: a dict of (zones, zones) float64 arrays
+/// `time`, `distance`, `toll`, `cost` (`inf` where unreachable).
+#[pyfunction]
+#[pyo3(signature = (net, flows, costs, *, threads = None))]
+pub fn skims<'py>(
+    py: Python<'py>,
+    net: &Network,
+    flows: numpy::PyReadonlyArray1<'_, f64>,
+    costs: numpy::PyReadonlyArray1<'_, f64>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let flows =
+        flows.as_slice().map_err(|_| Error::Input("flows: expected a contiguous array".into()))?.to_vec();
+    let costs =
+        costs.as_slice().map_err(|_| Error::Input("costs: expected a contiguous array".into()))?.to_vec();
+    let n = Arc::clone(&net.net);
+    let s = run(py, Run { threads }, move |_| Ok(urbanflow::tap::skim::skims(&n, &flows, &costs)?))?;
+    let z = s.zones;
+    let d = PyDict::new(py);
+    for (name, values) in [("time", s.time), ("distance", s.distance), ("toll", s.toll), ("cost", s.cost)] {
+        let a = numpy::ndarray::Array2::from_shape_vec((z, z), values)
+            .map_err(|e| Error::Input(e.to_string()))?;
+        d.set_item(name, a.into_pyarray(py))?;
+    }
+    Ok(d)
 }

@@ -52,3 +52,36 @@ def test_tables_and_dtypes(monkeypatch):
     one = urbanflow.assign(net, trips, gap=1e-4, backend="cpu", threads=1, as_frame=False)
     two = urbanflow.assign(net, trips, gap=1e-4, backend="cpu", threads=2, as_frame=False)
     assert one.flows.tolist() == two.flows.tolist()
+
+
+def test_skims_equal_the_example(tmp_path):
+    skims_csv = tmp_path / "skims.csv"
+    subprocess.run(
+        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--gap", "1e-4", "--threads", "2",
+         "--backend", "cpu", "--skims", str(skims_csv), "--json"],
+        capture_output=True, text=True, check=True,
+    )
+    r = urbanflow.assign(NET, TRIPS, gap=1e-4, threads=2, backend="cpu")
+    s = urbanflow.skims(NET, r)
+    assert s["time"].shape == (24, 24) and s["cost"].dtype == np.float64
+    rows = [line.split(",") for line in skims_csv.read_text().splitlines()[1:]]
+    for o, d, time, distance, toll, cost in rows:
+        i, j = int(o) - 1, int(d) - 1
+        assert (s["time"][i, j], s["distance"][i, j], s["toll"][i, j], s["cost"][i, j]) == (
+            float(time), float(distance), float(toll), float(cost))
+
+
+def test_progress_callback():
+    seen = []
+    r = urbanflow.assign(NET, TRIPS, gap=1e-4, backend="cpu", progress=lambda log: seen.append(log) or True)
+    assert [x["iteration"] for x in seen] == list(r.history["iteration"] if isinstance(r.history, dict)
+                                                  else r.history["iteration"].tolist())
+    assert seen[-1]["relative_gap"] == r.relative_gap
+    with pytest.raises(urbanflow.errors.UrbanflowError, match="cancelled by the progress callback"):
+        urbanflow.assign(NET, TRIPS, gap=1e-12, max_iters=2000, backend="cpu", progress=lambda log: False)
+
+    def boom(log):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        urbanflow.assign(NET, TRIPS, gap=1e-12, max_iters=2000, backend="cpu", progress=boom)

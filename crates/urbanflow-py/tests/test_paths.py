@@ -91,3 +91,52 @@ def test_files_and_ids():
     with pytest.raises(KeyError, match="not in the graph"):
         g.index([g.n + 5])
     assert g.distances(0).dtype == np.uint32
+
+
+def test_k_shortest_paths_equal_networkx():
+    t, h, w = random_arcs(21, 40, 160, lo=1, hi=20)
+    keep = {}
+    for a, b, c in zip(t.tolist(), h.tolist(), w.tolist()):
+        if a != b:
+            keep[(a, b)] = min(c, keep.get((a, b), c))
+    tails, heads, weights = zip(*[(a, b, c) for (a, b), c in sorted(keep.items())])
+    g = urbanflow.Graph.from_edges(tails, heads, weights, n=40)
+    d = nx.DiGraph()
+    d.add_weighted_edges_from(zip(tails, heads, weights))
+    for s, target in [(0, 5), (3, 17), (9, 30)]:
+        paths = g.k_shortest_paths(s, target, 8)
+        assert paths == [] or [int(v) for v in paths[0][1]][0] == s
+        want = []
+        if d.has_node(s) and d.has_node(target) and nx.has_path(d, s, target):
+            for p in nx.shortest_simple_paths(d, s, target, weight="weight"):
+                want.append(sum(d[u][v]["weight"] for u, v in zip(p[:-1], p[1:])))
+                if len(want) == 8:
+                    break
+        assert [c for c, _ in paths] == want
+        yen = g.k_shortest_paths(s, target, 8, algorithm="yen")
+        assert [c for c, _ in yen] == want
+        for cost, vertices in paths:
+            assert len(set(vertices.tolist())) == len(vertices)
+            assert cost == sum(keep[(u, v)] for u, v in zip(vertices[:-1].tolist(), vertices[1:].tolist()))
+
+
+def test_openstreetmap_and_turns():
+    from conftest import REPO
+
+    fixture = REPO / "crates" / "graph-core" / "tests" / "data" / "restrictions.osm"
+    o = urbanflow.Graph.from_osm(fixture, "car", largest_component=False)
+    r = o.report()
+    assert (r["restrictions"], r["restrictions_applied"]) == (19, 8)
+    assert r["restrictions_skipped"]["except"] == 1
+    assert o.coords.shape == (o.graph.n, 2) and o.osm_ids.dtype == np.int64
+    v, metres = o.snap(41.1491007, -8.61)
+    assert o.osm_ids[v] == 4 and metres < 1.0
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="snapping limit"):
+        o.snap(0.0, 0.0)
+    tg, sources, targets, road_arcs = o.turn_graph()
+    assert tg.n == len(road_arcs) + 2 * o.graph.n
+    # h → d: left at e is banned (relation 101), so the turn-aware route is longer or equal.
+    h, d = (int(np.flatnonzero(o.osm_ids == i)[0]) for i in (8, 4))
+    plain = o.graph.distances(h, backend="cpu")[d]
+    turned = tg.distances(int(sources[h]), backend="cpu")[targets[d]]
+    assert turned >= plain

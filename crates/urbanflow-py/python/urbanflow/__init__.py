@@ -29,7 +29,9 @@ from ._urbanflow import UNREACHABLE, __version__
 from ._urbanflow import Demand as _Demand
 from ._urbanflow import Graph as _Graph
 from ._urbanflow import Network as _Network
+from ._urbanflow import OsmGraph as _OsmGraph
 from ._urbanflow import assign as _assign
+from ._urbanflow import skims as _skims
 from .errors import InvalidInputError
 
 __all__ = [
@@ -39,6 +41,8 @@ __all__ = [
     "Demand",
     "AssignResult",
     "assign",
+    "skims",
+    "OsmGraph",
     "errors",
     "__version__",
 ]
@@ -200,6 +204,18 @@ class Graph:
                                     threads=threads)
         return _finish(d, dtype)
 
+    @classmethod
+    def from_osm(cls, path, profile: str = "car", *, largest_component: bool = True) -> OsmGraph:
+        """Imports an OpenStreetMap extract (PBF or OSM XML) for "car", "bike" or "walk": an
+        ``OsmGraph`` (``.graph`` to route on, milliseconds of travel time; ``.coords``, ``.osm_ids``,
+        ``.snap(lat, lon)``, ``.turn_graph()``, ``.report()``)."""
+        return OsmGraph(_OsmGraph.from_file(os.fspath(path), profile, largest_component=largest_component))
+
+    def k_shortest_paths(self, source: int, target: int, k: int, *, algorithm: str = "mps", threads=None):
+        """The ``k`` shortest loopless paths, shortest first: a list of ``(cost, vertices)``
+        (``algorithm``: "mps" or "yen")."""
+        return self._g.k_shortest_paths(int(source), int(target), int(k), algorithm=algorithm, threads=threads)
+
     def to_scipy(self):
         """The graph as a scipy CSR matrix (parallel arcs reduced to their minimum: scipy would add them)."""
         from scipy import sparse
@@ -224,6 +240,64 @@ class Graph:
         return f"Graph(n={self.n}, m={self.m})"
 
 
+class OsmGraph:
+    """A road graph imported from OpenStreetMap (``Graph.from_osm``); arc weights are travel times in
+    milliseconds."""
+
+    __slots__ = ("_o",)
+
+    def __init__(self, inner: _OsmGraph):
+        self._o = inner
+
+    @property
+    def graph(self) -> Graph:
+        """The graph to route on (ids: OSM node ids)."""
+        return Graph(self._o.graph)
+
+    @property
+    def osm_ids(self) -> np.ndarray:
+        """OSM node id of each vertex (int64)."""
+        return self._o.osm_ids
+
+    @property
+    def way_ids(self) -> np.ndarray:
+        """OSM way id of each arc (int64, CSR order)."""
+        return self._o.way_ids
+
+    @property
+    def coords(self) -> np.ndarray:
+        """(n, 2) float64: latitude, longitude of each vertex."""
+        return self._o.coords
+
+    @property
+    def travel_time_s(self) -> np.ndarray:
+        """Travel time of each arc, seconds."""
+        return self._o.travel_time_s
+
+    @property
+    def length_m(self) -> np.ndarray:
+        """Length of each arc, metres."""
+        return self._o.length_m
+
+    def snap(self, lat: float, lon: float, *, limit_m: float = 1000.0):
+        """``(vertex, metres)``: the nearest vertex, refused (``InvalidInputError``) beyond ``limit_m``."""
+        return self._o.snap(lat, lon, limit_m=limit_m)
+
+    def report(self) -> dict:
+        """What the import saw, the turn restrictions applied and skipped by reason included."""
+        return self._o.report()
+
+    def turn_graph(self):
+        """``(graph, sources, targets, road_arcs)``: the turn-aware graph (restrictions obeyed, U-turns
+        at dead ends only for cars and bicycles, turn costs in milliseconds); route from
+        ``sources[s]`` to ``targets[t]``; other vertices ``v`` stand for road arc ``road_arcs[v]``."""
+        g, sources, targets, road_arcs = self._o.turn_graph()
+        return Graph(g), sources, targets, road_arcs
+
+    def __repr__(self) -> str:
+        return repr(self._o)
+
+
 @dataclass(frozen=True)
 class AssignResult:
     """An assignment's results: link ``flows`` and ``costs`` (float64, the network's link order),
@@ -243,22 +317,56 @@ class AssignResult:
     links: Any
 
 
+def _progress_bar(gap: float):
+    """A progress callback drawing the gap's way down to ``gap`` (tqdm if installed, else lines on
+    stderr every few seconds)."""
+    import math
+    import sys
+    import time
+
+    target = math.log10(max(gap, 1e-16))
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        last = [0.0]
+
+        def line(log):
+            now = time.monotonic()
+            if now - last[0] >= 2.0:
+                last[0] = now
+                print(f"iteration {log['iteration']} gap {log['relative_gap']:.3e}", file=sys.stderr)
+
+        return line
+    bar = tqdm(total=1000, desc="assignment", unit="‰")
+
+    def update(log):
+        done = min(max(math.log10(max(log["relative_gap"], 1e-16)) / target, 0.0), 1.0)
+        bar.update(int(done * 1000) - bar.n)
+        bar.set_postfix_str(f"iteration {log['iteration']} gap {log['relative_gap']:.3e}")
+
+    return update
+
+
 def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: int | None = None,
            system_optimum: bool = False, backend=None, trees: str = "auto", threads=None,
-           as_frame: bool | None = None) -> AssignResult:
+           progress=None, as_frame: bool | None = None) -> AssignResult:
     """Static traffic assignment: user equilibrium (or the system optimum) of ``trips`` on ``net``.
 
     ``net`` is a ``Network`` or the path of a TNTP ``_net`` file; ``trips`` a ``Demand`` or the path of
     a ``_trips`` file. ``algorithm``: "msa", "fw", "cfw", "bfw" (default) or "b" (Algorithm B);
     ``gap``: the relative gap to reach; ``max_iters``: the library's cap by default; ``trees``: how
-    all-or-nothing trees grow ("dijkstra", "phast", "auto"). Tables are pandas DataFrames when pandas is
-    installed (``as_frame=False``: dicts of numpy arrays)."""
+    all-or-nothing trees grow ("dijkstra", "phast", "auto"). ``progress``: a function called on this
+    thread with each iteration's measures (a dict: iteration, seconds, relative_gap, objective, tstt,
+    sptt); returning False, or raising, ends the call; ``True`` draws a tqdm bar. Tables are pandas
+    DataFrames when pandas is installed (``as_frame=False``: dicts of numpy arrays)."""
     if not isinstance(net, _Network):
         net = _Network.from_tntp(os.fspath(net))
     if not isinstance(trips, _Demand):
         trips = _Demand.from_tntp(os.fspath(trips), net)
+    if progress is True:
+        progress = _progress_bar(gap)
     r = _assign(net, trips, algorithm=algorithm, gap=gap, max_iters=max_iters, system_optimum=system_optimum,
-                backend=backend, trees=trees, threads=threads)
+                backend=backend, trees=trees, threads=threads, progress=progress or None)
     cols = net.links()
     flows, costs = r["flows"], r["costs"]
     links = {
@@ -282,3 +390,11 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
         history=table(r["history"], as_frame),
         links=table(links, as_frame),
     )
+
+
+def skims(net, result: AssignResult, *, threads=None) -> dict:
+    """Zone-to-zone skims of an assignment along its final shortest paths: a dict of (zones, zones)
+    float64 arrays ``time``, ``distance``, ``toll`` and ``cost`` (``inf`` where unreachable)."""
+    if not isinstance(net, _Network):
+        net = _Network.from_tntp(os.fspath(net))
+    return _skims(net, np.ascontiguousarray(result.flows), np.ascontiguousarray(result.costs), threads=threads)
