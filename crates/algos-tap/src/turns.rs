@@ -69,7 +69,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::io::BufRead;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::TapError;
@@ -122,18 +122,9 @@ impl TurnTable {
     pub fn read(path: impl AsRef<Path>, net: &Network) -> Result<Self, TapError> {
         let path = path.as_ref();
         let mut text = String::new();
-        let mut reader = graph_core::io::open_text(path)?;
-        let mut line = String::new();
-        let mut k = 0u64;
-        loop {
-            line.clear();
-            k += 1;
-            match reader.read_line(&mut line) {
-                Ok(0) => break,
-                Ok(_) => text.push_str(&line),
-                Err(e) => return Err(turn_error(path, k, format!("read failed: {e}"))),
-            }
-        }
+        graph_core::io::open_text(path)?
+            .read_to_string(&mut text)
+            .map_err(|e| turn_error(path, 0, format!("read failed: {e}")))?;
         Self::parse(&text, path, net)
     }
 

@@ -322,7 +322,12 @@ pub fn import_elements(elements: &[OsmElement], options: &OsmOptions) -> Result<
     let mut collector = Collector::new(options);
     for e in elements {
         match e {
-            OsmElement::Node { id, lat, lon } => collector.node(*id, *lat, *lon),
+            OsmElement::Node { id, lat, lon } => {
+                if !((-90.0..=90.0).contains(lat) && (-180.0..=180.0).contains(lon)) {
+                    return Err(GraphError::BadCoordinate { lat: *lat, lon: *lon });
+                }
+                collector.node(*id, *lat, *lon)
+            }
             OsmElement::Way { id, tags, refs } => {
                 collector.way(*id, tags.iter().map(|(k, v)| (k.as_str(), v.as_str())), refs.iter().copied())
             }

@@ -447,7 +447,7 @@ impl TurnGraph {
     pub fn path_nodes(&self, path: &[VertexId]) -> Vec<VertexId> {
         let arcs = self.path_arcs(path);
         match arcs.first() {
-            None => path.first().map(|&s| vec![s - self.source(0)]).unwrap_or_default(),
+            None => path.first().and_then(|&s| self.terminal_node(s)).map(|v| vec![v]).unwrap_or_default(),
             Some(&a) => std::iter::once(self.ends[a as usize].0)
                 .chain(arcs.iter().map(|&a| self.ends[a as usize].1))
                 .collect(),

@@ -235,3 +235,55 @@ fn porto_restrictions_and_turn_graph() {
     assert_eq!(g.turn_rules.report.skipped.get(&WrongDirection), Some(&3));
     assert_eq!(g.turn_rules.report.applied(), 258 + 68 + 1);
 }
+
+/// Damaged inputs: restrictions whose from-way has a single node or none are skipped (not a panic), and
+/// coordinates outside the globe are refused, naming the XML line or the element.
+#[test]
+fn damaged_restrictions_and_coordinates_are_refused_or_skipped() {
+    use graph_core::GraphError;
+    use graph_core::osm::{Member, MemberKind, OsmElement, import_elements};
+    let tags = |kv: &[(&str, &str)]| kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let node = |id, lon| OsmElement::Node { id, lat: 41.15, lon };
+    let road = |id, refs: Vec<i64>| OsmElement::Way { id, refs, tags: tags(&[("highway", "residential")]) };
+    let member = |kind, id, role: &str| Member { kind, id, role: role.into() };
+    let elements = vec![
+        node(1, -8.61),
+        node(2, -8.609),
+        node(3, -8.608),
+        road(10, vec![1, 2]),
+        road(11, vec![2, 3]),
+        road(12, vec![2]),
+        OsmElement::Relation {
+            id: 100,
+            tags: tags(&[("type", "restriction"), ("restriction", "no_u_turn")]),
+            members: vec![
+                member(MemberKind::Way, 12, "from"),
+                member(MemberKind::Node, 2, "via"),
+                member(MemberKind::Way, 11, "to"),
+            ],
+        },
+        road(13, vec![]),
+        OsmElement::Relation {
+            id: 101,
+            tags: tags(&[("type", "restriction"), ("restriction", "no_left_turn")]),
+            members: vec![
+                member(MemberKind::Way, 13, "from"),
+                member(MemberKind::Way, 12, "via"),
+                member(MemberKind::Way, 11, "to"),
+            ],
+        },
+    ];
+    let options = OsmOptions { largest_component: false, ..OsmOptions::new(Profile::Car) };
+    let g = import_elements(&elements, &options).unwrap();
+    assert_eq!(g.turn_rules.report.skipped.get(&SkipReason::NotAtVia), Some(&1));
+    assert_eq!(g.turn_rules.report.skipped.get(&SkipReason::NotRoutable), Some(&1));
+    let bad = vec![OsmElement::Node { id: 1, lat: f64::NAN, lon: 0.0 }, road(10, vec![1, 1])];
+    assert!(matches!(import_elements(&bad, &options).unwrap_err(), GraphError::BadCoordinate { .. }));
+    let dir = std::env::temp_dir().join(format!("urbanflow-osm-turns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let xml = dir.join("bad.osm");
+    std::fs::write(&xml, "<?xml version='1.0'?>\n<osm>\n<node id='1' lat='95' lon='2'/>\n</osm>\n").unwrap();
+    let err = import(&xml, &options).unwrap_err().to_string();
+    assert!(err.contains("bad.osm") && err.contains("line 3") && err.contains("not a latitude"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -276,6 +276,8 @@ impl Resolver<'_> {
 
     fn way(&self, id: i64) -> Result<&WayNodes, SkipReason> {
         match self.usable.binary_search_by_key(&id, |w| w.id) {
+            // A way without nodes has no segment to turn from or onto.
+            Ok(k) if self.usable[k].refs.is_empty() => Err(SkipReason::NotRoutable),
             Ok(k) => Ok(&self.usable[k]),
             Err(_) if self.all_ways.binary_search(&id).is_ok() => Err(SkipReason::NotRoutable),
             Err(_) => Err(SkipReason::MemberMissing),
@@ -286,10 +288,10 @@ impl Resolver<'_> {
     fn neighbour_at_end(way: &WayNodes, via: i64) -> Result<i64, SkipReason> {
         let mut refs = way.refs.clone();
         refs.dedup();
-        let (first, last) = (refs[0], refs[refs.len() - 1]);
         if refs.len() < 2 {
             return Err(SkipReason::NotAtVia);
         }
+        let (first, last) = (refs[0], refs[refs.len() - 1]);
         if first == last {
             return Err(SkipReason::NotSplit);
         }

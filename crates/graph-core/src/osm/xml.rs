@@ -52,7 +52,17 @@ pub(crate) fn read(path: &Path, collector: &mut Collector<'_>) -> Result<(), Gra
                         malformed(path, line(n), format!("node {id}: `{attr}` missing or not a number"))
                     })
                 };
-                collector.node(id, coordinate("lat")?, coordinate("lon")?);
+                let (lat, lon) = (coordinate("lat")?, coordinate("lon")?);
+                if !((-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon)) {
+                    return Err(malformed(
+                        path,
+                        line(n),
+                        format!(
+                            "node {id}: ({lat}, {lon}) is not a latitude in -90..=90 and a longitude in -180..=180"
+                        ),
+                    ));
+                }
+                collector.node(id, lat, lon);
             }
             "way" => {
                 let id = id_of(n, "id")?;
