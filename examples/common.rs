@@ -154,8 +154,12 @@ pub fn open_gpus(
     selection: Option<&urbanflow::gpu::devices::DeviceSelection>,
 ) -> Result<Vec<urbanflow::gpu::GpuContext>, Error> {
     let Some(sel) = selection else { return Ok(Vec::new()) };
+    #[cfg(not(feature = "gpu"))]
+    return Err(format!("--gpus {sel}: {}", urbanflow::gpu::GpuError::NotBuilt).into());
+    #[cfg(feature = "gpu")]
     let devices =
         urbanflow::gpu::devices::open(sel, &Default::default()).map_err(|e| format!("--gpus {sel}: {e}"))?;
+    #[cfg(feature = "gpu")]
     if devices.is_empty() {
         let found = urbanflow::gpu::devices::list(&Default::default());
         return Err(format!(
@@ -168,6 +172,7 @@ pub fn open_gpus(
         )
         .into());
     }
+    #[cfg(feature = "gpu")]
     Ok(devices)
 }
 

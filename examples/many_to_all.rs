@@ -22,8 +22,10 @@ use std::time::Instant;
 
 use clap::Parser;
 use urbanflow::gpu::{BackendChoice, GpuContext, Resolved};
+#[cfg(feature = "gpu")]
 use urbanflow::sssp::gpu::BatchConfig;
 use urbanflow::sssp::many::{ManyOptions, Method, Schedule, many_to_all_shared};
+#[cfg(feature = "gpu")]
 use urbanflow::sssp::tuning;
 
 /// Shortest-path trees from many sources at once, on the CPU, the GPU or both, with trees per second.
@@ -97,6 +99,9 @@ fn run(args: Args) -> Result<(), Error> {
     let launch_flags = args.workgroup_size.is_some() || args.delta.is_some() || args.slots.is_some();
     // Resolving the backend creates a device: only when launch flags need one.
     let gpu = match if launch_flags { backend.resolve() } else { Resolved::Cpu } {
+        #[cfg(not(feature = "gpu"))]
+        Resolved::Gpu(ctx) => ctx.unbuilt(),
+        #[cfg(feature = "gpu")]
         Resolved::Gpu(ctx) => {
             let tuned = tuning::tune_for(ctx, g, sources.len())?.config;
             Some(BatchConfig {

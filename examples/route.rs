@@ -35,10 +35,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use urbanflow::gpu::{BackendChoice, Resolved};
+use urbanflow::gpu::BackendChoice;
 use urbanflow::graph::geojson::feature_collection;
 use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmGraph, OsmOptions, Profile, import};
 use urbanflow::graph::turns::TurnGraph;
+#[cfg(feature = "gpu")]
 use urbanflow::sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu_timed};
 use urbanflow::sssp::cch::{CacheUse, Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
@@ -518,6 +519,42 @@ fn write_matrix(
     Ok(())
 }
 
+/// --matrix --backend gpu: the walks on the CPU, the min-plus product over their common ancestors on
+/// the GPU; the engine's description with its times.
+#[cfg(feature = "gpu")]
+fn gpu_matrix(
+    ch: &urbanflow::sssp::ch::ContractionHierarchy,
+    origins: &[u32],
+    dests: &[u32],
+    t: Instant,
+) -> Result<(urbanflow::sssp::many::DistanceMatrix, String), Error> {
+    use urbanflow::gpu::Resolved;
+    let ctx = BackendChoice::Gpu.backend()?.resolve();
+    let Resolved::Gpu(ctx) = ctx else { return Err("--backend gpu: no GPU adapter".into()) };
+    let device_s = t.elapsed().as_secs_f64();
+    let walks = Walks::new(ch, origins, dests)?;
+    let walks_s = t.elapsed().as_secs_f64() - device_s;
+    let (m, times) = cch_matrix_gpu_timed(ctx, &walks)?;
+    let name = &ctx.info.name;
+    let engine = format!(
+        "cch-walks-gpu-minplus ({name}; device {device_s:.3} s, walks {walks_s:.3} s, upload {:.3} s, kernel {:.3} s, \
+         readback {:.3} s, depth {})",
+        times.upload_s, times.kernel_s, times.readback_s, walks.depth
+    );
+    Ok((m, engine))
+}
+
+/// --matrix --backend gpu in a build without the `gpu` feature: an error saying so.
+#[cfg(not(feature = "gpu"))]
+fn gpu_matrix(
+    _: &urbanflow::sssp::ch::ContractionHierarchy,
+    _: &[u32],
+    _: &[u32],
+    _: Instant,
+) -> Result<(urbanflow::sssp::many::DistanceMatrix, String), Error> {
+    Err(urbanflow::gpu::GpuError::NotBuilt.into())
+}
+
 /// --matrix: every origin to every destination, timed apart from reading and preparing.
 fn matrix(
     args: &Args,
@@ -530,19 +567,7 @@ fn matrix(
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
     let t = Instant::now();
     let (m, engine, why) = if choice == BackendChoice::Gpu {
-        // The walks on the CPU, the min-plus product over their common ancestors on the GPU.
-        let ctx = BackendChoice::Gpu.backend()?.resolve();
-        let Resolved::Gpu(ctx) = ctx else { return Err("--backend gpu: no GPU adapter".into()) };
-        let device_s = t.elapsed().as_secs_f64();
-        let walks = Walks::new(ch, origins, dests)?;
-        let walks_s = t.elapsed().as_secs_f64() - device_s;
-        let (m, times) = cch_matrix_gpu_timed(ctx, &walks)?;
-        let name = &ctx.info.name;
-        let engine = format!(
-            "cch-walks-gpu-minplus ({name}; device {device_s:.3} s, walks {walks_s:.3} s, upload {:.3} s, kernel {:.3} s, \
-             readback {:.3} s, depth {})",
-            times.upload_s, times.kernel_s, times.readback_s, walks.depth
-        );
+        let (m, engine) = gpu_matrix(ch, origins, dests, t)?;
         (m, engine, "--backend gpu")
     } else {
         (CchQuery::matrix(ch, origins, dests)?, "cch-buckets-cpu".to_string(), MATRIX_WHY)

@@ -6,6 +6,7 @@ use graph_core::Csr;
 use crate::algorithm::Algorithm;
 use crate::cpu::{bellman_ford::bellman_ford, delta, dijkstra};
 use crate::error::SsspError;
+#[cfg(feature = "gpu")]
 use crate::gpu::{GpuAlgorithm, GpuSssp};
 use crate::paths::{SATURATED, ShortestPaths, UNREACHABLE};
 use crate::pred::canonical_predecessors;
@@ -92,6 +93,9 @@ pub fn solve(
             delta::delta_stepping(graph, q.source, d.unwrap_or_else(|| delta::default_delta(graph)))?
         }
         (Algorithm::BellmanFord, _) => bellman_ford(graph, q.source)?,
+        #[cfg(not(feature = "gpu"))]
+        (_, Resolved::Gpu(ctx)) => ctx.unbuilt(),
+        #[cfg(feature = "gpu")]
         (gpu_algo, Resolved::Gpu(ctx)) => {
             let which = GpuAlgorithm::from_algorithm(gpu_algo).expect("CPU algorithms handled above");
             let mut solver = GpuSssp::new(ctx, graph)?;

@@ -18,21 +18,25 @@
 //! assert_eq!(apsp.path(2, 0), None);
 //! ```
 
-use gpu_runtime::Workgroups;
+#[cfg(feature = "gpu")]
 use gpu_runtime::sequence::{Sequence, Step};
-use gpu_runtime::{Backend, GpuBuffer, GpuContext, PipelineKey, Resolved, Shader, wgpu};
+use gpu_runtime::{Backend, Resolved};
+#[cfg(feature = "gpu")]
+use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, Workgroups, wgpu};
 use graph_core::Csr;
 use rayon::prelude::*;
 
 use crate::error::SsspError;
 use crate::paths::{SATURATED, UNREACHABLE};
 
+#[cfg(feature = "gpu")]
 const FW: Shader = gpu_runtime::shader!("apsp_fw");
 
 /// Tile side of the blocked schedule.
 pub const TILE: usize = 32;
 /// "No next hop" (no path) in [`Apsp::next`].
 pub const NO_HOP: u32 = u32::MAX;
+#[cfg(feature = "gpu")]
 /// Rounds recorded per GPU submission (each round is four dispatches).
 const ROUNDS_PER_SUBMIT: usize = 64;
 
@@ -138,7 +142,10 @@ pub fn floyd_warshall(graph: &Csr<u32>, backend: Backend, next_hops: bool) -> Re
             blocked_cpu(&mut dist, next_hops.then_some(&mut next[..]), size);
             (dist, next)
         }
+        #[cfg(feature = "gpu")]
         Resolved::Gpu(ctx) => blocked_gpu(ctx, dist, next, size, next_hops)?,
+        #[cfg(not(feature = "gpu"))]
+        Resolved::Gpu(ctx) => ctx.unbuilt(),
     };
     let unpad =
         |m: &[u32]| -> Vec<u32> { m.chunks(size).take(n).flat_map(|row| &row[..n]).copied().collect() };
@@ -295,6 +302,7 @@ fn blocked_cpu(dist: &mut [u32], mut next: Option<&mut [u32]>, size: usize) {
     }
 }
 
+#[cfg(feature = "gpu")]
 fn blocked_gpu(
     ctx: &GpuContext,
     dist: Vec<u32>,

@@ -42,6 +42,10 @@ pub mod ch;
 pub mod cpu;
 mod error;
 pub mod floyd;
+#[cfg(feature = "gpu")]
+pub mod gpu;
+#[cfg(not(feature = "gpu"))]
+#[path = "gpu/config.rs"]
 pub mod gpu;
 pub mod isochrone;
 pub mod ksp;
@@ -49,6 +53,7 @@ pub mod many;
 mod paths;
 pub mod pred;
 pub mod real;
+#[cfg(feature = "gpu")]
 pub mod tuning;
 
 pub use algorithm::Algorithm;

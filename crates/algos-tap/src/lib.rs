@@ -31,6 +31,7 @@ pub mod catalog;
 pub mod demand;
 pub mod error;
 pub mod fixed;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod hierarchy;
 pub mod loader;

@@ -16,14 +16,17 @@
 
 use std::ops::Range;
 
+#[cfg(feature = "gpu")]
 use gpu_runtime::GpuContext;
 
 pub use crate::aon::{BlockLoad, LoadSum, Unreachable, origin_blocks};
 use crate::aon::{SearchGraph, all_or_nothing, block_loads};
 use crate::demand::Demand;
 use crate::error::TapError;
+#[cfg(feature = "gpu")]
 use crate::gpu::{GpuAon, Method};
 use crate::network::Network;
+#[cfg(feature = "gpu")]
 use crate::vector::dot;
 
 /// Loads every OD pair on a shortest path at given link costs.
@@ -94,6 +97,7 @@ impl AllOrNothing for CpuAon {
     }
 }
 
+#[cfg(feature = "gpu")]
 /// One or several GPUs, each loading a contiguous share of the origins at once (one thread per
 /// device); fixed-point loads add up exactly, so the flows equal one device's bit for bit.
 pub struct GpuLoader<'c> {
@@ -101,6 +105,7 @@ pub struct GpuLoader<'c> {
     names: Vec<String>,
 }
 
+#[cfg(feature = "gpu")]
 impl<'c> GpuLoader<'c> {
     /// Uploads the network and each device's share of the origins (equal shares: the devices of one
     /// machine are alike; a slower one sets the pace).
@@ -184,6 +189,7 @@ impl<'c> GpuLoader<'c> {
     }
 }
 
+#[cfg(feature = "gpu")]
 impl AllOrNothing for GpuLoader<'_> {
     fn load(
         &mut self,

@@ -300,3 +300,12 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
     resvg::render(&tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
     pixmap.encode_png().map_err(|e| format!("PNG encoding: {e}"))
 }
+
+/// PNG output in a build without the `png` feature (urbanflow's `pictures`): an error saying so, so
+/// that a caller asking for a `.png` learns why instead of getting an SVG under that name.
+#[cfg(not(feature = "png"))]
+pub fn svg_to_png(_svg: &str, _scale: f32) -> Result<Vec<u8>, String> {
+    Err("PNG pictures need urbanflow's `pictures` feature (resvg); this build writes SVG only: name the \
+         file .svg"
+        .into())
+}

@@ -20,7 +20,7 @@ fn cch_loading_reaches_the_golden_objective() {
         let Some((net, demand, best)) = standard(name, "CCH assignment test") else { continue };
         let best = best.unwrap();
         let opts = AssignOptions {
-            trees: algos_tap::gpu::Method::Phast,
+            trees: algos_sssp::many::Method::Phast,
             stop: Stop { relative_gap: 1e-5, max_iterations: 2000, ..Stop::default() },
             ..AssignOptions::default()
         };

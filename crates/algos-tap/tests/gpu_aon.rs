@@ -198,7 +198,7 @@ fn fixed_cost(loads: &[u64], weights: &[u32]) -> u128 {
 /// loadings (their fixed-point total equals the mirror's, which walks canonical trees).
 #[test]
 fn phast_loads_equal_the_cpu_cch_twin() {
-    use algos_tap::gpu::Method;
+    use algos_sssp::many::Method;
     use algos_tap::hierarchy::CchAon;
     for_each_context("phast_loads_equal_the_cpu_cch_twin", |ctx| {
         for seed in 0..24 {

@@ -55,7 +55,7 @@ fn free_turns_give_the_turn_free_assignment() {
         let expanded = TurnNetwork::build(&net, &table(&net, text).unwrap()).unwrap();
         assert_eq!(expanded.network.num_nodes(), net.num_nodes());
         assert!(expanded.turns().is_empty());
-        for trees in [algos_tap::gpu::Method::Trees, algos_tap::gpu::Method::Phast] {
+        for trees in [algos_sssp::many::Method::Trees, algos_sssp::many::Method::Phast] {
             let opts =
                 AssignOptions { trees, ..AssignOptions::default().with_gap(0.0).with_max_iterations(20) };
             let plain = assign(&net, &demand, &opts).unwrap();
@@ -250,7 +250,7 @@ fn gpu_loaders_on_the_expanded_network() {
     let expanded = TurnNetwork::build(&net, &table(&net, text).unwrap()).unwrap();
     let cpu = assign(&expanded.network, &demand, &AssignOptions::default().with_gap(1e-4)).unwrap();
     gpu_runtime::testing::for_each_context("gpu_loaders_on_the_expanded_network", |ctx| {
-        for trees in [algos_tap::gpu::Method::Trees, algos_tap::gpu::Method::Phast] {
+        for trees in [algos_sssp::many::Method::Trees, algos_sssp::many::Method::Phast] {
             let opts = AssignOptions {
                 trees,
                 backend: gpu_runtime::Backend::Gpu(ctx),

@@ -98,6 +98,7 @@ impl BackendChoice {
         match self {
             Self::Cpu => Ok(Backend::Cpu),
             Self::Auto => Ok(Backend::Auto),
+            Self::Gpu if !crate::BUILT_WITH_GPU => Err(GpuError::NotBuilt),
             Self::Gpu => {
                 let ctx = GpuContext::shared().ok_or_else(|| {
                     GpuError::NoAdapter(" (--backend gpu was asked for; try --backend cpu)".into())

@@ -9,9 +9,12 @@
 
 use std::fmt;
 use std::str::FromStr;
+#[cfg(feature = "gpu")]
 use std::sync::OnceLock;
 
+#[cfg(feature = "gpu")]
 use crate::context::{AdapterSummary, GpuContext, GpuOptions, adapters};
+#[cfg(feature = "gpu")]
 use crate::error::GpuError;
 
 /// Which adapters to open, as given on a command line (`--gpus`) or in `URBANFLOW_GPUS`.
@@ -75,6 +78,7 @@ impl fmt::Display for DeviceSelection {
 /// (Vulkan, Metal or DX12; GL, which exposes the same cards again without a PCI bus id, only when no
 /// native backend is there), and within it devices told apart by PCI bus id where the driver reports
 /// one.
+#[cfg(feature = "gpu")]
 pub fn physical_adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
     let mut seen = std::collections::HashSet::new();
     let mut all = adapters(opts);
@@ -96,6 +100,7 @@ pub fn physical_adapters(opts: &GpuOptions) -> Vec<wgpu::Adapter> {
 }
 
 /// Summaries of [`physical_adapters`], for listings (`doctor`, `--gpus list`).
+#[cfg(feature = "gpu")]
 pub fn list(opts: &GpuOptions) -> Vec<AdapterSummary> {
     physical_adapters(opts).iter().map(|a| AdapterSummary::of(&a.get_info())).collect()
 }
@@ -103,6 +108,7 @@ pub fn list(opts: &GpuOptions) -> Vec<AdapterSummary> {
 /// One context per selected adapter, in the selection's order (`All`: best first). `All` with no
 /// hardware GPU gives an empty list (the caller runs on the CPU); an index past the list or a name
 /// that matches nothing is an error naming what was found.
+#[cfg(feature = "gpu")]
 pub fn open(selection: &DeviceSelection, opts: &GpuOptions) -> Result<Vec<GpuContext>, GpuError> {
     let found = physical_adapters(opts);
     let names = || {
@@ -157,6 +163,7 @@ pub fn open(selection: &DeviceSelection, opts: &GpuOptions) -> Result<Vec<GpuCon
 
 /// The process-wide contexts of `URBANFLOW_GPUS` (default `all`), created once on first use; what
 /// `--gpus` options fall back to. An invalid variable or a failed device is an error every time.
+#[cfg(feature = "gpu")]
 pub fn shared() -> Result<&'static [GpuContext], GpuError> {
     static SHARED: OnceLock<Result<Vec<GpuContext>, String>> = OnceLock::new();
     let r = SHARED.get_or_init(|| {

@@ -4,6 +4,12 @@
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GpuError {
+    /// A GPU was asked for, but this build has no GPU layer (the `gpu` feature is off).
+    #[error(
+        "a GPU was asked for, but urbanflow was built without the `gpu` feature (rebuild with `--features gpu`, \
+         or ask for the CPU backend)"
+    )]
+    NotBuilt,
     /// No adapter matched (none installed, or `WGPU_BACKEND` / `WGPU_ADAPTER_NAME` excluded them all).
     #[error("no GPU adapter found{0}")]
     NoAdapter(String),

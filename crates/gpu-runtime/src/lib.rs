@@ -19,34 +19,63 @@
 //! Errors are one typed enum, [`GpuError`]; nothing here panics on a missing adapter, feature or limit.
 
 pub mod backend;
+#[cfg(feature = "gpu")]
 pub mod buffer;
+#[cfg(feature = "gpu")]
 pub mod context;
+#[cfg(not(feature = "gpu"))]
+#[path = "absent.rs"]
+pub mod context;
+#[cfg(feature = "gpu")]
 pub mod copy;
 pub mod devices;
+#[cfg(feature = "gpu")]
 pub mod dispatch;
 pub mod error;
+#[cfg(feature = "gpu")]
 mod features;
+#[cfg(feature = "gpu")]
 pub mod pipeline;
+#[cfg(feature = "gpu")]
 pub mod readback;
+#[cfg(feature = "gpu")]
 pub mod recording;
+#[cfg(feature = "gpu")]
 pub mod sequence;
+#[cfg(feature = "gpu")]
 pub mod shader;
+#[cfg(feature = "gpu")]
 pub mod testing;
+#[cfg(feature = "gpu")]
 pub mod timing;
 pub mod tuning;
 
 pub use backend::{Backend, BackendChoice, Resolved};
+#[cfg(feature = "gpu")]
 pub use buffer::GpuBuffer;
-pub use context::{GpuContext, GpuOptions};
+pub use context::GpuContext;
+#[cfg(feature = "gpu")]
+pub use context::GpuOptions;
 pub use error::GpuError;
+#[cfg(feature = "gpu")]
 pub use features::OptionalFeatures;
+#[cfg(feature = "gpu")]
 pub use pipeline::PipelineKey;
+#[cfg(feature = "gpu")]
 pub use readback::DoubleReadback;
+#[cfg(feature = "gpu")]
 pub use recording::{Command, Recording, Workgroups};
+#[cfg(feature = "gpu")]
 pub use shader::Shader;
+#[cfg(feature = "gpu")]
 pub use timing::GpuTimer;
 
+#[cfg(feature = "gpu")]
 pub use wgpu;
+
+/// Whether this build has the wgpu layer (the `gpu` feature). Without it every [`Backend::Auto`]
+/// resolves to the CPU and asking for a GPU is an error saying so.
+pub const BUILT_WITH_GPU: bool = cfg!(feature = "gpu");
 
 /// Declares a [`Shader`] from the calling crate's `shaders/<name>.wgsl`, embedded at compile time.
 ///
@@ -57,6 +86,7 @@ pub use wgpu;
 /// ```ignore
 /// const COPY: gpu_runtime::Shader = gpu_runtime::shader!("copy");
 /// ```
+#[cfg(feature = "gpu")]
 #[macro_export]
 macro_rules! shader {
     ($name:literal) => {

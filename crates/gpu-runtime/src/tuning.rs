@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "gpu")]
 use crate::context::GpuContext;
 
 /// One launch setting of a kernel.
@@ -79,6 +80,7 @@ pub fn enabled() -> bool {
 }
 
 /// The cache key naming an adapter: name, driver and backend.
+#[cfg(feature = "gpu")]
 pub fn adapter_key(ctx: &GpuContext) -> String {
     format!("{} | {} {} | {:?}", ctx.info.name, ctx.info.driver, ctx.info.driver_info, ctx.info.backend)
 }

@@ -44,6 +44,7 @@
 //! # Ok::<(), graph_core::GraphError>(())
 //! ```
 
+#[cfg(feature = "pbf")]
 mod pbf;
 pub(crate) mod profile;
 pub mod restriction;
@@ -301,7 +302,15 @@ pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, 
     if is_xml(path)? {
         xml::read(path, &mut collector)?;
     } else {
+        #[cfg(feature = "pbf")]
         pbf::read(path, &mut collector)?;
+        #[cfg(not(feature = "pbf"))]
+        return Err(GraphError::OsmMalformed {
+            path: path.to_path_buf(),
+            message: "not OSM XML, and this build reads no PBF (urbanflow's `pbf` feature is off; rebuild \
+                      with it, or convert the file to OSM XML)"
+                .into(),
+        });
     }
     collector.finish(path)
 }

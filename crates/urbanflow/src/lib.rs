@@ -22,6 +22,12 @@
 //! | [`overlay`] | `algos-overlay` | membership overlay problem: certified Lagrangean bounds (STD, DIST; CPU and GPU) |
 //! | [`cluster`] | `urbanflow-mpi` | MPI clusters: distributed many-to-all, distance matrices and assignment loading (feature `mpi`) |
 //!
+//! Cargo features choose what is built (all on by default; the README's "Cargo features" table gives
+//! the crates and build time of each set): `gpu` (wgpu, every GPU path, [`reduce`]), `osm-pbf`, `metis`,
+//! `pictures` (PNG), `transit`, `cycles`, `dp`, `overlay`, `cluster` and `mpi`. With
+//! `default-features = false` urbanflow is its CPU core — graphs, shortest paths, assignment — and every
+//! [`Backend`] runs on the CPU, with the same results.
+//!
 //! Shortest paths on a road graph, in the file's own vertex ids:
 //!
 //! ```
@@ -55,24 +61,30 @@
 //! ```
 
 // Inlined, so that `cargo doc -p urbanflow --no-deps` documents every module under the facade's names.
+#[cfg(feature = "cycles")]
 #[doc(inline)]
 pub use algos_cycles as cycles;
+#[cfg(feature = "dp")]
 #[doc(inline)]
 pub use algos_dp as dp;
+#[cfg(feature = "overlay")]
 #[doc(inline)]
 pub use algos_overlay as overlay;
+#[cfg(feature = "gpu")]
 #[doc(inline)]
 pub use algos_reduce as reduce;
 #[doc(inline)]
 pub use algos_sssp as sssp;
 #[doc(inline)]
 pub use algos_tap as tap;
+#[cfg(feature = "transit")]
 #[doc(inline)]
 pub use algos_transit as transit;
 #[doc(inline)]
 pub use gpu_runtime as gpu;
 #[doc(inline)]
 pub use graph_core as graph;
+#[cfg(feature = "cluster")]
 #[doc(inline)]
 pub use urbanflow_mpi as cluster;
 

@@ -32,6 +32,7 @@
 //! assert_eq!(ch.phast(&[0]).unwrap()[0], vec![0, 4, 10, 6]);
 //! ```
 
+#[cfg(feature = "gpu")]
 pub mod gpu_matrix;
 mod order;
 mod query;

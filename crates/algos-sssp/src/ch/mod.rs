@@ -30,6 +30,7 @@
 //! ```
 
 mod contract;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 
 use graph_core::Csr;

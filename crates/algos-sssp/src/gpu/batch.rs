@@ -12,7 +12,7 @@ use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 use rayon::prelude::*;
 
-use super::{GraphBuffers, mean_weight};
+use super::{BatchConfig, GraphBuffers, mean_weight};
 use crate::error::SsspError;
 use crate::paths::{SATURATED, SsspStats};
 
@@ -28,20 +28,6 @@ pub const DEFAULT_BUDGET: u32 = 1024;
 pub const DEFAULT_MEMORY: u64 = 4 << 30;
 /// Most slots in one batch by default.
 pub const MAX_SLOTS: usize = 4096;
-
-/// How the batched kernel is launched: see [`BatchConfig::for_graph`] for the defaults and
-/// [`crate::tuning`] for the autotuned values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct BatchConfig {
-    /// Invocations per workgroup (one workgroup per source).
-    pub workgroup_size: u32,
-    /// Sources per batch (workgroups per dispatch).
-    pub slots: usize,
-    /// Near–far window width Δ, in weight units (≥ 1).
-    pub delta: u32,
-    /// Iterations per workgroup per dispatch.
-    pub budget: u32,
-}
 
 impl BatchConfig {
     /// Defaults for `graph` on `ctx`: 256 invocations (or the device's maximum when lower), Δ = 4 × the

@@ -5,9 +5,11 @@
 //! reads the control words once per batch. Batches grow 16, 32, … up to 1024 phases.
 
 pub(crate) mod batch;
+mod config;
 mod frontier;
 
-pub use batch::{BatchConfig, DEFAULT_BUDGET, DEFAULT_MEMORY, GpuBatchSssp, MAX_SLOTS, max_slots};
+pub use batch::{DEFAULT_BUDGET, DEFAULT_MEMORY, GpuBatchSssp, MAX_SLOTS, max_slots};
+pub use config::BatchConfig;
 pub use frontier::{SettleRule, sssp_frontier_mirror};
 
 use gpu_runtime::Workgroups;

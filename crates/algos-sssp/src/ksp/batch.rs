@@ -10,7 +10,9 @@ use rayon::prelude::*;
 
 use gpu_runtime::{Backend, GpuContext};
 
-use super::{KspGpuOptions, MpsTarget, Path, check_vertex, ksp_batch_gpu};
+#[cfg(feature = "gpu")]
+use super::{KspGpuOptions, ksp_batch_gpu};
+use super::{MpsTarget, Path, check_vertex};
 
 /// What a batch did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -70,7 +72,10 @@ pub fn ksp_batch(
         Backend::Auto => auto_gpu(g, queries.len(), k),
     };
     let (paths, mut stats) = match ctx {
+        #[cfg(feature = "gpu")]
         Some(ctx) => ksp_batch_gpu(ctx, g, queries, k, &KspGpuOptions::for_k(k))?,
+        #[cfg(not(feature = "gpu"))]
+        Some(ctx) => ctx.unbuilt(),
         None => ksp_batch_cpu(g, queries, k)?,
     };
     stats.why = why;

@@ -29,6 +29,7 @@
 //! ```
 
 mod batch;
+#[cfg(feature = "gpu")]
 mod gpu;
 mod heap;
 mod mps;
@@ -44,6 +45,7 @@ use crate::error::SsspError;
 pub use batch::{
     AUTO_GPU_MAX_K, AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, ksp_batch, ksp_batch_cpu,
 };
+#[cfg(feature = "gpu")]
 pub use gpu::{KspGpuOptions, ksp_batch_gpu};
 pub use mps::{MpsIter, mps};
 pub use target::MpsTarget;

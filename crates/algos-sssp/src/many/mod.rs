@@ -9,6 +9,8 @@
 //! the driver; `plan` decides where the trees go, `phast` and `schedule` compute them, `matrix`
 //! picks distance matrices out of them.
 
+#[cfg(feature = "gpu")]
+mod gpu_schedule;
 mod matrix;
 mod phast;
 mod plan;
@@ -18,10 +20,12 @@ use gpu_runtime::{Backend, GpuContext};
 use graph_core::Csr;
 use rayon::prelude::*;
 
+#[cfg(feature = "gpu")]
+use gpu_schedule::{gpu_solver, hetero};
 pub use matrix::{DistanceMatrix, Matrix, distance_matrix, distance_matrix_with};
 use phast::run_phast;
 use plan::{Plan, auto_plan, devices_of, phast_plan};
-use schedule::{cpu_blocks, gpu_solver, hetero};
+use schedule::cpu_blocks;
 
 use crate::error::SsspError;
 use crate::gpu::BatchConfig;
@@ -312,45 +316,71 @@ fn many_impl(
             out.schedule = Schedule::Single;
             cpu_blocks(graph, rest, &mut out, &mut emit_rest)?;
         }
+        #[cfg(feature = "gpu")]
         Plan::Gpu(gpus, schedule) => {
-            let mut tuned = Vec::with_capacity(gpus.len());
-            for (ctx, config) in gpus {
-                let config = match config {
-                    Some(c) => c,
-                    None => {
-                        let t = crate::tuning::tune_for(ctx, graph, rest.len())?;
-                        out.tune_s += t.tune_s;
-                        t.config
-                    }
-                };
-                tuned.push((ctx, config));
-            }
-            out.schedule = schedule;
-            out.gpu_config = Some(tuned[0].1);
-            out.gpu_trees_per_device = vec![0; tuned.len()];
-            if rest.is_empty() {
-                return Ok(out);
-            }
-            if schedule == Schedule::Single && tuned.len() == 1 {
-                let mut solver = gpu_solver(tuned[0].0, graph, tuned[0].1, rest.len())?;
-                let stats =
-                    solver.for_each_block(rest, |first, block, dist| emit_rest(first, block, dist))?;
-                out.stats.phases += stats.phases;
-                out.stats.dispatches += stats.dispatches;
-                out.stats.readbacks += stats.readbacks;
-                out.gpu_trees += rest.len();
-                out.gpu_trees_per_device[0] += rest.len();
-            } else {
-                let threads = match schedule {
-                    Schedule::Single => 0,
-                    _ => opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1),
-                };
-                let shared = shared.map(|f| (f, done));
-                hetero(graph, rest, &tuned, schedule, threads, &mut out, &mut emit_rest, shared)?;
+            let shared = shared.map(|f| (f, done));
+            run_on_gpus(graph, rest, gpus, schedule, opts, &mut out, &mut emit_rest, shared)?;
+        }
+        #[cfg(not(feature = "gpu"))]
+        Plan::Gpu(gpus, _) => {
+            let _ = shared; // only the GPU schedules deliver on workers' threads
+            match gpus.first() {
+                Some((ctx, _)) => ctx.unbuilt(),
+                None => cpu_blocks(graph, rest, &mut out, &mut emit_rest)?,
             }
         }
     }
     Ok(out)
+}
+
+/// [`Plan::Gpu`]: launch settings tuned where not given, then one GPU alone or the heterogeneous
+/// scheduler over several GPUs and CPU threads.
+#[cfg(feature = "gpu")]
+#[allow(clippy::too_many_arguments)]
+fn run_on_gpus(
+    graph: &Csr<u32>,
+    rest: &[u32],
+    gpus: Vec<(&GpuContext, Option<BatchConfig>)>,
+    schedule: Schedule,
+    opts: &ManyOptions<'_>,
+    out: &mut ManyStats,
+    emit_rest: &mut RowSink<'_>,
+    shared: Option<(&SharedSink<'_>, usize)>,
+) -> Result<(), SsspError> {
+    let mut tuned = Vec::with_capacity(gpus.len());
+    for (ctx, config) in gpus {
+        let config = match config {
+            Some(c) => c,
+            None => {
+                let t = crate::tuning::tune_for(ctx, graph, rest.len())?;
+                out.tune_s += t.tune_s;
+                t.config
+            }
+        };
+        tuned.push((ctx, config));
+    }
+    out.schedule = schedule;
+    out.gpu_config = Some(tuned[0].1);
+    out.gpu_trees_per_device = vec![0; tuned.len()];
+    if rest.is_empty() {
+        return Ok(());
+    }
+    if schedule == Schedule::Single && tuned.len() == 1 {
+        let mut solver = gpu_solver(tuned[0].0, graph, tuned[0].1, rest.len())?;
+        let stats = solver.for_each_block(rest, |first, block, dist| emit_rest(first, block, dist))?;
+        out.stats.phases += stats.phases;
+        out.stats.dispatches += stats.dispatches;
+        out.stats.readbacks += stats.readbacks;
+        out.gpu_trees += rest.len();
+        out.gpu_trees_per_device[0] += rest.len();
+    } else {
+        let threads = match schedule {
+            Schedule::Single => 0,
+            _ => opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1),
+        };
+        hetero(graph, rest, &tuned, schedule, threads, out, emit_rest, shared)?;
+    }
+    Ok(())
 }
 
 /// All-pairs shortest paths streamed to `sink`: [`many_to_all_with`] from every vertex.

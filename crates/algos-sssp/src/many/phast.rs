@@ -61,9 +61,12 @@ pub(super) fn run_phast(
             &built
         }
     };
-    let n = graph.num_vertices() as usize;
     match gpu {
+        #[cfg(not(feature = "gpu"))]
+        Some(ctx) => ctx.unbuilt(),
+        #[cfg(feature = "gpu")]
         Some(ctx) => {
+            let n = graph.num_vertices() as usize;
             let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, 128)?;
             phast.for_each_block(sources, |first, rows| {
                 let count = rows.len() / n.max(1);

@@ -58,6 +58,7 @@ pub(super) fn devices_of<'a>(backend: Backend<'a>, opts: &ManyOptions<'a>) -> Ve
 }
 
 /// Where the trees go after the automatic choice.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 pub(super) enum Plan<'a> {
     Cpu,
     /// These GPUs (launch settings when already known), under this schedule.
@@ -74,7 +75,7 @@ pub(super) fn auto_plan<'a>(
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
 ) -> Result<(Plan<'a>, usize), SsspError> {
-    use crate::auto::{MIN_CPU_SECONDS_FOR_GPU, Placement, place};
+    use crate::auto::MIN_CPU_SECONDS_FOR_GPU;
     let threads = rayon::current_num_threads();
     let probe = sources.len().min((threads * 4).clamp(8, CPU_BLOCK));
     let t = std::time::Instant::now();
@@ -131,6 +132,29 @@ pub(super) fn auto_plan<'a>(
         decision.reason = software(ctx);
         return cpu(decision, out);
     }
+    #[cfg(feature = "gpu")]
+    return measure_and_place(graph, rest, gpus, cpu_rate, probe, opts, out, decision);
+    #[cfg(not(feature = "gpu"))]
+    match gpus.first() {
+        Some(ctx) => ctx.unbuilt(),
+        None => cpu(decision, out),
+    }
+}
+
+/// The GPUs' rates measured (launch settings tuned) and the trees placed on the GPUs, the CPU or both.
+#[cfg(feature = "gpu")]
+#[allow(clippy::too_many_arguments)]
+fn measure_and_place<'a>(
+    graph: &Csr<u32>,
+    rest: usize,
+    gpus: Vec<&'a GpuContext>,
+    cpu_rate: f64,
+    probe: usize,
+    opts: &ManyOptions<'a>,
+    out: &mut ManyStats,
+    mut decision: AutoDecision,
+) -> Result<(Plan<'a>, usize), SsspError> {
+    use crate::auto::{Placement, place};
     let mut placed = Vec::with_capacity(gpus.len());
     // The GPUs' combined rate; unknown when any of them could not be measured.
     let mut gpu_rate = Some(0.0);

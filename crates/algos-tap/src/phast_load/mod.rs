@@ -13,8 +13,10 @@
 //! per hierarchy slot: up arc `a` is slot `a`, down arc `a` is slot `up.num_arcs() + a`;
 //! `algos_sssp::cch::Unpacking` turns a CCH's slot loads into input-arc loads.
 
+#[cfg(feature = "gpu")]
 mod gpu;
 
+#[cfg(feature = "gpu")]
 pub use gpu::GpuPhastLoad;
 
 use algos_sssp::ch::{ContractionHierarchy, LANES, NO_PARENT, PhastWorkspace, Seed};

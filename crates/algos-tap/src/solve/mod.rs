@@ -24,7 +24,9 @@ use crate::aon::{SearchGraph, all_or_nothing};
 use crate::demand::Demand;
 use crate::error::TapError;
 use crate::hierarchy::CchAon;
-use crate::loader::{AllOrNothing, CpuAon, GpuLoader};
+#[cfg(feature = "gpu")]
+use crate::loader::GpuLoader;
+use crate::loader::{AllOrNothing, CpuAon};
 use crate::network::Network;
 use crate::vector::dot;
 
@@ -168,10 +170,13 @@ pub fn assign_with_progress(
         return assign_b(net, demand, opts, start, progress);
     }
     let devices = choose_loader(net, demand, opts).devices;
-    use crate::gpu::Method;
+    use algos_sssp::many::Method;
     let mut loader: Box<dyn AllOrNothing> = match (devices.is_empty(), opts.trees) {
         (true, Method::Phast) => Box::new(CchAon::new(net, demand, opts.allow_zone_transit)?),
         (true, _) => Box::new(CpuAon::new(net, opts.allow_zone_transit)),
+        #[cfg(not(feature = "gpu"))]
+        (false, _) => devices[0].unbuilt(),
+        #[cfg(feature = "gpu")]
         (false, method) => {
             let all = 0..demand.num_origins();
             Box::new(GpuLoader::with_method(&devices, net, demand, opts.allow_zone_transit, all, method)?)

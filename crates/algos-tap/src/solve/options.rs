@@ -111,7 +111,7 @@ pub struct AssignOptions<'a> {
     /// every iteration, PHAST sweeps: [`crate::hierarchy::CchAon`] on the CPU in the GPU's fixed point,
     /// [`crate::gpu::GpuAon`] on a GPU), or `Auto` (the default: PHAST on a GPU, where it was faster on
     /// every network measured; exact f64 trees on the CPU).
-    pub trees: crate::gpu::Method,
+    pub trees: algos_sssp::many::Method,
 }
 
 impl Default for AssignOptions<'_> {
@@ -125,7 +125,7 @@ impl Default for AssignOptions<'_> {
             select_links: Vec::new(),
             backend: Backend::Auto,
             devices: &[],
-            trees: crate::gpu::Method::Auto,
+            trees: algos_sssp::many::Method::Auto,
         }
     }
 }
