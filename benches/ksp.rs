@@ -72,7 +72,7 @@ fn main() {
             // weights) and counted when pathfinding did not return it.
             if costs(&a) != pf_costs {
                 for p in &a {
-                    let vs = p.vertices(g, s);
+                    let vs = p.vertices(g);
                     let mut distinct = vs.clone();
                     distinct.sort_unstable();
                     distinct.dedup();

@@ -297,11 +297,16 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             (&net_path, &trips_path),
             &args.model,
             loader.clone(),
-            &result,
+            (&net, &result),
             load_s,
             solve_s,
         );
         json["trees"] = format!("{:?}", args.trees).to_lowercase().into();
+        if args.classes.is_some() {
+            // Flows are passenger-car equivalents and each class has its own factors: the class
+            // table carries the generalised costs; the totals keep the PCE-weighted time and distance.
+            json["total_generalised_cost"] = serde_json::Value::Null;
+        }
         json["backend_why"] = loader_why.into();
         json["turns"] = turn_summary.clone().unwrap_or_default().into();
         json["classes"] = class_table

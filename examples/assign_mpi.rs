@@ -146,7 +146,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
             (&net_path, &trips_path),
             &args.model,
             loader_name(&device_refs),
-            &result,
+            (&net, &result),
             load_s,
             solve_s,
         );

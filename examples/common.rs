@@ -273,7 +273,7 @@ pub struct ModelArgs {
     #[arg(long, default_value_t = 1e-4)]
     pub gap: f64,
     /// Stop after this many iterations.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = urbanflow::tap::Stop::DEFAULT_MAX_ITERATIONS)]
     pub max_iters: u32,
     /// Stop after this many seconds.
     #[arg(long)]
@@ -489,11 +489,12 @@ pub fn assignment_json(
     files: (&Path, &Path),
     model: &ModelArgs,
     backend: String,
-    result: &urbanflow::tap::Assignment,
+    (net, result): (&urbanflow::tap::Network, &urbanflow::tap::Assignment),
     load_s: f64,
     solve_s: f64,
 ) -> serde_json::Value {
     let last = result.last();
+    let totals = result.totals(net);
     let history: Vec<_> = result
         .history
         .iter()
@@ -517,6 +518,9 @@ pub fn assignment_json(
         "objective": last.objective,
         "tstt": last.tstt,
         "sptt": last.sptt,
+        "total_travel_time": totals.travel_time,
+        "total_generalised_cost": totals.generalised_cost,
+        "total_distance": totals.distance,
         "iterations": result.history.len(),
         "load_s": load_s,
         "solve_s": solve_s,

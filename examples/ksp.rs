@@ -140,7 +140,7 @@ fn run(args: Args) -> Result<(), Error> {
         Algo::Yen => yen(g, s, t, args.k),
     }?;
     let solve_s = clock.elapsed().as_secs_f64();
-    let ids = |p: &Path| -> Vec<u64> { p.vertices(g, s).iter().map(|&v| loaded.ids[v as usize]).collect() };
+    let ids = |p: &Path| -> Vec<u64> { p.file_ids(&loaded) };
     if args.json {
         let list: Vec<String> = paths
             .iter()
@@ -204,7 +204,7 @@ fn write_paths(
     for (q, (&(s, t), paths)) in queries.iter().zip(answers).enumerate() {
         for (rank, p) in paths.iter().enumerate() {
             write!(w, "{q}\t{}\t{}\t{}\t{}", ids[s as usize], ids[t as usize], rank + 1, p.cost)?;
-            for v in p.vertices(g, s) {
+            for v in p.vertices(g) {
                 write!(w, "\t{}", ids[v as usize])?;
             }
             writeln!(w)?;

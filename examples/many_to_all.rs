@@ -147,29 +147,37 @@ fn run(args: Args) -> Result<(), Error> {
     };
     let why = out.decision.as_ref().map_or("asked for".to_string(), |d| d.reason.clone());
     if args.json {
-        let src: Vec<String> = sources.iter().map(|&s| ids[s as usize].to_string()).collect();
-        println!(
-            "{{\"graph\":{:?},\"format\":\"{}\",\"n\":{},\"m\":{},\"device\":{:?},\"schedule\":\"{:?}\",\"why\":{:?},\"threads\":{threads},\
-             \"sources\":[{}],\"trees\":{trees},\"gpu_trees\":{},\"gpu_trees_per_device\":{:?},\"cpu_trees\":{},\"trees_per_s\":{trees_per_s:.3},\
-             \"checksum\":{checksum},\"solve_s\":{solve_s:.6},\"load_s\":{load_s:.6},\"tune_s\":{:.6},\"gpu_config\":\"{}\",\
-             \"method\":\"{:?}\",\"preprocess_s\":{:.6},\"hierarchy\":{:?}}}",
-            path.display().to_string(),
-            loaded.format,
-            g.num_vertices(),
-            g.num_arcs(),
-            device,
-            out.schedule,
-            why,
-            src.join(","),
-            out.gpu_trees,
-            out.gpu_trees_per_device,
-            out.cpu_trees,
-            out.tune_s,
-            out.gpu_config.map_or(String::new(), |c| format!("{c:?}")),
-            out.method,
-            out.preprocess_s,
-            out.hierarchy,
-        );
+        let src: Vec<u64> = sources.iter().map(|&s| ids[s as usize]).collect();
+        let gpu_config = out.gpu_config.map(|c| {
+            serde_json::json!({
+                "workgroup_size": c.workgroup_size, "slots": c.slots, "delta": c.delta, "budget": c.budget,
+            })
+        });
+        let json = serde_json::json!({
+            "graph": path.display().to_string(),
+            "format": loaded.format.to_string(),
+            "n": g.num_vertices(),
+            "m": g.num_arcs(),
+            "device": device,
+            "schedule": format!("{:?}", out.schedule),
+            "why": why,
+            "threads": threads,
+            "sources": src,
+            "trees": trees,
+            "gpu_trees": out.gpu_trees,
+            "gpu_trees_per_device": out.gpu_trees_per_device,
+            "cpu_trees": out.cpu_trees,
+            "trees_per_s": trees_per_s,
+            "checksum": checksum,
+            "solve_s": solve_s,
+            "load_s": load_s,
+            "tune_s": out.tune_s,
+            "gpu_config": gpu_config,
+            "method": format!("{:?}", out.method),
+            "preprocess_s": out.preprocess_s,
+            "hierarchy": out.hierarchy,
+        });
+        println!("{json}");
     } else {
         println!(
             "graph     {} ({} format, {} vertices, {} arcs, read in {load_s:.2} s)",

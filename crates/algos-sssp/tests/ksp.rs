@@ -19,7 +19,7 @@ fn brute_force(g: &Csr<u32>, s: u32, t: u32) -> Vec<Path> {
         out: &mut Vec<Path>,
     ) {
         if v == t {
-            out.push(Path { cost, arcs: arcs.clone() });
+            out.push(Path { cost, arcs: arcs.clone(), source: 0 });
             return;
         }
         for a in g.arc_range(v) {
@@ -37,6 +37,7 @@ fn brute_force(g: &Csr<u32>, s: u32, t: u32) -> Vec<Path> {
     let mut on = vec![false; g.num_vertices() as usize];
     on[s as usize] = true;
     dfs(g, s, t, &mut on, &mut Vec::new(), 0, &mut out);
+    out.iter_mut().for_each(|p| p.source = s);
     out.sort();
     out
 }
@@ -72,7 +73,7 @@ fn check_all(g: &Csr<u32>, s: u32, t: u32, k: usize) {
     let (by_yen, _) = yen(g, s, t, k).unwrap();
     assert_eq!(by_yen, want, "yen s={s} t={t} k={k}");
     for p in want {
-        let vs = p.vertices(g, s);
+        let vs = p.vertices(g);
         assert_eq!((vs[0], *vs.last().unwrap()), (s, t));
     }
 }
@@ -149,7 +150,7 @@ fn one_path_on_a_tree_for_any_k() {
     for k in [1, 2, 100] {
         let (p, _) = mps(&g, 0, 4, k).unwrap();
         assert_eq!(p.len(), 1);
-        assert_eq!(p[0].vertices(&g, 0), [0, 1, 3, 4]);
+        assert_eq!(p[0].vertices(&g), [0, 1, 3, 4]);
         assert_eq!(p[0].cost, 9);
         assert_eq!(yen(&g, 0, 4, k).unwrap().0, p);
     }
@@ -162,7 +163,7 @@ fn edge_cases() {
     let g = b.build().unwrap().0;
     // s = t: one empty path.
     let (p, _) = mps(&g, 1, 1, 5).unwrap();
-    assert_eq!(p, [Path { cost: 0, arcs: vec![] }]);
+    assert_eq!(p, [Path { cost: 0, arcs: vec![], source: 1 }]);
     assert_eq!(yen(&g, 1, 1, 5).unwrap().0, p);
     // Unreachable target, and K = 0: nothing.
     assert!(mps(&g, 0, 3, 5).unwrap().0.is_empty());

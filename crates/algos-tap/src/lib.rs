@@ -55,6 +55,6 @@ pub use error::TapError;
 pub use gpu_runtime::Backend;
 pub use network::{CostFactors, Link, Network};
 pub use solve::{
-    Algorithm, AssignOptions, Assignment, Evaluation, IterationLog, Objective, Stop, assign,
+    Algorithm, AssignOptions, Assignment, Evaluation, IterationLog, Objective, Stop, Totals, assign,
     assign_with_loader, assign_with_progress, evaluate,
 };

@@ -84,3 +84,17 @@ pub struct AdapterSummary {
     /// The adapter's name.
     pub name: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Backend, BackendChoice, GpuError, Resolved};
+
+    #[test]
+    fn a_cpu_only_build_runs_on_the_cpu_and_refuses_a_gpu_by_name() {
+        assert!(matches!(Backend::Auto.resolve(), Resolved::Cpu));
+        assert!(matches!(BackendChoice::Gpu.backend(), Err(GpuError::NotBuilt)));
+        assert!(GpuError::NotBuilt.to_string().contains("`gpu` feature"));
+        assert!(super::auto_adapter().reason.contains("without the `gpu` feature"));
+        assert!(super::GpuContext::shared().is_none() && !crate::BUILT_WITH_GPU);
+    }
+}

@@ -22,6 +22,8 @@ pub mod datasets;
 pub mod error;
 pub mod generators;
 pub mod geojson;
+#[cfg(feature = "petgraph")]
+pub mod interop;
 pub mod io;
 pub mod osm;
 pub mod relabel;

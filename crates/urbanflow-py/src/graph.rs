@@ -248,15 +248,7 @@ impl Graph {
             } else {
                 urbanflow::sssp::ksp::mps(&graph, source, target, k)
             }?;
-            Ok(paths
-                .into_iter()
-                .map(|p| {
-                    let mut v = Vec::with_capacity(p.arcs.len() + 1);
-                    v.push(source);
-                    v.extend(p.arcs.iter().map(|&a| graph.targets()[a as usize]));
-                    (p.cost, v)
-                })
-                .collect::<Vec<_>>())
+            Ok(paths.into_iter().map(|p| (p.cost, p.vertices(&graph))).collect::<Vec<_>>())
         })?;
         Ok(paths.into_iter().map(|(c, v)| (c, v.into_pyarray(py))).collect())
     }

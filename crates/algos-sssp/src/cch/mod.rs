@@ -32,6 +32,9 @@
 //! assert_eq!(ch.phast(&[0]).unwrap()[0], vec![0, 4, 10, 6]);
 //! ```
 
+// Compiled (and tested) in every build; used when the `metis` feature is off.
+#[cfg_attr(feature = "metis", allow(dead_code))]
+mod bisect;
 #[cfg(feature = "gpu")]
 pub mod gpu_matrix;
 mod order;

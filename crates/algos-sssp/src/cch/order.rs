@@ -1,8 +1,8 @@
 //! Nested-dissection vertex order (George 1973), the metric-independent order a CCH needs: split the
 //! graph by a small vertex separator, order both sides recursively, the separator last. Bisections come
 //! from METIS (multilevel recursive bisection, through the `metis` crate: the partitioner road-network
-//! CCH implementations use, vendored C, no system library; without the `metis` feature, a breadth-first
-//! level split); each edge cut becomes the minimum vertex
+//! CCH implementations use, vendored C, no system library; without the `metis` feature, a pure-Rust
+//! multilevel bisection of the same scheme); each edge cut becomes the minimum vertex
 //! cover of its cut edges (König), usually smaller than either side's boundary.
 
 use std::collections::VecDeque;
@@ -181,50 +181,11 @@ fn edge_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32]) -> Result<(), 
     Ok(())
 }
 
-/// Splits a part's vertices into two halves (`part` 0 or 1) without METIS (the `metis` feature is off):
-/// breadth-first from a pseudo-peripheral vertex (the far end of a first search), the first half of
-/// the visiting order on side 0 — a level-structure bisection (George 1973). On road graphs its cuts
-/// are larger than METIS's, so the hierarchy is deeper; distances are the same.
+/// Splits a part's vertices into two halves (`part` 0 or 1) without METIS (the `metis` feature is
+/// off): the pure-Rust multilevel bisection of [`super::bisect`].
 #[cfg(not(feature = "metis"))]
 fn edge_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32]) -> Result<(), SsspError> {
-    let n = part.len();
-    let neighbours = |u: usize| adjncy[xadj[u] as usize..xadj[u + 1] as usize].iter().map(|&w| w as usize);
-    let mut seen = vec![false; n];
-    let mut order: Vec<usize> = Vec::with_capacity(n);
-    // Breadth-first from `start` over its component, appended to `order`.
-    let search = |start: usize, seen: &mut Vec<bool>, order: &mut Vec<usize>| {
-        let first = order.len();
-        seen[start] = true;
-        order.push(start);
-        let mut at = first;
-        while at < order.len() {
-            let u = order[at];
-            at += 1;
-            for w in neighbours(u) {
-                if !seen[w] {
-                    seen[w] = true;
-                    order.push(w);
-                }
-            }
-        }
-        first
-    };
-    for root in 0..n {
-        if seen[root] {
-            continue;
-        }
-        // A first search finds a far vertex; the second starts there, so levels run across the part.
-        let first = search(root, &mut seen, &mut order);
-        let far = *order.last().unwrap_or(&root);
-        for &u in &order[first..] {
-            seen[u] = false;
-        }
-        order.truncate(first);
-        search(far, &mut seen, &mut order);
-    }
-    for (i, &u) in order.iter().enumerate() {
-        part[u] = i32::from(i >= n / 2);
-    }
+    super::bisect::multilevel_bisection(xadj, adjncy, part);
     Ok(())
 }
 

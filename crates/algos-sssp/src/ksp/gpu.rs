@@ -341,7 +341,7 @@ impl<'a> GpuRanker<'a> {
                 continue;
             }
             if s == t {
-                answers.push(Ok(vec![Path { cost: 0, arcs: Vec::new() }]));
+                answers.push(Ok(vec![Path { cost: 0, arcs: Vec::new(), source: s }]));
                 continue;
             }
             let outs = row[5] as usize;
@@ -353,7 +353,7 @@ impl<'a> GpuRanker<'a> {
                 at += len;
                 let cost = arcs.iter().map(|&a| weights[a as usize] as u64).sum();
                 debug_assert_eq!(arcs.last().map(|&a| heads[a as usize]), Some(t));
-                paths.push(Path { cost, arcs });
+                paths.push(Path { cost, arcs, source: s });
             }
             paths.sort_unstable();
             paths.truncate(self.k);

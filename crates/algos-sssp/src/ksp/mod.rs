@@ -25,7 +25,7 @@
 //! let (paths, _) = mps(&g, 0, 3, 5).unwrap();
 //! let costs: Vec<u64> = paths.iter().map(|p| p.cost).collect();
 //! assert_eq!(costs, [2, 3, 10]);
-//! assert_eq!(paths[1].vertices(&g, 0), [0, 2, 3]);
+//! assert_eq!(paths[1].vertices(&g), [0, 2, 3]);
 //! ```
 
 mod batch;
@@ -51,22 +51,44 @@ pub use mps::{MpsIter, mps};
 pub use target::MpsTarget;
 pub use yen::yen;
 
-/// One s→t path: its arcs (ids of the graph) and its cost.
+/// One s→t path: its cost, its arcs (ids of the graph) and its source (so that a path with no arc, s = t,
+/// still names its vertex). Paths order by cost, then arcs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Path {
     /// Total weight (u64: long paths on graphs with large weights exceed u32).
     pub cost: u64,
     /// Arc ids from the source to the target.
     pub arcs: Vec<u32>,
+    /// The vertex the path starts from.
+    pub source: u32,
 }
 
 impl Path {
-    /// The vertices, from `s` (the source the path was asked from) to the target.
-    pub fn vertices(&self, g: &Csr<u32>, s: u32) -> Vec<u32> {
+    /// The vertices, from the source to the target.
+    pub fn vertices(&self, g: &Csr<u32>) -> Vec<u32> {
         let mut v = Vec::with_capacity(self.arcs.len() + 1);
-        v.push(s);
+        v.push(self.source);
         v.extend(self.arcs.iter().map(|&a| g.targets()[a as usize]));
         v
+    }
+
+    /// The vertices in the file's own ids (`loaded.ids`), from the source to the target.
+    ///
+    /// ```
+    /// use graph_core::io::{LoadOptions, load_graph};
+    /// # let dir = std::env::temp_dir().join(format!("uf-ksp-ids-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let file = dir.join("tiny.gr");
+    /// # std::fs::write(&file, "p sp 3 3\na 1 2 4\na 2 3 1\na 1 3 9\n").unwrap();
+    /// let g = load_graph(&file, &LoadOptions::default())?;
+    /// let (s, t) = (g.vertex(1).unwrap(), g.vertex(3).unwrap());
+    /// let (paths, _) = algos_sssp::ksp::yen(&g.graph, s, t, 2)?;
+    /// assert_eq!(paths[0].file_ids(&g), [1, 2, 3]);
+    /// assert_eq!(paths[1].file_ids(&g), [1, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn file_ids(&self, loaded: &graph_core::io::LoadedGraph) -> Vec<u64> {
+        self.vertices(&loaded.graph).iter().map(|&v| loaded.ids[v as usize]).collect()
     }
 }
 

@@ -212,7 +212,7 @@ impl<'a> MpsIter<'a> {
                 self.stats.looped_pops += 1;
                 return Some(None);
             }
-            Some(Some(Path { cost: c.cost, arcs }))
+            Some(Some(Path { cost: c.cost, arcs, source: self.s }))
         }
     }
 }
@@ -224,7 +224,7 @@ impl Iterator for MpsIter<'_> {
         if self.trivial {
             self.trivial = false;
             self.stats.pops += 1;
-            return Some(Path { cost: 0, arcs: Vec::new() });
+            return Some(Path { cost: 0, arcs: Vec::new(), source: self.s });
         }
         if self.yen.is_none() {
             let p = if self.target.zero_weights { self.next_of_cost_class() } else { self.next_loopless() };

@@ -68,7 +68,7 @@ impl<'g> YenRanking<'g> {
     pub(crate) fn new(g: &'g Csr<u32>, s: u32, t: u32) -> Self {
         let mut r = Self::resume(g, s, t, Vec::new());
         if s == t {
-            r.accepted.push(Path { cost: 0, arcs: Vec::new() });
+            r.accepted.push(Path { cost: 0, arcs: Vec::new(), source: s });
             r.expanded = 1; // nothing deviates from the empty path
         } else {
             r.stats.searches += 1;
@@ -151,7 +151,7 @@ impl<'g> YenRanking<'g> {
                 arcs.extend_from_slice(&tail.arcs);
                 if self.known.insert(arcs.clone()) {
                     let cost = root_cost.checked_add(tail.cost).ok_or(SsspError::PathCostOverflow)?;
-                    self.candidates.push(Reverse(Path { cost, arcs }));
+                    self.candidates.push(Reverse(Path { cost, arcs, source: self.s }));
                 }
             }
             root_cost += self.g.weights()[last.arcs[i] as usize] as u64;
@@ -318,6 +318,6 @@ impl<'g> SpurSearch<'g> {
                 }
             }
         }
-        Some(Path { cost: self.dist[t as usize], arcs })
+        Some(Path { cost: self.dist[t as usize], arcs, source: from })
     }
 }

@@ -75,6 +75,47 @@ impl Assignment {
     pub fn last(&self) -> &IterationLog {
         self.history.last().expect("an assignment has at least one iteration")
     }
+
+    /// The network-wide totals of these flows, time-only and generalised side by side (the
+    /// [`IterationLog::tstt`] of a run is the generalised total, or the marginal one for a system
+    /// optimum).
+    pub fn totals(&self, net: &Network) -> Totals {
+        Totals::of(net, &self.flows)
+    }
+}
+
+/// Network-wide totals of link flows, in the network's units: time, generalised cost and distance
+/// travelled are reported apart, so that a toll or distance factor never hides inside a "travel time".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Totals {
+    /// Time spent on the network, `Σ t_a(x_a) x_a` (the cost function's time only), in the network's
+    /// time unit (minutes for TNTP files) × vehicles.
+    pub travel_time: f64,
+    /// Generalised cost, `Σ c_a(x_a) x_a` = travel time + the toll and distance terms
+    /// ([`crate::CostFactors`]), in time units × vehicles.
+    pub generalised_cost: f64,
+    /// Distance travelled, `Σ length_a x_a`, in the network's length unit × vehicles.
+    pub distance: f64,
+}
+
+impl Totals {
+    /// The totals of flows `x` (one per link, in the network's link order) on `net`.
+    ///
+    /// ```
+    /// use algos_tap::{CostFactors, Link, Network, Totals};
+    /// let link = Link { from: 0, to: 1, capacity: 100.0, length: 3.0, free_flow_time: 10.0, b: 0.0, power: 4.0, toll: 5.0 };
+    /// let net = Network::new(2, &[link], 1, CostFactors { toll: 0.5, distance: 0.0 }).unwrap();
+    /// let t = Totals::of(&net, &[4.0]);
+    /// assert_eq!((t.travel_time, t.generalised_cost, t.distance), (40.0, 50.0, 12.0));
+    /// ```
+    pub fn of(net: &Network, x: &[f64]) -> Self {
+        let mut time = vec![0.0; x.len()];
+        net.vdf().times(x, &mut time);
+        let travel_time = time.iter().zip(x).map(|(t, f)| t * f).sum();
+        let fixed: f64 = net.fixed_costs().iter().zip(x).map(|(c, f)| c * f).sum();
+        let distance = net.links().iter().zip(x).map(|(l, f)| l.length * f).sum();
+        Self { travel_time, generalised_cost: travel_time + fixed, distance }
+    }
 }
 
 /// Objective, totals and gaps of given flows.

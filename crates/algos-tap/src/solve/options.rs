@@ -73,9 +73,19 @@ pub struct Stop {
     pub consecutive_below: u32,
 }
 
+impl Stop {
+    /// The iteration cap of [`Stop::default`], the library's and the examples' (`--max-iters`) alike.
+    pub const DEFAULT_MAX_ITERATIONS: u32 = 1_000;
+}
+
 impl Default for Stop {
     fn default() -> Self {
-        Self { relative_gap: 1e-4, max_iterations: 500, max_time: None, consecutive_below: 1 }
+        Self {
+            relative_gap: 1e-4,
+            max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+            max_time: None,
+            consecutive_below: 1,
+        }
     }
 }
 
