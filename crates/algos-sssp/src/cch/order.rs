@@ -49,6 +49,7 @@ impl Undirected {
         Self { offsets, adj: pairs.into_iter().map(|p| p.1).collect() }
     }
 
+    #[cfg(test)]
     fn neighbours(&self, v: u32) -> &[u32] {
         &self.adj[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
     }
@@ -62,106 +63,137 @@ pub(super) struct Part {
     pub sides: Option<[usize; 2]>,
 }
 
+/// Parts larger than this dissect their two sides on two threads (rayon's join); smaller ones on one.
+const PARALLEL_MIN: usize = 2_000;
+
 /// Vertices in contraction order (first = lowest rank) by nested dissection, and the dissection tree
-/// (part 0 is the whole graph).
+/// (part 0 is the whole graph, then each part's side-a subtree before its side-b subtree). The two
+/// sides of a separator share no edge, so they are dissected in parallel; the order is the same on any
+/// number of threads (each bisection sees the same part, and METIS calls are serialised and reseeded).
 pub(super) fn nested_dissection(g: &Undirected) -> Result<(Vec<u32>, Vec<Part>), SsspError> {
-    let n = g.offsets.len() - 1;
-    let mut order = Vec::with_capacity(n);
-    let mut parts: Vec<Part> = Vec::new();
-    // Scratch: local index of each vertex in the part being split (u32::MAX outside it).
-    let mut local = vec![u32::MAX; n];
-    // An explicit stack keeps deep recursions safe; a part's vertices are appended contiguously (its
-    // sub-tasks are pushed on top of what follows it).
-    enum Task {
-        /// A part to order, and where its index goes in its parent (part, side).
-        Split(Vec<u32>, Option<(usize, usize)>),
-        Emit(Vec<u32>),
+    let whole = PartGraph {
+        ids: (0..g.offsets.len() as u32 - 1).collect(),
+        xadj: g.offsets.iter().map(|&o| o as i32).collect(),
+        adj: g.adj.iter().map(|&w| w as i32).collect(),
+    };
+    let tree = dissect(whole)?;
+    Ok((tree.order, tree.parts))
+}
+
+/// A part of the graph: its vertices (graph ids, in the order the dissection met them) and the
+/// subgraph they induce, in local indices (METIS's layout).
+struct PartGraph {
+    ids: Vec<u32>,
+    xadj: Vec<i32>,
+    adj: Vec<i32>,
+}
+
+impl PartGraph {
+    fn len(&self) -> usize {
+        self.ids.len()
     }
-    let mut stack = vec![Task::Split((0..n as u32).collect(), None)];
-    while let Some(task) = stack.pop() {
-        let (vs, parent) = match task {
-            Task::Emit(vs) => {
-                order.extend(vs);
-                continue;
-            }
-            Task::Split(vs, parent) => (vs, parent),
-        };
-        let me = parts.len();
-        let start = order.len() as u32;
-        parts.push(Part { ranks: start..start + vs.len() as u32, sides: None });
-        if let Some((p, side)) = parent {
-            parts[p].sides.get_or_insert([usize::MAX; 2])[side] = me;
-        }
-        if vs.len() <= LEAF {
-            order.extend(min_degree(g, &vs, &mut local));
-            continue;
-        }
-        let (a, b, sep) = bisect(g, &vs, &mut local)?;
-        if a.is_empty() && b.is_empty() {
-            order.extend(sep);
-            continue;
-        }
-        // Popped in reverse: side a, then side b, then the separator.
-        stack.push(Task::Emit(sep));
-        stack.push(Task::Split(b, Some((me, 1))));
-        stack.push(Task::Split(a, Some((me, 0))));
+
+    fn neighbours(&self, v: usize) -> &[i32] {
+        &self.adj[self.xadj[v] as usize..self.xadj[v + 1] as usize]
     }
-    Ok((order, parts))
+
+    /// The subgraph induced by `members` (local indices, increasing), adjacency order kept.
+    fn induce(&self, members: &[u32]) -> PartGraph {
+        let mut local = vec![u32::MAX; self.len()];
+        for (i, &m) in members.iter().enumerate() {
+            local[m as usize] = i as u32;
+        }
+        let mut xadj = Vec::with_capacity(members.len() + 1);
+        let mut adj = Vec::new();
+        xadj.push(0);
+        for &m in members {
+            adj.extend(self.neighbours(m as usize).iter().filter_map(|&w| match local[w as usize] {
+                u32::MAX => None,
+                l => Some(l as i32),
+            }));
+            xadj.push(adj.len() as i32);
+        }
+        PartGraph { ids: members.iter().map(|&m| self.ids[m as usize]).collect(), xadj, adj }
+    }
+}
+
+/// The order and dissection tree of one part (ranks and part indices relative to it).
+struct Dissected {
+    order: Vec<u32>,
+    parts: Vec<Part>,
+}
+
+fn dissect(pg: PartGraph) -> Result<Dissected, SsspError> {
+    let len = pg.len() as u32;
+    let leaf = |order: Vec<u32>| Dissected { order, parts: vec![Part { ranks: 0..len, sides: None }] };
+    if pg.len() <= LEAF {
+        return Ok(leaf(min_degree(&pg)));
+    }
+    let (a, b, sep) = bisect(&pg)?;
+    let sep: Vec<u32> = sep.iter().map(|&v| pg.ids[v as usize]).collect();
+    if a.is_empty() && b.is_empty() {
+        return Ok(leaf(sep));
+    }
+    let (side_a, side_b) = (pg.induce(&a), pg.induce(&b));
+    let parallel = pg.len() > PARALLEL_MIN;
+    drop(pg);
+    let (da, db) = if parallel {
+        rayon::join(|| dissect(side_a), || dissect(side_b))
+    } else {
+        (dissect(side_a), dissect(side_b))
+    };
+    let (da, db) = (da?, db?);
+    let (first_b, a_len) = (1 + da.parts.len(), da.order.len() as u32);
+    let mut parts = Vec::with_capacity(1 + da.parts.len() + db.parts.len());
+    parts.push(Part { ranks: 0..len, sides: Some([1, first_b]) });
+    parts.extend(
+        da.parts.into_iter().map(|p| Part { ranks: p.ranks, sides: p.sides.map(|[x, y]| [x + 1, y + 1]) }),
+    );
+    parts.extend(db.parts.into_iter().map(|p| Part {
+        ranks: p.ranks.start + a_len..p.ranks.end + a_len,
+        sides: p.sides.map(|[x, y]| [x + first_b, y + first_b]),
+    }));
+    let mut order = da.order;
+    order.extend(db.order);
+    order.extend(sep);
+    Ok(Dissected { order, parts })
 }
 
 /// A small part ordered by increasing degree inside it (a cheap stand-in for minimum degree).
-fn min_degree(g: &Undirected, vs: &[u32], local: &mut [u32]) -> Vec<u32> {
-    for (i, &v) in vs.iter().enumerate() {
-        local[v as usize] = i as u32;
-    }
-    let mut out = vs.to_vec();
-    out.sort_by_key(|&v| (g.neighbours(v).iter().filter(|&&w| local[w as usize] != u32::MAX).count(), v));
-    for &v in vs {
-        local[v as usize] = u32::MAX;
-    }
-    out
+fn min_degree(pg: &PartGraph) -> Vec<u32> {
+    let mut out: Vec<(usize, u32)> = (0..pg.len()).map(|v| (pg.neighbours(v).len(), pg.ids[v])).collect();
+    out.sort_unstable();
+    out.into_iter().map(|(_, v)| v).collect()
 }
 
-/// Two sides and the separator between them.
+/// Two sides and the separator between them (local indices of the part).
 type Dissection = (Vec<u32>, Vec<u32>, Vec<u32>);
 
-/// Splits the part `vs` into (side a, side b, separator): no edge joins a and b.
-fn bisect(g: &Undirected, vs: &[u32], local: &mut [u32]) -> Result<Dissection, SsspError> {
-    for (i, &v) in vs.iter().enumerate() {
-        local[v as usize] = i as u32;
-    }
-    let mut xadj: Vec<i32> = Vec::with_capacity(vs.len() + 1);
-    let mut adjncy: Vec<i32> = Vec::new();
-    xadj.push(0);
-    for &v in vs {
-        adjncy.extend(g.neighbours(v).iter().filter_map(|&w| match local[w as usize] {
-            u32::MAX => None,
-            l => Some(l as i32),
-        }));
-        xadj.push(adjncy.len() as i32);
-    }
-    for &v in vs {
-        local[v as usize] = u32::MAX;
-    }
-    let mut part = vec![0i32; vs.len()];
+/// Splits a part into (side a, side b, separator): no edge joins a and b.
+fn bisect(pg: &PartGraph) -> Result<Dissection, SsspError> {
+    let (xadj, adjncy) = (&pg.xadj, &pg.adj);
+    let n = pg.len();
+    let mut part = vec![0i32; n];
     if !adjncy.is_empty() {
-        edge_bisection(&xadj, &adjncy, &mut part)?;
+        edge_bisection(xadj, adjncy, &mut part)?;
     } else {
         // No edges: any split is a dissection.
-        part.iter_mut().skip(vs.len() / 2).for_each(|p| *p = 1);
+        part.iter_mut().skip(n / 2).for_each(|p| *p = 1);
     }
-    let in_sep = vertex_cover_of_cut(&xadj, &adjncy, &part);
+    let in_sep = vertex_cover_of_cut(xadj, adjncy, &part);
     let (mut a, mut b, mut sep) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, &v) in vs.iter().enumerate() {
+    for i in 0..n {
         match (in_sep[i], part[i]) {
-            (true, _) => sep.push(v),
-            (false, 0) => a.push(v),
-            _ => b.push(v),
+            (true, _) => sep.push(i as u32),
+            (false, 0) => a.push(i as u32),
+            _ => b.push(i as u32),
         }
     }
     // A degenerate split (everything on one side) would not terminate: order that part by degree.
-    if a.is_empty() && b.is_empty() || sep.len() == vs.len() {
-        return Ok((Vec::new(), Vec::new(), min_degree(g, vs, local)));
+    if a.is_empty() && b.is_empty() || sep.len() == n {
+        let mut local: Vec<u32> = (0..n as u32).collect();
+        local.sort_unstable_by_key(|&v| (pg.neighbours(v as usize).len(), pg.ids[v as usize]));
+        return Ok((Vec::new(), Vec::new(), local));
     }
     Ok((a, b, sep))
 }
