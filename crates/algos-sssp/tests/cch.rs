@@ -74,6 +74,17 @@ fn cch_equals_dijkstra_on_road_graphs() {
         let n = g.num_vertices();
         let sources: Vec<u32> = (0..12).map(|i| (i * 7919) % n).collect();
         assert_trees_equal_dijkstra(&cch, &g, &sources, what);
+        // METIS's bisections (feature `metis`) give another order, and the same distances.
+        #[cfg(feature = "metis")]
+        {
+            let by_metis = Cch::build_with(&g, algos_sssp::cch::Bisector::Metis).unwrap();
+            assert_trees_equal_dijkstra(&by_metis, &g, &sources, &format!("{what}, METIS order"));
+            eprintln!(
+                "{what}: METIS order {:.2} s, {} triangles",
+                by_metis.order_seconds,
+                by_metis.num_triangles()
+            );
+        }
         for round in 0..2u64 {
             let metric = g.with_weights(random_weights(round, g.num_arcs() as usize, 1000)).unwrap();
             assert_trees_equal_dijkstra(&cch, &metric, &sources, &format!("{what}, random metric {round}"));

@@ -2,8 +2,9 @@
 //! does not depend on the arc weights, so a new metric (the link costs of a traffic-assignment
 //! iteration) costs one customisation — milliseconds on a city — instead of a new contraction.
 //!
-//! - [`Cch::build`] orders the vertices by nested dissection (`order`: METIS bisections, minimum
-//!   vertex covers of the cuts as separators) and builds the chordal supergraph of that order with
+//! - [`Cch::build`] orders the vertices by nested dissection (`order`: multilevel bisections in pure
+//!   Rust, `bisect`, or METIS's with [`Cch::build_with`] and the `metis` feature; minimum vertex covers
+//!   of the cuts as separators; the two sides of every separator on two threads) and builds the chordal supergraph of that order with
 //!   every edge's lower triangles. Only the graph's shape is read.
 //! - [`Cch::customise`] takes weights for the input arcs and runs the basic customisation: each edge
 //!   `{x, y}` takes the minimum of its input arcs and of `x → v → y` over its lower triangles. No edge
@@ -32,8 +33,6 @@
 //! assert_eq!(ch.phast(&[0]).unwrap()[0], vec![0, 4, 10, 6]);
 //! ```
 
-// Compiled (and tested) in every build; used when the `metis` feature is off.
-#[cfg_attr(feature = "metis", allow(dead_code))]
 mod bisect;
 #[cfg(feature = "gpu")]
 pub mod gpu_matrix;
@@ -42,6 +41,7 @@ mod query;
 mod store;
 mod topology;
 
+pub use order::Bisector;
 pub use query::CchQuery;
 pub use store::CacheUse;
 
@@ -82,11 +82,17 @@ fn link(a: u32, b: u32) -> u32 {
 }
 
 impl Cch {
-    /// Orders `graph` by nested dissection and builds its chordal supergraph (weights are not read).
+    /// Orders `graph` by nested dissection and builds its chordal supergraph (weights are not read),
+    /// with the default [`Bisector`].
     pub fn build<W: Weight>(graph: &Csr<W>) -> Result<Self, SsspError> {
+        Self::build_with(graph, Bisector::default())
+    }
+
+    /// [`Self::build`] with the bisections of `bisector`.
+    pub fn build_with<W: Weight>(graph: &Csr<W>, bisector: Bisector) -> Result<Self, SsspError> {
         let t = std::time::Instant::now();
         let undirected = Undirected::of(graph);
-        let (order, parts) = order::nested_dissection(&undirected)?;
+        let (order, parts) = order::nested_dissection(&undirected, bisector)?;
         Self::from_order(graph, &undirected, order, parts, t.elapsed().as_secs_f64())
     }
 

@@ -1,9 +1,9 @@
 //! Nested-dissection vertex order (George 1973), the metric-independent order a CCH needs: split the
 //! graph by a small vertex separator, order both sides recursively, the separator last. Bisections come
-//! from METIS (multilevel recursive bisection, through the `metis` crate: the partitioner road-network
-//! CCH implementations use, vendored C, no system library; without the `metis` feature, a pure-Rust
-//! multilevel bisection of the same scheme); each edge cut becomes the minimum vertex
-//! cover of its cut edges (König), usually smaller than either side's boundary.
+//! from [`Bisector::Multilevel`] (pure Rust, `cch::bisect`; the default) or, with the `metis` feature,
+//! [`Bisector::Metis`] (the `metis` crate: the partitioner road-network CCH implementations use,
+//! vendored C); each edge cut becomes the minimum vertex cover of its cut edges (König), usually
+//! smaller than either side's boundary.
 
 use std::collections::VecDeque;
 
@@ -63,6 +63,36 @@ pub(super) struct Part {
     pub sides: Option<[usize; 2]>,
 }
 
+/// Where the bisections of a nested-dissection order come from.
+///
+/// The default is [`Bisector::Multilevel`]: on a 16-core host it orders NY in 0.50–0.52 s against
+/// METIS's 2.0 s and Florida in 1.9–2.1 s against 8.6–8.9 s (METIS calls are serialised by its global
+/// random generator, the pure-Rust bisections run in parallel), and its hierarchies customise and answer
+/// as fast or faster (docs/benchmarks.md "Cargo features"). On one thread METIS orders faster (NY 1.7–1.8
+/// s against 3.3–3.4 s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Bisector {
+    /// The pure-Rust multilevel bisection (`cch::bisect`: heavy-edge matching, region growing,
+    /// Fiduccia–Mattheyses refinement); deterministic, the same order on any number of threads.
+    #[default]
+    Multilevel,
+    /// METIS's multilevel recursive bisection (feature `metis`; vendored C).
+    #[cfg(feature = "metis")]
+    Metis,
+}
+
+impl Bisector {
+    /// The name used in cache file names and reports: `multilevel` or `metis`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bisector::Multilevel => "multilevel",
+            #[cfg(feature = "metis")]
+            Bisector::Metis => "metis",
+        }
+    }
+}
+
 /// Parts larger than this dissect their two sides on two threads (rayon's join); smaller ones on one.
 const PARALLEL_MIN: usize = 2_000;
 
@@ -70,13 +100,16 @@ const PARALLEL_MIN: usize = 2_000;
 /// (part 0 is the whole graph, then each part's side-a subtree before its side-b subtree). The two
 /// sides of a separator share no edge, so they are dissected in parallel; the order is the same on any
 /// number of threads (each bisection sees the same part, and METIS calls are serialised and reseeded).
-pub(super) fn nested_dissection(g: &Undirected) -> Result<(Vec<u32>, Vec<Part>), SsspError> {
+pub(super) fn nested_dissection(
+    g: &Undirected,
+    bisector: Bisector,
+) -> Result<(Vec<u32>, Vec<Part>), SsspError> {
     let whole = PartGraph {
         ids: (0..g.offsets.len() as u32 - 1).collect(),
         xadj: g.offsets.iter().map(|&o| o as i32).collect(),
         adj: g.adj.iter().map(|&w| w as i32).collect(),
     };
-    let tree = dissect(whole)?;
+    let tree = dissect(whole, bisector)?;
     Ok((tree.order, tree.parts))
 }
 
@@ -123,13 +156,13 @@ struct Dissected {
     parts: Vec<Part>,
 }
 
-fn dissect(pg: PartGraph) -> Result<Dissected, SsspError> {
+fn dissect(pg: PartGraph, bisector: Bisector) -> Result<Dissected, SsspError> {
     let len = pg.len() as u32;
     let leaf = |order: Vec<u32>| Dissected { order, parts: vec![Part { ranks: 0..len, sides: None }] };
     if pg.len() <= LEAF {
         return Ok(leaf(min_degree(&pg)));
     }
-    let (a, b, sep) = bisect(&pg)?;
+    let (a, b, sep) = bisect(&pg, bisector)?;
     let sep: Vec<u32> = sep.iter().map(|&v| pg.ids[v as usize]).collect();
     if a.is_empty() && b.is_empty() {
         return Ok(leaf(sep));
@@ -138,9 +171,9 @@ fn dissect(pg: PartGraph) -> Result<Dissected, SsspError> {
     let parallel = pg.len() > PARALLEL_MIN;
     drop(pg);
     let (da, db) = if parallel {
-        rayon::join(|| dissect(side_a), || dissect(side_b))
+        rayon::join(|| dissect(side_a, bisector), || dissect(side_b, bisector))
     } else {
-        (dissect(side_a), dissect(side_b))
+        (dissect(side_a, bisector), dissect(side_b, bisector))
     };
     let (da, db) = (da?, db?);
     let (first_b, a_len) = (1 + da.parts.len(), da.order.len() as u32);
@@ -170,12 +203,16 @@ fn min_degree(pg: &PartGraph) -> Vec<u32> {
 type Dissection = (Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// Splits a part into (side a, side b, separator): no edge joins a and b.
-fn bisect(pg: &PartGraph) -> Result<Dissection, SsspError> {
+fn bisect(pg: &PartGraph, bisector: Bisector) -> Result<Dissection, SsspError> {
     let (xadj, adjncy) = (&pg.xadj, &pg.adj);
     let n = pg.len();
     let mut part = vec![0i32; n];
     if !adjncy.is_empty() {
-        edge_bisection(xadj, adjncy, &mut part)?;
+        match bisector {
+            Bisector::Multilevel => super::bisect::multilevel_bisection(xadj, adjncy, &mut part),
+            #[cfg(feature = "metis")]
+            Bisector::Metis => metis_bisection(xadj, adjncy, &mut part)?,
+        }
     } else {
         // No edges: any split is a dissection.
         part.iter_mut().skip(n / 2).for_each(|p| *p = 1);
@@ -201,7 +238,7 @@ fn bisect(pg: &PartGraph) -> Result<Dissection, SsspError> {
 /// Splits a part's vertices into two halves (`part` 0 or 1) with few edges between them: METIS's
 /// multilevel recursive bisection.
 #[cfg(feature = "metis")]
-fn edge_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32]) -> Result<(), SsspError> {
+fn metis_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32]) -> Result<(), SsspError> {
     // METIS draws from one process-wide random generator, reseeded at the start of every call:
     // calls from two threads at once would interleave its draws and give orders (so tie choices,
     // so loads) that differ from run to run. One call at a time keeps every order reproducible.
@@ -210,14 +247,6 @@ fn edge_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32]) -> Result<(), 
         .map_err(|e| SsspError::InvalidParameter(format!("METIS refused a part: {e}")))?
         .part_recursive(part)
         .map_err(|e| SsspError::InvalidParameter(format!("METIS bisection failed: {e:?}")))?;
-    Ok(())
-}
-
-/// Splits a part's vertices into two halves (`part` 0 or 1) without METIS (the `metis` feature is
-/// off): the pure-Rust multilevel bisection of [`super::bisect`].
-#[cfg(not(feature = "metis"))]
-fn edge_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32]) -> Result<(), SsspError> {
-    super::bisect::multilevel_bisection(xadj, adjncy, part);
     Ok(())
 }
 
@@ -328,7 +357,7 @@ mod tests {
         let side = 20u32;
         let grid = graph_core::generators::grid_2d(side, side);
         let g = Undirected::from_arcs((side * side) as usize, grid.arcs().map(|(u, v, _)| (u, v)));
-        let (order, parts) = nested_dissection(&g).unwrap();
+        let (order, parts) = nested_dissection(&g, Bisector::default()).unwrap();
         assert_eq!(parts[0].ranks, 0..side * side);
         // Sides come first, contiguous, and inside their parent.
         for p in &parts {

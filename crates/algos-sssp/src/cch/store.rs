@@ -182,7 +182,11 @@ impl Cch {
     /// [`Self::build_cached`] with the cache in `dir`.
     pub fn build_cached_in<W: Weight>(graph: &Csr<W>, dir: &Path) -> Result<(Self, CacheUse), SsspError> {
         let [n, m, offsets, heads] = shape(graph);
-        let path = dir.join(format!("cch-v{VERSION}-{n}-{m}-{offsets:016x}{heads:016x}.order"));
+        // The bisector is in the name: an order of another bisector is exact too, but would not be the
+        // hierarchy this build measures and reports.
+        let bisector = super::Bisector::default();
+        let path =
+            dir.join(format!("cch-v{VERSION}-{}-{n}-{m}-{offsets:016x}{heads:016x}.order", bisector.name()));
         let refused = if path.exists() {
             match Self::load(graph, &path) {
                 Ok(cch) => return Ok((cch, CacheUse::Loaded(path))),
@@ -191,7 +195,7 @@ impl Cch {
         } else {
             None
         };
-        let cch = Self::build(graph)?;
+        let cch = Self::build_with(graph, bisector)?;
         let used = match (cch.save(graph, &path), refused) {
             (Err(e), _) => CacheUse::Uncached(format!("not saved: {e}")),
             (Ok(()), Some(why)) => CacheUse::Rebuilt(path, why),
