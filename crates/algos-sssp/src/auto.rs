@@ -159,24 +159,24 @@ pub fn place(cpu_trees_per_s: f64, gpu_trees_per_s: Option<f64>) -> Placement {
     }
 }
 
-/// Whether PHAST (a contraction hierarchy first, then sweeps) beats one search per source for
-/// `sources` trees on a graph of `vertices` vertices and `arcs` arcs, the contraction included, on
-/// `threads` CPU threads or on a GPU. From the H100 machine's runs (docs/benchmarks.md, "contraction
-/// hierarchies and PHAST"): contraction takes 32–47 µs per vertex on road networks (bremen_time 1.3 s, NY
-/// 12.0–17.7 s, FLA 39.8 s; 50 µs is used); on one CPU thread a PHAST tree saves about 95 ns per vertex
-/// over Dijkstra (NY 27.5 → 2.3 ms), so PHAST pays from about 530 sources per thread; on the H100
-/// streamed PHAST saves 0.7–0.95 ns per vertex per tree over the batched kernel (NY 3,200 → 16,771
-/// trees/s, bremen 26,000 → 116,000), so from about [`PHAST_GPU_MIN_SOURCES`] sources. Those rates are
-/// road networks' (2.1–2.8 arcs per vertex); denser graphs contract with many more shortcuts, so above
-/// [`PHAST_MAX_ARCS_PER_VERTEX`] the answer is no unless a hierarchy is at hand, with which PHAST always
-/// pays.
+/// Whether PHAST (a customisable hierarchy first — its order built on all cores or loaded from the
+/// cache folder — then sweeps) beats one search per source for `sources` trees on a graph of `vertices`
+/// vertices and `arcs` arcs, the hierarchy included, on `threads` CPU threads or on a GPU. Measured on
+/// the 16-core H100 host, NY, whole processes (docs/benchmarks.md "Many sources on the CCH"): on the GPU
+/// PHAST on the CCH takes 1.85 s for 4,096 sources on a first run against 3.02 s for the batched kernel
+/// (2.15 vs 2.02 s at 1,024; 1.29 s with the order cached), so from about [`PHAST_GPU_MIN_SOURCES`];
+/// on 16 CPU threads 4.07 s against 8.69 s for Dijkstra per source at 4,096 (2.65 vs 2.50 s at 1,024),
+/// so from about [`PHAST_CPU_MIN_SOURCES_PER_THREAD`] per thread. Those are road networks (2.1–2.8 arcs
+/// per vertex); denser graphs have no small separators, so above [`PHAST_MAX_ARCS_PER_VERTEX`] the
+/// answer is no unless a hierarchy is at hand, with which PHAST always pays.
 ///
 /// ```
 /// use algos_sssp::auto::phast_pays;
 /// let (n, m) = (264_346, 730_100); // NY
 /// assert!(!phast_pays(n, m, 1_000, 16, false, false)); // 1,000 trees on 16 cores: Dijkstra
-/// assert!(phast_pays(n, m, 20_000, 16, false, false)); // 20,000: contract first
-/// assert!(!phast_pays(n, 10 * n, 20_000, 16, false, false)); // not road-like: no contraction
+/// assert!(phast_pays(n, m, 4_096, 16, false, false)); // 4,096: build the hierarchy first
+/// assert!(phast_pays(n, m, 4_096, 16, true, false)); // on a GPU too
+/// assert!(!phast_pays(n, 10 * n, 20_000, 16, false, false)); // not road-like: no hierarchy
 /// assert!(phast_pays(n, m, 10, 16, true, true)); // a hierarchy at hand: always
 /// ```
 pub fn phast_pays(
@@ -200,11 +200,11 @@ pub fn phast_pays(
     }
 }
 
-/// Most arcs per vertex for which [`phast_pays`] trusts the road-network contraction costs.
+/// Most arcs per vertex for which [`phast_pays`] trusts the road-network hierarchy costs.
 pub const PHAST_MAX_ARCS_PER_VERTEX: f64 = 4.0;
 
-/// Sources per CPU thread from which contracting and PHAST beat Dijkstra per source (see [`phast_pays`]).
-pub const PHAST_CPU_MIN_SOURCES_PER_THREAD: usize = 600;
+/// Sources per CPU thread from which a hierarchy and PHAST beat Dijkstra per source (see [`phast_pays`]).
+pub const PHAST_CPU_MIN_SOURCES_PER_THREAD: usize = 128;
 
-/// Sources from which contracting and streamed GPU PHAST beat the batched GPU kernel (see [`phast_pays`]).
-pub const PHAST_GPU_MIN_SOURCES: usize = 60_000;
+/// Sources from which a hierarchy and streamed GPU PHAST beat the batched GPU kernel (see [`phast_pays`]).
+pub const PHAST_GPU_MIN_SOURCES: usize = 2_048;

@@ -413,7 +413,10 @@ fn phast_method_equals_dijkstra_rows() {
     assert_eq!((out.method, out.preprocess_s), (Method::Phast, 0.0));
     // Auto with few sources and no hierarchy: one search per source.
     let few = ManyOptions { method: Method::Auto, ..cpu };
-    assert_eq!(check(&few, "auto, few sources").method, algos_sssp::many::Method::Trees);
+    let threshold = algos_sssp::auto::PHAST_CPU_MIN_SOURCES_PER_THREAD * rayon::current_num_threads();
+    if sources.len() < threshold {
+        assert_eq!(check(&few, "auto, few sources").method, algos_sssp::many::Method::Trees);
+    }
     // A hierarchy of another graph is refused.
     let other = ContractionHierarchy::build(&random_graph(46)).unwrap();
     if other.num_vertices() != n {
@@ -425,4 +428,28 @@ fn phast_method_equals_dijkstra_rows() {
         let out = check(&gpu, "gpu phast");
         assert_eq!((out.method, out.gpu_trees), (Method::Phast, sources.len()));
     });
+}
+
+/// `Method::Auto` with enough sources builds a customisable hierarchy, runs PHAST and says why (not
+/// "asked for"); the rows are Dijkstra's.
+#[test]
+fn auto_takes_phast_from_the_measured_source_count_and_says_why() {
+    use algos_sssp::many::{ManyOptions, Method, many_to_all_with};
+    let g = graph_core::generators::grid_2d(30, 30);
+    let count = algos_sssp::auto::PHAST_CPU_MIN_SOURCES_PER_THREAD * rayon::current_num_threads() + 1;
+    let sources: Vec<u32> = (0..count as u32).map(|i| (i * 7) % g.num_vertices()).collect();
+    let opts = ManyOptions { backend: Backend::Cpu, method: Method::Auto, ..Default::default() };
+    let mut rows = vec![Vec::new(); sources.len()];
+    let out = many_to_all_with(&g, &sources, &opts, |b| {
+        for (i, row) in b.dist.chunks(b.n).enumerate() {
+            rows[b.first + i] = row.to_vec();
+        }
+    })
+    .unwrap();
+    assert_eq!(out.method, Method::Phast);
+    let why = out.decision.expect("an automatic choice is explained").reason;
+    assert!(why.contains("phast_pays") && why.contains(&count.to_string()), "{why}");
+    for (&s, row) in sources.iter().zip(&rows) {
+        assert_eq!(row, &solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist);
+    }
 }

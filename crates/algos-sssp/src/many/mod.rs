@@ -137,7 +137,7 @@ pub enum Method {
     /// timed as preprocessing), then sweeps — 16 sources per sweep on the CPU cores, 128 per pass on the
     /// first GPU, rows streamed. The same distances as [`Method::Trees`].
     Phast,
-    /// PHAST when enough sources pay for the contraction ([`crate::auto::phast_pays`]), else trees.
+    /// PHAST when enough sources pay for the hierarchy ([`crate::auto::phast_pays`]), else trees.
     Auto,
 }
 
@@ -299,6 +299,28 @@ fn many_impl(
 ) -> Result<ManyStats, SsspError> {
     let mut out = ManyStats::default();
     if let Some(phast) = phast_plan(graph, sources, opts) {
+        if opts.method == Method::Auto && opts.hierarchy.is_none() {
+            let (threshold, place) = match phast {
+                Some(_) => (crate::auto::PHAST_GPU_MIN_SOURCES, "the GPU".to_string()),
+                None => {
+                    let threads = rayon::current_num_threads();
+                    (
+                        crate::auto::PHAST_CPU_MIN_SOURCES_PER_THREAD * threads,
+                        format!("{threads} CPU threads"),
+                    )
+                }
+            };
+            out.decision = Some(AutoDecision {
+                probe_trees: 0,
+                cpu_trees_per_s: 0.0,
+                gpu_trees_per_s: None,
+                reason: format!(
+                    "{} sources ≥ {threshold}: a customisable hierarchy and PHAST on {place} are measured \
+                     faster than one tree per source from there (auto::phast_pays)",
+                    sources.len()
+                ),
+            });
+        }
         return run_phast(graph, sources, opts, phast, &mut out, emit).map(|()| out);
     }
     let (placement, done) = match (opts.backend, opts.schedule) {

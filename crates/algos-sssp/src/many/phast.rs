@@ -1,6 +1,5 @@
 //! [`Method::Phast`] for a many-source run: a hierarchy (given; else a customisable one, its order
-//! cached, for CPU sweeps, a contraction for GPU passes), then downward sweeps on the CPU or passes on
-//! the GPU.
+//! cached), then downward sweeps on the CPU or passes on the GPU.
 
 use gpu_runtime::GpuContext;
 use graph_core::Csr;
@@ -18,7 +17,6 @@ pub(super) fn run_phast(
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
 ) -> Result<(), SsspError> {
-    use crate::ch::ContractionHierarchy;
     out.method = Method::Phast;
     out.schedule = Schedule::Single;
     let built;
@@ -34,11 +32,13 @@ pub(super) fn run_phast(
             }
             ch
         }
-        None if gpu.is_none() => {
-            // On the CPU a customisable hierarchy sweeps about as fast as a contraction (NY, 16
-            // threads: 3,633 vs 4,246 trees/s) and is ready far sooner: its order comes from the
-            // cache folder when this graph was prepared before (NY: 0.7-0.8 s loaded, 2.6 s built,
-            // against 8-13 s of contraction). On a GPU its deeper DAG sweeps 11× slower: contraction.
+        None => {
+            // A customisable hierarchy, CPU or GPU: its order comes from the cache folder when this
+            // graph was prepared before, else is built on all cores (NY on the 16-core host: 0.77-0.81
+            // s, against 9.8-13.2 s for a contraction on one thread). On the CPU it sweeps about as
+            // fast as a contraction (NY, 16 threads: 3,633 vs 4,246 trees/s); on a GPU its deeper DAG
+            // sweeps slower than a contraction's, which pays only past hundreds of thousands of
+            // sources (docs/benchmarks.md "Many sources on the CCH").
             let t = std::time::Instant::now();
             let (cch, used) = crate::cch::Cch::build_cached(graph)?;
             built = cch.customise(graph.weights())?;
@@ -51,13 +51,6 @@ pub(super) fn run_phast(
                 }
                 crate::cch::CacheUse::Uncached(why) => format!("cch, built ({why})"),
             };
-            &built
-        }
-        None => {
-            let t = std::time::Instant::now();
-            built = ContractionHierarchy::build(graph)?;
-            out.preprocess_s = t.elapsed().as_secs_f64();
-            out.hierarchy = "contraction, built".into();
             &built
         }
     };
