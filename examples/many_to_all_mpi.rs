@@ -25,7 +25,7 @@ use urbanflow::cluster::many::{DistOptions, many_to_all};
 use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
 use urbanflow::sssp::auto::phast_pays;
-use urbanflow::sssp::ch::ContractionHierarchy;
+use urbanflow::sssp::cch::Cch;
 use urbanflow::sssp::many::{ManyOptions, Method, Schedule};
 
 /// Shortest-path trees from many sources, spread over the ranks of an MPI job.
@@ -101,7 +101,8 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
             Some(common::pick_sources(t, g.num_vertices(), loaded.zones.as_deref(), args.input.seed + 1)?)
         }
     };
-    // PHAST: one contraction per rank, shared by all its blocks (so `Auto` decides here, on the share).
+    // PHAST: one customisable hierarchy per rank (its order from the cache folder when this graph was
+    // prepared before), shared by all its blocks (so `Auto` decides here, on the share).
     let threads = rayon::current_num_threads();
     let share = sources.len().div_ceil(ranks);
     let phast = match args.method {
@@ -113,7 +114,8 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     };
     let t = Instant::now();
     let hierarchy = if phast {
-        Some(ContractionHierarchy::build(g).map_err(|e| format!("rank {rank}: {e}"))?)
+        let (cch, _) = Cch::build_cached(g).map_err(|e| format!("rank {rank}: {e}"))?;
+        Some(cch.customise(g.weights()).map_err(|e| format!("rank {rank}: {e}"))?)
     } else {
         None
     };
