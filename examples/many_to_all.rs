@@ -65,10 +65,10 @@ struct Args {
     #[arg(long)]
     slots: Option<usize>,
     /// dijkstra or batch (one search per source: Dijkstra on the CPU, the batched kernel on a GPU,
-    /// scheduled by --schedule), phast (a hierarchy first — timed apart as preprocessing: on the CPU a
-    /// customisable one whose order is cached between runs, for a GPU a contraction — then PHAST
-    /// sweeps: 16 sources per sweep on the CPU cores, 128 per pass streamed from the first GPU),
-    /// or auto (PHAST when the sources are enough to pay for the contraction, measured crossover).
+    /// scheduled by --schedule), phast (a customisable hierarchy first — timed apart as preprocessing,
+    /// its order built on all cores or loaded from the cache folder — then PHAST sweeps: 16 sources
+    /// per sweep on the CPU cores, 128 per pass streamed from the first GPU), or auto (PHAST from
+    /// 2,048 sources on a GPU or 128 per CPU thread, the measured crossovers; `why` says so).
     #[arg(long, default_value = "auto")]
     method: Method,
     /// Print one JSON object.
@@ -132,8 +132,8 @@ fn run(args: Args) -> Result<(), Error> {
     }
     let (checksum, trees) = (sum.into_inner(), count.into_inner());
     let total_s = t.elapsed().as_secs_f64();
-    // Tuning happens once per adapter and graph (then it is read from the cache), contraction once per
-    // graph: both timed apart.
+    // Tuning happens once per adapter and graph (then it is read from the cache), the hierarchy's order
+    // once per graph: both timed apart.
     let solve_s = (total_s - out.tune_s - out.preprocess_s).max(1e-12);
     if trees != sources.len() {
         return Err(format!("internal error: {trees} trees delivered for {} sources", sources.len()).into());
