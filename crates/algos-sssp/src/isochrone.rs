@@ -101,6 +101,15 @@ impl OutArcs<u32> for FromOrigins<'_> {
 /// Everything within `budget` (the graph's weight units, inclusive) of the nearest of `origins`, with
 /// shortest-path tree and nearest origin per vertex. Errors: an origin out of range, no origin, a
 /// graph of `u32::MAX` vertices (no room for the virtual source).
+///
+/// ```
+/// let g = graph_core::generators::grid_2d(5, 5); // unit weights, vertex = row * 5 + column
+/// let reach = algos_sssp::isochrone::within(&g, &[0, 24], 2)?;
+/// assert_eq!(reach.vertices().len(), 12); // six cells around each corner
+/// assert_eq!((reach.distance(12), reach.distance(2)), (None, Some(2)));
+/// assert_eq!(reach.origin_of(23), Some(24));
+/// # Ok::<(), algos_sssp::SsspError>(())
+/// ```
 pub fn within(graph: &Csr<u32>, origins: &[u32], budget: u32) -> Result<Reach, SsspError> {
     let n = graph.num_vertices();
     if let Some(&vertex) = origins.iter().find(|&&o| o >= n) {

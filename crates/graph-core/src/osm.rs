@@ -296,6 +296,16 @@ pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
 
 /// Imports a routable graph from an OSM file: PBF (`.osm.pbf`), or OSM XML (`.osm`, recognised by its
 /// first bytes). See the module documentation for the rules.
+///
+/// ```
+/// use graph_core::osm::{OsmOptions, Profile, import};
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/restrictions.osm");
+/// let g = import(path, &OsmOptions { largest_component: false, ..OsmOptions::new(Profile::Car) })?;
+/// let (lat, lon) = g.coords[0];
+/// assert_eq!(g.snap(lat, lon, 1.0)?.0, 0); // a vertex's own coordinate snaps to it
+/// assert!(g.snap(0.0, 0.0, 1_000.0).is_err()); // the Gulf of Guinea is not on this map
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
 pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, GraphError> {
     let path = path.as_ref();
     let mut collector = Collector::new(options);

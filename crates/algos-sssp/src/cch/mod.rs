@@ -84,6 +84,19 @@ fn link(a: u32, b: u32) -> u32 {
 impl Cch {
     /// Orders `graph` by nested dissection and builds its chordal supergraph (weights are not read),
     /// with the default [`Bisector`].
+    ///
+    /// ```
+    /// use algos_sssp::cch::{Cch, CchQuery};
+    /// let g = graph_core::generators::grid_2d(20, 20); // unit weights
+    /// let cch = Cch::build(&g)?; // once per graph shape
+    /// let ch = cch.customise(g.weights())?; // once per metric: milliseconds on a city
+    /// assert_eq!(CchQuery::new(&ch)?.distance(&ch, 0, 399)?, Some(38));
+    /// // Another metric on the same order: every weight doubled.
+    /// let doubled: Vec<u32> = g.weights().iter().map(|w| 2 * w).collect();
+    /// let ch2 = cch.customise(&doubled)?;
+    /// assert_eq!(CchQuery::new(&ch2)?.distance(&ch2, 0, 399)?, Some(76));
+    /// # Ok::<(), algos_sssp::SsspError>(())
+    /// ```
     pub fn build<W: Weight>(graph: &Csr<W>) -> Result<Self, SsspError> {
         Self::build_with(graph, Bisector::default())
     }

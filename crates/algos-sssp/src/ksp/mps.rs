@@ -279,6 +279,14 @@ impl Order<'_, '_> {
 
 /// The `k` cheapest loopless paths from `s` to `t`, in (cost, arc sequence) order, by MPS.
 ///
+/// ```
+/// let g = graph_core::generators::grid_2d(3, 3); // unit weights: six shortest corner-to-corner paths
+/// let (paths, _) = algos_sssp::ksp::mps(&g, 0, 8, 8)?;
+/// assert_eq!(paths.iter().map(|p| p.cost).collect::<Vec<_>>(), [4, 4, 4, 4, 4, 4, 6, 6]);
+/// assert_eq!(paths[0].vertices(&g).first(), Some(&0));
+/// # Ok::<(), algos_sssp::SsspError>(())
+/// ```
+///
 /// For many sources towards one target build one [`MpsTarget`] and call its
 /// [`query`](MpsTarget::query); for K not known in advance use [`MpsTarget::iter`].
 pub fn mps(g: &Csr<u32>, s: u32, t: u32, k: usize) -> Result<(Vec<Path>, KspStats), SsspError> {
