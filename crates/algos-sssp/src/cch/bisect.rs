@@ -57,13 +57,15 @@ impl Level {
             mate[v] = w;
             mate[w] = v;
         }
+        // Coarse vertex c is fine vertex `first[c]` and its mate (the smaller of the two comes first).
         let mut map = vec![u32::MAX; n];
-        let mut vertex_w = Vec::new();
+        let (mut vertex_w, mut first) = (Vec::new(), Vec::new());
         for v in 0..n {
             if map[v] == u32::MAX {
                 let c = vertex_w.len() as u32;
                 map[v] = c;
                 map[mate[v]] = c;
+                first.push(v);
                 vertex_w.push(if mate[v] == v {
                     self.vertex_w[v]
                 } else {
@@ -72,22 +74,19 @@ impl Level {
             }
         }
         // Coarse edges: each coarse vertex's fine members' edges, merged by a position marker.
-        let nc = vertex_w.len();
-        let mut members: Vec<Vec<usize>> = vec![Vec::with_capacity(2); nc];
-        for v in 0..n {
-            members[map[v] as usize].push(v);
-        }
-        let mut at = vec![usize::MAX; nc];
+        let mut at = vec![usize::MAX; vertex_w.len()];
         let (mut xadj, mut adj, mut edge_w) = (vec![0usize], Vec::new(), Vec::new());
-        for (c, fine) in members.iter().enumerate() {
-            let first = adj.len();
-            for &v in fine {
-                for (w, ew) in self.edges(v) {
+        for (c, &v) in first.iter().enumerate() {
+            let start = adj.len();
+            let pair = [v, mate[v]];
+            let members = if mate[v] == v { &pair[..1] } else { &pair[..] };
+            for &u in members {
+                for (w, ew) in self.edges(u) {
                     let cw = map[w] as usize;
                     if cw == c {
                         continue;
                     }
-                    if at[cw] == usize::MAX || at[cw] < first {
+                    if at[cw] == usize::MAX || at[cw] < start {
                         at[cw] = adj.len();
                         adj.push(cw as u32);
                         edge_w.push(ew);

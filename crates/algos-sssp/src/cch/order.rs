@@ -160,7 +160,7 @@ fn dissect(pg: PartGraph, bisector: Bisector) -> Result<Dissected, SsspError> {
     let len = pg.len() as u32;
     let leaf = |order: Vec<u32>| Dissected { order, parts: vec![Part { ranks: 0..len, sides: None }] };
     if pg.len() <= LEAF {
-        return Ok(leaf(min_degree(&pg)));
+        return Ok(leaf(by_degree(&pg).iter().map(|&v| pg.ids[v as usize]).collect()));
     }
     let (a, b, sep) = bisect(&pg, bisector)?;
     let sep: Vec<u32> = sep.iter().map(|&v| pg.ids[v as usize]).collect();
@@ -192,11 +192,12 @@ fn dissect(pg: PartGraph, bisector: Bisector) -> Result<Dissected, SsspError> {
     Ok(Dissected { order, parts })
 }
 
-/// A small part ordered by increasing degree inside it (a cheap stand-in for minimum degree).
-fn min_degree(pg: &PartGraph) -> Vec<u32> {
-    let mut out: Vec<(usize, u32)> = (0..pg.len()).map(|v| (pg.neighbours(v).len(), pg.ids[v])).collect();
-    out.sort_unstable();
-    out.into_iter().map(|(_, v)| v).collect()
+/// A part's local indices by increasing degree inside it, ties by graph id (a cheap stand-in for
+/// minimum degree).
+fn by_degree(pg: &PartGraph) -> Vec<u32> {
+    let mut local: Vec<u32> = (0..pg.len() as u32).collect();
+    local.sort_unstable_by_key(|&v| (pg.neighbours(v as usize).len(), pg.ids[v as usize]));
+    local
 }
 
 /// Two sides and the separator between them (local indices of the part).
@@ -228,9 +229,7 @@ fn bisect(pg: &PartGraph, bisector: Bisector) -> Result<Dissection, SsspError> {
     }
     // A degenerate split (everything on one side) would not terminate: order that part by degree.
     if a.is_empty() && b.is_empty() || sep.len() == n {
-        let mut local: Vec<u32> = (0..n as u32).collect();
-        local.sort_unstable_by_key(|&v| (pg.neighbours(v as usize).len(), pg.ids[v as usize]));
-        return Ok((Vec::new(), Vec::new(), local));
+        return Ok((Vec::new(), Vec::new(), by_degree(pg)));
     }
     Ok((a, b, sep))
 }
