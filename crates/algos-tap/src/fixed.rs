@@ -41,8 +41,11 @@ pub struct SplitGraph {
     pub tails: Vec<u32>,
     /// Network link per arc.
     pub link: Vec<u32>,
-    /// Search vertex each demand origin starts from (index = demand origin index).
+    /// Search vertex each demand origin starts from (index = demand origin index; for several demands,
+    /// the union of their origins in ascending node order, see [`SplitGraph::for_demands`]).
     pub source: Vec<u32>,
+    /// Network node of each entry of `source`.
+    pub origin_nodes: Vec<u32>,
     /// Every vertex that is some OD pair's destination, ascending.
     pub destinations: Vec<u32>,
     /// Reverse star (arcs into each vertex) for the OD-distance bound's backward search.
@@ -53,12 +56,27 @@ pub struct SplitGraph {
 impl SplitGraph {
     /// Builds the search graph of `net` for `demand` (zones blocked unless `allow_zone_transit`).
     pub fn new(net: &Network, demand: &Demand, allow_zone_transit: bool) -> Self {
+        Self::for_demands(net, &[demand], allow_zone_transit)
+    }
+
+    /// The search graph for several demands at once (user classes sharing one hierarchy): `source`
+    /// lists the union of their origins in ascending node order (for one demand, its own origin order).
+    pub fn for_demands(net: &Network, demands: &[&Demand], allow_zone_transit: bool) -> Self {
         let n = net.num_nodes();
         let blocked = |v: u32| !allow_zone_transit && !net.can_pass_through(v);
+        let origins: Vec<u32> = match demands {
+            [one] => one.origins().to_vec(),
+            _ => {
+                let mut all: Vec<u32> = demands.iter().flat_map(|d| d.origins().iter().copied()).collect();
+                all.sort_unstable();
+                all.dedup();
+                all
+            }
+        };
         // Copies for blocked origins, numbered after the network's nodes.
         let mut copy_of = vec![u32::MAX; n];
         let mut copies = Vec::new();
-        for &o in demand.origins() {
+        for &o in &origins {
             if blocked(o) {
                 copy_of[o as usize] = (n + copies.len()) as u32;
                 copies.push(o);
@@ -85,10 +103,13 @@ impl SplitGraph {
             push_arcs((n + i) as u32, o, &mut heads, &mut tails);
             offsets.push(heads.len() as u32);
         }
-        let source =
-            demand.origins().iter().map(|&o| if blocked(o) { copy_of[o as usize] } else { o }).collect();
-        let mut destinations: Vec<u32> =
-            (0..demand.num_origins()).flat_map(|i| demand.from_origin(i).0.iter().copied()).collect();
+        let source = origins.iter().map(|&o| if blocked(o) { copy_of[o as usize] } else { o }).collect();
+        let mut destinations: Vec<u32> = demands
+            .iter()
+            .flat_map(|demand| {
+                (0..demand.num_origins()).flat_map(|i| demand.from_origin(i).0.iter().copied())
+            })
+            .collect();
         destinations.sort_unstable();
         destinations.dedup();
         let total = offsets.len() - 1;
@@ -105,7 +126,17 @@ impl SplitGraph {
             rev_arcs[fill[h as usize] as usize] = a as u32;
             fill[h as usize] += 1;
         }
-        Self { offsets, heads, tails, link, source, destinations, rev_offsets, rev_arcs }
+        Self {
+            offsets,
+            heads,
+            tails,
+            link,
+            source,
+            origin_nodes: origins,
+            destinations,
+            rev_offsets,
+            rev_arcs,
+        }
     }
 
     /// The customisable contraction hierarchy of this graph's shape (what both PHAST loaders customise).
@@ -130,9 +161,12 @@ impl SplitGraph {
     }
 
     /// Per-arc fixed-point costs of the link costs `costs`, and the scale used (`2^s`): the largest
-    /// power of two keeping every OD distance below half the saturation bound (module docs).
+    /// power of two keeping every OD distance below half the saturation bound (module docs). An
+    /// infinite cost (a link a user class may not take) is left out of the scale and clamped like every
+    /// arc dearer than all OD distances: a path through it saturates, so it carries no load.
     pub fn quantise(&self, costs: &[f64]) -> (Vec<u32>, f64) {
-        let max = self.link.iter().map(|&a| costs[a as usize]).fold(0.0f64, f64::max);
+        let max =
+            self.link.iter().map(|&a| costs[a as usize]).filter(|c| c.is_finite()).fold(0.0f64, f64::max);
         let hops = self.num_vertices().max(2) as f64 - 1.0;
         // The hop bound: (max · 2^s + 1) · hops below the saturation bound.
         let safe = (SATURATED as f64 / hops - 1.0) / max.max(f64::MIN_POSITIVE);

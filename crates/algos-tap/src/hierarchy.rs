@@ -60,50 +60,94 @@ impl CchAon {
         &self.cch
     }
 
+    /// The loader for several demands at once (user classes): one search graph holding every class's
+    /// origins, one hierarchy, customised per call for that call's class costs
+    /// ([`CchAon::loads_shared`]).
+    pub fn for_demands(
+        net: &Network,
+        demands: &[&Demand],
+        allow_zone_transit: bool,
+    ) -> Result<Self, TapError> {
+        let graph = SplitGraph::for_demands(net, demands, allow_zone_transit);
+        let cch = graph.hierarchy()?;
+        Ok(Self { graph, cch })
+    }
+
     /// Fixed-point loads per search arc at link costs `costs`: PHAST trees on the re-customised CCH,
     /// OD amounts passed up each tree's hierarchy arcs ([`crate::phast_load`] rules, the GPU's
     /// too), shortcut loads unpacked once at the end. Equal to [`crate::gpu::GpuAon`]'s PHAST loads.
     pub fn loads(&self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
+        let mut all = self.loads_shared(net, &[demand], costs)?;
+        Ok(all.pop().expect("one demand, one load vector"))
+    }
+
+    /// Fixed-point loads per search arc of each of `demands` along the same trees at link costs `costs`
+    /// (user classes whose costs are equal; an infinite cost is a link they may not take): one
+    /// customisation and one sweep per batch of origins, one tree loading per demand. Every demand's
+    /// origins must be among those this loader was built for.
+    pub fn loads_shared(
+        &self,
+        net: &Network,
+        demands: &[&Demand],
+        costs: &[f64],
+    ) -> Result<Vec<Vec<u64>>, TapError> {
         let g = &self.graph;
         let (weights, _) = g.quantise(costs);
         let (ch, unpacking) = self.cch.customise_with_unpacking(&weights)?;
         let n = g.num_vertices() as u32;
         let slots = 2 * self.cch.num_edges();
+        let kc = demands.len();
+        // Per demand: its origin index at each of the graph's origins (None: no trips from there).
+        let index: Vec<Vec<Option<usize>>> = demands
+            .iter()
+            .map(|d| {
+                let mut at = vec![None; net.num_nodes()];
+                d.origins().iter().enumerate().for_each(|(i, &o)| at[o as usize] = Some(i));
+                g.origin_nodes.iter().map(|&o| at[o as usize]).collect()
+            })
+            .collect();
         let origins: Vec<usize> = (0..g.source.len()).collect();
+        let empty = || (vec![vec![0u64; slots]; kc], vec![Unloaded::default(); kc]);
         let (slot_loads, missed) = origins
             .par_chunks(LANES)
             .fold(
-                || (PhastWorkspace::new(n), PhastLoad::new(), vec![0u64; slots], Unloaded::default()),
-                |(mut ws, mut loader, mut loads, mut missed), chunk| {
-                    let sources: Vec<u32> = chunk.iter().map(|&i| g.source[i]).collect();
+                || (PhastWorkspace::new(n), PhastLoad::new(), empty()),
+                |(mut ws, mut loader, (mut loads, mut missed)), chunk| {
+                    let sources: Vec<u32> = chunk.iter().map(|&j| g.source[j]).collect();
                     ws.sweep(&ch, &sources);
-                    let demands: Vec<Vec<(u32, u64)>> = chunk
-                        .iter()
-                        .enumerate()
-                        .map(|(lane, &i)| {
-                            let (dests, flows) = demand.from_origin(i);
-                            dests
-                                .iter()
-                                .zip(flows)
-                                .filter(|&(&d, &f)| missed.check(i, d, f, ws.label(&ch, d, lane)))
-                                .map(|(&d, &f)| (d, fixed_units(f)))
-                                .collect()
-                        })
-                        .collect();
-                    loader.load(&ch, &ws, &demands, &mut loads);
-                    (ws, loader, loads, missed)
+                    for (k, demand) in demands.iter().enumerate() {
+                        let lanes: Vec<Vec<(u32, u64)>> = chunk
+                            .iter()
+                            .enumerate()
+                            .map(|(lane, &j)| {
+                                let Some(i) = index[k][j] else { return Vec::new() };
+                                let (dests, flows) = demand.from_origin(i);
+                                dests
+                                    .iter()
+                                    .zip(flows)
+                                    .filter(|&(&d, &f)| missed[k].check(i, d, f, ws.label(&ch, d, lane)))
+                                    .map(|(&d, &f)| (d, fixed_units(f)))
+                                    .collect()
+                            })
+                            .collect();
+                        if lanes.iter().any(|l| !l.is_empty()) {
+                            loader.load(&ch, &ws, &lanes, &mut loads[k]);
+                        }
+                    }
+                    (ws, loader, (loads, missed))
                 },
             )
-            .map(|(_, _, loads, missed)| (loads, missed))
-            .reduce(
-                || (vec![0u64; slots], Unloaded::default()),
-                |(mut a, ma), (b, mb)| {
-                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                    (a, ma.merge(mb))
-                },
-            );
-        missed.into_result(net, demand)?;
-        Ok(unpacking.arc_loads(slot_loads))
+            .map(|(_, _, per_demand)| per_demand)
+            .reduce(empty, |(mut a, ma), (b, mb)| {
+                for (x, y) in a.iter_mut().zip(&b) {
+                    x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
+                }
+                (a, ma.into_iter().zip(mb).map(|(x, y)| x.merge(y)).collect())
+            });
+        for (m, demand) in missed.into_iter().zip(demands) {
+            m.into_result(net, demand)?;
+        }
+        Ok(slot_loads.into_iter().map(|l| unpacking.arc_loads(l)).collect())
     }
 }
 

@@ -16,6 +16,8 @@ use std::time::Instant;
 use crate::aon::{SearchGraph, all_or_nothing, all_or_nothing_shared};
 use crate::demand::Demand;
 use crate::error::TapError;
+use crate::fixed::link_flows;
+use crate::hierarchy::CchAon;
 use crate::network::Network;
 use crate::solve::{
     Algorithm, AssignOptions, Combo, DirectionState, IterationLog, LineSearch, Monitor, Objective, Points,
@@ -172,6 +174,15 @@ pub fn assign_classes(
         checked.push(Class { spec: c, fixed, banned });
     }
     let g = SearchGraph::new(net, !opts.allow_zone_transit);
+    // Trees: f64 Dijkstra per origin, or PHAST on one hierarchy all classes share (customised per
+    // group of equal costs), by the same rule as one class.
+    let work: u64 = classes.iter().map(|c| c.demand.num_origins() as u64 * m as u64).sum();
+    let hierarchy = if crate::solve::choose_cpu_trees(work, opts).0 {
+        let demands: Vec<&Demand> = classes.iter().map(|c| &c.demand).collect();
+        Some(CchAon::for_demands(net, &demands, opts.allow_zone_transit)?)
+    } else {
+        None
+    };
     let total_pce: f64 = classes.iter().map(|c| c.pce * c.demand.total()).sum();
     let mut monitor = Monitor::new(start, stop, total_pce);
     let kc = classes.len();
@@ -198,7 +209,33 @@ pub fn assign_classes(
             let named = |e: TapError, k: usize| {
                 TapError::InvalidOption(format!("class {}: {e}", checked[k].spec.name))
             };
-            let per_class: Vec<f64> = if let [k] = group.as_slice() {
+            let per_class: Vec<f64> = if let Some(h) = &hierarchy {
+                let demands: Vec<&Demand> = group.iter().map(|&k| &checked[k].spec.demand).collect();
+                let arc_loads = match h.loads_shared(net, &demands, &class_cost) {
+                    Ok(l) => l,
+                    // A pair reached only over banned links saturates in fixed point: the f64 trees
+                    // name it (unreachable origin and destination) where the hierarchy cannot.
+                    Err(TapError::FixedPointSaturated { .. }) => {
+                        for &k in group {
+                            let (demand, y) = (&checked[k].spec.demand, &mut loads[k]);
+                            all_or_nothing(net, &g, demand, &class_cost, y).map_err(|e| named(e, k))?;
+                        }
+                        return Err(TapError::InvalidOption(
+                            "class costs saturate the fixed-point trees: use --trees dijkstra".into(),
+                        ));
+                    }
+                    Err(e) => return Err(named(e, group[0])),
+                };
+                group
+                    .iter()
+                    .zip(arc_loads)
+                    .map(|(&k, l)| {
+                        loads[k] = link_flows(h.graph(), &l, m);
+                        // Banned links carry no flow (their cost is infinite): leave them out of the sum.
+                        loads[k].iter().zip(&class_cost).filter(|(y, _)| **y > 0.0).map(|(y, c)| y * c).sum()
+                    })
+                    .collect()
+            } else if let [k] = group.as_slice() {
                 vec![
                     all_or_nothing(net, &g, &checked[*k].spec.demand, &class_cost, &mut loads[*k])
                         .map_err(|e| named(e, *k))?,

@@ -23,6 +23,12 @@ fn auto_is_the_default_and_small_networks_load_on_the_cpu() {
     assert!(choice.why.starts_with("auto: 0.0 M origin × link pairs"), "{}", choice.why);
     assert!(choice.why.contains("the CPU is faster"), "{}", choice.why);
     assert!(choice.describe().starts_with("cpu ("), "{}", choice.describe());
+    // Trees: f64 Dijkstra, as a network this small was measured to need.
+    assert!(
+        !choice.cpu_hierarchy && choice.why.contains("trees: f64 dijkstra (0.00 M pairs"),
+        "{}",
+        choice.why
+    );
     assert!((demand.num_origins() as u64 * net.num_links() as u64) < GPU_MIN_WORK_16_THREADS / 16);
     // The default solves on the CPU, as the choice said.
     let r = assign(&net, &demand, &opts).unwrap();
@@ -34,8 +40,34 @@ fn asked_for_is_taken_as_asked() {
     let (net, demand) = sioux_falls();
     let cpu = choose_loader(&net, &demand, &AssignOptions::default().with_backend(Backend::Cpu));
     assert!(cpu.devices.is_empty());
-    assert_eq!(cpu.why, "asked for");
+    assert!(cpu.why.starts_with("asked for; trees: f64 dijkstra"), "{}", cpu.why);
     let b = AssignOptions { algorithm: algos_tap::Algorithm::AlgorithmB, ..Default::default() };
     let choice = choose_loader(&net, &demand, &b);
     assert!(choice.devices.is_empty() && choice.why.contains("Algorithm B"), "{}", choice.why);
+}
+
+#[test]
+fn cpu_trees_take_the_hierarchy_where_measured_faster_and_say_why() {
+    use algos_sssp::many::Method;
+    use algos_tap::solve::{CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK, choose_cpu_trees};
+    let auto = AssignOptions::default();
+    let (big, small) = (CPU_PHAST_MIN_WORK, CPU_PHAST_MIN_WORK - 1);
+    assert!(choose_cpu_trees(big, &auto).0);
+    assert!(choose_cpu_trees(big, &auto).1.contains("cch+phast (auto"));
+    assert!(!choose_cpu_trees(small, &auto).0);
+    // Below the measured gap floor, and for select-link, the exact f64 trees.
+    let deep = AssignOptions::default().with_gap(CPU_PHAST_MIN_GAP / 10.0);
+    assert!(!choose_cpu_trees(big, &deep).0 && choose_cpu_trees(big, &deep).1.contains("gap target"));
+    let select = AssignOptions { select_links: vec![3], ..AssignOptions::default() };
+    assert!(!choose_cpu_trees(big, &select).0 && choose_cpu_trees(big, &select).1.contains("select-link"));
+    // Asked for is taken, whatever the size.
+    let phast = AssignOptions { trees: Method::Phast, ..AssignOptions::default() };
+    assert_eq!(choose_cpu_trees(0, &phast), (true, "cch+phast, asked for".to_string()));
+    let trees = AssignOptions { trees: Method::Trees, ..AssignOptions::default() };
+    assert!(!choose_cpu_trees(u64::MAX, &trees).0);
+    // And the solver loads as the choice says: Sioux Falls asked onto the hierarchy.
+    let (net, demand) = sioux_falls();
+    let choice = choose_loader(&net, &demand, &phast);
+    assert!(choice.cpu_hierarchy && choice.describe().ends_with("cch+phast trees"), "{}", choice.describe());
+    assert!(assign(&net, &demand, &phast).unwrap().converged);
 }

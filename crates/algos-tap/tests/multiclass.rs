@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use algos_sssp::many::Method;
 use algos_tap::multiclass::{UserClass, assign_classes};
 use algos_tap::skim::shortest_path;
 use algos_tap::{Algorithm, AssignOptions, CostFactors, Demand, Network, Stop, TapError, assign};
@@ -74,14 +75,38 @@ fn fixed_costs_equal_network_tolls() {
 }
 
 #[test]
+fn one_class_on_the_hierarchy_is_the_single_class_solver_on_it() {
+    let (net, demand) = sioux_falls(CostFactors::default());
+    let o = AssignOptions { trees: Method::Phast, ..opts(Algorithm::BiconjugateFw, 1e-5) };
+    let single = assign(&net, &demand, &o).unwrap();
+    let one = assign_classes(&net, &[UserClass::new("all", demand.clone())], &o).unwrap();
+    assert_eq!(one.history.len(), single.history.len());
+    assert_eq!(one.pce_flows, single.flows);
+}
+
+#[test]
 fn cars_and_trucks_each_at_equilibrium() {
+    // The same equilibrium from f64 trees and from the shared hierarchy's fixed-point trees.
+    let mut by_trees = Vec::new();
+    for trees in [Method::Trees, Method::Phast] {
+        let r = cars_and_trucks(trees);
+        by_trees.push(r.pce_flows);
+    }
+    let max = by_trees[0].iter().cloned().fold(0.0, f64::max);
+    for (a, (x, y)) in by_trees[0].iter().zip(&by_trees[1]).enumerate() {
+        assert!((x - y).abs() <= 2e-3 * max, "link {a}: dijkstra {x} vs phast {y}");
+    }
+}
+
+fn cars_and_trucks(trees: Method) -> algos_tap::multiclass::MultiAssignment {
     let (net, demand) = sioux_falls(CostFactors::default());
     let banned = vec![20u32, 45];
     let cars = UserClass::new("cars", demand.scaled(0.9));
     let trucks =
         UserClass { banned: banned.clone(), ..UserClass::new("trucks", demand.scaled(0.1)) }.with_pce(2.5);
-    let r = assign_classes(&net, &[cars, trucks], &opts(Algorithm::BiconjugateFw, 1e-6)).unwrap();
-    assert!(r.converged);
+    let o = AssignOptions { trees, ..opts(Algorithm::BiconjugateFw, 1e-6) };
+    let r = assign_classes(&net, &[cars, trucks], &o).unwrap();
+    assert!(r.converged, "{trees:?}");
     for &a in &banned {
         assert_eq!(r.classes[1].vehicles[a as usize], 0.0);
         assert!(r.classes[1].costs[a as usize].is_infinite());
@@ -101,8 +126,9 @@ fn cars_and_trucks_each_at_equilibrium() {
             shortest += f * route.iter().map(|&a| c.costs[a]).sum::<f64>();
         }
         let gap = (cost_of_flows - shortest) / cost_of_flows;
-        assert!((-1e-12..1e-4).contains(&gap), "{}: gap {gap}", c.name);
+        assert!((-1e-12..1e-4).contains(&gap), "{} ({trees:?}): gap {gap}", c.name);
     }
+    r
 }
 
 #[test]
@@ -120,10 +146,14 @@ fn bad_classes_are_refused() {
         &[UserClass::new("x", demand.clone())],
         &AssignOptions { algorithm: Algorithm::AlgorithmB, ..AssignOptions::default() }
     ));
-    // Banning both links out of zone 1 leaves its trips no route: an error naming the class.
-    let cut = UserClass { banned: vec![0, 1], ..UserClass::new("stuck", demand) };
-    let err = assign_classes(&net, &[cut], &o).unwrap_err().to_string();
-    assert!(err.contains("class stuck"), "{err}");
+    // Banning both links out of zone 1 leaves its trips no route: an error naming the class and the
+    // pair, from either kind of trees (on the hierarchy such a pair saturates; the f64 trees name it).
+    for trees in [Method::Trees, Method::Phast] {
+        let cut = UserClass { banned: vec![0, 1], ..UserClass::new("stuck", demand.clone()) };
+        let err =
+            assign_classes(&net, &[cut], &AssignOptions { trees, ..o.clone() }).unwrap_err().to_string();
+        assert!(err.contains("class stuck") && err.contains("no path (first: 1 → 2)"), "{trees:?}: {err}");
+    }
 }
 
 #[test]

@@ -9,9 +9,20 @@
 //! from Philadelphia (61 M: 4.5 vs 22.7 s) and Austin (140 M: 24.6 vs 76.8 s, both at the 1,000-iteration
 //! cap). Hessen (1.6 M) is the one network measured where the GPU was faster below the threshold (3.87
 //! vs 4.17 s, over 355 and 367 iterations).
+//!
+//! On the CPU, [`Method::Auto`] trees come from PHAST on a customisable hierarchy ([`crate::hierarchy`])
+//! where that was measured faster: this 2-core machine, `assign --gap 1e-4 --threads 2 --trees dijkstra|phast`
+//! (docs/benchmarks.md, "Assignment: CPU trees by default"): from Barcelona (0.28 M origin × link pairs)
+//! up PHAST took 0.55–0.80 of Dijkstra's time (Chicago-Sketch 0.43 vs 0.85 s, Berlin-Center 2.72 vs 4.05
+//! s, Hessen 8.05 vs 14.64 s); below 0.1 M pairs the two are within milliseconds and Dijkstra's needs no
+//! hierarchy (Berlin-Tiergarten 4 vs 9 ms). The hierarchy's fixed-point trees reached relative gap 1e-7
+//! on Chicago-Sketch (3,136 iterations, 26 s against Dijkstra's 75 s); below that target, and for
+//! select-link analysis (which records the f64 trees), Auto keeps the exact f64 trees.
 
 use gpu_runtime::context::auto_adapter;
 use gpu_runtime::{Backend, GpuContext, Resolved};
+
+use algos_sssp::many::Method;
 
 use super::options::{Algorithm, AssignOptions};
 use crate::demand::Demand;
@@ -20,6 +31,14 @@ use crate::network::Network;
 /// Fewest origin × link pairs per all-or-nothing loading at which [`Backend::Auto`] loads on a GPU,
 /// for 16 CPU threads (measured); scaled by the thread count, since the CPU's rate is.
 pub const GPU_MIN_WORK_16_THREADS: u64 = 30_000_000;
+
+/// Fewest origin × link pairs per loading at which [`Method::Auto`] grows the CPU's trees by PHAST on a
+/// customisable hierarchy (measured; below it Dijkstra per origin is as fast and builds nothing).
+pub const CPU_PHAST_MIN_WORK: u64 = 100_000;
+
+/// Smallest relative-gap target for which [`Method::Auto`] takes the hierarchy's fixed-point trees on
+/// the CPU (the smallest measured reached; below it the f64 trees are exact to any gap).
+pub const CPU_PHAST_MIN_GAP: f64 = 1e-7;
 
 /// Adapters (name substrings) on which [`Backend::Auto`] may load on the GPU: where the threshold was
 /// measured. Elsewhere Auto stays on the CPU until measured.
@@ -30,6 +49,9 @@ pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 pub struct LoaderChoice<'a> {
     /// The GPUs loading (empty: the CPU).
     pub devices: Vec<&'a GpuContext>,
+    /// On the CPU: trees by PHAST on a customisable hierarchy ([`crate::hierarchy::CchAon`]) rather
+    /// than f64 Dijkstra per origin. (GPUs take `opts.trees` as it is.)
+    pub cpu_hierarchy: bool,
     /// One sentence: asked for, or the automatic rule's numbers.
     pub why: String,
 }
@@ -38,6 +60,7 @@ impl LoaderChoice<'_> {
     /// `cpu (N threads)` or `gpu (adapter name)` (`gpu × k (first name)` for several).
     pub fn describe(&self) -> String {
         match self.devices.as_slice() {
+            [] if self.cpu_hierarchy => format!("{}, cch+phast trees", Resolved::Cpu),
             [] => Resolved::Cpu.to_string(),
             [one] => format!("gpu ({})", one.info.name),
             [first, ..] => format!("gpu × {} ({} first)", self.devices.len(), first.info.name),
@@ -48,16 +71,75 @@ impl LoaderChoice<'_> {
 /// Where [`super::assign`] loads for `opts` on this network and demand. Auto looks for a GPU only
 /// when the loading is large enough for one to pay, so small networks never pay an adapter search.
 pub fn choose_loader<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) -> LoaderChoice<'a> {
-    let cpu = |why: String| LoaderChoice { devices: Vec::new(), why };
+    let mut choice = choose_devices(net, demand, opts);
+    if choice.devices.is_empty() {
+        let work = demand.num_origins() as u64 * net.num_links() as u64;
+        let (hierarchy, why) = choose_cpu_trees(work, opts);
+        choice.cpu_hierarchy = hierarchy;
+        choice.why = format!("{}; trees: {why}", choice.why);
+    }
+    choice
+}
+
+/// The CPU's trees for `opts.trees` when one loading touches `work` origin × link pairs (summed over
+/// user classes): (PHAST on a customisable hierarchy?, why).
+///
+/// ```
+/// use algos_tap::AssignOptions;
+/// use algos_tap::solve::choose_cpu_trees;
+/// let (hierarchy, why) = choose_cpu_trees(1_000_000, &AssignOptions::default());
+/// assert!(hierarchy, "{why}");
+/// let (hierarchy, why) = choose_cpu_trees(1_000_000, &AssignOptions::default().with_gap(1e-9));
+/// assert!(!hierarchy && why.contains("gap"), "{why}");
+/// ```
+pub fn choose_cpu_trees(work: u64, opts: &AssignOptions) -> (bool, String) {
+    match opts.trees {
+        Method::Phast => (true, "cch+phast, asked for".into()),
+        Method::Trees => (false, "f64 dijkstra, asked for".into()),
+        Method::Auto => {
+            if !opts.select_links.is_empty() {
+                (false, "f64 dijkstra (select-link records the exact trees)".into())
+            } else if opts.stop.relative_gap < CPU_PHAST_MIN_GAP {
+                (
+                    false,
+                    format!(
+                        "f64 dijkstra (gap target below {CPU_PHAST_MIN_GAP:e}, the hierarchy's measured floor)"
+                    ),
+                )
+            } else if work < CPU_PHAST_MIN_WORK {
+                (
+                    false,
+                    format!(
+                        "f64 dijkstra ({:.2} M pairs: below {:.1} M a hierarchy does not pay)",
+                        work as f64 / 1e6,
+                        CPU_PHAST_MIN_WORK as f64 / 1e6
+                    ),
+                )
+            } else {
+                (
+                    true,
+                    format!(
+                        "cch+phast (auto: {:.2} M pairs, measured faster from {:.1} M)",
+                        work as f64 / 1e6,
+                        CPU_PHAST_MIN_WORK as f64 / 1e6
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// Where loading runs (devices or the CPU), and why.
+fn choose_devices<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) -> LoaderChoice<'a> {
+    let cpu = |why: String| LoaderChoice { devices: Vec::new(), cpu_hierarchy: false, why };
+    let gpus =
+        |devices: Vec<&'a GpuContext>, why: String| LoaderChoice { devices, cpu_hierarchy: false, why };
     if !opts.devices.is_empty() && !matches!(opts.backend, Backend::Cpu) {
-        return LoaderChoice {
-            devices: opts.devices.iter().collect(),
-            why: "asked for (devices given)".into(),
-        };
+        return gpus(opts.devices.iter().collect(), "asked for (devices given)".into());
     }
     match opts.backend {
         Backend::Cpu => cpu("asked for".into()),
-        Backend::Gpu(ctx) => LoaderChoice { devices: vec![ctx], why: "asked for".into() },
+        Backend::Gpu(ctx) => gpus(vec![ctx], "asked for".into()),
         Backend::Auto if opts.algorithm == Algorithm::AlgorithmB => {
             cpu("auto: Algorithm B runs on the CPU (its gaps below 1e-7 need f64 shortest paths)".into())
         }
@@ -80,7 +162,7 @@ pub fn choose_loader<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a
                 return cpu(format!("auto: {size}, but the GPU loader was not measured on {name}"));
             }
             match Backend::Auto.resolve() {
-                Resolved::Gpu(ctx) => LoaderChoice { devices: vec![ctx], why: format!("auto: {size}") },
+                Resolved::Gpu(ctx) => gpus(vec![ctx], format!("auto: {size}")),
                 Resolved::Cpu => cpu(format!("auto: {size}, but no GPU could be opened")),
             }
         }

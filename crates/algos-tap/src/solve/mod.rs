@@ -13,7 +13,10 @@ mod options;
 
 use std::time::Instant;
 
-pub use choice::{GPU_MEASURED_ON, GPU_MIN_WORK_16_THREADS, LoaderChoice, choose_loader};
+pub use choice::{
+    CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK, GPU_MEASURED_ON, GPU_MIN_WORK_16_THREADS, LoaderChoice,
+    choose_cpu_trees, choose_loader,
+};
 pub(crate) use direction::{Combo, DirectionState, Points};
 pub(crate) use driver::Monitor;
 use driver::{assign_b, frank_wolfe_family};
@@ -210,16 +213,17 @@ pub fn assign_with_progress(
     if opts.algorithm == Algorithm::AlgorithmB {
         return assign_b(net, demand, opts, start, progress);
     }
-    let devices = choose_loader(net, demand, opts).devices;
-    use algos_sssp::many::Method;
-    let mut loader: Box<dyn AllOrNothing> = match (devices.is_empty(), opts.trees) {
-        (true, Method::Phast) => Box::new(CchAon::new(net, demand, opts.allow_zone_transit)?),
-        (true, _) => Box::new(CpuAon::new(net, opts.allow_zone_transit)),
+    let choice = choose_loader(net, demand, opts);
+    let devices = choice.devices;
+    let mut loader: Box<dyn AllOrNothing> = match (devices.is_empty(), choice.cpu_hierarchy) {
+        (true, true) => Box::new(CchAon::new(net, demand, opts.allow_zone_transit)?),
+        (true, false) => Box::new(CpuAon::new(net, opts.allow_zone_transit)),
         #[cfg(not(feature = "gpu"))]
         (false, _) => devices[0].unbuilt(),
         #[cfg(feature = "gpu")]
-        (false, method) => {
+        (false, _) => {
             let all = 0..demand.num_origins();
+            let method = opts.trees;
             Box::new(GpuLoader::with_method(&devices, net, demand, opts.allow_zone_transit, all, method)?)
         }
     };

@@ -120,7 +120,9 @@ pub struct AssignOptions<'a> {
     /// kernel on a GPU), `Phast` (a customisable contraction hierarchy of the network, re-customised
     /// every iteration, PHAST sweeps: [`crate::hierarchy::CchAon`] on the CPU in the GPU's fixed point,
     /// [`crate::gpu::GpuAon`] on a GPU), or `Auto` (the default: PHAST on a GPU, where it was faster on
-    /// every network measured; exact f64 trees on the CPU).
+    /// every network measured; on the CPU, PHAST from the size where it was measured faster and f64 Dijkstra
+    /// below it, for gap targets below [`super::CPU_PHAST_MIN_GAP`] and for select-link:
+    /// [`super::choose_loader`] says which and why).
     pub trees: algos_sssp::many::Method,
 }
 
