@@ -277,6 +277,64 @@ fn several_gpus_share_the_trees() {
     });
 }
 
+/// PHAST on two GPUs (two devices on one adapter here) sharing one queue of passes: every tree once,
+/// equal to one device's rows bit for bit (and to Dijkstra's), both devices used, through both sinks.
+#[test]
+fn phast_on_two_gpus_equals_one() {
+    use algos_sssp::many::{ManyOptions, Method, Schedule, many_to_all_shared, many_to_all_with};
+    gpu_runtime::testing::with_two_devices("phast_on_two_gpus_equals_one", |devices| {
+        let g = random_graph(47);
+        let n = g.num_vertices();
+        // Enough passes of 128 for both devices to take some.
+        let sources: Vec<u32> = (0..1500).map(|i| (i * 11) % n).collect();
+        let one =
+            ManyOptions { backend: Backend::Gpu(&devices[0]), method: Method::Phast, ..Default::default() };
+        let mut want = vec![Vec::new(); sources.len()];
+        many_to_all_with(&g, &sources, &one, |b| {
+            for i in 0..b.sources.len() {
+                want[b.first + i] = b.dist_row(i).to_vec();
+            }
+        })
+        .unwrap();
+        for k in [0, 777, sources.len() - 1] {
+            let d = solve(&g, &Query::from(sources[k]), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist;
+            assert_eq!(want[k], d, "one device, source {k}");
+        }
+        let two = ManyOptions { devices, ..one };
+        let mut seen = vec![0u32; sources.len()];
+        let out = many_to_all_with(&g, &sources, &two, |b| {
+            for i in 0..b.sources.len() {
+                let k = b.first + i;
+                seen[k] += 1;
+                assert!(b.dist_row(i) == want[k].as_slice(), "two devices, source {k}");
+            }
+        })
+        .unwrap();
+        assert!(seen.iter().all(|&c| c == 1), "every tree once");
+        assert_eq!(
+            (out.method, out.schedule, out.gpu_trees),
+            (Method::Phast, Schedule::WorkQueue, sources.len())
+        );
+        assert_eq!(out.gpu_trees_per_device.len(), 2);
+        assert_eq!(out.gpu_trees_per_device.iter().sum::<usize>(), sources.len());
+        assert!(
+            out.gpu_trees_per_device.iter().all(|&t| t > 0),
+            "both devices used: {:?}",
+            out.gpu_trees_per_device
+        );
+        let seen = std::sync::Mutex::new(vec![0u32; sources.len()]);
+        many_to_all_shared(&g, &sources, &two, |b| {
+            for i in 0..b.sources.len() {
+                let k = b.first + i;
+                seen.lock().unwrap()[k] += 1;
+                assert!(b.dist_row(i) == want[k].as_slice(), "shared sink, source {k}");
+            }
+        })
+        .unwrap();
+        assert!(seen.into_inner().unwrap().iter().all(|&c| c == 1), "shared sink: every tree once");
+    });
+}
+
 /// Every shared TNTP network as a plain graph (free-flow times in thousandths): batched GPU trees
 /// from zones spread over the network equal repeated Dijkstra, and the CPU many-source path does too.
 #[test]

@@ -406,21 +406,46 @@ impl<'a> GpuPhast<'a> {
         sources: &[u32],
         mut f: impl FnMut(usize, &[u32]),
     ) -> Result<(), SsspError> {
+        let k = self.k as usize;
+        let mut chunks = sources.chunks(k).enumerate();
+        self.for_each_fed_block(
+            || chunks.next().map(|(i, c)| (i * k, c.to_vec())),
+            |first, _, rows| f(first, rows),
+        )
+    }
+
+    /// Trees from sources fed pass by pass: `next()` gives `(first, sources)` — at most
+    /// [`Self::lanes`] sources and the caller's index of the first — or `None` to finish; each pass's
+    /// rows go to `f(first, sources, rows)` while the device sweeps the next pass. What several devices
+    /// sharing one queue of sources use.
+    pub fn for_each_fed_block(
+        &mut self,
+        mut next: impl FnMut() -> Option<(usize, Vec<u32>)>,
+        mut f: impl FnMut(usize, &[u32], &[u32]),
+    ) -> Result<(), SsspError> {
         let n = self.ch.num_vertices() as usize;
         let mut readback =
             DoubleReadback::new(self.ctx, "PHAST rows").with_capacity((self.k as usize * n * 4) as u64);
-        // (first source, tree count, copy under way) of the pass being read back.
-        let mut pending: Option<(usize, usize, PendingReadback)> = None;
-        let mut first = 0;
-        for chunk in sources.chunks(self.k as usize) {
-            self.run(chunk)?;
+        // (first source, its sources, copy under way) of the pass being read back.
+        let mut pending: Option<(usize, Vec<u32>, PendingReadback)> = None;
+        while let Some((first, chunk)) = next() {
+            if chunk.len() > self.k as usize {
+                return Err(SsspError::InvalidParameter(format!(
+                    "a PHAST pass takes at most {} sources, got {}",
+                    self.k,
+                    chunk.len()
+                )));
+            }
+            if chunk.is_empty() {
+                continue;
+            }
+            self.run(&chunk)?;
             self.gather(chunk.len())?;
             let copy = readback.start(self.rows.buffer(), (chunk.len() * n * 4) as u64)?;
             if let Some(p) = pending.take() {
                 Self::consume(&mut readback, p, n, &mut f)?;
             }
-            pending = Some((first, chunk.len(), copy));
-            first += chunk.len();
+            pending = Some((first, chunk, copy));
         }
         if let Some(p) = pending.take() {
             Self::consume(&mut readback, p, n, &mut f)?;
@@ -430,18 +455,18 @@ impl<'a> GpuPhast<'a> {
 
     fn consume(
         readback: &mut DoubleReadback<'_>,
-        (first, count, copy): (usize, usize, PendingReadback),
+        (first, sources, copy): (usize, Vec<u32>, PendingReadback),
         n: usize,
-        f: &mut impl FnMut(usize, &[u32]),
+        f: &mut impl FnMut(usize, &[u32], &[u32]),
     ) -> Result<(), SsspError> {
         let consumed = readback.read(copy, |rows: &[u32]| {
-            let rows = &rows[..count * n];
+            let rows = &rows[..sources.len() * n];
             // On all cores: one thread scanning a pass's rows (136 MB on NY at 128 lanes) took longer
             // than the GPU's whole pass and bounded the streamed rate.
             if rows.par_chunks(1 << 16).any(|c| c.contains(&SATURATED)) {
                 return false;
             }
-            f(first, rows);
+            f(first, &sources, rows);
             true
         })?;
         if consumed { Ok(()) } else { Err(SsspError::WeightOverflow { bound: SATURATED }) }

@@ -300,9 +300,10 @@ fn many_impl(
     let mut out = ManyStats::default();
     if let Some(phast) = phast_plan(graph, sources, opts) {
         if opts.method == Method::Auto && opts.hierarchy.is_none() {
-            let (threshold, place) = match phast {
-                Some(_) => (crate::auto::PHAST_GPU_MIN_SOURCES, "the GPU".to_string()),
-                None => {
+            let (threshold, place) = match phast.len() {
+                1 => (crate::auto::PHAST_GPU_MIN_SOURCES, "the GPU".to_string()),
+                k @ 2.. => (crate::auto::PHAST_GPU_MIN_SOURCES, format!("{k} GPUs")),
+                0 => {
                     let threads = rayon::current_num_threads();
                     (
                         crate::auto::PHAST_CPU_MIN_SOURCES_PER_THREAD * threads,
@@ -321,7 +322,7 @@ fn many_impl(
                 ),
             });
         }
-        return run_phast(graph, sources, opts, phast, &mut out, emit).map(|()| out);
+        return run_phast(graph, sources, opts, &phast, &mut out, emit, shared).map(|()| out);
     }
     let (placement, done) = match (opts.backend, opts.schedule) {
         (Backend::Cpu, _) => (Plan::Cpu, 0),

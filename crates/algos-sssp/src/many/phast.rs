@@ -4,18 +4,20 @@
 use gpu_runtime::GpuContext;
 use graph_core::Csr;
 
-use super::{ManyOptions, ManyStats, Method, RowSink, Schedule};
+use super::{ManyOptions, ManyStats, Method, RowSink, Schedule, SharedSink};
 use crate::error::SsspError;
 
-/// [`Method::Phast`]: the hierarchy (given or built, timed), then sweeps on the CPU or passes on the GPU,
-/// rows handed to `emit` in source order.
+/// [`Method::Phast`]: the hierarchy (given or built, timed), then sweeps on the CPU or passes on the
+/// GPUs (`gpus`; empty: the CPU), rows handed to `emit` (with several GPUs in any order, or to
+/// `shared` on each GPU's own thread where given).
 pub(super) fn run_phast(
     graph: &Csr<u32>,
     sources: &[u32],
     opts: &ManyOptions<'_>,
-    gpu: Option<&GpuContext>,
+    gpus: &[&GpuContext],
     out: &mut ManyStats,
     emit: &mut RowSink<'_>,
+    shared: Option<&SharedSink<'_>>,
 ) -> Result<(), SsspError> {
     out.method = Method::Phast;
     out.schedule = Schedule::Single;
@@ -54,11 +56,20 @@ pub(super) fn run_phast(
             &built
         }
     };
-    match gpu {
+    match gpus {
         #[cfg(not(feature = "gpu"))]
-        Some(ctx) => ctx.unbuilt(),
+        [ctx, ..] => {
+            let _ = shared;
+            ctx.unbuilt()
+        }
         #[cfg(feature = "gpu")]
-        Some(ctx) => {
+        [_, _, ..] => {
+            out.schedule = Schedule::WorkQueue;
+            out.gpu_trees_per_device = sweep_on_gpus(ch, gpus, sources, emit, shared)?;
+            out.gpu_trees = sources.len();
+        }
+        #[cfg(feature = "gpu")]
+        [ctx] => {
             let n = graph.num_vertices() as usize;
             let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, 128)?;
             phast.for_each_block(sources, |first, rows| {
@@ -68,7 +79,7 @@ pub(super) fn run_phast(
             out.gpu_trees = sources.len();
             out.gpu_trees_per_device = vec![sources.len()];
         }
-        None => {
+        [] => {
             // Blocks of a few sweeps per thread: each sweep serves 16 sources.
             let block = (crate::ch::LANES * rayon::current_num_threads() * 4).max(crate::ch::LANES);
             let mut rows = Vec::new();
@@ -84,4 +95,111 @@ pub(super) fn run_phast(
         }
     }
     Ok(())
+}
+
+/// Sources per pass of the GPU sweeps.
+#[cfg(feature = "gpu")]
+const GPU_PASS: usize = 128;
+
+/// PHAST passes on several GPUs at once: each device holds the hierarchy and takes the next
+/// [`GPU_PASS`] sources from one shared cursor when it finishes a pass (a faster device takes more),
+/// the first device driven from the calling thread, the others from their own. Rows reach `shared` on
+/// the device's thread where given, else travel (copied into reused buffers) to the calling thread's
+/// `emit`. Returns the trees per device.
+#[cfg(feature = "gpu")]
+fn sweep_on_gpus(
+    ch: &crate::ch::ContractionHierarchy,
+    gpus: &[&GpuContext],
+    sources: &[u32],
+    emit: &mut RowSink<'_>,
+    shared: Option<&SharedSink<'_>>,
+) -> Result<Vec<usize>, SsspError> {
+    use rayon::prelude::*;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let total = sources.len();
+    let cursor = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let next = || -> Option<(usize, Vec<u32>)> {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let start = cursor.fetch_add(GPU_PASS, Ordering::Relaxed).min(total);
+        let end = (start + GPU_PASS).min(total);
+        (start < end).then(|| (start, sources[start..end].to_vec()))
+    };
+    let counts: Vec<AtomicUsize> = gpus.iter().map(|_| AtomicUsize::new(0)).collect();
+    // Rows of a pass are up to hundreds of MB on a road network: buffers go back to the pool once
+    // emitted rather than being allocated (and page-faulted) per pass.
+    let pool: Mutex<Vec<Vec<u32>>> = Mutex::new(Vec::new());
+    type Rows = (usize, Vec<u32>, Vec<u32>);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Rows, SsspError>>(gpus.len());
+    let mut error: Option<SsspError> = None;
+    let take = |msg: Result<Rows, SsspError>, emit: &mut RowSink<'_>, error: &mut Option<SsspError>| match msg
+    {
+        Ok((first, block, rows)) => {
+            if error.is_none() {
+                emit(first, &block, &rows);
+            }
+            pool.lock().unwrap_or_else(|e| e.into_inner()).push(rows);
+        }
+        Err(e) => {
+            stop.store(true, Ordering::Relaxed);
+            error.get_or_insert(e);
+        }
+    };
+    std::thread::scope(|scope| {
+        let (next, counts, pool, stop) = (&next, &counts, &pool, &stop);
+        for (d, &ctx) in gpus.iter().enumerate().skip(1) {
+            let tx = tx.clone();
+            scope.spawn(move || {
+                let run = || -> Result<(), SsspError> {
+                    let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, GPU_PASS as u32)?;
+                    phast.for_each_fed_block(next, |first, block, rows| {
+                        counts[d].fetch_add(block.len(), Ordering::Relaxed);
+                        if let Some(sink) = shared {
+                            sink(first, block, rows);
+                            return;
+                        }
+                        let mut buf =
+                            pool.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
+                        buf.resize(rows.len(), 0);
+                        buf.par_chunks_mut(1 << 16)
+                            .zip(rows.par_chunks(1 << 16))
+                            .for_each(|(b, r)| b.copy_from_slice(r));
+                        let _ = tx.send(Ok((first, block.to_vec(), buf)));
+                    })
+                };
+                if let Err(e) = run() {
+                    stop.store(true, Ordering::Relaxed);
+                    let _ = tx.send(Err(e));
+                }
+            });
+        }
+        drop(tx);
+        let first_device =
+            crate::ch::gpu::GpuPhast::new(gpus[0], ch, GPU_PASS as u32).and_then(|mut phast| {
+                phast.for_each_fed_block(next, |first, block, rows| {
+                    counts[0].fetch_add(block.len(), Ordering::Relaxed);
+                    if error.is_none() {
+                        emit(first, block, rows);
+                    }
+                    // The other devices' rows, as they come, so none waits on a full channel for long.
+                    while let Ok(msg) = rx.try_recv() {
+                        take(msg, emit, &mut error);
+                    }
+                })
+            });
+        if let Err(e) = first_device {
+            stop.store(true, Ordering::Relaxed);
+            error.get_or_insert(e);
+        }
+        for msg in rx {
+            take(msg, emit, &mut error);
+        }
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(counts.into_iter().map(AtomicUsize::into_inner).collect()),
+    }
 }

@@ -15,18 +15,19 @@ pub(super) fn phast_plan<'a>(
     graph: &Csr<u32>,
     sources: &[u32],
     opts: &ManyOptions<'a>,
-) -> Option<Option<&'a GpuContext>> {
+) -> Option<Vec<&'a GpuContext>> {
     if opts.method == Method::Trees {
         return None;
     }
     // Looked up only now: resolving `Auto` may create the process's device.
-    let gpu = devices_of(opts.backend, opts).into_iter().next().filter(|ctx| {
+    let gpus: Vec<&GpuContext> = devices_of(opts.backend, opts)
+        .into_iter()
         // `Auto` never takes a software adapter (slower than the CPU); an explicit one is taken.
-        !ctx.is_software() || !matches!(opts.backend, Backend::Auto)
-    });
+        .filter(|ctx| !ctx.is_software() || !matches!(opts.backend, Backend::Auto))
+        .collect();
     match opts.method {
         Method::Trees => None,
-        Method::Phast => Some(gpu),
+        Method::Phast => Some(gpus),
         Method::Auto => {
             let threads = rayon::current_num_threads();
             let pays = crate::auto::phast_pays(
@@ -34,10 +35,10 @@ pub(super) fn phast_plan<'a>(
                 graph.num_arcs(),
                 sources.len(),
                 threads,
-                gpu.is_some(),
+                !gpus.is_empty(),
                 opts.hierarchy.is_some(),
             );
-            pays.then_some(gpu)
+            pays.then_some(gpus)
         }
     }
 }
