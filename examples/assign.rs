@@ -49,9 +49,9 @@ struct Args {
     /// for a network this large; the output says which and why).
     #[arg(long)]
     backend: Option<BackendChoice>,
-    /// Several GPUs: `all` (every hardware GPU), indices such as `0,1`, or parts of adapter names;
-    /// all-or-nothing loading is split between them by origins (flows equal one GPU's bit for bit).
-    /// Implies `--backend gpu`.
+    /// Which GPU: `all` (every hardware GPU), indices such as `0,1`, or parts of adapter names. Of
+    /// several, the first loads: splitting origins over GPUs was measured slower than one on every
+    /// network (docs/benchmarks.md); the output says so. Implies `--backend gpu`.
     #[arg(long)]
     gpus: Option<urbanflow::gpu::devices::DeviceSelection>,
     /// How all-or-nothing trees are grown: dijkstra (per origin; the batched kernel on a GPU), phast

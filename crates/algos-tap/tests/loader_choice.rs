@@ -25,7 +25,7 @@ fn auto_is_the_default_and_small_networks_load_on_the_cpu() {
     assert!(choice.describe().starts_with("cpu ("), "{}", choice.describe());
     // Trees: f64 Dijkstra, as a network this small was measured to need.
     assert!(
-        !choice.cpu_hierarchy && choice.why.contains("trees: f64 dijkstra (0.00 M pairs"),
+        !choice.cpu_hierarchy && choice.why.contains("trees: f64 dijkstra: a hierarchy does not pay below"),
         "{}",
         choice.why
     );
@@ -49,11 +49,12 @@ fn asked_for_is_taken_as_asked() {
 #[test]
 fn cpu_trees_take_the_hierarchy_where_measured_faster_and_say_why() {
     use algos_sssp::many::Method;
-    use algos_tap::solve::{CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK, choose_cpu_trees};
+    use algos_tap::solve::{CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK_PER_THREAD, choose_cpu_trees};
     let auto = AssignOptions::default();
-    let (big, small) = (CPU_PHAST_MIN_WORK, CPU_PHAST_MIN_WORK - 1);
+    let threads = rayon::current_num_threads() as u64;
+    let (big, small) = (CPU_PHAST_MIN_WORK_PER_THREAD * threads, CPU_PHAST_MIN_WORK_PER_THREAD * threads - 1);
     assert!(choose_cpu_trees(big, &auto).0);
-    assert!(choose_cpu_trees(big, &auto).1.contains("cch+phast (auto"));
+    assert!(choose_cpu_trees(big, &auto).1.starts_with("cch+phast (auto): measured faster from"));
     assert!(!choose_cpu_trees(small, &auto).0);
     // Below the measured gap floor, and for select-link, the exact f64 trees.
     let deep = AssignOptions::default().with_gap(CPU_PHAST_MIN_GAP / 10.0);
@@ -70,4 +71,22 @@ fn cpu_trees_take_the_hierarchy_where_measured_faster_and_say_why() {
     let choice = choose_loader(&net, &demand, &phast);
     assert!(choice.cpu_hierarchy && choice.describe().ends_with("cch+phast trees"), "{}", choice.describe());
     assert!(assign(&net, &demand, &phast).unwrap().converged);
+}
+
+/// Several GPUs given: the assignment loads on the first and says why (splitting origins was measured
+/// slower than one GPU on every network).
+#[cfg(feature = "gpu")]
+#[test]
+fn several_gpus_load_on_one_and_say_why() {
+    gpu_runtime::testing::with_two_devices("several_gpus_load_on_one_and_say_why", |devices| {
+        let (net, demand) = sioux_falls();
+        let opts = AssignOptions { devices, ..AssignOptions::default() };
+        let choice = choose_loader(&net, &demand, &opts);
+        assert_eq!(choice.devices.len(), 1, "{}", choice.why);
+        assert!(std::ptr::eq(choice.devices[0], &devices[0]));
+        assert!(choice.why.starts_with("2 GPUs given, the first loads"), "{}", choice.why);
+        // Asked for the CPU, the devices are ignored.
+        let cpu = AssignOptions { backend: Backend::Cpu, ..opts };
+        assert!(choose_loader(&net, &demand, &cpu).devices.is_empty());
+    });
 }

@@ -11,13 +11,22 @@
 //! vs 4.17 s, over 355 and 367 iterations).
 //!
 //! On the CPU, [`Method::Auto`] trees come from PHAST on a customisable hierarchy ([`crate::hierarchy`])
-//! where that was measured faster: this 2-core machine, `assign --gap 1e-4 --threads 2 --trees dijkstra|phast`
-//! (docs/benchmarks.md, "Assignment: CPU trees by default"): from Barcelona (0.28 M origin × link pairs)
-//! up PHAST took 0.55–0.80 of Dijkstra's time (Chicago-Sketch 0.43 vs 0.85 s, Berlin-Center 2.72 vs 4.05
-//! s, Hessen 8.05 vs 14.64 s); below 0.1 M pairs the two are within milliseconds and Dijkstra's needs no
-//! hierarchy (Berlin-Tiergarten 4 vs 9 ms). The hierarchy's fixed-point trees reached relative gap 1e-7
-//! on Chicago-Sketch (3,136 iterations, 26 s against Dijkstra's 75 s); below that target, and for
-//! select-link analysis (which records the f64 trees), Auto keeps the exact f64 trees.
+//! where that was measured faster, from [`CPU_PHAST_MIN_WORK_PER_THREAD`] origin × link pairs per
+//! thread (docs/benchmarks.md, "Assignment: CPU trees by default"). On the 2-core machine (`--threads
+//! 2`, dijkstra vs phast) PHAST took 0.55–0.80 of Dijkstra's time from Barcelona (0.28 M pairs) up
+//! (Chicago-Sketch 0.43 vs 0.85 s, Berlin-Center 2.72 vs 4.05 s, Hessen 8.05 vs 14.64 s); below 0.1 M
+//! the two are within milliseconds. On 32 threads Dijkstra per origin scales further: Barcelona,
+//! Winnipeg, Chicago-Sketch and Berlin-Center were ties or Dijkstra's by up to 1.4×, Philadelphia PHAST's
+//! by 2.0× (30 iterations: 1.60 vs 3.22 s) and Hessen's by 1.15×. The hierarchy's fixed-point trees
+//! reached relative gap 1e-7 on Chicago-Sketch (3,136 iterations, 26 s against Dijkstra's 75 s); below
+//! that target, and for select-link analysis (which records the f64 trees), Auto keeps the exact f64
+//! trees.
+//!
+//! Several GPUs given to one assignment split its origins only where that was measured faster; on the
+//! two-H100 host it never was (Philadelphia 6.70 s against 5.09–5.80 s on one, Austin 100 iterations
+//! 2.56 vs 2.15–2.19 s, Berlin-Center 0.66 vs 0.54–0.56 s, Hessen 4.38 vs 3.86–3.93 s: each loading is
+//! milliseconds, and the second device adds its transfers and a join to every one), so the assignment
+//! runs on the first and says so. [`crate::loader::GpuLoader`] still splits for callers who build it.
 
 use gpu_runtime::context::auto_adapter;
 use gpu_runtime::{Backend, GpuContext, Resolved};
@@ -32,9 +41,10 @@ use crate::network::Network;
 /// for 16 CPU threads (measured); scaled by the thread count, since the CPU's rate is.
 pub const GPU_MIN_WORK_16_THREADS: u64 = 30_000_000;
 
-/// Fewest origin × link pairs per loading at which [`Method::Auto`] grows the CPU's trees by PHAST on a
-/// customisable hierarchy (measured; below it Dijkstra per origin is as fast and builds nothing).
-pub const CPU_PHAST_MIN_WORK: u64 = 100_000;
+/// Fewest origin × link pairs per loading and per CPU thread at which [`Method::Auto`] grows the CPU's
+/// trees by PHAST on a customisable hierarchy (measured at 2 and 32 threads; below it Dijkstra per
+/// origin is as fast and builds nothing).
+pub const CPU_PHAST_MIN_WORK_PER_THREAD: u64 = 50_000;
 
 /// Smallest relative-gap target for which [`Method::Auto`] takes the hierarchy's fixed-point trees on
 /// the CPU (the smallest measured reached; below it the f64 trees are exact to any gap).
@@ -87,9 +97,10 @@ pub fn choose_loader<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a
 /// ```
 /// use algos_tap::AssignOptions;
 /// use algos_tap::solve::choose_cpu_trees;
-/// let (hierarchy, why) = choose_cpu_trees(1_000_000, &AssignOptions::default());
+/// let big = 100_000_000; // origins × links, e.g. 2,000 origins on 50,000 links
+/// let (hierarchy, why) = choose_cpu_trees(big, &AssignOptions::default());
 /// assert!(hierarchy, "{why}");
-/// let (hierarchy, why) = choose_cpu_trees(1_000_000, &AssignOptions::default().with_gap(1e-9));
+/// let (hierarchy, why) = choose_cpu_trees(big, &AssignOptions::default().with_gap(1e-9));
 /// assert!(!hierarchy && why.contains("gap"), "{why}");
 /// ```
 pub fn choose_cpu_trees(work: u64, opts: &AssignOptions) -> (bool, String) {
@@ -97,6 +108,8 @@ pub fn choose_cpu_trees(work: u64, opts: &AssignOptions) -> (bool, String) {
         Method::Phast => (true, "cch+phast, asked for".into()),
         Method::Trees => (false, "f64 dijkstra, asked for".into()),
         Method::Auto => {
+            let threads = rayon::current_num_threads().max(1) as u64;
+            let threshold = CPU_PHAST_MIN_WORK_PER_THREAD * threads;
             if !opts.select_links.is_empty() {
                 (false, "f64 dijkstra (select-link records the exact trees)".into())
             } else if opts.stop.relative_gap < CPU_PHAST_MIN_GAP {
@@ -106,22 +119,19 @@ pub fn choose_cpu_trees(work: u64, opts: &AssignOptions) -> (bool, String) {
                         "f64 dijkstra (gap target below {CPU_PHAST_MIN_GAP:e}, the hierarchy's measured floor)"
                     ),
                 )
-            } else if work < CPU_PHAST_MIN_WORK {
-                (
-                    false,
-                    format!(
-                        "f64 dijkstra ({:.2} M pairs: below {:.1} M a hierarchy does not pay)",
-                        work as f64 / 1e6,
-                        CPU_PHAST_MIN_WORK as f64 / 1e6
-                    ),
-                )
             } else {
+                let (hierarchy, verdict) = if work < threshold {
+                    (false, "f64 dijkstra: a hierarchy does not pay below")
+                } else {
+                    (true, "cch+phast (auto): measured faster from")
+                };
+                let m = |x: u64| x as f64 / 1e6;
                 (
-                    true,
+                    hierarchy,
                     format!(
-                        "cch+phast (auto: {:.2} M pairs, measured faster from {:.1} M)",
-                        work as f64 / 1e6,
-                        CPU_PHAST_MIN_WORK as f64 / 1e6
+                        "{verdict} {:.2} M at {threads} threads, {:.2} M pairs here",
+                        m(threshold),
+                        m(work)
                     ),
                 )
             }
@@ -134,8 +144,20 @@ fn choose_devices<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) 
     let cpu = |why: String| LoaderChoice { devices: Vec::new(), cpu_hierarchy: false, why };
     let gpus =
         |devices: Vec<&'a GpuContext>, why: String| LoaderChoice { devices, cpu_hierarchy: false, why };
-    if !opts.devices.is_empty() && !matches!(opts.backend, Backend::Cpu) {
-        return gpus(opts.devices.iter().collect(), "asked for (devices given)".into());
+    match opts.devices {
+        _ if matches!(opts.backend, Backend::Cpu) => {}
+        [] => {}
+        [one] => return gpus(vec![one], "asked for (devices given)".into()),
+        [first, ..] => {
+            return gpus(
+                vec![first],
+                format!(
+                    "{} GPUs given, the first loads: splitting an assignment's origins over several GPUs \
+                     was measured slower than one on every network (tap::solve::choose_loader)",
+                    opts.devices.len()
+                ),
+            );
+        }
     }
     match opts.backend {
         Backend::Cpu => cpu("asked for".into()),

@@ -14,7 +14,7 @@ mod options;
 use std::time::Instant;
 
 pub use choice::{
-    CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK, GPU_MEASURED_ON, GPU_MIN_WORK_16_THREADS, LoaderChoice,
+    CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK_PER_THREAD, GPU_MEASURED_ON, GPU_MIN_WORK_16_THREADS, LoaderChoice,
     choose_cpu_trees, choose_loader,
 };
 pub(crate) use direction::{Combo, DirectionState, Points};
