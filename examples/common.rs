@@ -176,6 +176,48 @@ pub fn open_gpus(
     Ok(devices)
 }
 
+/// Splits a run's wall time into GPU setup and work, the same way in every example: `setup_s` is device
+/// creation (of the process's shared device and of `--gpus` devices) plus shader and pipeline
+/// compilation during the run (the slowest device's, where several compile at once); `solve_s` is the
+/// run's wall time less the setup paid inside it. CPU runs report `setup_s` 0.
+#[allow(dead_code)] // only the GPU examples
+pub struct SetupClock {
+    /// Compile time per context when the clock started (shared context first).
+    compiled: Vec<std::time::Duration>,
+    shared_existed: bool,
+}
+
+#[allow(dead_code)] // only the GPU examples
+impl SetupClock {
+    /// Starts just before the work (after any device opened for `--gpus`).
+    pub fn start(devices: &[urbanflow::gpu::GpuContext]) -> Self {
+        Self { compiled: Self::compile_times(devices), shared_existed: Self::shared().is_some() }
+    }
+
+    fn shared() -> Option<&'static urbanflow::gpu::GpuContext> {
+        urbanflow::gpu::GpuContext::shared_is_created().then(urbanflow::gpu::GpuContext::shared).flatten()
+    }
+
+    fn compile_times(devices: &[urbanflow::gpu::GpuContext]) -> Vec<std::time::Duration> {
+        let shared = Self::shared().map_or(std::time::Duration::ZERO, |c| c.compile_time());
+        std::iter::once(shared).chain(devices.iter().map(|d| d.compile_time())).collect()
+    }
+
+    /// `(setup_s, solve_s)` of a run of `wall_s` seconds on the shared device and `devices`.
+    pub fn split(&self, wall_s: f64, devices: &[urbanflow::gpu::GpuContext]) -> (f64, f64) {
+        let now = Self::compile_times(devices);
+        let compiled =
+            now.iter().zip(&self.compiled).map(|(n, b)| n.saturating_sub(*b)).max().unwrap_or_default();
+        let shared_created = Self::shared().map_or(0.0, |c| c.creation_time().as_secs_f64());
+        // A device created during the run is setup inside the wall time; one created before it is
+        // setup the process paid all the same.
+        let inside = if self.shared_existed { 0.0 } else { shared_created };
+        let created = shared_created + devices.iter().map(|d| d.creation_time().as_secs_f64()).sum::<f64>();
+        let setup = created + compiled.as_secs_f64();
+        (setup, (wall_s - inside - compiled.as_secs_f64()).max(0.0))
+    }
+}
+
 /// Where loading or trees ran, for reports: the GPUs of `--gpus`, else the backend.
 #[allow(dead_code)] // only the examples with --gpus
 pub fn backend_name(backend: urbanflow::Backend, devices: &[urbanflow::gpu::GpuContext]) -> String {

@@ -126,6 +126,7 @@ fn run(args: Args) -> Result<(), Error> {
         "gap-filled" | "gapfilled" => Layout::GapFilled,
         other => return Err(format!("--layout `{other}`: expected auto, compact or gap-filled").into()),
     };
+    let clock = common::SetupClock::start(&[]);
     let t = Instant::now();
     let (sol, device) = match choice {
         None => (solve(&inst)?, "cpu (1 thread)".to_string()),
@@ -140,7 +141,7 @@ fn run(args: Args) -> Result<(), Error> {
             (sol, device)
         }
     };
-    let solve_s = t.elapsed().as_secs_f64();
+    let (setup_s, solve_s) = clock.split(t.elapsed().as_secs_f64(), &[]);
     check_pattern(&inst, &sol).map_err(|e| format!("internal error, the pattern is invalid: {e}"))?;
     if let Some(path) = &args.svg {
         std::fs::write(path, pattern_svg(&inst, &sol)).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -160,7 +161,7 @@ fn run(args: Args) -> Result<(), Error> {
             })
             .collect();
         println!(
-            "{{\"instance\":{name:?},\"width\":{},\"height\":{},\"types\":{},\"rotation\":{},\"value\":{},\"pieces_used\":{},\"placements\":[{}],\"normal_x\":{},\"normal_y\":{},\"candidates\":{},\"solve_s\":{solve_s:.6},\"backend\":{device:?}}}",
+            "{{\"instance\":{name:?},\"width\":{},\"height\":{},\"types\":{},\"rotation\":{},\"value\":{},\"pieces_used\":{},\"placements\":[{}],\"normal_x\":{},\"normal_y\":{},\"candidates\":{},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"backend\":{device:?}}}",
             inst.width,
             inst.height,
             inst.pieces.len(),
@@ -190,7 +191,7 @@ fn run(args: Args) -> Result<(), Error> {
             "table      {} × {} normal positions, {} candidate cuts",
             sol.stats.xs, sol.stats.ys, sol.stats.candidates
         );
-        println!("solve      {solve_s:.3} s on {device}");
+        println!("solve      {solve_s:.3} s on {device} (GPU setup {setup_s:.3} s apart)");
         if let Some(p) = &args.svg {
             println!("picture    {}", p.display());
         }

@@ -50,6 +50,11 @@ impl GpuContext {
         match self.never {}
     }
 
+    /// Time spent compiling pipelines (no value exists).
+    pub fn compile_time(&self) -> std::time::Duration {
+        match self.never {}
+    }
+
     /// One line naming the adapter (no value exists).
     pub fn describe(&self) -> String {
         match self.never {}

@@ -39,6 +39,8 @@ pub struct GpuContext {
     pipelines: PipelineCache,
     staging: Mutex<Vec<wgpu::Buffer>>,
     created_in: std::time::Duration,
+    /// Nanoseconds spent compiling shaders and pipelines on this context, all threads together.
+    compiling_ns: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for GpuContext {
@@ -277,6 +279,7 @@ impl GpuContext {
             pipelines: PipelineCache::default(),
             staging: Mutex::new(Vec::new()),
             created_in: started.elapsed(),
+            compiling_ns: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -302,6 +305,22 @@ impl GpuContext {
     /// How long creating this context (device, queue) took.
     pub fn creation_time(&self) -> std::time::Duration {
         self.created_in
+    }
+
+    /// How long compiling shaders and pipelines on this context took so far (WGSL translation and the
+    /// driver's compilation; every pipeline is compiled once per context, on first use). With
+    /// [`GpuContext::creation_time`], the setup a run pays besides its work: what the examples report as
+    /// `setup_s`.
+    ///
+    /// ```no_run
+    /// let ctx = gpu_runtime::GpuContext::new()?;
+    /// let before = ctx.compile_time();
+    /// // ... build a solver on `ctx` ...
+    /// println!("pipelines: {:.3} s", (ctx.compile_time() - before).as_secs_f64());
+    /// # Ok::<(), gpu_runtime::GpuError>(())
+    /// ```
+    pub fn compile_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.compiling_ns.load(Ordering::Relaxed))
     }
 
     /// The optional features that are on.
@@ -423,6 +442,14 @@ impl GpuContext {
         if let Some(p) = self.pipelines.pipeline(key) {
             return Ok(p);
         }
+        let started = std::time::Instant::now();
+        let compiled = self.compile(key);
+        self.compiling_ns.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        compiled
+    }
+
+    /// [`GpuContext::pipeline`]'s compilation of a key not in the cache.
+    fn compile(&self, key: &PipelineKey) -> Result<Arc<wgpu::ComputePipeline>, GpuError> {
         let shader = key.shader;
         let source = shader.resolve(&key.params)?;
         let need = crate::shader::requirements(shader.name, &source)?;
