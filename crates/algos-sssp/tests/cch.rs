@@ -27,8 +27,30 @@ fn assert_trees_equal_dijkstra(cch: &Cch, g: &Csr<u32>, sources: &[u32], what: &
     }
 }
 
+/// The perfect customisation's downward arcs only: fewer arcs, Dijkstra's distances (zero weights too).
+fn assert_thinned_equals_dijkstra(cch: &Cch, g: &Csr<u32>, sources: &[u32], what: &str) {
+    let ch = cch.customise(g.weights()).unwrap();
+    let thin = algos_sssp::cch::perfect::thin_downward(&ch).unwrap();
+    assert!(thin.down.num_arcs() <= ch.down.num_arcs(), "{what}");
+    for (row, &s) in thin.phast(sources).unwrap().iter().zip(sources) {
+        let (want, _) = dijkstra(g, s, &Stop::default()).unwrap();
+        assert_eq!(row, &want, "{what}: thinned, source {s}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Random graphs with zero weights and ties: the thinned hierarchy keeps Dijkstra's distances.
+    #[test]
+    fn thinned_downward_arcs_keep_dijkstras_distances(
+        seed in any::<u64>(), n in 2u32..60, deg in 1u32..5, max_w in 0u32..20,
+    ) {
+        let g = random_graph(seed, n, n * deg, 0..=max_w).unwrap();
+        let cch = Cch::build(&g).unwrap();
+        let sources: Vec<u32> = (0..n).collect();
+        assert_thinned_equals_dijkstra(&cch, &g, &sources, "random");
+    }
 
     /// Random directed graphs (zero weights, parallel arcs, self-loops, one-way arcs), one topology,
     /// three random metrics: every tree equals Dijkstra.
@@ -74,6 +96,7 @@ fn cch_equals_dijkstra_on_road_graphs() {
         let n = g.num_vertices();
         let sources: Vec<u32> = (0..12).map(|i| (i * 7919) % n).collect();
         assert_trees_equal_dijkstra(&cch, &g, &sources, what);
+        assert_thinned_equals_dijkstra(&cch, &g, &sources, what);
         // METIS's bisections (feature `metis`) give another order, and the same distances.
         #[cfg(feature = "metis")]
         {

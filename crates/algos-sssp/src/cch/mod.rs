@@ -37,6 +37,7 @@ mod bisect;
 #[cfg(feature = "gpu")]
 pub mod gpu_matrix;
 mod order;
+pub mod perfect;
 mod query;
 mod store;
 mod topology;

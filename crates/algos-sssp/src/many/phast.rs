@@ -43,6 +43,8 @@ pub(super) fn run_phast(
             // sources (docs/benchmarks.md "Many sources on the CCH").
             let t = std::time::Instant::now();
             let (cch, used) = crate::cch::Cch::build_cached(graph)?;
+            // (`cch::perfect::thin_downward` halves the downward arcs but took longer than it saved
+            // here: docs/benchmarks.md "GPU PHAST: sources per pass".)
             built = cch.customise(graph.weights())?;
             out.preprocess_s = t.elapsed().as_secs_f64();
             out.hierarchy = match used {
@@ -71,7 +73,7 @@ pub(super) fn run_phast(
         #[cfg(feature = "gpu")]
         [ctx] => {
             let n = graph.num_vertices() as usize;
-            let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, 128)?;
+            let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, gpu_pass(ctx, n) as u32)?;
             phast.for_each_block(sources, |first, rows| {
                 let count = rows.len() / n.max(1);
                 emit(first, &sources[first..first + count], rows)
@@ -97,12 +99,35 @@ pub(super) fn run_phast(
     Ok(())
 }
 
-/// Sources per pass of the GPU sweeps.
+/// Bytes of labels a GPU PHAST pass may hold: passes of `k` sources keep `n · k` u32 labels (and as
+/// many rows read back). Measured on the H100 (docs/benchmarks.md "GPU PHAST: sources per pass"): NY
+/// (264,346 vertices) swept fastest at k = 512 (541 MB; 60,000 sources 2.91 s against 4.90 s at
+/// k = 128) and FLA (1,070,376) at k = 128 (548 MB; k = 256 was 10 % slower).
 #[cfg(feature = "gpu")]
-const GPU_PASS: usize = 128;
+const PASS_LABEL_BYTES: u64 = 600_000_000;
 
-/// PHAST passes on several GPUs at once: each device holds the hierarchy and takes the next
-/// [`GPU_PASS`] sources from one shared cursor when it finishes a pass (a faster device takes more),
+/// Sources per GPU PHAST pass on `ctx` for a graph of `n` vertices: the largest power of two from 64
+/// to 512 whose labels fit [`PASS_LABEL_BYTES`] and one storage binding; `URBANFLOW_PHAST_LANES`
+/// overrides it (for measurements).
+#[cfg(feature = "gpu")]
+pub(super) fn gpu_pass(ctx: &GpuContext, n: usize) -> usize {
+    if let Some(k) =
+        std::env::var("URBANFLOW_PHAST_LANES").ok().and_then(|v| v.parse().ok()).filter(|&k| k > 0)
+    {
+        return k;
+    }
+    let row = 4 * n.max(1) as u64;
+    let budget = PASS_LABEL_BYTES.min(ctx.limits.max_storage_buffer_binding_size);
+    let mut k = 512u64;
+    while k > 64 && k * row > budget {
+        k /= 2;
+    }
+    k as usize
+}
+
+/// PHAST passes on several GPUs at once: each device holds the hierarchy, sweeps the pass of its own
+/// index first, then takes the next [`gpu_pass`] sources from one shared cursor when it finishes a
+/// pass (a faster device takes more),
 /// the first device driven from the calling thread, the others from their own. Rows reach `shared` on
 /// the device's thread where given, else travel (copied into reused buffers) to the calling thread's
 /// `emit`. Returns the trees per device.
@@ -118,15 +143,25 @@ fn sweep_on_gpus(
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let total = sources.len();
-    let cursor = AtomicUsize::new(0);
+    // One pass size for all, so no device holds more than its budget.
+    let n = ch.num_vertices() as usize;
+    let pass = gpus.iter().map(|ctx| gpu_pass(ctx, n)).min().unwrap_or(64);
+    // Device d's first pass is the d-th (each starts at once, none is left idle by a quick neighbour);
+    // after that, the next pass from one shared cursor.
+    let cursor = AtomicUsize::new(gpus.len() * pass);
     let stop = AtomicBool::new(false);
-    let next = || -> Option<(usize, Vec<u32>)> {
-        if stop.load(Ordering::Relaxed) {
-            return None;
+    let next_for = |d: usize| {
+        let (cursor, stop) = (&cursor, &stop);
+        let mut first = true;
+        move || -> Option<(usize, Vec<u32>)> {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let start =
+                if std::mem::take(&mut first) { d * pass } else { cursor.fetch_add(pass, Ordering::Relaxed) };
+            let (start, end) = (start.min(total), (start + pass).min(total));
+            (start < end).then(|| (start, sources[start..end].to_vec()))
         }
-        let start = cursor.fetch_add(GPU_PASS, Ordering::Relaxed).min(total);
-        let end = (start + GPU_PASS).min(total);
-        (start < end).then(|| (start, sources[start..end].to_vec()))
     };
     let counts: Vec<AtomicUsize> = gpus.iter().map(|_| AtomicUsize::new(0)).collect();
     // Rows of a pass are up to hundreds of MB on a road network: buffers go back to the pool once
@@ -149,13 +184,13 @@ fn sweep_on_gpus(
         }
     };
     std::thread::scope(|scope| {
-        let (next, counts, pool, stop) = (&next, &counts, &pool, &stop);
+        let (next_for, counts, pool, stop) = (&next_for, &counts, &pool, &stop);
         for (d, &ctx) in gpus.iter().enumerate().skip(1) {
             let tx = tx.clone();
             scope.spawn(move || {
                 let run = || -> Result<(), SsspError> {
-                    let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, GPU_PASS as u32)?;
-                    phast.for_each_fed_block(next, |first, block, rows| {
+                    let mut phast = crate::ch::gpu::GpuPhast::new(ctx, ch, pass as u32)?;
+                    phast.for_each_fed_block(next_for(d), |first, block, rows| {
                         counts[d].fetch_add(block.len(), Ordering::Relaxed);
                         if let Some(sink) = shared {
                             sink(first, block, rows);
@@ -177,19 +212,18 @@ fn sweep_on_gpus(
             });
         }
         drop(tx);
-        let first_device =
-            crate::ch::gpu::GpuPhast::new(gpus[0], ch, GPU_PASS as u32).and_then(|mut phast| {
-                phast.for_each_fed_block(next, |first, block, rows| {
-                    counts[0].fetch_add(block.len(), Ordering::Relaxed);
-                    if error.is_none() {
-                        emit(first, block, rows);
-                    }
-                    // The other devices' rows, as they come, so none waits on a full channel for long.
-                    while let Ok(msg) = rx.try_recv() {
-                        take(msg, emit, &mut error);
-                    }
-                })
-            });
+        let first_device = crate::ch::gpu::GpuPhast::new(gpus[0], ch, pass as u32).and_then(|mut phast| {
+            phast.for_each_fed_block(next_for(0), |first, block, rows| {
+                counts[0].fetch_add(block.len(), Ordering::Relaxed);
+                if error.is_none() {
+                    emit(first, block, rows);
+                }
+                // The other devices' rows, as they come, so none waits on a full channel for long.
+                while let Ok(msg) = rx.try_recv() {
+                    take(msg, emit, &mut error);
+                }
+            })
+        });
         if let Err(e) = first_device {
             stop.store(true, Ordering::Relaxed);
             error.get_or_insert(e);
