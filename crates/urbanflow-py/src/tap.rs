@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use urbanflow::tap::multiclass::{UserClass, assign_classes, read_classes};
 use urbanflow::tap::{
     Algorithm, AssignOptions, CostFactors, Demand as RustDemand, IterationLog, Network as RustNetwork,
     assign_with_progress,
@@ -118,7 +119,7 @@ impl Demand {
 /// Static user equilibrium (or system optimum) by the named method; returns a dict of results (see
 /// the Python `assign`).
 #[pyfunction]
-#[pyo3(signature = (net, demand, *, algorithm = "bfw", gap = 1e-4, max_iters = None, system_optimum = false, backend = None, trees = "auto", threads = None, progress = None))]
+#[pyo3(signature = (net, demand, *, algorithm = "bfw", gap = 1e-4, max_iters = None, system_optimum = false, backend = None, trees = "auto", threads = None, progress = None, classes = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn assign<'py>(
     py: Python<'py>,
@@ -132,8 +133,13 @@ pub fn assign<'py>(
     trees: &str,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    classes: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let algorithm: Algorithm = algorithm.parse().map_err(Error::Input)?;
+    let classes = match classes {
+        None => None,
+        Some(c) => Some(user_classes(py, &c, net, demand)?),
+    };
     let trees: urbanflow::sssp::many::Method = trees.parse().map_err(Error::Input)?;
     let choice = backend_of(backend)?;
     let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
@@ -171,13 +177,41 @@ pub fn assign<'py>(
             if system_optimum {
                 opts.objective = urbanflow::tap::Objective::SystemOptimum;
             }
-            Ok(assign_with_progress(&n, &d, &opts, |log| {
-                sent.lock().unwrap_or_else(|p| p.into_inner()).push(*log);
-            })?)
+            let Some(classes) = classes else {
+                let r = assign_with_progress(&n, &d, &opts, |log| {
+                    sent.lock().unwrap_or_else(|p| p.into_inner()).push(*log);
+                })?;
+                return Ok((r, Vec::new()));
+            };
+            // Several classes: no per-iteration hook in the multi-class solver (progress is not called).
+            let r = assign_classes(&n, &classes, &opts)?;
+            let per_class =
+                classes.iter().zip(r.classes).map(|(c, f)| (f.name, c.pce, f.vehicles, f.costs)).collect();
+            let result = urbanflow::tap::Assignment {
+                flows: r.pce_flows,
+                costs: r.costs,
+                history: r.history,
+                converged: r.converged,
+                select_link: Vec::new(),
+            };
+            Ok((result, per_class))
         },
         tick,
     )?;
+    let (result, per_class) = result;
     let out = PyDict::new(py);
+    if !per_class.is_empty() {
+        let list = pyo3::types::PyList::empty(py);
+        for (name, pce, vehicles, costs) in per_class {
+            let c = PyDict::new(py);
+            c.set_item("name", name)?;
+            c.set_item("pce", pce)?;
+            c.set_item("vehicles", vehicles.into_pyarray(py))?;
+            c.set_item("costs", costs.into_pyarray(py))?;
+            list.append(c)?;
+        }
+        out.set_item("classes", list)?;
+    }
     let last = *result.last();
     out.set_item("converged", result.converged)?;
     out.set_item("iterations", result.history.len())?;
@@ -229,4 +263,68 @@ pub fn skims<'py>(
         d.set_item(name, a.into_pyarray(py))?;
     }
     Ok(d)
+}
+
+/// User classes from Python: the path of a class file (`assign --classes` format, shares of `demand`
+/// or trips files), or a list of dicts `{"name", "pce" = 1, "share" = 1 or "demand": Demand,
+/// "toll_factor" = 0, "distance_factor" = 0, "banned": [(from, to), ...] node ids}`.
+fn user_classes(
+    py: Python<'_>,
+    spec: &Bound<'_, PyAny>,
+    net: &Network,
+    demand: &Demand,
+) -> PyResult<Vec<UserClass>> {
+    let os = py.import("os")?;
+    if spec.is_instance_of::<pyo3::types::PyString>() || spec.hasattr("__fspath__")? {
+        let path: PathBuf = os.call_method1("fspath", (spec,))?.extract()?;
+        let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
+        return run(py, Run { threads: None }, move |_| Ok(read_classes(&path, &n, &d)?));
+    }
+    let bad = |why: String| -> PyErr { Error::Input(format!("classes: {why}")).into() };
+    let mut out = Vec::new();
+    for (i, item) in spec.try_iter()?.enumerate() {
+        let item = item?;
+        let entry = item.cast::<PyDict>().map_err(|_| bad(format!("item {i}: expected a dict")))?;
+        let get = |key: &str| entry.get_item(key);
+        let name: String = match get("name")? {
+            Some(v) => v.extract()?,
+            None => return Err(bad(format!("item {i}: no \"name\""))),
+        };
+        let f64_or = |key: &str, default: f64| -> PyResult<f64> {
+            get(key)?.map_or(Ok(default), |v| v.extract::<f64>())
+        };
+        let trips = match (get("demand")?, get("share")?) {
+            (Some(_), Some(_)) => {
+                return Err(bad(format!("class {name}: give \"demand\" or \"share\", not both")));
+            }
+            (Some(d), None) => {
+                let d = d
+                    .cast::<Demand>()
+                    .map_err(|_| bad(format!("class {name}: \"demand\" must be a Demand")))?;
+                (*d.get().demand).clone()
+            }
+            (None, share) => {
+                let share: f64 = share.map_or(Ok(1.0), |v| v.extract())?;
+                if !(share.is_finite() && share >= 0.0) {
+                    return Err(bad(format!("class {name}: share {share} (expected a number ≥ 0)")));
+                }
+                demand.demand.scaled(share)
+            }
+        };
+        let mut class = UserClass::new(name.clone(), trips).with_pce(f64_or("pce", 1.0)?).with_factors(
+            &net.net,
+            f64_or("toll_factor", 0.0)?,
+            f64_or("distance_factor", 0.0)?,
+        );
+        if let Some(banned) = get("banned")? {
+            let pairs: Vec<(u64, u64)> = banned.extract()?;
+            let list: Vec<String> = pairs.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+            if !list.is_empty() {
+                class.banned =
+                    net.net.links_named(&list.join(",")).map_err(|e| bad(format!("class {name}: {e}")))?;
+            }
+        }
+        out.push(class);
+    }
+    Ok(out)
 }

@@ -85,3 +85,39 @@ def test_progress_callback():
 
     with pytest.raises(RuntimeError, match="stop here"):
         urbanflow.assign(NET, TRIPS, gap=1e-12, max_iters=2000, backend="cpu", progress=boom)
+
+
+def test_classes_equal_the_example_bit_for_bit(tmp_path):
+    """Two classes from the bundled class file: the PCE flows equal `assign --classes` bit for bit."""
+    classes = DATA / "SiouxFalls_classes.txt"
+    flows_csv = tmp_path / "flows.csv"
+    subprocess.run(
+        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--classes", str(classes), "--gap",
+         "1e-4", "--threads", "2", "--json", "--flows-out", str(flows_csv)],
+        capture_output=True, text=True, check=True,
+    )
+    r = urbanflow.assign(NET, TRIPS, classes=classes, gap=1e-4, threads=2, as_frame=False)
+    rows = [line.split(",") for line in flows_csv.read_text().splitlines()[1:]]
+    assert [float(x[3]) for x in rows] == r.flows.tolist()
+    assert r.classes is not None and len(r.classes) >= 2
+    for name, vehicles in r.classes.items():
+        assert vehicles.dtype == np.float64 and vehicles.shape == (76,)
+        assert np.array_equal(r.links[f"flow_{name}"], vehicles)
+
+
+def test_classes_as_dicts():
+    """Two equal halves give the single-class flows exactly; a banned link carries none of its class."""
+    single = urbanflow.assign(NET, TRIPS, gap=1e-4, threads=2, backend="cpu")
+    halves = [{"name": "a", "share": 0.5}, {"name": "b", "share": 0.5}]
+    r = urbanflow.assign(NET, TRIPS, classes=halves, gap=1e-4, threads=2)
+    assert r.flows.tolist() == single.flows.tolist()
+    net = urbanflow.Network.from_tntp(NET)
+    links = net.links()
+    k = next(i for i in range(net.num_links) if (links["from"][i], links["to"][i]) == (10, 15))
+    trucks = {"name": "trucks", "pce": 2.5, "share": 0.1, "banned": [(10, 15)]}
+    r = urbanflow.assign(net, TRIPS, classes=[{"name": "cars", "share": 0.9}, trucks], gap=1e-4, threads=2)
+    assert r.classes["trucks"][k] == 0.0 and r.classes["cars"][k] > 0.0
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="no link from node 10 to node 99"):
+        urbanflow.assign(net, TRIPS, classes=[{"name": "x", "banned": [(10, 99)]}])
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="not both"):
+        urbanflow.assign(net, TRIPS, classes=[{"name": "x", "share": 1.0, "demand": urbanflow.Demand.from_tntp(TRIPS, net)}])

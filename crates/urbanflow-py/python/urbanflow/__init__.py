@@ -303,7 +303,9 @@ class AssignResult:
     """An assignment's results: link ``flows`` and ``costs`` (float64, the network's link order),
     whether the gap target was reached, the last iteration's measures, the convergence ``history``
     (a table: iteration, seconds, relative_gap, average_excess_cost, objective, tstt, sptt) and the
-    ``links`` table (from, to, flow, cost, capacity, volume_capacity)."""
+    ``links`` table (from, to, flow, cost, capacity, volume_capacity). With user classes, ``flows`` are
+    passenger-car equivalents, ``classes`` maps each class's name to its vehicle flows (float64) and
+    the links table has a ``flow_<name>`` column per class."""
 
     flows: np.ndarray
     costs: np.ndarray
@@ -315,6 +317,7 @@ class AssignResult:
     objective: float
     history: Any
     links: Any
+    classes: dict | None = None
 
 
 def _progress_bar(gap: float):
@@ -349,7 +352,7 @@ def _progress_bar(gap: float):
 
 def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: int | None = None,
            system_optimum: bool = False, backend=None, trees: str = "auto", threads=None,
-           progress=None, as_frame: bool | None = None) -> AssignResult:
+           progress=None, as_frame: bool | None = None, classes=None) -> AssignResult:
     """Static traffic assignment: user equilibrium (or the system optimum) of ``trips`` on ``net``.
 
     ``net`` is a ``Network`` or the path of a TNTP ``_net`` file; ``trips`` a ``Demand`` or the path of
@@ -358,15 +361,23 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
     all-or-nothing trees grow ("dijkstra", "phast", "auto"). ``progress``: a function called on this
     thread with each iteration's measures (a dict: iteration, seconds, relative_gap, objective, tstt,
     sptt); returning False, or raising, ends the call; ``True`` draws a tqdm bar. Tables are pandas
-    DataFrames when pandas is installed (``as_frame=False``: dicts of numpy arrays)."""
+    DataFrames when pandas is installed (``as_frame=False``: dicts of numpy arrays).
+
+    ``classes``: several user classes sharing the roads (Frank–Wolfe family, user equilibrium, on the
+    CPU): the path of a class file (the ``assign --classes`` format) or a list of dicts such as
+    ``{"name": "trucks", "pce": 2.5, "share": 0.1, "toll_factor": 0.02, "banned": [(10, 15)]}`` (``share``
+    of ``trips``, or ``"demand": Demand``; banned links as (from, to) node ids). ``progress`` is not called
+    for several classes."""
     if not isinstance(net, _Network):
         net = _Network.from_tntp(os.fspath(net))
     if not isinstance(trips, _Demand):
         trips = _Demand.from_tntp(os.fspath(trips), net)
     if progress is True:
         progress = _progress_bar(gap)
+    if classes is not None and not isinstance(classes, (str, os.PathLike)):
+        classes = [dict(c) for c in classes]
     r = _assign(net, trips, algorithm=algorithm, gap=gap, max_iters=max_iters, system_optimum=system_optimum,
-                backend=backend, trees=trees, threads=threads, progress=progress or None)
+                backend=backend, trees=trees, threads=threads, progress=progress or None, classes=classes)
     cols = net.links()
     flows, costs = r["flows"], r["costs"]
     links = {
@@ -378,6 +389,11 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
         "volume_capacity": np.divide(flows, cols["capacity"], out=np.full_like(flows, np.nan),
                                      where=cols["capacity"] > 0),
     }
+    per_class = None
+    if "classes" in r:
+        per_class = {c["name"]: c["vehicles"] for c in r["classes"]}
+        for name, vehicles in per_class.items():
+            links[f"flow_{name}"] = vehicles
     return AssignResult(
         flows=flows,
         costs=costs,
@@ -389,6 +405,7 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
         objective=r["objective"],
         history=table(r["history"], as_frame),
         links=table(links, as_frame),
+        classes=per_class,
     )
 
 

@@ -98,8 +98,10 @@ class AssignResult:
     objective: float
     history: Any
     links: Any
+    classes: dict[str, npt.NDArray[np.float64]] | None = None
 
 def assign(net: Network | _Path, trips: Demand | _Path, *, algorithm: str = "bfw", gap: float = 1e-4,
            max_iters: int | None = None, system_optimum: bool = False, backend: _Backend = None, trees: str = "auto",
-           threads: int | None = None, progress: Any = None, as_frame: bool | None = None) -> AssignResult: ...
+           threads: int | None = None, progress: Any = None, as_frame: bool | None = None,
+           classes: _Path | list[dict[str, Any]] | None = None) -> AssignResult: ...
 def skims(net: Network | _Path, result: AssignResult, *, threads: int | None = None) -> dict[str, npt.NDArray[np.float64]]: ...
