@@ -221,7 +221,7 @@ pub fn assign_classes(
                             all_or_nothing(net, &g, demand, &class_cost, y).map_err(|e| named(e, k))?;
                         }
                         return Err(TapError::InvalidOption(
-                            "class costs saturate the fixed-point trees: use --trees dijkstra".into(),
+                            "class costs saturate the fixed-point trees: use f64 trees (`Method::Trees`, `--trees dijkstra`)".into(),
                         ));
                     }
                     Err(e) => return Err(named(e, group[0])),
