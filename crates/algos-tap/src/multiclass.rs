@@ -129,6 +129,17 @@ pub fn assign_classes(
     classes: &[UserClass],
     opts: &AssignOptions,
 ) -> Result<MultiAssignment, TapError> {
+    assign_classes_with_progress(net, classes, opts, |_| {})
+}
+
+/// [`assign_classes`], calling `progress` after every iteration's measurements (gaps in PCE units,
+/// as in [`MultiAssignment::history`]).
+pub fn assign_classes_with_progress(
+    net: &Network,
+    classes: &[UserClass],
+    opts: &AssignOptions,
+    mut progress: impl FnMut(&IterationLog),
+) -> Result<MultiAssignment, TapError> {
     let start = Instant::now();
     let invalid = |msg: String| Err(TapError::InvalidOption(msg));
     if classes.is_empty() {
@@ -184,7 +195,7 @@ pub fn assign_classes(
         None
     };
     let total_pce: f64 = classes.iter().map(|c| c.pce * c.demand.total()).sum();
-    let mut monitor = Monitor::new(start, stop, total_pce);
+    let mut monitor = Monitor::new(start, stop, total_pce, opts.cancel);
     let kc = classes.len();
     // Classes with the same costs (fixed costs and bans alike) share their shortest-path trees.
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -287,7 +298,6 @@ pub fn assign_classes(
     let mut points = Points::default();
     let mut ls = LineSearch::new(m);
     let mut step = 0.0;
-    let mut progress = |_: &IterationLog| {};
     loop {
         net.costs(&x, &mut base);
         net.vdf().freeze_partners(&x);

@@ -191,3 +191,45 @@ fn class_files() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `AssignOptions::cancel` set from the progress callback (as another thread would) stops every method
+/// at the end of that iteration, returns the flows so far as not converged, and the callback sees each
+/// iteration of the history once, multi-class runs included.
+#[test]
+fn a_cancel_flag_stops_each_method_after_the_iteration_that_set_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use algos_tap::assign_with_progress;
+    use algos_tap::multiclass::assign_classes_with_progress;
+
+    let (net, demand) = sioux_falls(CostFactors::default());
+    let halves =
+        [UserClass::new("a", demand.scaled(0.5)), UserClass::new("b", demand.scaled(0.5)).with_pce(2.0)];
+    for algorithm in [Algorithm::Msa, Algorithm::BiconjugateFw, Algorithm::AlgorithmB] {
+        for classes in [false, true] {
+            if classes && algorithm == Algorithm::AlgorithmB {
+                continue; // several classes: the Frank–Wolfe family only
+            }
+            let flag = AtomicBool::new(false);
+            let o = AssignOptions { cancel: Some(&flag), ..opts(algorithm, 1e-12) };
+            let mut seen = Vec::new();
+            let progress = |log: &algos_tap::IterationLog| {
+                seen.push(log.iteration);
+                if log.iteration == 3 {
+                    flag.store(true, Ordering::Relaxed);
+                }
+            };
+            let (history, converged, flows) = if classes {
+                let r = assign_classes_with_progress(&net, &halves, &o, progress).unwrap();
+                (r.history, r.converged, r.pce_flows)
+            } else {
+                let r = assign_with_progress(&net, &demand, &o, progress).unwrap();
+                (r.history, r.converged, r.flows)
+            };
+            assert_eq!(history.len(), 3, "{algorithm:?} classes={classes}");
+            assert!(!converged);
+            assert_eq!(seen, vec![1, 2, 3], "{algorithm:?} classes={classes}");
+            assert!(flows.iter().sum::<f64>() > 0.0);
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! The iteration loops: the Frank–Wolfe family over an all-or-nothing loader, Algorithm B over bushes,
 //! and the per-iteration measurements with the stop rule that both share ([`Monitor`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use gpu_runtime::Backend;
@@ -34,7 +35,7 @@ pub(super) fn frank_wolfe_family(
     }
     let m = net.num_links();
     let system_optimum = opts.objective == Objective::SystemOptimum;
-    let mut monitor = Monitor::new(start, stop, demand.total());
+    let mut monitor = Monitor::new(start, stop, demand.total(), opts.cancel);
     // Select-link pair flows ride along with the link flows (crate::select).
     let selection = if opts.select_links.is_empty() {
         None
@@ -163,7 +164,7 @@ pub(super) fn assign_b(
     }
     let stop = opts.stop;
     let g = SearchGraph::new(net, !opts.allow_zone_transit);
-    let mut monitor = Monitor::new(start, stop, demand.total());
+    let mut monitor = Monitor::new(start, stop, demand.total(), opts.cancel);
     let flows = crate::bush::solve(net, demand, opts.allow_zone_transit, |x, cost, y| {
         let sptt = all_or_nothing(net, &g, demand, cost, y)?;
         let tstt = dot(cost, x);
@@ -181,8 +182,10 @@ pub(super) fn assign_b(
 }
 
 /// The per-iteration measurements and the stop rule, shared by every method.
-pub(crate) struct Monitor {
+pub(crate) struct Monitor<'a> {
     start: Instant,
+    /// Set from another thread to stop after the current iteration ([`AssignOptions::cancel`]).
+    cancel: Option<&'a AtomicBool>,
     stop: Stop,
     total_demand: f64,
     pub(crate) history: Vec<IterationLog>,
@@ -191,10 +194,11 @@ pub(crate) struct Monitor {
     pub(crate) converged: bool,
 }
 
-impl Monitor {
-    pub(crate) fn new(start: Instant, stop: Stop, total_demand: f64) -> Self {
+impl<'a> Monitor<'a> {
+    pub(crate) fn new(start: Instant, stop: Stop, total_demand: f64, cancel: Option<&'a AtomicBool>) -> Self {
         Self {
             start,
+            cancel,
             stop,
             total_demand,
             history: Vec::new(),
@@ -249,5 +253,6 @@ impl Monitor {
         }
         self.history.len() >= self.stop.max_iterations as usize
             || self.stop.max_time.is_some_and(|t| self.start.elapsed() >= t)
+            || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 }

@@ -124,6 +124,11 @@ pub struct AssignOptions<'a> {
     /// below it, for gap targets below [`super::CPU_PHAST_MIN_GAP`] and for select-link:
     /// [`super::choose_loader`] says which and why).
     pub trees: algos_sssp::many::Method,
+    /// Stops the solve at the end of the iteration during which it is set (checked once per
+    /// iteration): the flows so far come back with `converged` false, like a run that reached its
+    /// iteration cap. For callers that end a run from another thread (a user interface, Ctrl-C in the
+    /// Python binding); `None` (the default) never stops early.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 impl Default for AssignOptions<'_> {
@@ -138,6 +143,7 @@ impl Default for AssignOptions<'_> {
             backend: Backend::Auto,
             devices: &[],
             trees: algos_sssp::many::Method::Auto,
+            cancel: None,
         }
     }
 }
