@@ -8,6 +8,7 @@ use urbanflow::gpu::GpuError as RuntimeGpuError;
 use urbanflow::graph::GraphError;
 use urbanflow::sssp::SsspError;
 use urbanflow::tap::TapError;
+use urbanflow::transit::TdError;
 
 pyo3::import_exception!(urbanflow.errors, UrbanflowError);
 pyo3::import_exception!(urbanflow.errors, FormatError);
@@ -28,6 +29,8 @@ pub enum Error {
     Tap(TapError),
     /// The GPU runtime.
     Gpu(RuntimeGpuError),
+    /// Public transport: feeds, networks, journeys.
+    Transit(TdError),
     /// A value the binding itself refuses (a bad option string, arrays of different lengths).
     Input(String),
     /// The caller went away (its exception is raised instead; never seen by Python).
@@ -47,6 +50,11 @@ impl From<SsspError> for Error {
 impl From<TapError> for Error {
     fn from(e: TapError) -> Self {
         Self::Tap(e)
+    }
+}
+impl From<TdError> for Error {
+    fn from(e: TdError) -> Self {
+        Self::Transit(e)
     }
 }
 impl From<RuntimeGpuError> for Error {
@@ -143,6 +151,22 @@ fn tap_error(e: TapError) -> PyErr {
     }
 }
 
+fn transit_error(e: TdError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        TdError::Gpu(g) => gpu_error(g),
+        // The feed's reader names the file but no line (GTFS tables are CSV inside a zip).
+        TdError::Feed { path, .. } => {
+            raise::<FormatError>(message, file_at(std::path::Path::new(&path), None))
+        }
+        TdError::VertexOutOfRange { .. } => raise::<VertexError>(message, At::default()),
+        TdError::InvalidParameter(_) | TdError::NoService { .. } => {
+            raise::<InvalidInputError>(message, At::default())
+        }
+        _ => raise::<UrbanflowError>(message, At::default()),
+    }
+}
+
 impl From<Error> for PyErr {
     fn from(e: Error) -> PyErr {
         match e {
@@ -150,6 +174,7 @@ impl From<Error> for PyErr {
             Error::Sssp(s) => sssp_error(s),
             Error::Tap(t) => tap_error(t),
             Error::Gpu(g) => gpu_error(g),
+            Error::Transit(t) => transit_error(t),
             Error::Input(m) => raise::<InvalidInputError>(m, At::default()),
             Error::Cancelled => raise::<UrbanflowError>("cancelled".into(), At::default()),
         }

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use urbanflow::Csr;
 use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 use urbanflow::sssp::many::{ManyOptions, Method, many_to_all_with};
-use urbanflow::sssp::{Algorithm, Query, solve};
+use urbanflow::sssp::{Algorithm, NO_ARC, Query, UNREACHABLE, solve};
 
 use crate::errors::Error;
 use crate::run::{Run, backend_of, run};
@@ -183,6 +183,93 @@ impl Graph {
         })?;
         let array = Array2::from_shape_vec((k, n), rows).map_err(|e| Error::Input(e.to_string()))?;
         Ok(array.into_pyarray(py))
+    }
+
+    /// Shortest-path trees from many sources: `(dist, pred)`, both (len(sources), n) uint32 arrays;
+    /// `pred[i, v]` is `v`'s parent in the tree of `sources[i]` (the tail of its canonical predecessor
+    /// arc: the same on every backend), `UNREACHABLE` at the source and where no path exists.
+    #[pyo3(signature = (sources, *, method = "auto", backend = None, threads = None))]
+    #[allow(clippy::type_complexity)] // a (distances, predecessors) pair of arrays
+    fn trees<'py>(
+        &self,
+        py: Python<'py>,
+        sources: PyReadonlyArray1<'_, u32>,
+        method: &str,
+        backend: Option<&str>,
+        threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)> {
+        let method: Method = method.parse().map_err(Error::Input)?;
+        let choice = backend_of(backend)?;
+        let sources = slice(&sources, "sources")?.to_vec();
+        let graph = Arc::clone(&self.graph);
+        let (n, k) = (graph.num_vertices() as usize, sources.len());
+        let (dist, pred) = run(py, Run { threads }, move |cancel| {
+            let (mut dist, mut pred) = (vec![0u32; k * n], vec![0u32; k * n]);
+            let tails = graph.arc_tails();
+            let opts =
+                ManyOptions { backend: choice.backend()?, method, predecessors: true, ..Default::default() };
+            let block = if method == Method::Trees { CANCEL_BLOCK } else { sources.len().max(1) };
+            for (b, chunk) in sources.chunks(block).enumerate() {
+                cancel.check()?;
+                let base = b * block * n;
+                many_to_all_with(&graph, chunk, &opts, |block| {
+                    let start = base + block.first * n;
+                    let len = block.dist.len();
+                    dist[start..start + len].copy_from_slice(block.dist);
+                    let arcs = block.pred.expect("predecessors were asked for");
+                    for (p, &a) in pred[start..start + len].iter_mut().zip(arcs) {
+                        *p = if a == NO_ARC { UNREACHABLE } else { tails[a as usize] };
+                    }
+                })?;
+            }
+            Ok((dist, pred))
+        })?;
+        let shape = |v| Array2::from_shape_vec((k, n), v).map_err(|e| Error::Input(e.to_string()));
+        Ok((shape(dist)?.into_pyarray(py), shape(pred)?.into_pyarray(py)))
+    }
+
+    /// Shortest paths from `source` to each of `targets` along one tree: a list with, per target,
+    /// `(distance, vertices)` (a uint32 array from source to target) or `None` when it cannot be
+    /// reached.
+    #[pyo3(signature = (source, targets, *, threads = None))]
+    #[allow(clippy::type_complexity)] // a list of optional (distance, path) pairs
+    fn paths<'py>(
+        &self,
+        py: Python<'py>,
+        source: u32,
+        targets: PyReadonlyArray1<'_, u32>,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<Option<(u32, Bound<'py, PyArray1<u32>>)>>> {
+        let targets = slice(&targets, "targets")?.to_vec();
+        let graph = Arc::clone(&self.graph);
+        let n = graph.num_vertices();
+        if let Some(&t) = targets.iter().find(|&&t| t >= n) {
+            return Err(Error::Input(format!("target {t}: expected a vertex index in 0..{n}")).into());
+        }
+        let found = run(py, Run { threads }, move |_| {
+            let opts = ManyOptions { method: Method::Trees, predecessors: true, ..Default::default() };
+            let mut tree = None;
+            many_to_all_with(&graph, &[source], &opts, |block| {
+                tree = Some((block.dist.to_vec(), block.pred.expect("predecessors were asked for").to_vec()));
+            })?;
+            let (dist, pred) = tree.expect("one tree per source");
+            let tails = graph.arc_tails();
+            let walk = |t: u32| -> Option<(u32, Vec<u32>)> {
+                if dist[t as usize] == UNREACHABLE {
+                    return None;
+                }
+                let mut path = vec![t];
+                let mut v = t;
+                while pred[v as usize] != NO_ARC {
+                    v = tails[pred[v as usize] as usize];
+                    path.push(v);
+                }
+                path.reverse();
+                Some((dist[t as usize], path))
+            };
+            Ok(targets.iter().map(|&t| walk(t)).collect::<Vec<_>>())
+        })?;
+        Ok(found.into_iter().map(|p| p.map(|(d, v)| (d, v.into_pyarray(py)))).collect())
     }
 
     /// A shortest path from `source` to `target`: `(distance, vertices)`, or `None` when the target

@@ -8,6 +8,7 @@ mod graph;
 mod osm;
 mod run;
 mod tap;
+mod transit;
 
 use pyo3::prelude::*;
 
@@ -20,6 +21,7 @@ fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tap::assign, m)?)?;
     m.add_function(wrap_pyfunction!(tap::skims, m)?)?;
     m.add_class::<osm::OsmGraph>()?;
+    m.add_class::<transit::Transit>()?;
     m.add("UNREACHABLE", urbanflow::sssp::UNREACHABLE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -28,6 +28,11 @@ impl Cancel {
     pub fn check(&self) -> Result<(), Error> {
         if self.0.load(Ordering::Relaxed) { Err(Error::Cancelled) } else { Ok(()) }
     }
+
+    /// The flag itself, for library calls that watch one (`AssignOptions::cancel`).
+    pub fn flag(&self) -> &AtomicBool {
+        &self.0
+    }
 }
 
 /// Options every computing call takes.

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use urbanflow::tap::multiclass::{UserClass, assign_classes, read_classes};
+use urbanflow::tap::multiclass::{UserClass, assign_classes_with_progress, read_classes};
+use urbanflow::tap::turns::{Split, TurnFlow, TurnNetwork, TurnTable};
 use urbanflow::tap::{
     Algorithm, AssignOptions, CostFactors, Demand as RustDemand, IterationLog, Network as RustNetwork,
     assign_with_progress,
@@ -116,10 +117,19 @@ impl Demand {
     }
 }
 
+/// What one solve gives back, before it becomes Python objects.
+struct Solved {
+    result: urbanflow::tap::Assignment,
+    /// Per class: name, PCE, vehicle flows, costs (the network's links).
+    classes: Vec<(String, f64, Vec<f64>, Vec<f64>)>,
+    /// Turning movements: junction, from-link, to-link, volume, penalty.
+    turns: Vec<TurnFlow>,
+}
+
 /// Static user equilibrium (or system optimum) by the named method; returns a dict of results (see
 /// the Python `assign`).
 #[pyfunction]
-#[pyo3(signature = (net, demand, *, algorithm = "bfw", gap = 1e-4, max_iters = None, system_optimum = false, backend = None, trees = "auto", threads = None, progress = None, classes = None))]
+#[pyo3(signature = (net, demand, *, algorithm = "bfw", gap = 1e-4, max_iters = None, system_optimum = false, backend = None, trees = "auto", threads = None, progress = None, classes = None, turns = None, split_all_junctions = false, select_link = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn assign<'py>(
     py: Python<'py>,
@@ -134,7 +144,13 @@ pub fn assign<'py>(
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
     classes: Option<Bound<'py, PyAny>>,
+    turns: Option<PathBuf>,
+    split_all_junctions: bool,
+    select_link: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let select_link = select_link
+        .map(|s| node_pairs(&s).map_err(|e| Error::Input(format!("select_link: {e}"))))
+        .transpose()?;
     let algorithm: Algorithm = algorithm.parse().map_err(Error::Input)?;
     let classes = match classes {
         None => None,
@@ -142,6 +158,18 @@ pub fn assign<'py>(
     };
     let trees: urbanflow::sssp::many::Method = trees.parse().map_err(Error::Input)?;
     let choice = backend_of(backend)?;
+    let selected = match &select_link {
+        None => Vec::new(),
+        Some(_) if classes.is_some() => {
+            return Err(Error::Input("select_link: computed for one class only (no classes=)".into()).into());
+        }
+        Some(pairs) if pairs.is_empty() => Vec::new(),
+        Some(pairs) => {
+            let list: Vec<String> = pairs.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+            net.net.links_named(&list.join(",")).map_err(|e| Error::Input(format!("select_link: {e}")))?
+        }
+    };
+    let with_turns = turns.is_some();
     let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
     // Iterations logged by the worker, handed to `progress` on the Python thread.
     let logs: Arc<Mutex<Vec<IterationLog>>> = Arc::default();
@@ -164,12 +192,20 @@ pub fn assign<'py>(
         }
         Ok(())
     };
-    let result = run_watching(
+    let solved = run_watching(
         py,
         Run { threads },
-        move |_| {
-            let mut opts =
-                AssignOptions { algorithm, trees, backend: choice.backend()?, ..AssignOptions::default() };
+        move |cancel| {
+            let log = |log: &IterationLog| sent.lock().unwrap_or_else(|p| p.into_inner()).push(*log);
+            let mut opts = AssignOptions {
+                algorithm,
+                trees,
+                backend: choice.backend()?,
+                select_links: selected,
+                // Ctrl-C or a callback's False stops the solve at the end of its iteration.
+                cancel: Some(cancel.flag()),
+                ..AssignOptions::default()
+            };
             opts = opts.with_gap(gap);
             if let Some(k) = max_iters {
                 opts = opts.with_max_iterations(k);
@@ -177,28 +213,63 @@ pub fn assign<'py>(
             if system_optimum {
                 opts.objective = urbanflow::tap::Objective::SystemOptimum;
             }
-            let Some(classes) = classes else {
-                let r = assign_with_progress(&n, &d, &opts, |log| {
-                    sent.lock().unwrap_or_else(|p| p.into_inner()).push(*log);
-                })?;
-                return Ok((r, Vec::new()));
+            // With turns the solve runs on the expanded network; results speak of `n`'s links.
+            let expanded = match &turns {
+                None => None,
+                Some(path) => {
+                    let table = TurnTable::read(path, &n)?;
+                    let split = if split_all_junctions { Split::Everywhere } else { Split::WhereTurnsMatter };
+                    Some((TurnNetwork::build_with(&n, &table, split)?, table))
+                }
             };
-            // Several classes: no per-iteration hook in the multi-class solver (progress is not called).
-            let r = assign_classes(&n, &classes, &opts)?;
-            let per_class =
-                classes.iter().zip(r.classes).map(|(c, f)| (f.name, c.pce, f.vehicles, f.costs)).collect();
-            let result = urbanflow::tap::Assignment {
-                flows: r.pce_flows,
-                costs: r.costs,
-                history: r.history,
-                converged: r.converged,
-                select_link: Vec::new(),
+            let model = expanded.as_ref().map_or(&*n, |(e, _)| &e.network);
+            let cut = |v: Vec<f64>| match &expanded {
+                None => v,
+                Some((e, _)) => e.link_flows(&v).to_vec(),
             };
-            Ok((result, per_class))
+            let (result, per_class) = match classes {
+                None => (assign_with_progress(model, &d, &opts, log)?, Vec::new()),
+                Some(classes) => {
+                    let classes: Vec<UserClass> = match &expanded {
+                        None => classes,
+                        Some((e, table)) => {
+                            if let Some(name) = e
+                                .class_names()
+                                .into_iter()
+                                .find(|&name| !classes.iter().any(|c| c.name == name))
+                            {
+                                return Err(Error::Input(format!(
+                                    "{}: class `{name}` is not among classes=",
+                                    table.path.display()
+                                )));
+                            }
+                            classes.iter().map(|c| e.class(c)).collect()
+                        }
+                    };
+                    let r = assign_classes_with_progress(model, &classes, &opts, log)?;
+                    let per_class = classes
+                        .iter()
+                        .zip(r.classes)
+                        .map(|(c, f)| (f.name, c.pce, cut(f.vehicles), cut(f.costs)))
+                        .collect();
+                    let result = urbanflow::tap::Assignment {
+                        flows: r.pce_flows,
+                        costs: r.costs,
+                        history: r.history,
+                        converged: r.converged,
+                        select_link: Vec::new(),
+                    };
+                    (result, per_class)
+                }
+            };
+            let turns = expanded.as_ref().map_or_else(Vec::new, |(e, _)| e.turn_flows(&result.flows));
+            let result =
+                urbanflow::tap::Assignment { flows: cut(result.flows), costs: cut(result.costs), ..result };
+            Ok(Solved { result, classes: per_class, turns })
         },
         tick,
     )?;
-    let (result, per_class) = result;
+    let Solved { result, classes: per_class, turns } = solved;
     let out = PyDict::new(py);
     if !per_class.is_empty() {
         let list = pyo3::types::PyList::empty(py);
@@ -211,6 +282,47 @@ pub fn assign<'py>(
             list.append(c)?;
         }
         out.set_item("classes", list)?;
+    }
+    let rust_net = &net.net;
+    let links = rust_net.links();
+    let ids = |v: &mut dyn Iterator<Item = u32>| v.map(|x| rust_net.node_id(x)).collect::<Vec<u64>>();
+    if with_turns {
+        let t = PyDict::new(py);
+        t.set_item("node", ids(&mut turns.iter().map(|t| t.node)).into_pyarray(py))?;
+        t.set_item(
+            "from_node",
+            ids(&mut turns.iter().map(|t| links[t.from_link as usize].from)).into_pyarray(py),
+        )?;
+        t.set_item("to_node", ids(&mut turns.iter().map(|t| links[t.to_link as usize].to)).into_pyarray(py))?;
+        t.set_item("from_link", turns.iter().map(|t| t.from_link).collect::<Vec<u32>>().into_pyarray(py))?;
+        t.set_item("to_link", turns.iter().map(|t| t.to_link).collect::<Vec<u32>>().into_pyarray(py))?;
+        t.set_item("volume", turns.iter().map(|t| t.volume).collect::<Vec<f64>>().into_pyarray(py))?;
+        t.set_item("penalty", turns.iter().map(|t| t.penalty).collect::<Vec<f64>>().into_pyarray(py))?;
+        out.set_item("turns", t)?;
+    }
+    if select_link.is_some() {
+        // One row per selected link and OD pair with flow on it, as `assign --select-link` writes.
+        let (mut lf, mut lt, mut o, mut dd, mut f) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for s in &result.select_link {
+            let l = &links[s.link as usize];
+            for ((origin, destination, _), &flow) in demand.demand.pairs().zip(&s.pair_flows) {
+                if flow > 0.0 {
+                    lf.push(rust_net.node_id(l.from));
+                    lt.push(rust_net.node_id(l.to));
+                    o.push(rust_net.node_id(origin));
+                    dd.push(rust_net.node_id(destination));
+                    f.push(flow);
+                }
+            }
+        }
+        let t = PyDict::new(py);
+        t.set_item("link_from", lf.into_pyarray(py))?;
+        t.set_item("link_to", lt.into_pyarray(py))?;
+        t.set_item("origin", o.into_pyarray(py))?;
+        t.set_item("destination", dd.into_pyarray(py))?;
+        t.set_item("flow", f.into_pyarray(py))?;
+        out.set_item("select_link", t)?;
     }
     let last = *result.last();
     out.set_item("converged", result.converged)?;
@@ -317,7 +429,7 @@ fn user_classes(
             f64_or("distance_factor", 0.0)?,
         );
         if let Some(banned) = get("banned")? {
-            let pairs: Vec<(u64, u64)> = banned.extract()?;
+            let pairs = node_pairs(&banned).map_err(|e| bad(format!("class {name}: \"banned\": {e}")))?;
             let list: Vec<String> = pairs.iter().map(|(a, b)| format!("{a}-{b}")).collect();
             if !list.is_empty() {
                 class.banned =
@@ -327,4 +439,12 @@ fn user_classes(
         out.push(class);
     }
     Ok(out)
+}
+
+/// Links named by their end nodes: a list of `(from, to)` node ids of the file.
+fn node_pairs(value: &Bound<'_, PyAny>) -> Result<Vec<(u64, u64)>, String> {
+    value.extract::<Vec<(u64, u64)>>().map_err(|_| {
+        let got = value.get_type().name().map_or_else(|_| "?".into(), |n| n.to_string());
+        format!("expected a list of (from, to) node id pairs, got {got}")
+    })
 }

@@ -33,3 +33,16 @@ def random_arcs(seed: int, n: int, m: int, lo: int = 0, hi: int = 1000):
 
 def gpu_required() -> bool:
     return os.environ.get("URBANFLOW_REQUIRE_GPU") == "1"
+
+
+def shared_data(relative: str) -> pathlib.Path:
+    """A file of the shared data sets (``$URBANFLOW_DATA``, default ``../shared/data`` beside the
+    repository): skipped when absent, a failure with ``URBANFLOW_REQUIRE_DATA=1``."""
+    root = pathlib.Path(os.environ.get("URBANFLOW_DATA", REPO.parent / "shared" / "data"))
+    path = root / relative
+    if not path.exists():
+        message = f"shared data {path} not found (set URBANFLOW_DATA)"
+        if os.environ.get("URBANFLOW_REQUIRE_DATA") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

@@ -121,3 +121,82 @@ def test_classes_as_dicts():
         urbanflow.assign(net, TRIPS, classes=[{"name": "x", "banned": [(10, 99)]}])
     with pytest.raises(urbanflow.errors.InvalidInputError, match="not both"):
         urbanflow.assign(net, TRIPS, classes=[{"name": "x", "share": 1.0, "demand": urbanflow.Demand.from_tntp(TRIPS, net)}])
+
+
+TURNS = """<NUMBER OF TURNS> 3
+<U-TURNS> allow
+<END OF METADATA>
+1,3 3,4 ban ;
+2,6 6,8 1.0 ;
+10,15 15,19 ban trucks ;
+"""
+
+
+def test_turns_equal_the_example_bit_for_bit(tmp_path):
+    turns = tmp_path / "sf_turns.tntp"
+    turns.write_text(TURNS.replace("10,15 15,19 ban trucks ;\n", "").replace("<NUMBER OF TURNS> 3", "<NUMBER OF TURNS> 2"))
+    flows_csv, turn_csv = tmp_path / "flows.csv", tmp_path / "turns.csv"
+    out = subprocess.run(
+        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--turns", str(turns), "--gap", "1e-4",
+         "--threads", "2", "--backend", "cpu", "--json", "--flows-out", str(flows_csv), "--turn-flows-out",
+         str(turn_csv)],
+        capture_output=True, text=True, check=True,
+    )
+    want = json.loads(out.stdout)
+    r = urbanflow.assign(NET, TRIPS, turns=turns, gap=1e-4, threads=2, backend="cpu", as_frame=False)
+    assert r.iterations == want["iterations"]
+    rows = [line.split(",") for line in flows_csv.read_text().splitlines()[1:]]
+    assert [float(x[3]) for x in rows] == r.flows.tolist()
+    assert r.flows.shape == (76,)
+    rows = [line.split(",") for line in turn_csv.read_text().splitlines()[1:]]
+    t = r.turns
+    assert [int(x[0]) for x in rows] == t["node"].tolist()
+    assert [x[1] for x in rows] == [f"{a}-{b}" for a, b in zip(t["from_node"].tolist(), t["node"].tolist())]
+    assert [x[2] for x in rows] == [f"{a}-{b}" for a, b in zip(t["node"].tolist(), t["to_node"].tolist())]
+    assert [float(x[3]) for x in rows] == t["volume"].tolist()
+    # The banned turn 1 → 3 → 4 has no row; the penalised one costs its penalty.
+    movements = set(zip(t["from_node"].tolist(), t["node"].tolist(), t["to_node"].tolist()))
+    assert (1, 3, 4) not in movements and (1, 3, 12) in movements
+    k = list(zip(t["from_node"].tolist(), t["node"].tolist(), t["to_node"].tolist())).index((2, 6, 8))
+    assert t["penalty"][k] == 1.0
+
+
+def test_turns_with_classes_and_select_link(tmp_path):
+    turns = tmp_path / "sf_turns.tntp"
+    turns.write_text(TURNS)
+    classes = [{"name": "cars", "share": 0.9}, {"name": "trucks", "pce": 2.5, "share": 0.1}]
+    seen = []
+    r = urbanflow.assign(NET, TRIPS, turns=turns, classes=classes, gap=1e-3, threads=2, as_frame=False,
+                         progress=lambda log: seen.append(log["iteration"]))
+    assert seen == list(range(1, r.iterations + 1)), "progress is called for several classes too"
+    t = r.turns
+    k = [i for i, m in enumerate(zip(t["from_node"].tolist(), t["node"].tolist(), t["to_node"].tolist()))
+         if m == (10, 15, 19)]
+    assert len(k) == 1 and t["volume"][k[0]] > 0  # cars may turn there
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="class `trucks` is not among"):
+        urbanflow.assign(NET, TRIPS, turns=turns, classes=[{"name": "cars"}], gap=1e-2)
+
+    sel = tmp_path / "select.csv"
+    subprocess.run(
+        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--select-link", "1-3,10-15", "--gap",
+         "1e-4", "--threads", "2", "--backend", "cpu", "--json", "--select-out", str(sel)],
+        capture_output=True, text=True, check=True,
+    )
+    r = urbanflow.assign(NET, TRIPS, select_link=[(1, 3), (10, 15)], gap=1e-4, threads=2, backend="cpu",
+                         as_frame=False)
+    s = r.select_link
+    rows = [line.split(",") for line in sel.read_text().splitlines()[1:]]
+    got = list(zip(s["link_from"].tolist(), s["link_to"].tolist(), s["origin"].tolist(), s["destination"].tolist(),
+                   s["flow"].tolist()))
+    assert got == [(int(a), int(b), int(o), int(d), float(f)) for a, b, o, d, f in rows]
+    # Summed over OD pairs, a selected link's flows are its link flow.
+    links = urbanflow.Network.from_tntp(NET).links()
+    k = next(i for i in range(76) if (links["from"][i], links["to"][i]) == (10, 15))
+    on = s["link_from"] == 10
+    assert s["flow"][on].sum() == pytest.approx(r.flows[k], rel=1e-9)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="one class"):
+        urbanflow.assign(NET, TRIPS, select_link=[(1, 3)], classes=classes)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="node id pairs"):
+        urbanflow.assign(NET, TRIPS, select_link="1-3")
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="node id pairs"):
+        urbanflow.assign(NET, TRIPS, classes=[{"name": "x", "banned": 7}])

@@ -140,3 +140,55 @@ def test_openstreetmap_and_turns():
     plain = o.graph.distances(h, backend="cpu")[d]
     turned = tg.distances(int(sources[h]), backend="cpu")[targets[d]]
     assert turned >= plain
+
+
+@pytest.mark.parametrize("seed,n,m", CASES[1:])
+def test_predecessors_form_shortest_path_trees(seed, n, m):
+    """Each parent arc is tight, every reached vertex but the source has one, trees and PHAST give the
+    same canonical parents, and ``paths`` walks them back to the source with the right length."""
+    t, h, w = random_arcs(seed, n, m, lo=0 if seed % 2 else 1)
+    g = urbanflow.Graph.from_edges(t, h, w, n=n)
+    sources = np.unique(np.random.default_rng(seed).integers(0, n, min(n, 6)))
+    dist, pred = g.distances(sources, method="trees", backend="cpu", predecessors=True)
+    assert pred.dtype == np.uint32 and pred.shape == dist.shape == (len(sources), n)
+    d2, p2 = g.distances(sources, method="phast", backend="cpu", predecessors=True)
+    np.testing.assert_array_equal(dist, d2)
+    np.testing.assert_array_equal(pred, p2)
+    best = {}
+    for u, v, x in zip(g.tails.tolist(), g.heads.tolist(), g.weights.tolist()):
+        best[(u, v)] = min(x, best.get((u, v), x))
+    U = urbanflow.UNREACHABLE
+    for i, s in enumerate(sources.tolist()):
+        for v in range(n):
+            p = int(pred[i, v])
+            if v == s or dist[i, v] == U:
+                assert p == U
+            else:
+                assert p != U and int(dist[i, p]) + best[(p, v)] == int(dist[i, v])
+        one_d, one_p = g.distances(s, backend="cpu", predecessors=True)
+        np.testing.assert_array_equal(one_p, pred[i])
+        targets = np.arange(n)
+        for v, found in zip(targets.tolist(), g.paths(s, targets)):
+            if dist[i, v] == U:
+                assert found is None
+                continue
+            length, vertices = found
+            assert length == dist[i, v] and vertices[0] == s and vertices[-1] == v
+            assert vertices.dtype == np.uint32
+            assert sum(best[(a, b)] for a, b in zip(vertices[:-1].tolist(), vertices[1:].tolist())) == length
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="target"):
+        g.paths(0, [n])
+
+
+def test_gpu_predecessors_equal_cpu():
+    t, h, w = random_arcs(12, 400, 1600)
+    g = urbanflow.Graph.from_edges(t, h, w)
+    try:
+        gpu = g.distances(np.arange(5), backend="gpu", predecessors=True)
+    except urbanflow.errors.NoGpuError:
+        if gpu_required():
+            raise
+        pytest.skip("no GPU adapter")
+    cpu = g.distances(np.arange(5), backend="cpu", predecessors=True)
+    np.testing.assert_array_equal(gpu[0], cpu[0])
+    np.testing.assert_array_equal(gpu[1], cpu[1])

@@ -55,3 +55,25 @@ def test_other_threads_run_during_a_call():
     t.join()
     during = [x for x in ticks if start <= x <= start + elapsed]
     assert elapsed < 0.05 or len(during) >= 3, (elapsed, len(during))
+
+
+def test_ctrl_c_stops_an_assignment_inside_the_solve():
+    """After Ctrl-C the solver's thread stops at the end of its iteration: the process stops burning
+    CPU (a solve to gap 1e-14 on Sioux Falls would otherwise run for its whole iteration cap)."""
+    from conftest import DATA
+
+    net = urbanflow.Network.from_tntp(DATA / "SiouxFalls_net.tntp")
+    trips = urbanflow.Demand.from_tntp(DATA / "SiouxFalls_trips.tntp", net)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGALRM, lambda *_: signal.raise_signal(signal.SIGINT))
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            urbanflow.assign(net, trips, algorithm="msa", gap=1e-14, max_iters=10_000_000, backend="cpu", threads=1)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGINT, previous)
+    time.sleep(0.1)  # the iteration under way ends
+    cpu = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - cpu < 0.25

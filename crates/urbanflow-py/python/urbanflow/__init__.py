@@ -30,6 +30,7 @@ from ._urbanflow import Demand as _Demand
 from ._urbanflow import Graph as _Graph
 from ._urbanflow import Network as _Network
 from ._urbanflow import OsmGraph as _OsmGraph
+from ._urbanflow import Transit as _Transit
 from ._urbanflow import assign as _assign
 from ._urbanflow import skims as _skims
 from .errors import InvalidInputError
@@ -43,6 +44,8 @@ __all__ = [
     "assign",
     "skims",
     "OsmGraph",
+    "Transit",
+    "Journey",
     "errors",
     "__version__",
 ]
@@ -178,12 +181,24 @@ class Graph:
         return found.astype(np.uint32)
 
     def distances(self, sources, *, algorithm: str = "auto", method: str = "auto", backend=None, threads=None,
-                  dtype=None) -> np.ndarray:
+                  dtype=None, predecessors: bool = False):
         """Distances from one source (shape (n,)) or many (shape (len(sources), n)).
 
         ``algorithm`` names the one-source engine ("auto", "dijkstra", "delta-stepping", ...);
         ``method`` the many-source one ("trees": a search per source; "phast": a hierarchy, then
-        sweeps; "auto", the default: the library's choice by source count). ``dtype="float64"`` gives ``inf`` for unreachable vertices."""
+        sweeps; "auto", the default: the library's choice by source count). ``dtype="float64"`` gives ``inf`` for unreachable vertices.
+
+        ``predecessors=True`` returns ``(distances, predecessors)``: each vertex's parent in its
+        source's shortest-path tree (uint32, same shape; ``UNREACHABLE`` at the source and where no
+        path exists), as scipy's ``return_predecessors``. The parent is the tail of the smallest-index
+        tight arc, the same on every backend; ``paths`` walks such a tree."""
+        if predecessors:
+            many = np.ndim(sources) != 0
+            src = _u32(sources, "sources")
+            d, p = self._g.trees(src, method=method, backend=backend, threads=threads)
+            if not many:
+                d, p = d[0], p[0]
+            return _finish(d, dtype), p
         if np.ndim(sources) == 0:
             s = int(sources)
             if s < 0:
@@ -197,6 +212,11 @@ class Graph:
         """A shortest path: ``(distance, vertices)`` with vertices a uint32 array from source to target,
         or ``None`` when the target cannot be reached."""
         return self._g.path(int(source), int(target), threads=threads)
+
+    def paths(self, source: int, targets, *, threads=None) -> list:
+        """Shortest paths from ``source`` to each of ``targets``, along one tree: a list with, per
+        target, ``(distance, vertices)`` (uint32 from source to target) or ``None`` when unreachable."""
+        return self._g.paths(int(source), _u32(targets, "targets"), threads=threads)
 
     def distance_matrix(self, sources, targets, *, backend=None, threads=None, dtype=None) -> np.ndarray:
         """Distances from every source to every target: shape (len(sources), len(targets))."""
@@ -305,7 +325,10 @@ class AssignResult:
     (a table: iteration, seconds, relative_gap, average_excess_cost, objective, tstt, sptt) and the
     ``links`` table (from, to, flow, cost, capacity, volume_capacity). With user classes, ``flows`` are
     passenger-car equivalents, ``classes`` maps each class's name to its vehicle flows (float64) and
-    the links table has a ``flow_<name>`` column per class."""
+    the links table has a ``flow_<name>`` column per class. With turns, ``turns`` is the table of
+    turning movements (node, from_node, to_node, from_link, to_link, volume, penalty); with
+    select-link, ``select_link`` the table of OD flows on each selected link (link_from, link_to,
+    origin, destination, flow; node ids, rows with flow only)."""
 
     flows: np.ndarray
     costs: np.ndarray
@@ -318,6 +341,8 @@ class AssignResult:
     history: Any
     links: Any
     classes: dict | None = None
+    turns: Any = None
+    select_link: Any = None
 
 
 def _progress_bar(gap: float):
@@ -352,7 +377,8 @@ def _progress_bar(gap: float):
 
 def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: int | None = None,
            system_optimum: bool = False, backend=None, trees: str = "auto", threads=None,
-           progress=None, as_frame: bool | None = None, classes=None) -> AssignResult:
+           progress=None, as_frame: bool | None = None, classes=None, turns=None,
+           split_all_junctions: bool = False, select_link=None) -> AssignResult:
     """Static traffic assignment: user equilibrium (or the system optimum) of ``trips`` on ``net``.
 
     ``net`` is a ``Network`` or the path of a TNTP ``_net`` file; ``trips`` a ``Demand`` or the path of
@@ -366,8 +392,16 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
     ``classes``: several user classes sharing the roads (Frank–Wolfe family, user equilibrium, on the
     CPU): the path of a class file (the ``assign --classes`` format) or a list of dicts such as
     ``{"name": "trucks", "pce": 2.5, "share": 0.1, "toll_factor": 0.02, "banned": [(10, 15)]}`` (``share``
-    of ``trips``, or ``"demand": Demand``; banned links as (from, to) node ids). ``progress`` is not called
-    for several classes."""
+    of ``trips``, or ``"demand": Demand``; banned links as (from, to) node ids).
+
+    ``turns``: the path of a ``_turns.tntp`` file (turn penalties and bans, per class or for all; the
+    format in the Rust docs of ``tap::turns``): the network is expanded so that turns are links, flows
+    and costs stay the network's own, and ``AssignResult.turns`` holds the turning movements
+    (``split_all_junctions=True``: every junction's, not only where turns are banned or penalised).
+    ``select_link``: links as (from, to) node ids (at most 64; one class, Frank–Wolfe family): the
+    flow of each OD pair on each, in ``AssignResult.select_link``.
+
+    Ctrl-C (or ``progress`` returning False) stops the solve at the end of its current iteration."""
     if not isinstance(net, _Network):
         net = _Network.from_tntp(os.fspath(net))
     if not isinstance(trips, _Demand):
@@ -376,8 +410,13 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
         progress = _progress_bar(gap)
     if classes is not None and not isinstance(classes, (str, os.PathLike)):
         classes = [dict(c) for c in classes]
+    if turns is not None:
+        turns = os.fspath(turns)
+    if select_link is not None and not isinstance(select_link, (str, bytes)):
+        select_link = [tuple(p) if isinstance(p, (list, np.ndarray)) else p for p in select_link]
     r = _assign(net, trips, algorithm=algorithm, gap=gap, max_iters=max_iters, system_optimum=system_optimum,
-                backend=backend, trees=trees, threads=threads, progress=progress or None, classes=classes)
+                backend=backend, trees=trees, threads=threads, progress=progress or None, classes=classes,
+                turns=turns, split_all_junctions=split_all_junctions, select_link=select_link)
     cols = net.links()
     flows, costs = r["flows"], r["costs"]
     links = {
@@ -406,6 +445,8 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
         history=table(r["history"], as_frame),
         links=table(links, as_frame),
         classes=per_class,
+        turns=table(r["turns"], as_frame) if "turns" in r else None,
+        select_link=table(r["select_link"], as_frame) if "select_link" in r else None,
     )
 
 
@@ -415,3 +456,137 @@ def skims(net, result: AssignResult, *, threads=None) -> dict:
     if not isinstance(net, _Network):
         net = _Network.from_tntp(os.fspath(net))
     return _skims(net, np.ascontiguousarray(result.flows), np.ascontiguousarray(result.costs), threads=threads)
+
+
+def _seconds(t, what: str) -> int:
+    """Seconds after midnight from ``HH:MM``, ``HH:MM:SS`` or a number of seconds."""
+    if isinstance(t, str):
+        parts = t.split(":")
+        try:
+            nums = [int(p) for p in parts]
+        except ValueError:
+            nums = []
+        if len(nums) in (2, 3) and all(0 <= x < 60 for x in nums[1:]) and nums[0] >= 0:
+            return nums[0] * 3600 + nums[1] * 60 + (nums[2] if len(nums) == 3 else 0)
+        raise InvalidInputError(f"{what} {t!r}: expected HH:MM, HH:MM:SS or seconds after midnight")
+    if isinstance(t, (int, np.integer)) and not isinstance(t, bool) and 0 <= int(t) < 2**32:
+        return int(t)
+    raise InvalidInputError(f"{what} {t!r}: expected HH:MM, HH:MM:SS or seconds after midnight")
+
+
+@dataclass(frozen=True)
+class Journey:
+    """An earliest-arrival journey: ``depart`` and ``arrival`` in seconds after midnight of the
+    service day (past 86,400 on the next day), and the ``legs`` table (mode, from, to, from_vertex,
+    to_vertex, departure, arrival, route; the route's name on transit legs, else None)."""
+
+    depart: int
+    arrival: int
+    legs: Any
+
+    @property
+    def duration(self) -> int:
+        """Seconds from departure to arrival."""
+        return self.arrival - self.depart
+
+
+class Transit:
+    """A public-transport network of one service day, built from a GTFS feed: earliest-arrival
+    journeys on foot, by transit and by bicycle to stations (the ``journey`` example's engine).
+
+    >>> t = urbanflow.Transit.from_gtfs("nyc_subway_gtfs.zip", places=[(40.8898, -73.8986), (40.7020, -74.0130)])
+    >>> j = t.journey(0, 1, "08:00")          # place 0 to place 1
+    >>> j.duration / 60, j.legs               # minutes, and the legs as a table
+    """
+
+    __slots__ = ("_t", "_ids")
+
+    def __init__(self, inner: _Transit):
+        self._t = inner
+        self._ids = None
+
+    @classmethod
+    def from_gtfs(cls, path, *, date: str | None = None, places=None, walk_speed: float = 1.3,
+                  walk_radius: float = 500.0, change_time: int = 120, place_radius: float = 1000.0,
+                  bike_radius: float | None = None) -> "Transit":
+        """Reads a GTFS feed (zip or folder) for ``date`` (``YYYY-MM-DD``; default the feed's first
+        weekday with service). ``places``: ``(lat, lon)`` points to start or end journeys at (joined
+        on foot to stations within ``place_radius`` metres); ``walk_speed`` m/s, ``walk_radius`` m
+        between stations, ``change_time`` s at a station; ``bike_radius`` m enables "bike+transit"."""
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise FileNotFoundError(2, "no such GTFS feed", path)
+        pts = None if places is None else [(float(a), float(b)) for a, b in places]
+        return cls(_Transit.from_gtfs(path, date=date, places=pts, walk_speed=walk_speed, walk_radius=walk_radius,
+                                      change_time=change_time, place_radius=place_radius, bike_radius=bike_radius))
+
+    @property
+    def date(self) -> str:
+        """The service day (``YYYY-MM-DD``)."""
+        return self._t.date
+
+    @property
+    def num_vertices(self) -> int:
+        return self._t.num_vertices
+
+    @property
+    def num_arcs(self) -> int:
+        return self._t.num_arcs
+
+    def stats(self) -> dict:
+        """What the build counted (trips, departures, walking arcs, stations, routes, patterns, ...)."""
+        return self._t.stats()
+
+    def stations(self, as_frame: bool | None = None):
+        """The stations: id, name, lat, lon and vertex (the street node journeys start and end at)."""
+        return table(self._t.stations(), as_frame)
+
+    def vertex(self, where, *, snap_limit_m: float = 1000.0) -> int:
+        """The vertex of ``where``: an int is a place given to ``from_gtfs`` (its index), a str a
+        station id, a ``(lat, lon)`` pair the nearest station (refused beyond ``snap_limit_m``)."""
+        if isinstance(where, str):
+            if self._ids is None:
+                cols = self._t.stations()
+                self._ids = {sid: int(v) for sid, v in zip(cols["id"], cols["vertex"])}
+            if where not in self._ids:
+                raise KeyError(f"station id {where!r} is not in the feed")
+            return self._ids[where]
+        if isinstance(where, (int, np.integer)) and not isinstance(where, bool):
+            places = self._t.place_vertices()
+            if not 0 <= int(where) < len(places):
+                raise errors.VertexError(f"place {int(where)}: from_gtfs was given {len(places)} places")
+            return int(places[int(where)])
+        try:
+            lat, lon = (float(x) for x in where)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"{where!r}: expected a place index, a station id or (lat, lon)") from None
+        station, metres = self._t.nearest_station(lat, lon)
+        if metres > snap_limit_m:
+            raise InvalidInputError(
+                f"({lat:.6f}, {lon:.6f}) is {metres:.0f} m from the nearest station, beyond snap_limit_m="
+                f"{snap_limit_m:.0f} (outside the feed's area, or latitude and longitude swapped?)")
+        return int(self._t.stations()["vertex"][station])
+
+    def journey(self, origin, destination, depart, *, profile: str = "walk+transit",
+                as_frame: bool | None = None) -> Journey | None:
+        """The earliest-arrival journey from ``origin`` to ``destination`` (see ``vertex``) leaving at
+        ``depart`` (``"08:00"``, ``"08:00:30"`` or seconds after midnight) under ``profile`` ("walk",
+        "walk+transit", "bike+transit"); ``None`` when the destination cannot be reached."""
+        j = self._t.journey(self.vertex(origin), self.vertex(destination), _seconds(depart, "depart"),
+                            profile=profile)
+        if j is None:
+            return None
+        legs = j["legs"]
+        cols = {k: [leg[k] for leg in legs] for k in
+                ("mode", "from", "to", "from_vertex", "to_vertex", "departure", "arrival", "route")}
+        for k in ("from_vertex", "to_vertex", "departure", "arrival"):
+            cols[k] = np.asarray(cols[k], dtype=np.uint32)
+        return Journey(depart=j["depart"], arrival=j["arrival"], legs=table(cols, as_frame))
+
+    def arrivals(self, origin, depart, *, profile: str = "walk+transit") -> np.ndarray:
+        """Earliest arrival (seconds after midnight, float64; ``inf`` if unreachable) at every station,
+        in ``stations()`` order, from ``origin`` leaving at ``depart``: one search of the network."""
+        return self._t.arrivals(self.vertex(origin), _seconds(depart, "depart"), profile=profile)
+
+    def __repr__(self) -> str:
+        return repr(self._t)
