@@ -9,7 +9,9 @@ the release examples (`cargo build --release --examples`).
    cpu --json` (the example's solve time), and `urbanflow.assign` against `assign --json` `solve_s`
    (Chicago-Sketch, BFW 1e-4), median of `--repeat` runs each.
 
-usage: python_vs.py --data ../shared/data [--repeat 5] [--nx 5] [--trees 1000]
+Rust and Python runs alternate (rust, python, rust, ...) so that the machine's drift hits both alike.
+
+usage: python_vs.py --data ../shared/data [--repeat 5] [--nx 5] [--trees 1000] [--overhead-only]
 """
 import argparse
 import json
@@ -46,6 +48,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--nx", type=int, default=5)
     ap.add_argument("--trees", type=int, default=1000)
+    ap.add_argument("--overhead-only", action="store_true", help="part 2 alone")
     a = ap.parse_args()
     data = pathlib.Path(a.data)
     ny = data / "road" / "weighted" / "NY.gr.xz"
@@ -57,7 +60,14 @@ def main():
     rng = np.random.default_rng(1)
     sources = rng.choice(g.n, a.trees, replace=False).astype(np.uint32)
 
-    # 1. Trees.
+    if not a.overhead_only:
+        trees_against_peers(a, g, sources, out)
+    overhead(a, data, ny, g, out)
+    print(json.dumps(out, indent=1))
+
+
+def trees_against_peers(a, g, sources, out):
+    """Part 1: NY trees against scipy and networkx."""
     t = time.perf_counter()
     rows = g.distances(sources, backend="cpu")
     out["urbanflow_all_threads_s"] = time.perf_counter() - t
@@ -97,16 +107,25 @@ def main():
     out["speedup_vs_scipy_phast"] = out["scipy_per_tree_s"] * n_trees / out["urbanflow_phast_s"]
     out["speedup_vs_networkx"] = out["networkx_per_tree_s"] * n_trees / out["urbanflow_all_threads_s"]
 
-    # 2. Overhead against the Rust examples: the same 64 sources (the example's seeded pick).
+
+
+def overhead(a, data, ny, g, out):
+    """Part 2: the same work through the Rust examples (their solve_s) and through Python, alternating."""
     def rust_trees():
         r = subprocess.run([release("many_to_all"), "--graph", str(ny), "--sources", "64", "--seed", "1",
                             "--method", "trees", "--backend", "cpu", "--json"], capture_output=True, text=True,
                            check=True)
         return json.loads(r.stdout.strip().splitlines()[-1])
-    rust = [rust_trees() for _ in range(a.repeat)]
-    same = g.index(rust[0]["sources"])
-    out["rust_many_to_all_64_solve_s"] = statistics.median(r["solve_s"] for r in rust)
-    out["python_distances_64_s"] = median_time(lambda: g.distances(same, backend="cpu"), a.repeat)[0]
+    same = g.index(rust_trees()["sources"])
+    rust, python = [], []
+    for _ in range(a.repeat):
+        rust.append(rust_trees()["solve_s"])
+        t = time.perf_counter()
+        g.distances(same, method="trees", backend="cpu")
+        python.append(time.perf_counter() - t)
+    out["rust_many_to_all_64_solve_s"] = statistics.median(rust)
+    out["python_distances_64_s"] = statistics.median(python)
+    out["trees_runs"] = {"rust": rust, "python": python}
     out["trees_overhead"] = out["python_distances_64_s"] / out["rust_many_to_all_64_solve_s"] - 1
 
     cs = data / "tntp" / "Chicago-Sketch"
@@ -115,13 +134,18 @@ def main():
         r = subprocess.run([release("assign"), "--net", str(net), "--trips", str(trips), "--gap", "1e-4",
                             "--backend", "cpu", "--json"], capture_output=True, text=True, check=True)
         return json.loads(r.stdout)["solve_s"]
-    out["rust_assign_solve_s"] = statistics.median(rust_assign() for _ in range(a.repeat))
     network = urbanflow.Network.from_tntp(net)
     demand = urbanflow.Demand.from_tntp(trips, network)
-    out["python_assign_s"] = median_time(
-        lambda: urbanflow.assign(network, demand, gap=1e-4, backend="cpu", as_frame=False), a.repeat)[0]
+    rust, python = [], []
+    for _ in range(a.repeat):
+        rust.append(rust_assign())
+        t = time.perf_counter()
+        urbanflow.assign(network, demand, gap=1e-4, backend="cpu", as_frame=False)
+        python.append(time.perf_counter() - t)
+    out["rust_assign_solve_s"] = statistics.median(rust)
+    out["python_assign_s"] = statistics.median(python)
+    out["assign_runs"] = {"rust": rust, "python": python}
     out["assign_overhead"] = out["python_assign_s"] / out["rust_assign_solve_s"] - 1
-    print(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

@@ -511,3 +511,50 @@ fn auto_takes_phast_from_the_measured_source_count_and_says_why() {
         assert_eq!(row, &solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist);
     }
 }
+
+/// `many_to_all_into` fills the caller's rows as `many_to_all` delivers them: CPU trees in place,
+/// CPU PHAST and every GPU adapter through their blocks; a buffer of the wrong size is refused.
+#[test]
+fn rows_into_the_callers_buffer_equal_the_delivered_rows() {
+    use algos_sssp::many::{ManyOptions, Method, many_to_all_into};
+    let mut cases: Vec<(Csr<u32>, Vec<u32>)> = (0..12)
+        .map(|seed| {
+            let g = random_graph(seed);
+            let n = g.num_vertices();
+            (g, (0..n).step_by(3).collect())
+        })
+        .collect();
+    cases.push((graph_core::generators::grid_2d(30, 30), (0..300).collect()));
+    let want = |g: &Csr<u32>, sources: &[u32]| {
+        let n = g.num_vertices() as usize;
+        let mut rows = vec![0u32; sources.len() * n];
+        many_to_all(g, sources, Backend::Cpu, false, |b| {
+            rows[b.first * n..b.first * n + b.dist.len()].copy_from_slice(b.dist);
+        })
+        .unwrap();
+        rows
+    };
+    for (g, sources) in &cases {
+        let n = g.num_vertices() as usize;
+        let expected = want(g, sources);
+        for method in [Method::Trees, Method::Phast, Method::Auto] {
+            let mut rows = vec![7u32; sources.len() * n];
+            let opts = ManyOptions { backend: Backend::Cpu, method, ..Default::default() };
+            many_to_all_into(g, sources, &opts, &mut rows).unwrap();
+            assert!(rows == expected, "{method:?}, n = {n}");
+        }
+        let mut short = vec![0u32; sources.len() * n + 1];
+        let opts = ManyOptions { backend: Backend::Cpu, ..Default::default() };
+        assert!(matches!(
+            many_to_all_into(g, sources, &opts, &mut short),
+            Err(SsspError::InvalidParameter(_))
+        ));
+    }
+    for_each_context("rows_into_the_callers_buffer_equal_the_delivered_rows", |ctx| {
+        let (g, sources) = cases.last().unwrap();
+        let mut rows = vec![7u32; sources.len() * g.num_vertices() as usize];
+        let opts = ManyOptions { backend: Backend::Gpu(ctx), ..Default::default() };
+        many_to_all_into(g, sources, &opts, &mut rows).unwrap();
+        assert!(rows == want(g, sources), "{}", ctx.info.name);
+    });
+}

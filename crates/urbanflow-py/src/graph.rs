@@ -2,21 +2,73 @@
 //! shortest-path calls on it. Vertices are 0-based indices; `ids` maps them back.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use urbanflow::Csr;
 use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
-use urbanflow::sssp::many::{ManyOptions, Method, many_to_all_with};
+use urbanflow::sssp::many::{ManyOptions, Method, many_to_all_into, many_to_all_shared, many_to_all_with};
 use urbanflow::sssp::{Algorithm, NO_ARC, Query, UNREACHABLE, solve};
 
 use crate::errors::Error;
-use crate::run::{Run, backend_of, run};
+use crate::run::{Cancel, Run, backend_of, run};
 
 /// Sources per `many_to_all` call: how soon an interrupted many-source call stops.
 const CANCEL_BLOCK: usize = 256;
+
+/// Rows of many trees into `dist` (and parent vertices into `pred`), row `i` from `sources[i]`.
+/// Sources go in blocks of [`CANCEL_BLOCK`] trees so that an interrupted call stops soon (PHAST, which
+/// prepares a hierarchy per call, in one). With parents the workers write their rows themselves, in
+/// parallel, each row behind its own lock (rows are disjoint; the locks are never contended).
+fn many_rows(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    cancel: &Cancel,
+    dist: &mut [u32],
+    pred: Option<&mut [u32]>,
+) -> Result<(), Error> {
+    let n = graph.num_vertices() as usize;
+    if n == 0 || sources.is_empty() {
+        // No rows to fill; a source is still checked against the empty graph.
+        many_to_all_with(graph, sources, opts, |_| {})?;
+        return Ok(());
+    }
+    let block = if opts.method == Method::Trees { CANCEL_BLOCK } else { sources.len() };
+    let Some(pred) = pred else {
+        // Distances alone: the library writes the rows in place (on the CPU without a copy).
+        for (b, chunk) in sources.chunks(block).enumerate() {
+            cancel.check()?;
+            let start = b * block * n;
+            many_to_all_into(graph, chunk, opts, &mut dist[start..start + chunk.len() * n])?;
+        }
+        return Ok(());
+    };
+    let tails = graph.arc_tails();
+    let dist_rows: Vec<Mutex<&mut [u32]>> = dist.chunks_mut(n).map(Mutex::new).collect();
+    let pred_rows: Vec<Mutex<&mut [u32]>> = pred.chunks_mut(n).map(Mutex::new).collect();
+    fn lock<'a, 'b>(m: &'a Mutex<&'b mut [u32]>) -> std::sync::MutexGuard<'a, &'b mut [u32]> {
+        m.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    for (b, chunk) in sources.chunks(block).enumerate() {
+        cancel.check()?;
+        many_to_all_shared(graph, chunk, opts, |trees| {
+            for i in 0..trees.sources.len() {
+                let row = b * block + trees.first + i;
+                lock(&dist_rows[row]).copy_from_slice(trees.dist_row(i));
+                if let (Some(arcs), Some(out)) = (trees.pred, pred_rows.get(row)) {
+                    let arcs = &arcs[i * n..(i + 1) * n];
+                    for (p, &a) in lock(out).iter_mut().zip(arcs) {
+                        *p = if a == NO_ARC { UNREACHABLE } else { tails[a as usize] };
+                    }
+                }
+            }
+        })?;
+    }
+    Ok(())
+}
 
 /// A directed graph with non-negative integer weights (`u32`).
 #[pyclass(frozen, module = "urbanflow._urbanflow")]
@@ -168,17 +220,7 @@ impl Graph {
         let rows = run(py, Run { threads }, move |cancel| {
             let mut out = vec![0u32; k * n];
             let opts = ManyOptions { backend: choice.backend()?, method, ..Default::default() };
-            // Blocks of sources, so that an interrupted call stops soon (the rows do not depend on
-            // the split); PHAST prepares a hierarchy per call, so its sources go in one call.
-            let block = if method == Method::Trees { CANCEL_BLOCK } else { sources.len().max(1) };
-            for (b, chunk) in sources.chunks(block).enumerate() {
-                cancel.check()?;
-                let base = b * block * n;
-                many_to_all_with(&graph, chunk, &opts, |block| {
-                    let start = base + block.first * n;
-                    out[start..start + block.dist.len()].copy_from_slice(block.dist);
-                })?;
-            }
+            many_rows(&graph, &sources, &opts, cancel, &mut out, None)?;
             Ok(out)
         })?;
         let array = Array2::from_shape_vec((k, n), rows).map_err(|e| Error::Input(e.to_string()))?;
@@ -205,23 +247,9 @@ impl Graph {
         let (n, k) = (graph.num_vertices() as usize, sources.len());
         let (dist, pred) = run(py, Run { threads }, move |cancel| {
             let (mut dist, mut pred) = (vec![0u32; k * n], vec![0u32; k * n]);
-            let tails = graph.arc_tails();
             let opts =
                 ManyOptions { backend: choice.backend()?, method, predecessors: true, ..Default::default() };
-            let block = if method == Method::Trees { CANCEL_BLOCK } else { sources.len().max(1) };
-            for (b, chunk) in sources.chunks(block).enumerate() {
-                cancel.check()?;
-                let base = b * block * n;
-                many_to_all_with(&graph, chunk, &opts, |block| {
-                    let start = base + block.first * n;
-                    let len = block.dist.len();
-                    dist[start..start + len].copy_from_slice(block.dist);
-                    let arcs = block.pred.expect("predecessors were asked for");
-                    for (p, &a) in pred[start..start + len].iter_mut().zip(arcs) {
-                        *p = if a == NO_ARC { UNREACHABLE } else { tails[a as usize] };
-                    }
-                })?;
-            }
+            many_rows(&graph, &sources, &opts, cancel, &mut dist, Some(&mut pred))?;
             Ok((dist, pred))
         })?;
         let shape = |v| Array2::from_shape_vec((k, n), v).map_err(|e| Error::Input(e.to_string()));

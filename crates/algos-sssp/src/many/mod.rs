@@ -25,7 +25,7 @@ use gpu_schedule::{gpu_solver, hetero};
 pub use matrix::{DistanceMatrix, Matrix, distance_matrix, distance_matrix_with};
 use phast::run_phast;
 use plan::{Plan, auto_plan, devices_of, phast_plan};
-use schedule::cpu_blocks;
+use schedule::{cpu_blocks, trees_into};
 
 use crate::error::SsspError;
 use crate::gpu::BatchConfig;
@@ -266,6 +266,47 @@ pub fn many_to_all_shared(
     };
     let mut emit = |first: usize, block: &[u32], dist: &[u32]| shared(first, block, dist);
     many_impl(graph, sources, opts, &mut emit, Some(&shared))
+}
+
+/// [`many_to_all_with`] writing every row into `rows` (`sources.len() × n`, row `i` from `sources[i]`),
+/// for callers that keep all the rows (the Python binding's arrays): where the plan is one tree per
+/// source on the CPU, the threads grow their trees in place (no block buffer, no copy); otherwise the
+/// blocks are copied in as they arrive. Predecessors are not written (use [`many_to_all_with`]).
+///
+/// ```
+/// use algos_sssp::many::{ManyOptions, many_to_all_into};
+/// use gpu_runtime::Backend;
+/// let g = graph_core::generators::grid_2d(4, 4);
+/// let mut rows = vec![0; 2 * 16];
+/// many_to_all_into(&g, &[0, 15], &ManyOptions { backend: Backend::Cpu, ..Default::default() }, &mut rows).unwrap();
+/// assert_eq!((rows[0], rows[15], rows[16 + 15]), (0, 6, 0));
+/// ```
+pub fn many_to_all_into(
+    graph: &Csr<u32>,
+    sources: &[u32],
+    opts: &ManyOptions<'_>,
+    rows: &mut [u32],
+) -> Result<ManyStats, SsspError> {
+    check(graph, sources)?;
+    let n = graph.num_vertices() as usize;
+    if rows.len() != sources.len() * n {
+        return Err(SsspError::InvalidParameter(format!(
+            "many_to_all_into: {} row entries for {} sources × {n} vertices",
+            rows.len(),
+            sources.len()
+        )));
+    }
+    let cpu_trees = phast_plan(graph, sources, opts).is_none() && devices_of(opts.backend, opts).is_empty();
+    if cpu_trees {
+        let mut out = ManyStats { schedule: Schedule::Single, ..ManyStats::default() };
+        trees_into(graph, sources, rows, &mut out)?;
+        return Ok(out);
+    }
+    let opts = ManyOptions { predecessors: false, ..*opts };
+    many_to_all_with(graph, sources, &opts, |b| {
+        let start = b.first * n;
+        rows[start..start + b.dist.len()].copy_from_slice(b.dist);
+    })
 }
 
 /// Hands a block's rows to `sink` as a [`TreeBlock`], with canonical predecessor arcs when asked for.
