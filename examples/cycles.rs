@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use urbanflow::cycles::{
-    ChordlessOptions, CycleStats, Ran, SimpleGraph, Simplify, chordless_cycles, chordless_cycles_on,
+    ChordlessOptions, CycleStats, LevelsConfig, Ran, SimpleGraph, Simplify, chordless_cycles,
+    chordless_cycles_gpu_with, chordless_cycles_on,
 };
 use urbanflow::gpu::{BackendChoice, GpuContext};
 use urbanflow::graph::generators;
@@ -72,6 +73,10 @@ struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// With --backend gpu: MiB of the two path stacks on the device (default: the library's, 1 GiB on
+    /// a GPU). Smaller stacks never change the cycles found, only how levels are cut into chunks.
+    #[arg(long)]
+    path_mib: Option<u64>,
 }
 
 fn generated(spec: &str) -> Result<SimpleGraph, Error> {
@@ -198,9 +203,14 @@ fn run(args: Args) -> Result<(), Error> {
         }
         ControlFlow::Continue(())
     };
-    let (stats, ran): (CycleStats, Ran) = match backend {
-        None => (chordless_cycles(&g, &opts, &mut sink)?, Ran::Serial),
-        Some(backend) => chordless_cycles_on(&g, &opts, backend, &mut sink)?,
+    let (stats, ran): (CycleStats, Ran) = match (backend, args.path_mib) {
+        (None, None) => (chordless_cycles(&g, &opts, &mut sink)?, Ran::Serial),
+        (Some(backend), None) => chordless_cycles_on(&g, &opts, backend, &mut sink)?,
+        (Some(urbanflow::Backend::Gpu(ctx)), Some(mib)) => {
+            let cfg = LevelsConfig { path_bytes: Some(mib << 20), ..LevelsConfig::default() };
+            (chordless_cycles_gpu_with(ctx, &g, &opts, &cfg, &mut sink)?, Ran::Gpu)
+        }
+        (_, Some(_)) => return Err("--path-mib sizes the GPU's path stacks: give --backend gpu".into()),
     };
     if let Some(e) = write_error {
         return Err(format!("writing the cycles: {e}").into());

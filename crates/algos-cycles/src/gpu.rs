@@ -27,8 +27,11 @@ const LENGTHS_AT: usize = 32;
 /// order of the cycles): the expansion goes depth-first over chunks when a level does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LevelsConfig {
-    /// Bytes of the two path stacks (default 2 GiB on a GPU, 16 MiB on software adapters and the
-    /// mirror; never more than one storage binding holds).
+    /// Bytes of the two path stacks (default 1 GiB on a GPU, 16 MiB on software adapters and the
+    /// mirror; never more than one storage binding holds). Allocating the stacks is most of a small
+    /// run's fixed cost (about 50 ms per GiB on an H100), while stacks too small cut big graphs' levels
+    /// into many chunks: 1 GiB was the fastest size measured on grids 6×10 to 8×10 and 3×4×4
+    /// (docs/benchmarks.md, "The path arena's size").
     pub path_bytes: Option<u64>,
     /// Bytes of cycle records held before the host drains them (default 256 MiB, 4 MiB on software
     /// adapters and the mirror). Count-only runs without a limit write no records.
@@ -57,7 +60,7 @@ impl LevelsConfig {
     ) -> Result<Capacities, CyclesError> {
         let lay = Layout::new(g.num_vertices());
         let row_bytes = lay.stride as u64 * 4;
-        let path_bytes = self.path_bytes.unwrap_or(if small { 16 << 20 } else { 2 << 30 }).min(binding);
+        let path_bytes = self.path_bytes.unwrap_or(if small { 16 << 20 } else { 1 << 30 }).min(binding);
         // Word indices of both stacks stay below 2^32.
         let rows_per_stack =
             (path_bytes / (2 * row_bytes)).min(u32::MAX as u64 / (2 * lay.stride as u64)) as u32;

@@ -2,6 +2,7 @@
 //! shortest-path calls on it. Vertices are 0-based indices; `ids` maps them back.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use numpy::ndarray::Array2;
@@ -13,14 +14,14 @@ use urbanflow::sssp::many::{ManyOptions, Method, many_to_all_into, many_to_all_s
 use urbanflow::sssp::{Algorithm, NO_ARC, Query, UNREACHABLE, solve};
 
 use crate::errors::Error;
-use crate::run::{Cancel, Run, backend_of, run};
+use crate::run::{Cancel, Run, backend_of, run, run_watching};
 
 /// Sources per `many_to_all` call: how soon an interrupted many-source call stops.
 const CANCEL_BLOCK: usize = 256;
 
 /// Rows of many trees into `dist` (and parent vertices into `pred`), row `i` from `sources[i]`.
 /// Sources go in blocks of [`CANCEL_BLOCK`] trees so that an interrupted call stops soon (PHAST, which
-/// prepares a hierarchy per call, in one). With parents the workers write their rows themselves, in
+/// prepares a hierarchy per call, in one); `done` counts the trees finished. With parents the workers write their rows themselves, in
 /// parallel, each row behind its own lock (rows are disjoint; the locks are never contended).
 fn many_rows(
     graph: &Csr<u32>,
@@ -29,6 +30,7 @@ fn many_rows(
     cancel: &Cancel,
     dist: &mut [u32],
     pred: Option<&mut [u32]>,
+    done: &AtomicUsize,
 ) -> Result<(), Error> {
     let n = graph.num_vertices() as usize;
     if n == 0 || sources.is_empty() {
@@ -43,6 +45,7 @@ fn many_rows(
             cancel.check()?;
             let start = b * block * n;
             many_to_all_into(graph, chunk, opts, &mut dist[start..start + chunk.len() * n])?;
+            done.fetch_add(chunk.len(), Ordering::Relaxed);
         }
         return Ok(());
     };
@@ -201,8 +204,10 @@ impl Graph {
 
     /// Distances from many sources: a (len(sources), n) uint32 array, row i from `sources[i]`.
     /// `method`: "trees" (a search per source), "phast" (a contraction hierarchy, then sweeps) or
-    /// "auto" (by source count).
-    #[pyo3(signature = (sources, *, method = "auto", backend = None, threads = None))]
+    /// "auto" (by source count). `progress(done, total)` is called on this thread as blocks of trees
+    /// finish (a false answer ends the call).
+    #[pyo3(signature = (sources, *, method = "auto", backend = None, threads = None, progress = None))]
+    #[allow(clippy::too_many_arguments)] // keyword arguments of one Python method
     fn distances_many<'py>(
         &self,
         py: Python<'py>,
@@ -210,6 +215,7 @@ impl Graph {
         method: &str,
         backend: Option<&str>,
         threads: Option<usize>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
         let method: Method = method.parse().map_err(Error::Input)?;
         let choice = backend_of(backend)?;
@@ -217,12 +223,32 @@ impl Graph {
         let graph = Arc::clone(&self.graph);
         let n = graph.num_vertices() as usize;
         let k = sources.len();
-        let rows = run(py, Run { threads }, move |cancel| {
-            let mut out = vec![0u32; k * n];
-            let opts = ManyOptions { backend: choice.backend()?, method, ..Default::default() };
-            many_rows(&graph, &sources, &opts, cancel, &mut out, None)?;
-            Ok(out)
-        })?;
+        let done = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&done);
+        let mut shown = usize::MAX;
+        let tick = move |py: Python<'_>| -> PyResult<()> {
+            let Some(callback) = &progress else { return Ok(()) };
+            let now = done.load(Ordering::Relaxed);
+            if now != shown {
+                shown = now;
+                let answer = callback.call1(py, (now, k))?;
+                if answer.bind(py).is(pyo3::types::PyBool::new(py, false)) {
+                    return Err(crate::errors::UrbanflowError::new_err("cancelled by the progress callback"));
+                }
+            }
+            Ok(())
+        };
+        let rows = run_watching(
+            py,
+            Run { threads },
+            move |cancel| {
+                let mut out = vec![0u32; k * n];
+                let opts = ManyOptions { backend: choice.backend()?, method, ..Default::default() };
+                many_rows(&graph, &sources, &opts, cancel, &mut out, None, &counted)?;
+                Ok(out)
+            },
+            tick,
+        )?;
         let array = Array2::from_shape_vec((k, n), rows).map_err(|e| Error::Input(e.to_string()))?;
         Ok(array.into_pyarray(py))
     }
@@ -249,7 +275,7 @@ impl Graph {
             let (mut dist, mut pred) = (vec![0u32; k * n], vec![0u32; k * n]);
             let opts =
                 ManyOptions { backend: choice.backend()?, method, predecessors: true, ..Default::default() };
-            many_rows(&graph, &sources, &opts, cancel, &mut dist, Some(&mut pred))?;
+            many_rows(&graph, &sources, &opts, cancel, &mut dist, Some(&mut pred), &AtomicUsize::new(0))?;
             Ok((dist, pred))
         })?;
         let shape = |v| Array2::from_shape_vec((k, n), v).map_err(|e| Error::Input(e.to_string()));

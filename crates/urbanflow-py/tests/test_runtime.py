@@ -77,3 +77,14 @@ def test_ctrl_c_stops_an_assignment_inside_the_solve():
     cpu = time.process_time()
     time.sleep(0.5)
     assert time.process_time() - cpu < 0.25
+
+
+def test_progress_of_many_trees():
+    g = grid(60)
+    seen = []
+    rows = g.distances(np.arange(600), method="trees", backend="cpu", progress=lambda done, total: seen.append((done, total)))
+    assert rows.shape == (600, 3600)
+    assert seen and seen[-1] == (600, 600)
+    assert all(b[0] >= a[0] for a, b in zip(seen, seen[1:])) and all(t == 600 for _, t in seen)
+    with pytest.raises(urbanflow.errors.UrbanflowError, match="cancelled by the progress callback"):
+        g.distances(np.arange(3000), method="trees", backend="cpu", threads=1, progress=lambda done, total: False)

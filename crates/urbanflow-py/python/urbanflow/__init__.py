@@ -181,7 +181,7 @@ class Graph:
         return found.astype(np.uint32)
 
     def distances(self, sources, *, algorithm: str = "auto", method: str = "auto", backend=None, threads=None,
-                  dtype=None, predecessors: bool = False):
+                  dtype=None, predecessors: bool = False, progress=None):
         """Distances from one source (shape (n,)) or many (shape (len(sources), n)).
 
         ``algorithm`` names the one-source engine ("auto", "dijkstra", "delta-stepping", ...);
@@ -191,7 +191,10 @@ class Graph:
         ``predecessors=True`` returns ``(distances, predecessors)``: each vertex's parent in its
         source's shortest-path tree (uint32, same shape; ``UNREACHABLE`` at the source and where no
         path exists), as scipy's ``return_predecessors``. The parent is the tail of the smallest-index
-        tight arc, the same on every backend; ``paths`` walks such a tree."""
+        tight arc, the same on every backend; ``paths`` walks such a tree.
+
+        ``progress`` (many sources): a function called on this thread with ``(done, total)`` trees as
+        blocks of 256 finish (returning False ends the call), or ``True`` for a tqdm bar."""
         if predecessors:
             many = np.ndim(sources) != 0
             src = _u32(sources, "sources")
@@ -205,7 +208,11 @@ class Graph:
                 raise errors.VertexError(f"source {s}: expected an index in 0..{self.n}")
             d = self._g.distances_from(s, algorithm=algorithm, backend=backend, threads=threads)
         else:
-            d = self._g.distances_many(_u32(sources, "sources"), method=method, backend=backend, threads=threads)
+            src = _u32(sources, "sources")
+            if progress is True:
+                progress = _tree_bar(len(src))
+            d = self._g.distances_many(src, method=method, backend=backend, threads=threads,
+                                       progress=progress or None)
         return _finish(d, dtype)
 
     def path(self, source: int, target: int, *, threads=None):
@@ -343,6 +350,22 @@ class AssignResult:
     classes: dict | None = None
     turns: Any = None
     select_link: Any = None
+
+
+def _tree_bar(total: int):
+    """A progress callback counting trees (tqdm if installed, else nothing)."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    bar = tqdm(total=total, desc="trees", unit="tree")
+
+    def update(done, _total):
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
 
 
 def _progress_bar(gap: float):
