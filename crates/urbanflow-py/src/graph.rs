@@ -14,7 +14,7 @@ use urbanflow::sssp::many::{ManyOptions, Method, many_to_all_into, many_to_all_s
 use urbanflow::sssp::{Algorithm, NO_ARC, Query, UNREACHABLE, solve};
 
 use crate::errors::Error;
-use crate::run::{Cancel, Run, backend_of, run, run_watching};
+use crate::run::{Cancel, Run, backend_of, report_progress, run, run_watching};
 
 /// Sources per `many_to_all` call: how soon an interrupted many-source call stops.
 const CANCEL_BLOCK: usize = 256;
@@ -231,10 +231,7 @@ impl Graph {
             let now = done.load(Ordering::Relaxed);
             if now != shown {
                 shown = now;
-                let answer = callback.call1(py, (now, k))?;
-                if answer.bind(py).is(pyo3::types::PyBool::new(py, false)) {
-                    return Err(crate::errors::UrbanflowError::new_err("cancelled by the progress callback"));
-                }
+                report_progress(py, callback, (now, k))?;
             }
             Ok(())
         };

@@ -128,3 +128,17 @@ pub fn run_watching<T: Send + 'static>(
         }
     }
 }
+
+/// Calls a Python progress callback with `args`; a `False` answer ends the call (like an exception
+/// from the callback, which is passed on).
+pub fn report_progress<'py>(
+    py: Python<'py>,
+    callback: &Py<PyAny>,
+    args: impl pyo3::call::PyCallArgs<'py>,
+) -> PyResult<()> {
+    let answer = callback.call1(py, args)?;
+    if answer.bind(py).is(pyo3::types::PyBool::new(py, false)) {
+        return Err(UrbanflowError::new_err("cancelled by the progress callback"));
+    }
+    Ok(())
+}

@@ -15,7 +15,7 @@ use urbanflow::tap::{
 };
 
 use crate::errors::Error;
-use crate::run::{Run, backend_of, run, run_watching};
+use crate::run::{Run, backend_of, report_progress, run, run_watching};
 
 /// A road network for assignment (TNTP `_net` files), with BPR link costs.
 #[pyclass(frozen, module = "urbanflow._urbanflow")]
@@ -185,10 +185,7 @@ pub fn assign<'py>(
             d.set_item("objective", log.objective)?;
             d.set_item("tstt", log.tstt)?;
             d.set_item("sptt", log.sptt)?;
-            let answer = callback.call1(py, (d,))?;
-            if answer.bind(py).is(pyo3::types::PyBool::new(py, false)) {
-                return Err(crate::errors::UrbanflowError::new_err("cancelled by the progress callback"));
-            }
+            report_progress(py, callback, (d,))?;
         }
         Ok(())
     };
