@@ -298,26 +298,10 @@ impl Graph {
             return Err(Error::Input(format!("target {t}: expected a vertex index in 0..{n}")).into());
         }
         let found = run(py, Run { threads }, move |_| {
-            let opts = ManyOptions { method: Method::Trees, predecessors: true, ..Default::default() };
-            let mut tree = None;
-            many_to_all_with(&graph, &[source], &opts, |block| {
-                tree = Some((block.dist.to_vec(), block.pred.expect("predecessors were asked for").to_vec()));
-            })?;
-            let (dist, pred) = tree.expect("one tree per source");
-            let tails = graph.arc_tails();
-            let walk = |t: u32| -> Option<(u32, Vec<u32>)> {
-                if dist[t as usize] == UNREACHABLE {
-                    return None;
-                }
-                let mut path = vec![t];
-                let mut v = t;
-                while pred[v as usize] != NO_ARC {
-                    v = tails[pred[v as usize] as usize];
-                    path.push(v);
-                }
-                path.reverse();
-                Some((dist[t as usize], path))
-            };
+            // One tree with its canonical predecessor arcs; the library walks each path back.
+            let q = Query { source, predecessors: true, ..Default::default() };
+            let tree = solve(&graph, &q, Algorithm::Dijkstra, urbanflow::Backend::Cpu)?;
+            let walk = |t: u32| Some((tree.distance(t)?, tree.path_to(&graph, t)?));
             Ok(targets.iter().map(|&t| walk(t)).collect::<Vec<_>>())
         })?;
         Ok(found.into_iter().map(|p| p.map(|(d, v)| (d, v.into_pyarray(py)))).collect())

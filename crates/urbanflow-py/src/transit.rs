@@ -8,7 +8,7 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use urbanflow::transit::transit::{TransitNetwork, TransitOptions, first_weekday, parse_date, read_feed};
-use urbanflow::transit::{EapQuery, Nfa, Semantics, UNREACHED, earliest_arrival, label};
+use urbanflow::transit::{EapQuery, Nfa, Semantics, earliest_arrival, label};
 
 use crate::errors::Error;
 use crate::run::{Run, run};
@@ -44,11 +44,14 @@ impl Transit {
         place_radius: f64,
         bike_radius: Option<f64>,
     ) -> PyResult<Self> {
-        for (what, v) in
-            [("walk_speed", walk_speed), ("walk_radius", walk_radius), ("place_radius", place_radius)]
-        {
-            if !(v.is_finite() && v >= 0.0) || (what == "walk_speed" && v == 0.0) {
-                return Err(Error::Input(format!("{what} = {v}: expected a positive number")).into());
+        if !(walk_speed.is_finite() && walk_speed > 0.0) {
+            return Err(
+                Error::Input(format!("walk_speed = {walk_speed}: expected metres per second > 0")).into()
+            );
+        }
+        for (what, v) in [("walk_radius", walk_radius), ("place_radius", place_radius)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::Input(format!("{what} = {v}: expected metres ≥ 0")).into());
             }
         }
         let opts = TransitOptions {
@@ -135,14 +138,15 @@ impl Transit {
         Ok(d)
     }
 
-    /// The station nearest to `(lat, lon)` and its distance in metres.
-    fn nearest_station(&self, lat: f64, lon: f64) -> PyResult<(u32, f64)> {
+    /// The station nearest to `(lat, lon)`: its index, its street node (the vertex journeys start
+    /// and end at) and its distance in metres.
+    fn nearest_station(&self, lat: f64, lon: f64) -> PyResult<(u32, u32, f64)> {
         let s = self
             .net
             .nearest_station([lat, lon])
             .ok_or_else(|| Error::Input("the network has no stations".into()))?;
         let d = urbanflow::transit::transit::distance_m([lat, lon], self.net.stations[s as usize].coords);
-        Ok((s, d))
+        Ok((s, self.net.street[s as usize], d))
     }
 
     /// The earliest-arrival journey from vertex `source` to vertex `target` leaving at `depart`
@@ -215,7 +219,7 @@ impl Transit {
             Ok(net
                 .street
                 .iter()
-                .map(|&v| r.arrival_at(v).filter(|&t| t != UNREACHED).map_or(f64::INFINITY, f64::from))
+                .map(|&v| r.arrival_at(v).map_or(f64::INFINITY, f64::from))
                 .collect::<Vec<f64>>())
         })?;
         Ok(times.into_pyarray(py))

@@ -583,12 +583,12 @@ class Transit:
             lat, lon = (float(x) for x in where)
         except (TypeError, ValueError):
             raise InvalidInputError(f"{where!r}: expected a place index, a station id or (lat, lon)") from None
-        station, metres = self._t.nearest_station(lat, lon)
+        _station, vertex, metres = self._t.nearest_station(lat, lon)
         if metres > snap_limit_m:
             raise InvalidInputError(
                 f"({lat:.6f}, {lon:.6f}) is {metres:.0f} m from the nearest station, beyond snap_limit_m="
                 f"{snap_limit_m:.0f} (outside the feed's area, or latitude and longitude swapped?)")
-        return int(self._t.stations()["vertex"][station])
+        return int(vertex)
 
     def journey(self, origin, destination, depart, *, profile: str = "walk+transit",
                 as_frame: bool | None = None) -> Journey | None:
