@@ -346,3 +346,35 @@ fn point_to_point_errors_like_dijkstra() {
     assert!(matches!(q.path(&ch, &unpacking, 0, 5), Err(SsspError::TargetOutOfRange { target: 5, n: 3 })));
     assert_eq!(q.distance(&ch, 0, 2).unwrap(), Some(7));
 }
+
+/// Ranks with many triangles split their lower neighbours over threads and merge the runs in order:
+/// weights and witnesses (the arc loads they unpack to) must equal one thread's, ties included.
+#[test]
+fn customisation_is_the_same_on_one_thread_and_many() {
+    // A 100 × 100 grid: its top separators' ranks have thousands of triangles each.
+    let g = graph_core::generators::grid_2d(100, 100);
+    let cch = Cch::build(&g).unwrap();
+    let run = |threads: usize, weights: &[u32]| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let (ch, unpacking) = cch.customise_with_unpacking(weights).unwrap();
+            let slots: Vec<u64> = ch
+                .up
+                .weights()
+                .iter()
+                .chain(ch.down.weights())
+                .enumerate()
+                .map(|(i, &w)| if w < algos_sssp::SATURATED { i as u64 % 5 + 1 } else { 0 })
+                .collect();
+            (ch.up.weights().to_vec(), ch.down.weights().to_vec(), unpacking.arc_loads(slots))
+        })
+    };
+    for (what, weights) in
+        [("random", random_weights(3, g.num_arcs() as usize, 1000)), ("ties", vec![1; g.num_arcs() as usize])]
+    {
+        let one = run(1, &weights);
+        for threads in [2, 5] {
+            assert!(one == run(threads, &weights), "{what}: {threads} threads differ from one");
+        }
+    }
+}

@@ -4,12 +4,15 @@
 //!
 //! - [`Cch::build`] orders the vertices by nested dissection (`order`: multilevel bisections in pure
 //!   Rust, `bisect`, or METIS's with [`Cch::build_with`] and the `metis` feature; minimum vertex covers
-//!   of the cuts as separators; the two sides of every separator on two threads) and builds the chordal supergraph of that order with
-//!   every edge's lower triangles. Only the graph's shape is read.
+//!   of the cuts as separators; the two sides of every separator on two threads) and builds the
+//!   chordal supergraph of that order with a downward index. Only the graph's shape is read.
 //! - [`Cch::customise`] takes weights for the input arcs and runs the basic customisation: each edge
 //!   `{x, y}` takes the minimum of its input arcs and of `x → v → y` over its lower triangles. No edge
 //!   joins the two sides of a separator, so they are customised in parallel (rayon's join down the
-//!   dissection tree), then the separator's ranks in order, the edges of one rank in parallel. The result is a [`ContractionHierarchy`], so everything that runs
+//!   dissection tree), then the separator's ranks in order; a rank with many triangles splits its lower
+//!   neighbours over threads. The triangles are enumerated as customisation goes, not stored (NY's
+//!   18 M would take 145 MB and most of a build from a cached order). The result is a
+//!   [`ContractionHierarchy`], so everything that runs
 //!   on one — [`ContractionHierarchy::phast`], [`crate::ch::gpu::GpuPhast`], `many_to_all` with
 //!   `Method::Phast` — runs on it, with Dijkstra's distances exactly.
 //!
@@ -73,8 +76,26 @@ pub struct Cch {
     shortcuts: usize,
     /// Seconds spent ordering (nested dissection).
     pub order_seconds: f64,
-    /// Seconds spent building the chordal supergraph and its triangles.
+    /// Seconds spent building (or reading and checking) the chordal supergraph.
     pub topology_seconds: f64,
+}
+
+/// The rank of every vertex of `order` (its inverse).
+fn ranks_of(order: &[u32]) -> Vec<u32> {
+    let mut rank = vec![0u32; order.len()];
+    for (r, &v) in order.iter().enumerate() {
+        rank[v as usize] = r as u32;
+    }
+    rank
+}
+
+/// The error of a graph whose hierarchy would have more than [`topology::MAX_TRIANGLES`] triangles.
+fn too_many_triangles(triangles: u64) -> SsspError {
+    SsspError::InvalidParameter(format!(
+        "the customisable hierarchy of this graph would have {triangles} triangles (at most {} are \
+         allowed): it has no small separators, unlike a road network",
+        topology::MAX_TRIANGLES
+    ))
 }
 
 /// The sum of two weights: unreachable stays unreachable, overflow saturates (and is reported).
@@ -111,7 +132,7 @@ impl Cch {
     }
 
     /// The chordal supergraph of `graph` (as `undirected`) in a given nested-dissection order: what
-    /// [`Self::build`] does after ordering, and all that [`Self::load`] recomputes.
+    /// [`Self::build`] does after ordering.
     fn from_order<W: Weight>(
         graph: &Csr<W>,
         undirected: &Undirected,
@@ -120,10 +141,7 @@ impl Cch {
         order_seconds: f64,
     ) -> Result<Self, SsspError> {
         let n = graph.num_vertices() as usize;
-        let mut rank = vec![0u32; n];
-        for (r, &v) in order.iter().enumerate() {
-            rank[v as usize] = r as u32;
-        }
+        let rank = ranks_of(&order);
         let t = std::time::Instant::now();
         let mut adj = vec![Vec::new(); n];
         for v in 0..n {
@@ -132,24 +150,35 @@ impl Cch {
                 adj[r as usize].push(rank[w as usize]);
             }
         }
-        let topo = Topology::build(adj).map_err(|triangles| {
-            SsspError::InvalidParameter(format!(
-                "the customisable hierarchy of this graph would have {triangles} triangles (at most {} \
-                 are built): it has no small separators, unlike a road network",
-                topology::MAX_TRIANGLES
-            ))
-        })?;
+        let topo = Topology::build(adj).map_err(too_many_triangles)?;
+        Self::with_topology(graph, rank, order, parts, topo, order_seconds, t)
+    }
+
+    /// The hierarchy from its parts, the chordal supergraph (`topo`) given: each input arc finds its
+    /// edge. `Err` when an arc has none (a supergraph of another graph).
+    fn with_topology<W: Weight>(
+        graph: &Csr<W>,
+        rank: Vec<u32>,
+        order: Vec<u32>,
+        parts: Vec<order::Part>,
+        topo: Topology,
+        order_seconds: f64,
+        t: std::time::Instant,
+    ) -> Result<Self, SsspError> {
+        let n = rank.len();
         let arc_slot = graph
             .arcs()
             .map(|(u, v, _)| {
                 let (ru, rv) = (rank[u as usize], rank[v as usize]);
-                match ru.cmp(&rv) {
+                let missing =
+                    || SsspError::InvalidParameter(format!("no hierarchy edge for the arc {u} → {v}"));
+                Ok(match ru.cmp(&rv) {
                     std::cmp::Ordering::Equal => u32::MAX,
-                    std::cmp::Ordering::Less => 2 * topo.edge(ru, rv).expect("input edge"),
-                    std::cmp::Ordering::Greater => 2 * topo.edge(rv, ru).expect("input edge") + 1,
-                }
+                    std::cmp::Ordering::Less => 2 * topo.edge(ru, rv).ok_or_else(missing)?,
+                    std::cmp::Ordering::Greater => 2 * topo.edge(rv, ru).ok_or_else(missing)? + 1,
+                })
             })
-            .collect::<Vec<u32>>();
+            .collect::<Result<Vec<u32>, SsspError>>()?;
         let mut has_arc = vec![false; topo.num_edges()];
         arc_slot.iter().filter(|&&s| s != u32::MAX).for_each(|&s| has_arc[s as usize / 2] = true);
         let shortcuts = has_arc.iter().filter(|&&h| !h).count();
@@ -190,7 +219,7 @@ impl Cch {
 
     /// Lower triangles (the work of one customisation).
     pub fn num_triangles(&self) -> u64 {
-        self.topo.tri.len() as u64
+        self.topo.num_triangles()
     }
 
     /// Parts of the dissection tree (leaves included).
@@ -298,47 +327,147 @@ impl Cch {
         let topo = &self.topo;
         for x in first_sep..part.ranks.end {
             let edges = topo.first_out[x as usize] as usize..topo.first_out[x as usize + 1] as usize;
-            let work = topo.tri_first[edges.end] - topo.tri_first[edges.start];
-            if work >= PARALLEL_RANK_TRIANGLES {
-                edges.into_par_iter().for_each(|f| self.relax(f, cells));
-            } else {
-                edges.for_each(|f| self.relax(f, cells));
+            let work = topo.work[x as usize + 1] - topo.work[x as usize];
+            if work >= PARALLEL_RANK_TRIANGLES && rayon::current_num_threads() > 1 {
+                self.relax_rank_parallel(x, edges, cells);
+            } else if work > 0 {
+                with_mark(self.rank.len(), |mark| {
+                    topo.lower_triangles(
+                        x,
+                        topo.down_edges(x),
+                        mark,
+                        |e1| cells.pair(e1),
+                        |&l, f, e1, e2| cells.relax_by(f, l, e1, e2),
+                    )
+                });
             }
         }
     }
 
-    /// Edge `f = {x, y}` with lower triangles via `v`: `x → v → y` is down({v,x}) + up({v,y}) and
-    /// `y → v → x` is down({v,y}) + up({v,x}). A triangle replaces the current value only when strictly
-    /// lighter, so the witness is deterministic.
-    fn relax(&self, f: usize, cells: &Cells) {
+    /// The edges of a rank with many triangles (a separator's near the top): its lower neighbours are
+    /// split into runs, each run's best triangle per edge found on its own thread, and the runs'
+    /// results taken in order, a later run only when strictly lighter — the serial scan's result and
+    /// witness exactly.
+    fn relax_rank_parallel(&self, x: u32, edges: std::ops::Range<usize>, cells: &Cells) {
         let topo = &self.topo;
-        let get = |i: usize| cells.w[i].load(Ordering::Relaxed);
-        let (mut up, mut down) = (get(2 * f), get(2 * f + 1));
-        let (mut wu, mut wd) = (NONE, NONE);
-        let range = topo.tri_first[f] as usize..topo.tri_first[f + 1] as usize;
-        for &[e1, e2] in &topo.tri[range] {
-            let (e1, e2) = (e1 as usize, e2 as usize);
-            let u = link(get(2 * e1 + 1), get(2 * e2));
-            if u < up {
-                up = u;
-                wu = triangle_witness(e1, e2);
-            }
-            let d = link(get(2 * e2 + 1), get(2 * e1));
-            if d < down {
-                down = d;
-                wd = triangle_witness(e1, e2);
+        let below = topo.down_edges(x);
+        let run = below.len().div_ceil(4 * rayon::current_num_threads()).max(16);
+        let runs: Vec<Cells> = below
+            .par_chunks(run)
+            .map(|below| {
+                let best = Cells::unset(edges.len(), !cells.why.is_empty());
+                with_mark(self.rank.len(), |mark| {
+                    topo.lower_triangles(
+                        x,
+                        below,
+                        mark,
+                        |e1| cells.pair(e1),
+                        |&l, f, e1, e2| best.relax_into(f - edges.start, cells, l, e1, e2),
+                    )
+                });
+                best
+            })
+            .collect();
+        let get = |c: &Cells, i: usize| c.w[i].load(Ordering::Relaxed);
+        for (i, f) in edges.enumerate() {
+            for slot in [0, 1] {
+                let mut w = get(cells, 2 * f + slot);
+                for best in &runs {
+                    let candidate = get(best, 2 * i + slot);
+                    if candidate < w {
+                        w = candidate;
+                        cells.w[2 * f + slot].store(w, Ordering::Relaxed);
+                        if !cells.why.is_empty() {
+                            cells.why[2 * f + slot]
+                                .store(best.why[2 * i + slot].load(Ordering::Relaxed), Ordering::Relaxed);
+                        }
+                    }
+                }
             }
         }
-        cells.w[2 * f].store(up, Ordering::Relaxed);
-        cells.w[2 * f + 1].store(down, Ordering::Relaxed);
-        if !cells.why.is_empty() {
-            if wu != NONE {
-                cells.why[2 * f].store(wu, Ordering::Relaxed);
-            }
-            if wd != NONE {
-                cells.why[2 * f + 1].store(wd, Ordering::Relaxed);
+    }
+}
+
+thread_local! {
+    /// One slot per rank for [`Topology::lower_triangles`], kept between customisations (an
+    /// assignment customises every iteration). Borrowed only while one rank (or run) is relaxed: while
+    /// a thread waits in a parallel loop, rayon may run another part's ranks on it.
+    static MARK: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's scratch of at least `n` slots.
+fn with_mark(n: usize, f: impl FnOnce(&mut [u32])) {
+    MARK.with(|mark| {
+        let mut mark = mark.borrow_mut();
+        if mark.len() < n {
+            mark.resize(n, 0);
+        }
+        f(&mut mark)
+    })
+}
+
+impl Cells {
+    /// `edges` edges, every direction unreachable and without a witness.
+    fn unset(edges: usize, witnesses: bool) -> Self {
+        Self {
+            w: (0..2 * edges).map(|_| AtomicU32::new(UNREACHABLE)).collect(),
+            why: (0..if witnesses { 2 * edges } else { 0 }).map(|_| AtomicU64::new(NONE)).collect(),
+        }
+    }
+
+    /// The triangle `(e1, e2)` of [`Self::relax_by`] read from `from`'s weights, kept in this run's
+    /// slot `i` when strictly lighter than what the run has.
+    #[inline]
+    fn relax_into(&self, i: usize, from: &Cells, lower: [u32; 2], e1: usize, e2: usize) {
+        for (slot, w) in [2 * i, 2 * i + 1].into_iter().zip(from.through(lower, e2)) {
+            if w < self.get(slot) {
+                self.w[slot].store(w, Ordering::Relaxed);
+                if !self.why.is_empty() {
+                    self.why[slot].store(triangle_witness(e1, e2), Ordering::Relaxed);
+                }
             }
         }
+    }
+
+    /// Edge `f = {x, y}` through its lower triangle via `v` (`e1 = {v, x}`, `e2 = {v, y}`): `x → v → y`
+    /// is down(e1) + up(e2) and `y → v → x` is down(e2) + up(e1). A triangle replaces the current
+    /// value only when strictly lighter, and an edge's triangles come in ascending `v`, so the witness
+    /// is deterministic: the input arc when it ties, else the lowest `v`. Only the task that owns
+    /// `f`'s rank writes it.
+    #[inline]
+    fn relax_by(&self, f: usize, lower: [u32; 2], e1: usize, e2: usize) {
+        let [up, down] = self.through(lower, e2);
+        if up < self.get(2 * f) {
+            self.w[2 * f].store(up, Ordering::Relaxed);
+            if !self.why.is_empty() {
+                self.why[2 * f].store(triangle_witness(e1, e2), Ordering::Relaxed);
+            }
+        }
+        if down < self.get(2 * f + 1) {
+            self.w[2 * f + 1].store(down, Ordering::Relaxed);
+            if !self.why.is_empty() {
+                self.why[2 * f + 1].store(triangle_witness(e1, e2), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The weight in slot `i`.
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        self.w[i].load(Ordering::Relaxed)
+    }
+
+    /// Edge `e`'s `[up, down]` weights.
+    #[inline]
+    fn pair(&self, e: usize) -> [u32; 2] {
+        [self.get(2 * e), self.get(2 * e + 1)]
+    }
+
+    /// `[x → v → y, y → v → x]` through the lower triangle of `e1 = {v, x}` (its weights `lower`) and
+    /// `e2 = {v, y}`: down(e1) + up(e2), down(e2) + up(e1).
+    #[inline]
+    fn through(&self, lower: [u32; 2], e2: usize) -> [u32; 2] {
+        [link(lower[1], self.get(2 * e2)), link(self.get(2 * e2 + 1), lower[0])]
     }
 }
 
@@ -351,7 +480,7 @@ struct Cells {
 
 /// Parts with fewer ranks are customised on one thread (a join costs more than they do).
 const SERIAL_PART: usize = 512;
-/// A separator rank with this many triangles spreads its edges over threads.
+/// A separator rank with this many triangles splits its lower neighbours over threads.
 const PARALLEL_RANK_TRIANGLES: u64 = 1 << 12;
 
 /// No witness (a direction without a path).
@@ -360,8 +489,8 @@ const NONE: u64 = u64::MAX;
 const TRIANGLE: u64 = 1 << 63;
 
 /// The witness of a lower triangle: its two edges in the word itself, so that unpacking a path reads
-/// the witnesses only, not the triangle list as well (NY: 145 MB of triangles, a cache miss per shortcut
-/// on a query's path; storing the pair took the unpacking of a 682-arc route from about 137 µs to
+/// the witnesses only, not the supergraph as well (a cache miss per shortcut on a query's path; storing
+/// the pair took the unpacking of a 682-arc route from about 137 µs to
 /// the figure in docs/benchmarks.md). Edge ids must fit in 31 bits: checked by `customised`.
 #[inline]
 fn triangle_witness(e1: usize, e2: usize) -> u64 {

@@ -1,14 +1,14 @@
-//! The metric-independent part of a [`Cch`] on disk: its nested-dissection order and dissection tree,
-//! the slow part of a build (Bremen 0.25 s of 0.27 s, NY 2.3 s of 3.2 s on a 2-core machine), keyed by
-//! the graph's shape. Loading recomputes the chordal supergraph from the order (deterministic; NY's
-//! 18 M lower triangles would take ~160 MB to store), so a file is small (8 bytes a vertex, 32 a
-//! dissection part) and cannot disagree with the code that uses it.
+//! The metric-independent part of a [`Cch`] on disk, keyed by the graph's shape: its nested-dissection
+//! order, dissection tree and chordal supergraph (NY: 8.5 MB, the order 1.3 s and the supergraph
+//! 0.05 s to build on a 2-core machine, both read back in a few hundredths of a second). The lower
+//! triangles are never stored: customisation enumerates them from the supergraph.
 //!
 //! File: `UFCCHORD`, version, vertex and arc counts, fingerprints of the graph's offsets and heads, the
-//! order, the parts, and a fingerprint of all of it. A file of another version or graph, cut short or
-//! altered is refused ([`SsspError::HierarchyFile`]); [`Cch::build_cached`] then builds anew and says
-//! why ([`CacheUse::Rebuilt`]). Writes go to a temporary file renamed into place, so concurrent
-//! processes never read half a file.
+//! order, the parts, the supergraph's upward arcs, and a fingerprint of all of it (u32 arrays two to a
+//! word). A file of another version or graph, cut short, altered, or whose supergraph is not chordal
+//! or misses an arc of the graph is refused ([`SsspError::HierarchyFile`]); [`Cch::build_cached`] then
+//! builds anew and says why ([`CacheUse::Rebuilt`]). Writes go to a temporary file renamed into place,
+//! so concurrent processes never read half a file.
 
 use std::path::{Path, PathBuf};
 
@@ -16,11 +16,12 @@ use gpu_runtime::tuning::fingerprint_words;
 use graph_core::{Csr, Weight};
 
 use super::Cch;
-use super::order::{Part, Undirected};
+use super::order::Part;
+use super::topology::Topology;
 use crate::error::SsspError;
 
 const MAGIC: &[u8; 8] = b"UFCCHORD";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// `sides` of a leaf part.
 const LEAF: u64 = u64::MAX;
 
@@ -48,13 +49,24 @@ fn shape<W: Weight>(graph: &Csr<W>) -> [u64; 4] {
     ]
 }
 
+/// `values` two to a word (the last word's high half 0 when their number is odd).
+fn pack(values: &[u32], words: &mut Vec<u64>) {
+    words.extend(values.chunks(2).map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32));
+}
+
+/// `len` values from words packed by [`pack`].
+fn unpack(words: &[u64], len: usize) -> Vec<u32> {
+    words.iter().flat_map(|&w| [w as u32, (w >> 32) as u32]).take(len).collect()
+}
+
 /// A fingerprint of the file's words (their little-endian u32 halves).
 fn checksum(words: &[u64]) -> u64 {
     fingerprint_words(bytemuck::cast_slice(words))
 }
 
 impl Cch {
-    /// Writes the order and dissection tree (what [`Self::load`] needs) to `path`, atomically.
+    /// Writes the order, dissection tree and chordal supergraph (what [`Self::load`] needs) to `path`,
+    /// atomically.
     ///
     /// ```
     /// use algos_sssp::cch::Cch;
@@ -78,12 +90,15 @@ impl Cch {
         }
         let mut words: Vec<u64> = shape(graph).to_vec();
         words.push(self.order.len() as u64);
-        words.extend(self.order.iter().map(|&v| v as u64));
+        pack(&self.order, &mut words);
         words.push(self.parts.len() as u64);
         for p in &self.parts {
             words.extend([p.ranks.start as u64, p.ranks.end as u64]);
             words.extend(p.sides.map_or([LEAF, LEAF], |[a, b]| [a as u64, b as u64]));
         }
+        words.push(self.topo.head.len() as u64);
+        pack(&self.topo.first_out, &mut words);
+        pack(&self.topo.head, &mut words);
         let mut bytes = Vec::with_capacity(16 + 8 * (words.len() + 1));
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -103,9 +118,8 @@ impl Cch {
         })
     }
 
-    /// The hierarchy of `graph` from the order saved by [`Self::save`] for this graph's shape (any
-    /// weights): the chordal supergraph is recomputed. A file of another version or graph, cut short
-    /// or altered is an error, never trusted.
+    /// The hierarchy of `graph` saved by [`Self::save`] for this graph's shape (any weights). A file of
+    /// another version or graph, cut short, altered or inconsistent is an error, never trusted.
     pub fn load<W: Weight>(graph: &Csr<W>, path: &Path) -> Result<Self, SsspError> {
         let bad = |problem: &str| SsspError::HierarchyFile { path: path.into(), problem: problem.into() };
         let t = std::time::Instant::now();
@@ -141,7 +155,7 @@ impl Cch {
         if next(1)?[0] != n as u64 {
             return Err(bad("its order does not cover the graph"));
         }
-        let order: Vec<u32> = next(n)?.iter().map(|&v| v as u32).collect();
+        let order = unpack(next(n.div_ceil(2))?, n);
         let mut seen = vec![false; n];
         for &v in &order {
             if v as usize >= n || std::mem::replace(&mut seen[v as usize], true) {
@@ -165,8 +179,17 @@ impl Cch {
         if count == 0 && n > 0 {
             return Err(bad("no dissection tree"));
         }
-        let undirected = Undirected::of(graph);
-        Self::from_order(graph, &undirected, order, parts, t.elapsed().as_secs_f64())
+        let edges = next(1)?[0] as usize;
+        let first_out = unpack(next((n + 1).div_ceil(2))?, n + 1);
+        let head = unpack(next(edges.div_ceil(2))?, edges);
+        if at != body.len() {
+            return Err(bad("longer than its contents"));
+        }
+        let order_seconds = t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        let topo = Topology::from_stored(first_out, head).map_err(|e| bad(&e))?;
+        Self::with_topology(graph, super::ranks_of(&order), order, parts, topo, order_seconds, t)
+            .map_err(|e| bad(&e.to_string()))
     }
 
     /// [`Self::build`], through the cache folder (`$URBANFLOW_CACHE_DIR`, else urbanflow's folder in the
