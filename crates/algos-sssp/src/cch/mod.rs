@@ -328,8 +328,12 @@ impl Cch {
         for x in first_sep..part.ranks.end {
             let edges = topo.first_out[x as usize] as usize..topo.first_out[x as usize + 1] as usize;
             let work = topo.work[x as usize + 1] - topo.work[x as usize];
-            if work >= PARALLEL_RANK_TRIANGLES && rayon::current_num_threads() > 1 {
-                self.relax_rank_parallel(x, edges, cells);
+            // A run pays for its own copy of the rank's edges (set, merged): it must carry far more
+            // triangles than the rank has edges.
+            let per_run = (16 * edges.len() as u64).max(PARALLEL_RANK_TRIANGLES);
+            let runs = (work / per_run).min(4 * rayon::current_num_threads() as u64);
+            if runs >= 2 {
+                self.relax_rank_parallel(x, edges, runs as usize, cells);
             } else if work > 0 {
                 with_mark(self.rank.len(), |mark| {
                     topo.lower_triangles(
@@ -348,10 +352,10 @@ impl Cch {
     /// split into runs, each run's best triangle per edge found on its own thread, and the runs'
     /// results taken in order, a later run only when strictly lighter — the serial scan's result and
     /// witness exactly.
-    fn relax_rank_parallel(&self, x: u32, edges: std::ops::Range<usize>, cells: &Cells) {
+    fn relax_rank_parallel(&self, x: u32, edges: std::ops::Range<usize>, runs: usize, cells: &Cells) {
         let topo = &self.topo;
         let below = topo.down_edges(x);
-        let run = below.len().div_ceil(4 * rayon::current_num_threads()).max(16);
+        let run = below.len().div_ceil(runs);
         let runs: Vec<Cells> = below
             .par_chunks(run)
             .map(|below| {
@@ -480,7 +484,7 @@ struct Cells {
 
 /// Parts with fewer ranks are customised on one thread (a join costs more than they do).
 const SERIAL_PART: usize = 512;
-/// A separator rank with this many triangles splits its lower neighbours over threads.
+/// A separator rank splits its lower neighbours over threads in runs of at least this many triangles.
 const PARALLEL_RANK_TRIANGLES: u64 = 1 << 12;
 
 /// No witness (a direction without a path).
