@@ -11,7 +11,7 @@
 //!   joins the two sides of a separator, so they are customised in parallel (rayon's join down the
 //!   dissection tree), then the separator's ranks in order; a rank with many triangles splits its lower
 //!   neighbours over threads. The triangles are enumerated as customisation goes, not stored (NY's
-//!   18 M would take 145 MB and most of a build from a cached order). The result is a
+//!   13.8 M took 123 MB and most of a build from a cached order). The result is a
 //!   [`ContractionHierarchy`], so everything that runs
 //!   on one — [`ContractionHierarchy::phast`], [`crate::ch::gpu::GpuPhast`], `many_to_all` with
 //!   `Method::Phast` — runs on it, with Dijkstra's distances exactly.

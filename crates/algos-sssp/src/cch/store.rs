@@ -1,5 +1,5 @@
 //! The metric-independent part of a [`Cch`] on disk, keyed by the graph's shape: its nested-dissection
-//! order, dissection tree and chordal supergraph (NY: 8.5 MB, the order 1.3 s and the supergraph
+//! order, dissection tree and chordal supergraph (NY: 9.7 MB, the order 1.2 s and the supergraph
 //! 0.05 s to build on a 2-core machine, both read back in a few hundredths of a second). The lower
 //! triangles are never stored: customisation enumerates them from the supergraph.
 //!

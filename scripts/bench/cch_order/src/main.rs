@@ -22,7 +22,13 @@ fn main() {
     let t = std::time::Instant::now();
     let ch = cch.customise(g.graph.weights()).unwrap();
     let cust = t.elapsed().as_secs_f64();
-    println!("order {:.3} s topology {:.3} s ", cch.order_seconds, cch.topology_seconds);
+    println!(
+        "order {:.3} s topology {:.3} s edges {} triangles {}",
+        cch.order_seconds,
+        cch.topology_seconds,
+        cch.num_edges(),
+        cch.num_triangles()
+    );
     println!("levels up {} down {}", dag_levels(&ch.up), dag_levels(&ch.down));
     println!(
         "threads {} build {build:.3} s customise {cust:.3} s ({used:?}) vertices {}",
