@@ -24,7 +24,7 @@ use clap::Parser;
 use urbanflow::cluster::many::{DistOptions, many_to_all};
 use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
-use urbanflow::sssp::auto::phast_pays;
+use urbanflow::sssp::auto::{HierarchyCost, phast_pays};
 use urbanflow::sssp::cch::Cch;
 use urbanflow::sssp::many::{ManyOptions, Method, Schedule};
 
@@ -109,7 +109,8 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
         Method::Phast => true,
         Method::Trees => false,
         Method::Auto => {
-            phast_pays(g.num_vertices(), g.num_arcs(), share, threads, !devices.is_empty(), false)
+            let cost = HierarchyCost::of(g, false);
+            phast_pays(g.num_vertices(), g.num_arcs(), share, threads, !devices.is_empty(), cost)
         }
     };
     let t = Instant::now();

@@ -159,25 +159,56 @@ pub fn place(cpu_trees_per_s: f64, gpu_trees_per_s: Option<f64>) -> Placement {
     }
 }
 
-/// Whether PHAST (a customisable hierarchy first — its order built on all cores or loaded from the
-/// cache folder — then sweeps) beats one search per source for `sources` trees on a graph of `vertices`
-/// vertices and `arcs` arcs, the hierarchy included, on `threads` CPU threads or on a GPU. Measured on
-/// the 16-core H100 host, NY, whole processes (docs/benchmarks.md "Many sources on the CCH"): on the GPU
-/// PHAST on the CCH takes 1.85 s for 4,096 sources on a first run against 3.02 s for the batched kernel
-/// (2.15 vs 2.02 s at 1,024; 1.29 s with the order cached), so from about [`PHAST_GPU_MIN_SOURCES`];
-/// on 16 CPU threads 4.07 s against 8.69 s for Dijkstra per source at 4,096 (2.65 vs 2.50 s at 1,024),
-/// so from about [`PHAST_CPU_MIN_SOURCES_PER_THREAD`] per thread. Those are road networks (2.1–2.8 arcs
-/// per vertex); denser graphs have no small separators, so above [`PHAST_MAX_ARCS_PER_VERTEX`] the
-/// answer is no unless a hierarchy is at hand, with which PHAST always pays.
+/// What a hierarchy costs the call that wants PHAST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HierarchyCost {
+    /// The caller passed one: nothing.
+    AtHand,
+    /// Its metric-independent part is in the cache folder ([`crate::cch::Cch::is_cached`]): read and
+    /// customised (NY 0.15–0.19 s on 16 cores, 0.14–0.17 s on two).
+    Cached,
+    /// To be ordered and built first (NY 0.9–1.0 s on 16 cores, 1.3–1.4 s on two).
+    ToBuild,
+}
+
+impl HierarchyCost {
+    /// How the hierarchy of `graph` would be had: at hand when `given`, else cached or to build.
+    pub fn of<W: graph_core::Weight>(graph: &Csr<W>, given: bool) -> Self {
+        if given {
+            Self::AtHand
+        } else if crate::cch::Cch::is_cached(graph) {
+            Self::Cached
+        } else {
+            Self::ToBuild
+        }
+    }
+
+    /// Words for a decision's reason.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::AtHand => "a hierarchy given",
+            Self::Cached => "the hierarchy's order in the cache folder",
+            Self::ToBuild => "the hierarchy built first",
+        }
+    }
+}
+
+/// Whether PHAST (a customisable hierarchy first, paid as `hierarchy` says, then sweeps) beats one
+/// search per source for `sources` trees on a graph of `vertices` vertices and `arcs` arcs, on
+/// `threads` CPU threads or on a GPU: `sources` ≥ [`phast_threshold`]. Road networks (2.1–2.8 arcs per
+/// vertex); denser graphs have no small separators, so above [`PHAST_MAX_ARCS_PER_VERTEX`] the answer is
+/// no unless a hierarchy is at hand, with which PHAST always pays.
 ///
 /// ```
-/// use algos_sssp::auto::phast_pays;
+/// use algos_sssp::auto::{HierarchyCost, phast_pays};
 /// let (n, m) = (264_346, 730_100); // NY
-/// assert!(!phast_pays(n, m, 1_000, 16, false, false)); // 1,000 trees on 16 cores: Dijkstra
-/// assert!(phast_pays(n, m, 4_096, 16, false, false)); // 4,096: build the hierarchy first
-/// assert!(phast_pays(n, m, 4_096, 16, true, false)); // on a GPU too
-/// assert!(!phast_pays(n, 10 * n, 20_000, 16, false, false)); // not road-like: no hierarchy
-/// assert!(phast_pays(n, m, 10, 16, true, true)); // a hierarchy at hand: always
+/// let build = HierarchyCost::ToBuild;
+/// assert!(!phast_pays(n, m, 1_000, 16, false, build)); // 1,000 trees on 16 cores: Dijkstra
+/// assert!(phast_pays(n, m, 4_096, 16, false, build)); // 4,096: build the hierarchy first
+/// assert!(phast_pays(n, m, 4_096, 16, true, build)); // on a GPU too
+/// assert!(phast_pays(n, m, 1_000, 16, false, HierarchyCost::Cached)); // its order cached: PHAST
+/// assert!(!phast_pays(n, 10 * n, 20_000, 16, false, build)); // not road-like: no hierarchy
+/// assert!(phast_pays(n, m, 10, 16, true, HierarchyCost::AtHand)); // a hierarchy at hand: always
 /// ```
 pub fn phast_pays(
     vertices: u32,
@@ -185,18 +216,35 @@ pub fn phast_pays(
     sources: usize,
     threads: usize,
     gpu: bool,
-    have_hierarchy: bool,
+    hierarchy: HierarchyCost,
 ) -> bool {
-    if have_hierarchy {
+    if hierarchy == HierarchyCost::AtHand {
         return true;
     }
     if arcs as f64 > PHAST_MAX_ARCS_PER_VERTEX * vertices.max(1) as f64 {
         return false;
     }
-    if gpu {
-        sources >= PHAST_GPU_MIN_SOURCES
-    } else {
-        sources >= PHAST_CPU_MIN_SOURCES_PER_THREAD * threads.max(1)
+    sources >= phast_threshold(threads, gpu, hierarchy)
+}
+
+/// Sources from which PHAST pays ([`phast_pays`]) on a road network. Measured on NY, whole processes
+/// (docs/benchmarks.md "Many sources on the CCH" and "Where PHAST pays with the hierarchy cached").
+/// With the hierarchy to build, on the 16-core H100 host, PHAST on the GPU took 1.85 s for 4,096
+/// sources on a first run against 3.02 s for the batched kernel (2.15 vs 2.02 s at 1,024), so
+/// [`PHAST_GPU_MIN_SOURCES`]; on 16 CPU threads 4.07 s against 8.69 s for Dijkstra per source at 4,096
+/// (2.65 vs 2.50 s at 1,024), so [`PHAST_CPU_MIN_SOURCES_PER_THREAD`] per thread. With the order cached
+/// the hierarchy costs 0.13–0.25 s: on the GPU PHAST was never slower from 256 sources (1.22–1.24 s
+/// against 1.26–2.01 s; 1,024: 1.31–1.47 against 1.76–2.46 s), so [`PHAST_GPU_MIN_SOURCES_CACHED`]; on
+/// the CPU Dijkstra per source scales with threads better than PHAST's sweeps: from 16 sources on two
+/// threads, but still slower up to 256 on 16 (1.08–1.22 against 1.01–1.13 s), so
+/// [`PHAST_CPU_MIN_SOURCES_PER_THREAD_CACHED`] per thread, the larger of the two.
+pub fn phast_threshold(threads: usize, gpu: bool, hierarchy: HierarchyCost) -> usize {
+    match (hierarchy, gpu) {
+        (HierarchyCost::AtHand, _) => 0,
+        (HierarchyCost::Cached, true) => PHAST_GPU_MIN_SOURCES_CACHED,
+        (HierarchyCost::Cached, false) => PHAST_CPU_MIN_SOURCES_PER_THREAD_CACHED * threads.max(1),
+        (HierarchyCost::ToBuild, true) => PHAST_GPU_MIN_SOURCES,
+        (HierarchyCost::ToBuild, false) => PHAST_CPU_MIN_SOURCES_PER_THREAD * threads.max(1),
     }
 }
 
@@ -208,3 +256,9 @@ pub const PHAST_CPU_MIN_SOURCES_PER_THREAD: usize = 128;
 
 /// Sources from which a hierarchy and streamed GPU PHAST beat the batched GPU kernel (see [`phast_pays`]).
 pub const PHAST_GPU_MIN_SOURCES: usize = 2_048;
+
+/// [`PHAST_CPU_MIN_SOURCES_PER_THREAD`] with the hierarchy's order cached (see [`phast_threshold`]).
+pub const PHAST_CPU_MIN_SOURCES_PER_THREAD_CACHED: usize = 32;
+
+/// [`PHAST_GPU_MIN_SOURCES`] with the hierarchy's order cached (see [`phast_threshold`]).
+pub const PHAST_GPU_MIN_SOURCES_CACHED: usize = 256;

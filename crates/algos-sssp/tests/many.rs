@@ -471,7 +471,9 @@ fn phast_method_equals_dijkstra_rows() {
     assert_eq!((out.method, out.preprocess_s), (Method::Phast, 0.0));
     // Auto with few sources and no hierarchy: one search per source.
     let few = ManyOptions { method: Method::Auto, ..cpu };
-    let threshold = algos_sssp::auto::PHAST_CPU_MIN_SOURCES_PER_THREAD * rayon::current_num_threads();
+    // (PHAST above built its order into the cache folder: Auto prices that.)
+    use algos_sssp::auto::{HierarchyCost, phast_threshold};
+    let threshold = phast_threshold(rayon::current_num_threads(), false, HierarchyCost::of(&g, false));
     if sources.len() < threshold {
         assert_eq!(check(&few, "auto, few sources").method, algos_sssp::many::Method::Trees);
     }

@@ -341,25 +341,24 @@ fn many_impl(
     let mut out = ManyStats::default();
     if let Some(phast) = phast_plan(graph, sources, opts) {
         if opts.method == Method::Auto && opts.hierarchy.is_none() {
-            let (threshold, place) = match phast.len() {
-                1 => (crate::auto::PHAST_GPU_MIN_SOURCES, "the GPU".to_string()),
-                k @ 2.. => (crate::auto::PHAST_GPU_MIN_SOURCES, format!("{k} GPUs")),
-                0 => {
-                    let threads = rayon::current_num_threads();
-                    (
-                        crate::auto::PHAST_CPU_MIN_SOURCES_PER_THREAD * threads,
-                        format!("{threads} CPU threads"),
-                    )
-                }
+            let threads = rayon::current_num_threads();
+            let place = match phast.len() {
+                0 => format!("{threads} CPU threads"),
+                1 => "the GPU".to_string(),
+                k => format!("{k} GPUs"),
             };
+            // Priced before the run builds or reads the hierarchy (`phast_plan` did the same).
+            let cost = crate::auto::HierarchyCost::of(graph, false);
+            let threshold = crate::auto::phast_threshold(threads, !phast.is_empty(), cost);
             out.decision = Some(AutoDecision {
                 probe_trees: 0,
                 cpu_trees_per_s: 0.0,
                 gpu_trees_per_s: None,
                 reason: format!(
-                    "{} sources ≥ {threshold}: a customisable hierarchy and PHAST on {place} are measured \
-                     faster than one tree per source from there (auto::phast_pays)",
-                    sources.len()
+                    "{} sources ≥ {threshold} with {}: a customisable hierarchy and PHAST on {place} are \
+                     measured faster than one tree per source from there (auto::phast_pays)",
+                    sources.len(),
+                    cost.describe()
                 ),
             });
         }

@@ -29,14 +29,13 @@ pub(super) fn phast_plan<'a>(
         Method::Trees => None,
         Method::Phast => Some(gpus),
         Method::Auto => {
-            let threads = rayon::current_num_threads();
             let pays = crate::auto::phast_pays(
                 graph.num_vertices(),
                 graph.num_arcs(),
                 sources.len(),
-                threads,
+                rayon::current_num_threads(),
                 !gpus.is_empty(),
-                opts.hierarchy.is_some(),
+                crate::auto::HierarchyCost::of(graph, opts.hierarchy.is_some()),
             );
             pays.then_some(gpus)
         }
