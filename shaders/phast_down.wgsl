@@ -61,6 +61,43 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
     dist[p * k + lane] = best;
 }
 
+// The top of the DAG, levels of a few vertices each (a separator's chain), in one dispatch instead of
+// one per level: one workgroup per tree walks positions [start, end) in order, its threads splitting
+// each vertex's in-arcs and reducing the minimum in workgroup memory. In-arcs come from earlier
+// positions, which this workgroup wrote before (the storage barrier makes them visible), so the labels
+// equal the level kernel's.
+const CW: u32 = 64u;
+var<workgroup> chain_min: array<u32, 64>;
+
+@compute @workgroup_size(64)
+fn chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let lane = wid.x + wid.y * nwg.x;
+    let k = params.k;
+    if lane >= k {
+        return;
+    }
+    for (var p = params.start; p < params.end; p++) {
+        var best = INF;
+        let end = offsets[p + 1u];
+        for (var a = offsets[p] + lid; a < end; a += CW) {
+            best = min(best, sat_add(dist[targets[a] * k + lane], weights[a]));
+        }
+        chain_min[lid] = best;
+        workgroupBarrier();
+        for (var s = CW / 2u; s > 0u; s >>= 1u) {
+            if lid < s {
+                chain_min[lid] = min(chain_min[lid], chain_min[lid + s]);
+            }
+            workgroupBarrier();
+        }
+        if lid == 0u {
+            dist[p * k + lane] = min(dist[p * k + lane], chain_min[0]);
+        }
+        storageBarrier();
+    }
+}
+
 // Position of every vertex (original id), and the trees in original order: rows[lane * n + v].
 @group(0) @binding(6) var<storage, read> pos_of_vertex: array<u32>;
 @group(0) @binding(7) var<storage, read_write> rows: array<u32>;

@@ -165,6 +165,32 @@ fn gpu_phast_on_cch_equals_dijkstra() {
     });
 }
 
+/// The top of a CCH's DAG (a separator's chain of narrow levels) goes to the chain kernel in one
+/// dispatch; its trees equal Dijkstra's, with weights of every size and unreachable directions.
+#[test]
+#[cfg(feature = "gpu")]
+fn gpu_phast_chain_of_top_levels_equals_dijkstra() {
+    use algos_sssp::ch::gpu::GpuPhast;
+    gpu_runtime::testing::for_each_context("cch gpu_phast_chain_of_top_levels_equals_dijkstra", |ctx| {
+        let g = graph_core::generators::grid_2d(30, 20);
+        let cch = Cch::build(&g).unwrap();
+        for seed in 0..3u64 {
+            let mut w = random_weights(seed, g.num_arcs() as usize, 1 + 500 * seed as u32);
+            // Some arcs far heavier than the rest.
+            w.iter_mut().step_by(7).for_each(|x| *x = 1_000_000);
+            let metric = g.with_weights(w).unwrap();
+            let ch = cch.customise(metric.weights()).unwrap();
+            // 70 trees: passes of 64 lanes and a partial one.
+            let sources: Vec<u32> = (0..70).map(|i| (i * 37) % g.num_vertices()).collect();
+            let mut gpu = GpuPhast::new(ctx, &ch, 64).unwrap();
+            assert!(gpu.num_chain_levels() >= 4, "a grid's top separator makes a chain of narrow levels");
+            for (&s, row) in sources.iter().zip(gpu.trees(&sources).unwrap()) {
+                assert_eq!(row, dijkstra(&metric, s, &Stop::default()).unwrap().0, "seed {seed} source {s}");
+            }
+        }
+    });
+}
+
 /// Hierarchies built on several threads at once are the same as one built alone (METIS's global
 /// random generator must not leak between concurrent builds: loads would differ between devices and
 /// cluster ranks).

@@ -20,6 +20,25 @@ use crate::paths::SATURATED;
 const PHAST: Shader = gpu_runtime::shader!("phast_down");
 const WG: u32 = 256;
 
+/// Levels at most this wide at the top of the DAG go to the chain kernel (one workgroup per tree walks
+/// their vertices in order): a level costs the chain one step per vertex — a few in-arcs per thread and
+/// a reduction — where it costs a dispatch of its own otherwise. `URBANFLOW_PHAST_CHAIN_WIDTH`
+/// overrides it (0: no chain), for measurements.
+const CHAIN_MAX_WIDTH: u32 = 8;
+/// A chain shorter than this is not worth its dispatch.
+const CHAIN_MIN_LEVELS: usize = 4;
+
+/// How many leading levels (from the top of the DAG) the chain kernel sweeps: the longest run of
+/// levels each at most [`CHAIN_MAX_WIDTH`] wide, when it has [`CHAIN_MIN_LEVELS`].
+fn chain_levels(levels: &[(u32, u32)]) -> usize {
+    let width = std::env::var("URBANFLOW_PHAST_CHAIN_WIDTH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CHAIN_MAX_WIDTH);
+    let run = levels.iter().take_while(|&&(s, e)| e - s <= width).count();
+    if run >= CHAIN_MIN_LEVELS { run } else { 0 }
+}
+
 /// The downward DAG in level order, resident on the device, with labels for `k` trees.
 pub struct GpuPhast<'a> {
     ctx: &'a GpuContext,
@@ -32,11 +51,14 @@ pub struct GpuPhast<'a> {
     pos_of_rank: Vec<u32>,
     /// `[start, end)` positions of every level.
     levels: Vec<(u32, u32)>,
+    /// Leading levels swept by the `chain` kernel in one dispatch ([`chain_levels`]; 0: none).
+    chain_levels: usize,
+    chain: std::sync::Arc<wgpu::ComputePipeline>,
     fill: std::sync::Arc<wgpu::ComputePipeline>,
     seed: std::sync::Arc<wgpu::ComputePipeline>,
     level: std::sync::Arc<wgpu::ComputePipeline>,
     unpermute: std::sync::Arc<wgpu::ComputePipeline>,
-    /// One bind group per level (its uniform), then fill, then seed, then unpermute.
+    /// One bind group per level (its uniform), then fill, then seed, then unpermute, then chain.
     binds: Vec<wgpu::BindGroup>,
     uniforms: Vec<wgpu::Buffer>,
     dist: GpuBuffer<u32>,
@@ -152,6 +174,8 @@ impl<'a> GpuPhast<'a> {
         let (fill, seed, level) =
             (ctx.pipeline(&key("fill"))?, ctx.pipeline(&key("seed"))?, ctx.pipeline(&key("level"))?);
         let unpermute = ctx.pipeline(&key("unpermute"))?;
+        let chain = ctx.pipeline(&PipelineKey::new(PHAST, "chain"))?;
+        let chain_levels = chain_levels(&levels);
         let by_vertex: Vec<u32> = ch.rank.iter().map(|&r| pos_of_rank[r as usize]).collect();
         let pos_of_vertex =
             GpuBuffer::from_slice(ctx, "phast positions", if n == 0 { &[0] } else { &by_vertex })?;
@@ -164,6 +188,8 @@ impl<'a> GpuPhast<'a> {
             k,
             pos_of_rank,
             levels,
+            chain_levels,
+            chain,
             fill,
             seed,
             level,
@@ -191,6 +217,8 @@ impl<'a> GpuPhast<'a> {
         params.push([0, n, self.k, 0]);
         params.push([0, 0, self.k, 0]);
         params.push([0, n, self.k, 0]);
+        let chain_end = self.levels.get(self.chain_levels.wrapping_sub(1)).map_or(0, |l| l.1);
+        params.push([0, chain_end, self.k, 0]);
         self.uniforms = params.iter().map(|p| self.ctx.uniform_words("phast params", p)).collect();
         let mut binds = Vec::with_capacity(params.len());
         for (i, u) in self.uniforms.iter().enumerate() {
@@ -203,6 +231,9 @@ impl<'a> GpuPhast<'a> {
                 self.ctx.bind_buffers(&self.fill, "phast fill", &[(3, d), (5, u)])?
             } else if i == self.levels.len() + 1 {
                 self.ctx.bind_buffers(&self.seed, "phast seed", &[(3, d), (4, s), (5, u)])?
+            } else if i == self.levels.len() + 3 {
+                let entries = [(0, g[0].buffer()), (1, g[1].buffer()), (2, g[2].buffer()), (3, d), (5, u)];
+                self.ctx.bind_buffers(&self.chain, "phast chain", &entries)?
             } else {
                 let entries = [(3, d), (5, u), (6, self.pos_of_vertex.buffer()), (7, self.rows.buffer())];
                 self.ctx.bind_buffers(&self.unpermute, "phast unpermute", &entries)?
@@ -265,6 +296,11 @@ impl<'a> GpuPhast<'a> {
     /// Levels of the downward DAG (dispatches per pass).
     pub fn num_levels(&self) -> usize {
         self.levels.len()
+    }
+
+    /// Levels swept by one dispatch of the chain kernel at the top of the DAG.
+    pub fn num_chain_levels(&self) -> usize {
+        self.chain_levels
     }
 
     /// Invocations of level `i`: one per (vertex, tree).
@@ -354,7 +390,15 @@ impl<'a> GpuPhast<'a> {
             bind_group: &self.binds[l + 1],
             grid: Workgroups::Fixed(grid(count as u64)?),
         });
-        for i in 0..self.levels.len() {
+        if self.chain_levels > 0 {
+            // One workgroup of the chain kernel's 64 invocations per tree.
+            steps.push(Step {
+                pipeline: &self.chain,
+                bind_group: &self.binds[l + 3],
+                grid: Workgroups::Fixed(gpu_runtime::dispatch::grid_1d(self.k as u64 * 64, 64, max)?),
+            });
+        }
+        for i in self.chain_levels..self.levels.len() {
             steps.push(Step {
                 pipeline: &self.level,
                 bind_group: &self.binds[i],
