@@ -168,3 +168,56 @@ fn climb(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         }
     }
 }
+
+// `lift` for the top of the DAG — the leading levels the sweep's `chain` kernel took, positions
+// [start, end) — in one dispatch: one workgroup per tree walks them from the deepest up, its threads
+// splitting each cell's in-arcs to find the first tight one (the least index, as `lift_cell`'s loop
+// finds it), the first thread handing the flow on. A cell's children sit at later positions: handed
+// on by this workgroup earlier (the storage barrier makes their adds visible) or by earlier dispatches.
+const CW: u32 = 64u;
+var<workgroup> chain_first: array<u32, 64>;
+
+@compute @workgroup_size(64)
+fn lift_chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let lane = wid.x + wid.y * nwg.x;
+    let k = params.k;
+    if lane >= k {
+        return;
+    }
+    var p = params.end;
+    while p > params.start {
+        p -= 1u;
+        let cell = p * k + lane;
+        let lo = atomicLoad(&acc[2u * cell]);
+        let hi = atomicLoad(&acc[2u * cell + 1u]);
+        // Every thread takes part in the reduction (barriers need the whole workgroup); a cell with
+        // nothing to hand on, or parented by the upward search, looks for no arc.
+        let carries = up_arc[cell] == NONE && (lo != 0u || hi != 0u);
+        var first = NONE;
+        if carries {
+            let d = dist[cell];
+            let end = offsets[p + 1u];
+            for (var a = offsets[p] + lid; a < end; a += CW) {
+                if sat_add(dist[targets[a] * k + lane], weights[a]) == d {
+                    first = a;
+                    break;
+                }
+            }
+        }
+        chain_first[lid] = first;
+        workgroupBarrier();
+        for (var s = CW / 2u; s > 0u; s >>= 1u) {
+            if lid < s {
+                chain_first[lid] = min(chain_first[lid], chain_first[lid + s]);
+            }
+            workgroupBarrier();
+        }
+        let a = chain_first[0];
+        if lid == 0u && a != NONE {
+            add_acc(targets[a] * k + lane, lo, hi);
+            add_load(params.up_slots + down_slot[a], lo, hi);
+        }
+        storageBarrier();
+    }
+}

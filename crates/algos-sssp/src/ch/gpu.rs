@@ -97,6 +97,9 @@ pub struct SweepView<'s> {
     pub levels: &'s [(u32, u32)],
     /// One uniform per level: `[start, end, lanes, up.num_arcs()]`.
     pub level_uniforms: &'s [wgpu::Buffer],
+    /// Leading levels the sweep took in one dispatch of its chain kernel (0: none), and the uniform
+    /// of their positions, `[0, end, lanes, up.num_arcs()]`: consumers may walk them the same way.
+    pub chain: (usize, &'s wgpu::Buffer),
     /// Trees per pass.
     pub lanes: u32,
 }
@@ -218,7 +221,7 @@ impl<'a> GpuPhast<'a> {
         params.push([0, 0, self.k, 0]);
         params.push([0, n, self.k, 0]);
         let chain_end = self.levels.get(self.chain_levels.wrapping_sub(1)).map_or(0, |l| l.1);
-        params.push([0, chain_end, self.k, 0]);
+        params.push([0, chain_end, self.k, up_slots]);
         self.uniforms = params.iter().map(|p| self.ctx.uniform_words("phast params", p)).collect();
         let mut binds = Vec::with_capacity(params.len());
         for (i, u) in self.uniforms.iter().enumerate() {
@@ -284,6 +287,7 @@ impl<'a> GpuPhast<'a> {
             down_arc: &self.down_arc,
             levels: &self.levels,
             level_uniforms: &self.uniforms[..self.levels.len()],
+            chain: (self.chain_levels, &self.uniforms[self.levels.len() + 3]),
             lanes: self.k,
         }
     }

@@ -20,6 +20,9 @@ pub struct GpuPhastLoad {
     mark: Arc<wgpu::ComputePipeline>,
     inject: Arc<wgpu::ComputePipeline>,
     lift: Arc<wgpu::ComputePipeline>,
+    lift_chain: Arc<wgpu::ComputePipeline>,
+    /// The sweep's chain of top levels, lifted in one dispatch (levels, bind group).
+    chain: Option<(usize, wgpu::BindGroup)>,
     climb: Arc<wgpu::ComputePipeline>,
     acc: GpuBuffer<u32>,
     up_arc: GpuBuffer<u32>,
@@ -51,6 +54,8 @@ impl GpuPhastLoad {
             mark: ctx.pipeline(&key("mark"))?,
             inject: ctx.pipeline(&key("inject"))?,
             lift: ctx.pipeline(&key("lift"))?,
+            lift_chain: ctx.pipeline(&PipelineKey::new(LOAD, "lift_chain"))?,
+            chain: None,
             climb: ctx.pipeline(&key("climb"))?,
             acc: GpuBuffer::zeroed(ctx, "phast load carried", 2 * cells)?,
             up_arc: GpuBuffer::zeroed(ctx, "phast load up arcs", cells)?,
@@ -67,7 +72,9 @@ impl GpuPhastLoad {
             b.check_bindable(ctx)?;
         }
         let (g, d) = (view.dag, view.labels.buffer());
-        for u in view.level_uniforms {
+        let (chain_levels, chain_uniform) = view.chain;
+        let chain = (chain_levels > 0).then_some((&l.lift_chain, chain_uniform));
+        for (pipeline, u) in view.level_uniforms.iter().map(|u| (&l.lift, u)).chain(chain) {
             let entries = [
                 (0, g[0].buffer()),
                 (1, g[1].buffer()),
@@ -79,7 +86,11 @@ impl GpuPhastLoad {
                 (9, l._down_slot.buffer()),
                 (10, l.loads.buffer()),
             ];
-            l.binds.push(ctx.bind_buffers(&l.lift, "phast lift", &entries)?);
+            l.binds.push(ctx.bind_buffers(pipeline, "phast lift", &entries)?);
+        }
+        if chain_levels > 0 {
+            let bind = l.binds.pop().expect("the chain's bind group");
+            l.chain = Some((chain_levels, bind));
         }
         let entries = [(5, &l.uniforms[0]), (7, l.acc.buffer()), (8, l.up_arc.buffer())];
         l.binds.push(ctx.bind_buffers(&l.reset, "phast load reset", &entries)?);
@@ -149,9 +160,19 @@ impl GpuPhastLoad {
             Step { pipeline: &self.mark, bind_group: &mark, grid: grid(seeds as u64)? },
             Step { pipeline: &self.inject, bind_group: &inject, grid: grid(pairs as u64)? },
         ];
-        for (i, &(start, end)) in view.levels.iter().enumerate().rev() {
+        let chain_levels = self.chain.as_ref().map_or(0, |c| c.0);
+        for (i, &(start, end)) in view.levels.iter().enumerate().rev().filter(|&(i, _)| i >= chain_levels) {
             let items = (end - start) as u64 * k as u64;
             steps.push(Step { pipeline: &self.lift, bind_group: &self.binds[i], grid: grid(items)? });
+        }
+        if let Some((_, bind)) = &self.chain {
+            // The top levels last, one workgroup of 64 per tree.
+            let groups = gpu_runtime::dispatch::grid_1d(k as u64 * 64, 64, max)?;
+            steps.push(Step {
+                pipeline: &self.lift_chain,
+                bind_group: bind,
+                grid: Workgroups::Fixed(groups),
+            });
         }
         steps.push(Step { pipeline: &self.climb, bind_group: &climb, grid: grid(k as u64)? });
         ctx.run(&Sequence::once("PHAST tree loading", &steps))?;
