@@ -5,6 +5,7 @@
 // serves them all with coalesced loads. Labels are u32; INF = unreached; sums saturate at OVF.
 //!include grid
 //!include sssp_common
+//!include chain_min
 
 override WG: u32 = 256;
 
@@ -63,11 +64,9 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 
 // The top of the DAG, levels of a few vertices each (a separator's chain), in one dispatch instead of
 // one per level: one workgroup per tree walks positions [start, end) in order, its threads splitting
-// each vertex's in-arcs and reducing the minimum in workgroup memory. In-arcs come from earlier
+// each vertex's in-arcs and reducing the minimum in workgroup memory (`chain_min`). In-arcs come from earlier
 // positions, which this workgroup wrote before (the storage barrier makes them visible), so the labels
 // equal the level kernel's.
-const CW: u32 = 64u;
-var<workgroup> chain_min: array<u32, 64>;
 
 @compute @workgroup_size(64)
 fn chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -83,16 +82,9 @@ fn chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         for (var a = offsets[p] + lid; a < end; a += CW) {
             best = min(best, sat_add(dist[targets[a] * k + lane], weights[a]));
         }
-        chain_min[lid] = best;
-        workgroupBarrier();
-        for (var s = CW / 2u; s > 0u; s >>= 1u) {
-            if lid < s {
-                chain_min[lid] = min(chain_min[lid], chain_min[lid + s]);
-            }
-            workgroupBarrier();
-        }
+        let least = chain_min(lid, best);
         if lid == 0u {
-            dist[p * k + lane] = min(dist[p * k + lane], chain_min[0]);
+            dist[p * k + lane] = min(dist[p * k + lane], least);
         }
         storageBarrier();
     }

@@ -7,6 +7,7 @@
 // commute, so the loads equal the CPU twin's bit for bit whatever the scheduling.
 //!include grid
 //!include sssp_common
+//!include chain_min
 
 override WG: u32 = 256;
 
@@ -174,8 +175,6 @@ fn climb(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 // splitting each cell's in-arcs to find the first tight one (the least index, as `lift_cell`'s loop
 // finds it), the first thread handing the flow on. A cell's children sit at later positions: handed
 // on by this workgroup earlier (the storage barrier makes their adds visible) or by earlier dispatches.
-const CW: u32 = 64u;
-var<workgroup> chain_first: array<u32, 64>;
 
 @compute @workgroup_size(64)
 fn lift_chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -205,15 +204,7 @@ fn lift_chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
                 }
             }
         }
-        chain_first[lid] = first;
-        workgroupBarrier();
-        for (var s = CW / 2u; s > 0u; s >>= 1u) {
-            if lid < s {
-                chain_first[lid] = min(chain_first[lid], chain_first[lid + s]);
-            }
-            workgroupBarrier();
-        }
-        let a = chain_first[0];
+        let a = chain_min(lid, first);
         if lid == 0u && a != NONE {
             add_acc(targets[a] * k + lane, lo, hi);
             add_load(params.up_slots + down_slot[a], lo, hi);

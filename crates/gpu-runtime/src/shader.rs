@@ -51,6 +51,7 @@ pub const LIBRARY: &[(&str, &str)] = library![
     "gcut_common",
     "gcut_tables_one",
     "gcut_tables_four",
+    "chain_min",
 ];
 
 impl Shader {

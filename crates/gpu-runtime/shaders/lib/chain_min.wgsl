@@ -1,0 +1,1 @@
+../../../../shaders/lib/chain_min.wgsl
