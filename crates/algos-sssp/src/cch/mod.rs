@@ -341,7 +341,7 @@ impl Cch {
                         topo.down_edges(x),
                         mark,
                         |e1| cells.pair(e1),
-                        |&l, f, e1, e2| cells.relax_by(f, l, e1, e2),
+                        |&l, f, e1, e2| cells.relax_into(f, cells, l, e1, e2),
                     )
                 });
             }
@@ -419,8 +419,12 @@ impl Cells {
         }
     }
 
-    /// The triangle `(e1, e2)` of [`Self::relax_by`] read from `from`'s weights, kept in this run's
-    /// slot `i` when strictly lighter than what the run has.
+    /// Slot pair `i` (edge `i`, or a run's copy of a rank's edge `i`) through the lower triangle of
+    /// `e1 = {v, x}` (its weights `lower`) and `e2 = {v, y}` read from `from`'s weights: `x → v → y` is
+    /// down(e1) + up(e2), `y → v → x` down(e2) + up(e1). A triangle replaces the current value only
+    /// when strictly lighter, and an edge's triangles come in ascending `v`, so the witness is
+    /// deterministic: the input arc when it ties, else the lowest `v`. Only the task that owns the
+    /// slots writes them.
     #[inline]
     fn relax_into(&self, i: usize, from: &Cells, lower: [u32; 2], e1: usize, e2: usize) {
         for (slot, w) in [2 * i, 2 * i + 1].into_iter().zip(from.through(lower, e2)) {
@@ -429,28 +433,6 @@ impl Cells {
                 if !self.why.is_empty() {
                     self.why[slot].store(triangle_witness(e1, e2), Ordering::Relaxed);
                 }
-            }
-        }
-    }
-
-    /// Edge `f = {x, y}` through its lower triangle via `v` (`e1 = {v, x}`, `e2 = {v, y}`): `x → v → y`
-    /// is down(e1) + up(e2) and `y → v → x` is down(e2) + up(e1). A triangle replaces the current
-    /// value only when strictly lighter, and an edge's triangles come in ascending `v`, so the witness
-    /// is deterministic: the input arc when it ties, else the lowest `v`. Only the task that owns
-    /// `f`'s rank writes it.
-    #[inline]
-    fn relax_by(&self, f: usize, lower: [u32; 2], e1: usize, e2: usize) {
-        let [up, down] = self.through(lower, e2);
-        if up < self.get(2 * f) {
-            self.w[2 * f].store(up, Ordering::Relaxed);
-            if !self.why.is_empty() {
-                self.why[2 * f].store(triangle_witness(e1, e2), Ordering::Relaxed);
-            }
-        }
-        if down < self.get(2 * f + 1) {
-            self.w[2 * f + 1].store(down, Ordering::Relaxed);
-            if !self.why.is_empty() {
-                self.why[2 * f + 1].store(triangle_witness(e1, e2), Ordering::Relaxed);
             }
         }
     }
