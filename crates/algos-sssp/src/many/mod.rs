@@ -339,30 +339,12 @@ fn many_impl(
     shared: Option<&SharedSink<'_>>,
 ) -> Result<ManyStats, SsspError> {
     let mut out = ManyStats::default();
-    if let Some(phast) = phast_plan(graph, sources, opts) {
-        if opts.method == Method::Auto && opts.hierarchy.is_none() {
-            let threads = rayon::current_num_threads();
-            let place = match phast.len() {
-                0 => format!("{threads} CPU threads"),
-                1 => "the GPU".to_string(),
-                k => format!("{k} GPUs"),
-            };
-            // Priced before the run builds or reads the hierarchy (`phast_plan` did the same).
-            let cost = crate::auto::HierarchyCost::of(graph, false);
-            let threshold = crate::auto::phast_threshold(threads, !phast.is_empty(), cost);
-            out.decision = Some(AutoDecision {
-                probe_trees: 0,
-                cpu_trees_per_s: 0.0,
-                gpu_trees_per_s: None,
-                reason: format!(
-                    "{} sources ≥ {threshold} with {}: a customisable hierarchy and PHAST on {place} are \
-                     measured faster than one tree per source from there (auto::phast_pays)",
-                    sources.len(),
-                    cost.describe()
-                ),
-            });
+    if let Some(plan) = phast_plan(graph, sources, opts) {
+        if let Some(reason) = plan.why {
+            out.decision =
+                Some(AutoDecision { probe_trees: 0, cpu_trees_per_s: 0.0, gpu_trees_per_s: None, reason });
         }
-        return run_phast(graph, sources, opts, &phast, &mut out, emit, shared).map(|()| out);
+        return run_phast(graph, sources, opts, &plan.gpus, &mut out, emit, shared).map(|()| out);
     }
     let (placement, done) = match (opts.backend, opts.schedule) {
         (Backend::Cpu, _) => (Plan::Cpu, 0),

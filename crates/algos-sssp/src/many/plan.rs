@@ -9,13 +9,21 @@ use super::{AutoDecision, CPU_BLOCK, ManyOptions, ManyStats, Method, RowSink, Sc
 use crate::error::SsspError;
 use crate::gpu::BatchConfig;
 
-/// Where PHAST runs when the method says PHAST: `Some(None)` on the CPU, `Some(Some(ctx))` on that
-/// GPU, `None` when the trees are computed one per source.
+/// PHAST's placement: the GPUs that sweep (none: the CPU), and Auto's reason when it chose PHAST
+/// without a hierarchy given.
+pub(super) struct PhastPlan<'a> {
+    pub gpus: Vec<&'a GpuContext>,
+    pub why: Option<String>,
+}
+
+/// Where PHAST runs when the method says PHAST, or `None` when the trees are computed one per source.
+/// Auto prices the hierarchy once, here, and says why with the same threshold it decided by.
 pub(super) fn phast_plan<'a>(
     graph: &Csr<u32>,
     sources: &[u32],
     opts: &ManyOptions<'a>,
-) -> Option<Vec<&'a GpuContext>> {
+) -> Option<PhastPlan<'a>> {
+    use crate::auto::{HierarchyCost, phast_pays, phast_threshold};
     if opts.method == Method::Trees {
         return None;
     }
@@ -25,21 +33,30 @@ pub(super) fn phast_plan<'a>(
         // `Auto` never takes a software adapter (slower than the CPU); an explicit one is taken.
         .filter(|ctx| !ctx.is_software() || !matches!(opts.backend, Backend::Auto))
         .collect();
-    match opts.method {
-        Method::Trees => None,
-        Method::Phast => Some(gpus),
-        Method::Auto => {
-            let pays = crate::auto::phast_pays(
-                graph.num_vertices(),
-                graph.num_arcs(),
-                sources.len(),
-                rayon::current_num_threads(),
-                !gpus.is_empty(),
-                crate::auto::HierarchyCost::of(graph, opts.hierarchy.is_some()),
-            );
-            pays.then_some(gpus)
-        }
+    if opts.method == Method::Phast {
+        return Some(PhastPlan { gpus, why: None });
     }
+    let threads = rayon::current_num_threads();
+    let cost = HierarchyCost::of(graph, opts.hierarchy.is_some());
+    let gpu = !gpus.is_empty();
+    if !phast_pays(graph.num_vertices(), graph.num_arcs(), sources.len(), threads, gpu, cost) {
+        return None;
+    }
+    let why = (cost != HierarchyCost::AtHand).then(|| {
+        let place = match gpus.len() {
+            0 => format!("{threads} CPU threads"),
+            1 => "the GPU".to_string(),
+            k => format!("{k} GPUs"),
+        };
+        format!(
+            "{} sources ≥ {} with {}: a customisable hierarchy and PHAST on {place} are measured faster \
+             than one tree per source from there (auto::phast_pays)",
+            sources.len(),
+            phast_threshold(threads, gpu, cost),
+            cost.describe()
+        )
+    });
+    Some(PhastPlan { gpus, why })
 }
 
 /// The GPUs a backend stands for: [`ManyOptions::devices`] when given, else the backend's one GPU
