@@ -331,7 +331,9 @@ impl Cch {
             // A run pays for its own copy of the rank's edges (set, merged): it must carry far more
             // triangles than the rank has edges.
             let per_run = (16 * edges.len() as u64).max(PARALLEL_RANK_TRIANGLES);
-            let runs = (work / per_run).min(4 * rayon::current_num_threads() as u64);
+            // On one thread runs would only add their merge.
+            let threads = rayon::current_num_threads() as u64;
+            let runs = if threads > 1 { (work / per_run).min(4 * threads) } else { 1 };
             if runs >= 2 {
                 self.relax_rank_parallel(x, edges, runs as usize, cells);
             } else if work > 0 {
