@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use urbanflow::dp::vrp::vrplib::{Rounding, read_solution, read_vrplib};
-use urbanflow::dp::vrp::{BoundOptions, PricingBackend, Relaxation, pricer, root_bound_with};
+use urbanflow::dp::vrp::{BoundOptions, MasterLp, PricingBackend, Relaxation, pricer, root_bound_with};
 
 /// Lower bound on a capacitated VRP (VRPLIB file) by column generation: a set-partitioning LP over the
 /// routes of a relaxation, priced by its dynamic programme on reduced costs.
@@ -53,6 +53,10 @@ struct Args {
     /// to half (0: never).
     #[arg(long, default_value_t = 20)]
     columns_per_customer: usize,
+    /// The master LP's solver: simplex (warm-started from the last round's basis; the default) or
+    /// interior-point (Clarabel, from scratch every round).
+    #[arg(long, default_value = "simplex")]
+    master: String,
     /// Stop after this many seconds (the bound so far is still valid).
     #[arg(long)]
     max_seconds: Option<f64>,
@@ -88,8 +92,14 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         "ng-route" => Relaxation::NgRoute { delta: args.delta },
         other => return Err(format!("--relaxation {other}: expected q-route or ng-route").into()),
     };
+    let master = match args.master.as_str() {
+        "simplex" => MasterLp::Simplex,
+        "interior-point" => MasterLp::InteriorPoint,
+        other => return Err(format!("--master {other}: expected simplex or interior-point").into()),
+    };
     let opts = BoundOptions {
         relaxation,
+        master,
         parallel: rayon::current_num_threads() > 1,
         max_seconds: args.max_seconds,
         columns_per_round: args.columns,
@@ -132,6 +142,8 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             "setup_s": setup_s,
             "pricing_s": report.pricing_s,
             "lp_s": report.lp_s,
+            "master": args.master,
+            "lp_pivots": report.lp_pivots,
         });
         println!("{v}");
     } else {

@@ -8,7 +8,7 @@ use std::path::Path;
 use algos_dp::DpError;
 use algos_dp::vrp::vrplib::{Rounding, parse_vrplib, read_solution, read_vrplib};
 use algos_dp::vrp::{
-    ArcCosts, BoundOptions, Costs, Cvrp, LoadSemantics, NONE, NgSets, Relaxation, ng_paths,
+    ArcCosts, BoundOptions, Costs, Cvrp, LoadSemantics, MasterLp, NONE, NgSets, Relaxation, ng_paths,
     ng_paths_dominated, q_paths, root_bound, through_q,
 };
 use graph_core::datasets::data_path;
@@ -209,30 +209,39 @@ fn ng_bound_with_full_neighbourhoods_equals_the_elementary_lp() {
         let n = 4 + (seed % 4) as usize;
         let inst = random(n, 6, seed % 2 == 0, 300 + seed);
         let exact = elementary_lp(&inst);
-        let ng = root_bound(
-            &inst,
-            &BoundOptions { relaxation: Relaxation::NgRoute { delta: n }, ..BoundOptions::default() },
-            &mut |_| {},
-        )
-        .unwrap();
-        let q = root_bound(
-            &inst,
-            &BoundOptions { relaxation: Relaxation::QRoute, ..BoundOptions::default() },
-            &mut |_| {},
-        )
-        .unwrap();
-        assert!(ng.converged && q.converged);
-        assert!(
-            (ng.lower_bound - exact).abs() < 1e-6 * exact,
-            "seed {seed}: ng {} vs elementary LP {exact}",
-            ng.lower_bound
-        );
-        assert!(
-            q.lower_bound <= ng.lower_bound + 1e-6,
-            "seed {seed}: q {} > ng {}",
-            q.lower_bound,
-            ng.lower_bound
-        );
+        // Both master solvers reach the same LP bound (the simplex's duals are a vertex, the interior
+        // point's centred: different paths, one optimum).
+        for master in [MasterLp::Simplex, MasterLp::InteriorPoint] {
+            let ng = root_bound(
+                &inst,
+                &BoundOptions {
+                    relaxation: Relaxation::NgRoute { delta: n },
+                    master,
+                    ..BoundOptions::default()
+                },
+                &mut |_| {},
+            )
+            .unwrap();
+            let q = root_bound(
+                &inst,
+                &BoundOptions { relaxation: Relaxation::QRoute, master, ..BoundOptions::default() },
+                &mut |_| {},
+            )
+            .unwrap();
+            assert!(ng.converged && q.converged);
+            assert!(
+                (ng.lower_bound - exact).abs() < 1e-6 * exact,
+                "seed {seed}, {master:?}: ng {} vs elementary LP {exact}",
+                ng.lower_bound
+            );
+            assert!(
+                q.lower_bound <= ng.lower_bound + 1e-6,
+                "seed {seed}, {master:?}: q {} > ng {}",
+                q.lower_bound,
+                ng.lower_bound
+            );
+            assert_eq!(ng.lp_pivots == 0, master == MasterLp::InteriorPoint);
+        }
     }
 }
 
@@ -290,6 +299,24 @@ fn x_instance_bounds_are_ordered_below_the_best_known() {
     assert!(q.converged && ng.converged);
     assert!(q.lower_bound <= ng.lower_bound + 1e-6 && ng.lower_bound <= sol.cost);
     assert!(q.lower_bound > 0.95 * sol.cost, "measured 27,080 of 27,591");
+    // The interior-point master reaches the same bound as the default simplex.
+    let ng_ip = root_bound(
+        &inst,
+        &BoundOptions {
+            relaxation: Relaxation::NgRoute { delta: 4 },
+            master: MasterLp::InteriorPoint,
+            ..BoundOptions::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(ng_ip.converged);
+    assert!(
+        (ng_ip.lower_bound - ng.lower_bound).abs() < 1e-6 * ng.lower_bound,
+        "ng(4): simplex master {} vs interior point {}",
+        ng.lower_bound,
+        ng_ip.lower_bound
+    );
 }
 
 /// ψ by brute force: a forward walk to i and a backward walk from i (a forward walk on the transposed

@@ -1,8 +1,8 @@
 //! A CVRP root lower bound by column generation over a route relaxation.
 //!
 //! Master LP (set partitioning over the relaxation's routes r, with a_ir the visits of customer i):
-//! `min Σ c_r x_r  s.t.  Σ_r a_ir x_r = 1 ∀ i,  x ≥ 0`, solved with Clarabel for its duals u
-//! ([`super::master`]). Pricing runs a [`Pricer`] on the reduced costs `c_ij − u_j`: the CPU's q-path
+//! `min Σ c_r x_r  s.t.  Σ_r a_ir x_r = 1 ∀ i,  x ≥ 0`, solved for its duals u by a warm-started
+//! primal simplex or an interior point ([`MasterLp`]). Pricing runs a [`Pricer`] on the reduced costs `c_ij − u_j`: the CPU's q-path
 //! or ng-path DP (with subset dominance), or a GPU engine ([`super::GpuNgPricer`], [`super::GpuQPaths`]).
 //!
 //! **Certified bound every round**: for any u, every feasible x has
@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use super::master::Master;
+use super::master::{Master, MasterLp};
 use super::{ArcCosts, Costs, CpuPricer, Cvrp, DpError, Pricer};
 
 /// Which relaxation prices the columns.
@@ -53,6 +53,8 @@ pub struct BoundOptions {
     /// The LP's time grows with its columns and dominates once pricing runs on a GPU: 20 took
     /// X-n153-k22 from 24.3 s of LP to 5.9 s (147 → 182 rounds, same bound; docs/benchmarks.md).
     pub columns_per_customer: usize,
+    /// The master LP's solver.
+    pub master: MasterLp,
 }
 
 impl Default for BoundOptions {
@@ -67,6 +69,7 @@ impl Default for BoundOptions {
             max_seconds: None,
             smoothing: 0.8,
             columns_per_customer: 20,
+            master: MasterLp::default(),
         }
     }
 }
@@ -109,6 +112,8 @@ pub struct BoundReport {
     pub pricing_s: f64,
     /// Seconds in the master LP.
     pub lp_s: f64,
+    /// Simplex pivots of the master in all (0 with [`MasterLp::InteriorPoint`]).
+    pub lp_pivots: u64,
     /// The final duals, one per customer.
     pub duals: Vec<f64>,
     /// One entry per round.
@@ -152,7 +157,7 @@ pub fn root_bound_with(
         return Err(DpError::Shape(format!("smoothing α = {}: must lie in [0, 1)", opts.smoothing)));
     }
     let n = inst.customers();
-    let mut master = Master::new(n);
+    let mut master = Master::new(n, opts.master);
     let mut seen: HashSet<Vec<u32>> = HashSet::new();
     for i in 1..=n {
         master.add(&[i as u32], inst.cost(0, i) + inst.cost(i, 0));
@@ -166,6 +171,7 @@ pub fn root_bound_with(
         seconds: 0.0,
         pricing_s: 0.0,
         lp_s: 0.0,
+        lp_pivots: 0,
         duals: Vec::new(),
         history: Vec::new(),
     };
@@ -244,5 +250,6 @@ pub fn root_bound_with(
         }
     }
     report.seconds = start.elapsed().as_secs_f64();
+    report.lp_pivots = master.pivots();
     Ok(report)
 }

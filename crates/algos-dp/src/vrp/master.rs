@@ -1,22 +1,40 @@
-//! The restricted set-partitioning master of column generation, solved with
-//! [Clarabel](https://docs.rs/clarabel) (a pure-Rust interior-point solver that returns the duals).
+//! The restricted set-partitioning master of column generation:
+//! `min Σ c_r x_r  s.t.  Σ_r a_ir x_r = 1 ∀ customers i,  x ≥ 0`, over the routes generated so far,
+//! solved for the duals u_i of the partitioning rows that the pricing needs every round.
 //!
-//! `min Σ c_r x_r  s.t.  Σ_r a_ir x_r = 1 ∀ customers i,  x ≥ 0`, over the routes generated so far.
-//! Why Clarabel: the pricing needs the duals u_i of the partitioning rows every round; microlp (used
-//! before) reports primal values only, so the dual had to be solved as a primal with thousands of
-//! rows rebuilt every round — the bound's measured bottleneck. An interior point also gives
-//! well-centred duals, which damp the oscillation of column generation (primal-dual column
-//! generation, Gondzio et al.); the bound stays certified whatever their accuracy.
+//! Two solvers ([`MasterLp`]): a primal simplex warm-started from the last round's basis
+//! ([`super::simplex`], the default) and [Clarabel](https://docs.rs/clarabel), a pure-Rust interior
+//! point solved from scratch every round, whose well-centred duals damp the oscillation of column
+//! generation (primal-dual column generation, Gondzio et al.). microlp, used before both, reports
+//! primal values only, so the dual had to be solved as a primal with thousands of rows rebuilt every
+//! round. The bound stays certified whatever the duals' accuracy.
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
 
 use super::DpError;
+use super::simplex::Simplex;
+
+/// Which solver takes the restricted master LP of [`root_bound`](super::root_bound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MasterLp {
+    /// A primal simplex on the set-partitioning master, warm-started from the last round's optimal
+    /// basis (columns are only added between rounds, so that basis stays feasible): a few dozen pivots a
+    /// round instead of a solve from scratch. Its duals are a vertex of the dual polyhedron.
+    #[default]
+    Simplex,
+    /// Clarabel's interior point on the master's dual form, from scratch every round: well-centred
+    /// duals, but every round pays the whole solve.
+    InteriorPoint,
+}
 
 /// The columns so far.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Master {
     customers: usize,
+    solver: MasterLp,
+    /// The simplex's basis between rounds.
+    simplex: Simplex,
     /// Per column: (customer row, visits) sorted by row.
     rows: Vec<Vec<(usize, f64)>>,
     cost: Vec<f64>,
@@ -34,8 +52,13 @@ pub(crate) struct MasterSolution {
 }
 
 impl Master {
-    pub fn new(customers: usize) -> Self {
-        Self { customers, ..Self::default() }
+    pub fn new(customers: usize, solver: MasterLp) -> Self {
+        Self { customers, solver, ..Self::default() }
+    }
+
+    /// Simplex pivots so far (0 for the interior point).
+    pub fn pivots(&self) -> u64 {
+        self.simplex.pivots
     }
 
     /// Number of columns.
@@ -59,8 +82,8 @@ impl Master {
         self.routes.push(customers.to_vec());
     }
 
-    /// Keeps the first `fixed` columns and the `keep − fixed` others of least reduced cost under
-    /// `duals`; returns the routes removed.
+    /// Keeps the first `fixed` columns, the simplex's basic ones, and the others of least reduced cost
+    /// under `duals` up to `keep` in all; returns the routes removed.
     pub fn purge(&mut self, duals: &[f64], fixed: usize, keep: usize) -> Vec<Vec<u32>> {
         if self.len() <= keep {
             return Vec::new();
@@ -70,8 +93,32 @@ impl Master {
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut kept = vec![false; self.len()];
         kept[..fixed].fill(true);
-        for &(_, r) in order.iter().take(keep.saturating_sub(fixed)) {
-            kept[r] = true;
+        let basic = if self.solver == MasterLp::Simplex { self.simplex.basic_columns() } else { &[] };
+        for &b in basic {
+            kept[b] = true;
+        }
+        let mut count = kept.iter().filter(|&&k| k).count();
+        for &(_, r) in &order {
+            if count >= keep {
+                break;
+            }
+            if !kept[r] {
+                kept[r] = true;
+                count += 1;
+            }
+        }
+        let mut next = 0;
+        let new_index: Vec<Option<usize>> = kept
+            .iter()
+            .map(|&k| {
+                k.then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        if self.solver == MasterLp::Simplex {
+            self.simplex.renumber(&new_index);
         }
         let mut removed = Vec::new();
         let (rows, cost, routes) = (
@@ -91,10 +138,21 @@ impl Master {
         removed
     }
 
+    /// Solves the LP with the chosen solver.
+    pub fn solve(&mut self) -> Result<MasterSolution, DpError> {
+        match self.solver {
+            MasterLp::Simplex => {
+                let optimum = self.simplex.solve(self.customers, &self.rows, &self.cost)?;
+                Ok(MasterSolution { value: optimum.value, duals: optimum.duals })
+            }
+            MasterLp::InteriorPoint => self.solve_interior_point(),
+        }
+    }
+
     /// Solves the LP, in its dual form `max Σ u_i s.t. Σ_i a_ir u_i ≤ c_r ∀ r` (u free): n variables
     /// and one inequality per column, half the KKT system of the primal form (whose x ≥ 0 adds a row per
     /// column); the route values are that problem's duals.
-    pub fn solve(&self) -> Result<MasterSolution, DpError> {
+    fn solve_interior_point(&self) -> Result<MasterSolution, DpError> {
         let (n, cols) = (self.customers, self.len());
         // A: cols × n, row r = route r's visits; built column-wise (per customer).
         let mut per_customer: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];

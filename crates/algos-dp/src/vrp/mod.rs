@@ -34,6 +34,7 @@ mod ng;
 mod ng_dense;
 mod pricing;
 mod qpath;
+mod simplex;
 mod throughq;
 pub mod vrplib;
 
@@ -41,6 +42,7 @@ pub use colgen::{BoundOptions, BoundReport, Relaxation, Round, root_bound, root_
 pub use gpu_ng::{GpuNgPricer, GpuPriceTimes};
 pub use gpu_qpath::GpuQPaths;
 pub use instance::{ArcCosts, Costs, Cvrp};
+pub use master::MasterLp;
 pub use ng::{MAX_DELTA, NgSets, NgState, NgTable, ng_paths, ng_paths_dominated};
 pub use ng_dense::{MAX_DENSE_DELTA, NO_LABEL, NgDenseTable, NgPlan, vrp_ng_mirror};
 pub use pricing::{CpuPricer, Priced, Pricer, PricingBackend, gpu_pays, pricer};
