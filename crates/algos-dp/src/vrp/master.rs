@@ -28,6 +28,64 @@ pub enum MasterLp {
     InteriorPoint,
 }
 
+/// The master's columns in one flat store: column r lists the customer rows (0-based) its route
+/// visits, sorted, a row repeated once per visit (ng-routes may visit a customer twice). One slice per
+/// column keeps a pricing scan of the simplex in one pass over contiguous memory.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Columns {
+    starts: Vec<usize>,
+    rows: Vec<u32>,
+}
+
+impl Columns {
+    /// Number of columns.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Entries of all columns.
+    pub fn entries(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Column r's rows, sorted, repeated per visit.
+    pub fn column(&self, r: usize) -> &[u32] {
+        let end = self.starts.get(r + 1).copied().unwrap_or(self.rows.len());
+        &self.rows[self.starts[r]..end]
+    }
+
+    /// Σ_i a_ir y_i. Four running sums: one would chain every gathered add on the last (the simplex's
+    /// pricing scan spent half its time waiting on that chain).
+    pub fn dot(&self, r: usize, y: &[f64]) -> f64 {
+        let column = self.column(r);
+        let mut sums = [0.0f64; 4];
+        let mut quads = column.chunks_exact(4);
+        for quad in &mut quads {
+            for (s, &i) in sums.iter_mut().zip(quad) {
+                *s += y[i as usize];
+            }
+        }
+        let tail: f64 = quads.remainder().iter().map(|&i| y[i as usize]).sum();
+        (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+    }
+
+    /// Appends a column visiting `rows` (any order, repeats counted).
+    pub fn push(&mut self, rows: impl IntoIterator<Item = u32>) {
+        self.starts.push(self.rows.len());
+        let start = self.rows.len();
+        self.rows.extend(rows);
+        self.rows[start..].sort_unstable();
+    }
+
+    /// Keeps the columns whose `kept` is true, in order.
+    fn retain(&mut self, kept: &[bool]) {
+        let old = std::mem::take(self);
+        for (r, _) in kept.iter().enumerate().filter(|&(_, &k)| k) {
+            self.push(old.column(r).iter().copied());
+        }
+    }
+}
+
 /// The columns so far.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Master {
@@ -35,8 +93,7 @@ pub(crate) struct Master {
     solver: MasterLp,
     /// The simplex's basis between rounds.
     simplex: Simplex,
-    /// Per column: (customer row, visits) sorted by row.
-    rows: Vec<Vec<(usize, f64)>>,
+    columns: Columns,
     cost: Vec<f64>,
     /// Per column: the route's customers in order.
     routes: Vec<Vec<u32>>,
@@ -68,16 +125,7 @@ impl Master {
 
     /// Adds the route visiting `customers` (1-based, repeats counted) at `cost`.
     pub fn add(&mut self, customers: &[u32], cost: f64) {
-        let mut rows: Vec<(usize, f64)> = Vec::with_capacity(customers.len());
-        let mut sorted: Vec<usize> = customers.iter().map(|&c| c as usize - 1).collect();
-        sorted.sort_unstable();
-        for r in sorted {
-            match rows.last_mut() {
-                Some((last, v)) if *last == r => *v += 1.0,
-                _ => rows.push((r, 1.0)),
-            }
-        }
-        self.rows.push(rows);
+        self.columns.push(customers.iter().map(|&c| c - 1));
         self.cost.push(cost);
         self.routes.push(customers.to_vec());
     }
@@ -88,7 +136,7 @@ impl Master {
         if self.len() <= keep {
             return Vec::new();
         }
-        let reduced = |r: usize| self.cost[r] - self.rows[r].iter().map(|&(i, a)| a * duals[i]).sum::<f64>();
+        let reduced = |r: usize| self.cost[r] - self.columns.dot(r, duals);
         let mut order: Vec<(f64, usize)> = (fixed..self.len()).map(|r| (reduced(r), r)).collect();
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut kept = vec![false; self.len()];
@@ -120,15 +168,11 @@ impl Master {
         if self.solver == MasterLp::Simplex {
             self.simplex.renumber(&new_index);
         }
+        self.columns.retain(&kept);
         let mut removed = Vec::new();
-        let (rows, cost, routes) = (
-            std::mem::take(&mut self.rows),
-            std::mem::take(&mut self.cost),
-            std::mem::take(&mut self.routes),
-        );
-        for (at, ((row, c), route)) in rows.into_iter().zip(cost).zip(routes).enumerate() {
+        let (cost, routes) = (std::mem::take(&mut self.cost), std::mem::take(&mut self.routes));
+        for (at, (c, route)) in cost.into_iter().zip(routes).enumerate() {
             if kept[at] {
-                self.rows.push(row);
                 self.cost.push(c);
                 self.routes.push(route);
             } else {
@@ -142,7 +186,7 @@ impl Master {
     pub fn solve(&mut self) -> Result<MasterSolution, DpError> {
         match self.solver {
             MasterLp::Simplex => {
-                let optimum = self.simplex.solve(self.customers, &self.rows, &self.cost)?;
+                let optimum = self.simplex.solve(self.customers, &self.columns, &self.cost)?;
                 Ok(MasterSolution { value: optimum.value, duals: optimum.duals })
             }
             MasterLp::InteriorPoint => self.solve_interior_point(),
@@ -156,9 +200,12 @@ impl Master {
         let (n, cols) = (self.customers, self.len());
         // A: cols × n, row r = route r's visits; built column-wise (per customer).
         let mut per_customer: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-        for (r, rows) in self.rows.iter().enumerate() {
-            for &(i, a) in rows {
-                per_customer[i].push((r, a));
+        for r in 0..cols {
+            for &i in self.columns.column(r) {
+                match per_customer[i as usize].last_mut() {
+                    Some((last, a)) if *last == r => *a += 1.0,
+                    _ => per_customer[i as usize].push((r, 1.0)),
+                }
             }
         }
         let mut colptr = Vec::with_capacity(n + 1);

@@ -7,7 +7,7 @@
 //! [`MasterLp::InteriorPoint`](super::MasterLp)) starts from scratch every round and was measured to
 //! be the bound's bottleneck once pricing moved to the GPU (X-n190-k8: 28.6 of 37.3 s). The basis is
 //! small enough to hold its inverse densely (m² doubles: 1.3 MB at 400 customers); a pivot updates it
-//! in O(m²) and it is rebuilt from the basis columns every [`REFACTOR_EVERY`] pivots to shed rounding.
+//! in O(m²) and it is rebuilt from the basis columns when the residuals, checked every [`CHECK_EVERY`] pivots, show rounding.
 //!
 //! The starting basis is the single-customer routes, which the master always holds as its first m
 //! columns (B = I, x = 1: feasible, so there is no phase one). Degeneracy, the rule in set
@@ -15,13 +15,22 @@
 //! are taken with a Harris ratio test (largest pivot among the near-ties), and after [`STALL_LIMIT`]
 //! degenerate pivots in a row Bland's rule takes over until the objective moves again.
 
-use super::DpError;
+use rayon::prelude::*;
 
-/// Pivots between two rebuilds of the inverse.
-const REFACTOR_EVERY: usize = 100;
+use super::DpError;
+use super::master::Columns;
+
+/// Pivots between two checks of the inverse's accuracy.
+const CHECK_EVERY: usize = 100;
+/// The largest residual (primal, or dual relative to the cost) before the inverse is rebuilt.
+const RESIDUAL: f64 = 1e-9;
+/// Pivots after which the inverse is rebuilt whatever its residuals.
+const REFACTOR_AT_MOST: usize = 2_000;
 /// Columns kept from a full pricing scan and re-priced on their own until none enters (multiple
 /// pricing: a full scan reads every column, the candidates a handful).
 const CANDIDATES: usize = 32;
+/// Column entries from which a full pricing scan runs on all threads.
+const PARALLEL_SCAN: usize = 16_384;
 /// Degenerate pivots in a row before Bland's rule.
 const STALL_LIMIT: usize = 200;
 /// The objective decrease below which a pivot counts as degenerate.
@@ -42,7 +51,8 @@ const PERTURBATION: f64 = 1e-8;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Simplex {
     rows: usize,
-    /// B⁻¹, row-major, rows × rows.
+    /// B⁻¹ column by column (entry (k, i) at `i · rows + k`: k the basis position, i the customer row),
+    /// so that B⁻¹ a, a sparse column, reads a few contiguous columns.
     inverse: Vec<f64>,
     /// The column in each basis position.
     basis: Vec<usize>,
@@ -80,12 +90,7 @@ impl Simplex {
 
     /// Solves `min c·x s.t. A x = 1, x ≥ 0` over `columns` (per column: (row, entry) sorted by row) with
     /// `cost`, from the last basis (or from the first `rows` columns, which must be the unit columns).
-    pub fn solve(
-        &mut self,
-        rows: usize,
-        columns: &[Vec<(usize, f64)>],
-        cost: &[f64],
-    ) -> Result<SimplexOptimum, DpError> {
+    pub fn solve(&mut self, rows: usize, columns: &Columns, cost: &[f64]) -> Result<SimplexOptimum, DpError> {
         if self.rows != rows || self.basis.len() != rows {
             self.rows = rows;
             self.basis = (0..rows).collect();
@@ -108,6 +113,7 @@ impl Simplex {
         let (mut duals, mut fresh) = (self.duals(cost), true);
         let mut stalled = 0usize;
         let mut w = vec![0.0; rows];
+        let mut all = vec![0.0; columns.len()];
         let (mut candidates, mut scores) = (Vec::with_capacity(CANDIDATES), Vec::with_capacity(CANDIDATES));
         let limit = 50 * (rows + columns.len()) + 10_000;
         for _ in 0..limit {
@@ -115,9 +121,7 @@ impl Simplex {
             // Entering column (multiple pricing): the most negative reduced cost among the candidates
             // of the last full scan, re-priced at the current duals; a full scan over every column when
             // none of them is negative any more. Under Bland's rule: the first negative column.
-            let reduced = |r: usize, duals: &[f64]| {
-                cost[r] - columns[r].iter().map(|&(i, a)| a * duals[i]).sum::<f64>()
-            };
+            let reduced = |r: usize, duals: &[f64]| cost[r] - columns.dot(r, duals);
             let enters = |r: usize, d: f64| d < -OPTIMALITY * (1.0 + cost[r].abs());
             let mut entering: Option<(usize, f64)> = None;
             if !bland {
@@ -131,8 +135,16 @@ impl Simplex {
             if entering.is_none() {
                 candidates.clear();
                 let mut worst = f64::INFINITY;
+                // Every reduced cost at once: on large masters spread over the threads (the pricing
+                // engine is idle meanwhile), then the choice in column order.
+                let price = |(r, d): (usize, &mut f64)| *d = reduced(r, &duals);
+                if columns.entries() >= PARALLEL_SCAN && rayon::current_num_threads() > 1 {
+                    all.par_iter_mut().enumerate().with_min_len(256).for_each(price);
+                } else {
+                    all.iter_mut().enumerate().for_each(price);
+                }
                 for (r, _) in is_basic.iter().enumerate().filter(|&(_, &basic)| !basic) {
-                    let d = reduced(r, &duals);
+                    let d = all[r];
                     if !enters(r, d) {
                         continue;
                     }
@@ -176,9 +188,10 @@ impl Simplex {
             fresh = false;
             // w = B⁻¹ a_q.
             w.fill(0.0);
-            for &(i, a) in &columns[q] {
-                for (k, wk) in w.iter_mut().enumerate() {
-                    *wk += self.inverse[k * rows + i] * a;
+            for &i in columns.column(q) {
+                let i = i as usize;
+                for (wk, v) in w.iter_mut().zip(&self.inverse[i * rows..(i + 1) * rows]) {
+                    *wk += v;
                 }
             }
             let p = self.leaving(&w, bland).ok_or_else(|| {
@@ -197,30 +210,37 @@ impl Simplex {
             }
             self.values[p] = step;
             // y += d_q / w_p · (row p of the old B⁻¹) = d_q · (row p of the new): the entering column's reduced cost becomes 0.
-            let pivot_row: Vec<f64> =
-                self.inverse[p * rows..(p + 1) * rows].iter().map(|v| v / w[p]).collect();
+            let pivot_row: Vec<f64> = (0..rows).map(|i| self.inverse[i * rows + p] / w[p]).collect();
             for (y, v) in duals.iter_mut().zip(&pivot_row) {
                 *y += d_q * v;
             }
-            // B⁻¹ -= (w − e_p) ⊗ pivot row (dense rows: B⁻¹ of these masters fills in, ~80 % at X-n181-k23).
-            for (k, &wk) in w.iter().enumerate() {
-                if k == p || wk == 0.0 {
-                    continue;
+            // B⁻¹ -= (w − e_p) ⊗ pivot row, column by column (B⁻¹ of these masters is dense: ~80 % at
+            // X-n181-k23).
+            let wp = w[p];
+            w[p] = 0.0;
+            for (column, &pv) in self.inverse.chunks_exact_mut(rows).zip(&pivot_row) {
+                if pv != 0.0 {
+                    for (v, wk) in column.iter_mut().zip(&w) {
+                        *v -= wk * pv;
+                    }
                 }
-                let row = &mut self.inverse[k * rows..(k + 1) * rows];
-                for (v, pv) in row.iter_mut().zip(&pivot_row) {
-                    *v -= wk * pv;
-                }
+                column[p] = pv;
             }
-            self.inverse[p * rows..(p + 1) * rows].copy_from_slice(&pivot_row);
+            w[p] = wp;
             is_basic[self.basis[p]] = false;
             is_basic[q] = true;
             self.basis[p] = q;
             self.pivots += 1;
             self.updates += 1;
-            if self.updates >= REFACTOR_EVERY {
-                self.refactor(columns)?;
-                (duals, fresh) = (self.duals(cost), true);
+            if self.updates % CHECK_EVERY == 0 {
+                // Rebuild B⁻¹ (m³) only once rounding shows: the residuals of B x_B = b and of
+                // y B = c_B cost one pass over the basis columns.
+                duals = self.duals(cost);
+                fresh = true;
+                if self.updates >= REFACTOR_AT_MOST || self.residual(columns, cost, &duals) > RESIDUAL {
+                    self.refactor(columns)?;
+                    duals = self.duals(cost);
+                }
             }
         }
         Err(DpError::Lp(format!(
@@ -248,29 +268,39 @@ impl Simplex {
             .map(|(k, _)| k)
     }
 
+    /// max(|B x_B − b|, |y B − c_B| / (1 + |c_B|)) over the basis.
+    fn residual(&self, columns: &Columns, cost: &[f64], duals: &[f64]) -> f64 {
+        let mut primal = self.rhs.clone();
+        let mut worst = 0.0f64;
+        for (&b, &x) in self.basis.iter().zip(&self.values) {
+            let mut priced = 0.0;
+            for &i in columns.column(b) {
+                primal[i as usize] -= x;
+                priced += duals[i as usize];
+            }
+            worst = worst.max((priced - cost[b]).abs() / (1.0 + cost[b].abs()));
+        }
+        primal.iter().fold(worst, |w, r| w.max(r.abs()))
+    }
+
     /// y = c_B B⁻¹.
     fn duals(&self, cost: &[f64]) -> Vec<f64> {
         let rows = self.rows;
-        let mut y = vec![0.0; rows];
-        for (k, &b) in self.basis.iter().enumerate() {
-            let c = cost[b];
-            if c != 0.0 {
-                for (yj, v) in y.iter_mut().zip(&self.inverse[k * rows..(k + 1) * rows]) {
-                    *yj += c * v;
-                }
-            }
-        }
-        y
+        let c_b: Vec<f64> = self.basis.iter().map(|&b| cost[b]).collect();
+        self.inverse
+            .chunks_exact(rows)
+            .map(|column| column.iter().zip(&c_b).map(|(v, c)| v * c).sum())
+            .collect()
     }
 
     /// Rebuilds B⁻¹ from the basis columns (Gauss–Jordan, partial pivoting) and x_B = B⁻¹ 1.
-    fn refactor(&mut self, columns: &[Vec<(usize, f64)>]) -> Result<(), DpError> {
+    fn refactor(&mut self, columns: &Columns) -> Result<(), DpError> {
         let m = self.rows;
         // Work on [B | I] row-major; B's column k is basis position k.
-        let mut b = vec![0.0; m * m];
+        let mut b = vec![0.0f64; m * m];
         for (k, &col) in self.basis.iter().enumerate() {
-            for &(i, a) in &columns[col] {
-                b[i * m + k] = a;
+            for &i in columns.column(col) {
+                b[i as usize * m + k] += 1.0;
             }
         }
         let mut inv = vec![0.0; m * m];
@@ -310,12 +340,11 @@ impl Simplex {
                 }
             }
         }
-        // Rows of B⁻¹ are indexed by basis position: inverse of (B with column k = position k) has row k
-        // for position k, which is what Gauss–Jordan on [B | I] produced.
+        // Gauss–Jordan on [B | I] left B⁻¹ row-major, row k for basis position k; stored column by column.
         self.values = (0..m)
             .map(|k| inv[k * m..(k + 1) * m].iter().zip(&self.rhs).map(|(v, b)| v * b).sum::<f64>().max(0.0))
             .collect();
-        self.inverse = inv;
+        self.inverse = (0..m * m).map(|at| inv[(at % m) * m + at / m]).collect();
         self.updates = 0;
         Ok(())
     }
@@ -334,14 +363,15 @@ mod tests {
     use proptest::prelude::*;
 
     /// `min c·x s.t. A x = 1, x ≥ 0` by microlp (the reference).
-    fn reference(rows: usize, columns: &[Vec<(usize, f64)>], cost: &[f64]) -> f64 {
+    fn reference(rows: usize, columns: &Columns, cost: &[f64]) -> f64 {
         let mut lp = Problem::new(OptimizationDirection::Minimize);
         let vars: Vec<_> = cost.iter().map(|&c| lp.add_var(c, (0.0, f64::INFINITY))).collect();
         for i in 0..rows {
-            let row: Vec<_> = columns
-                .iter()
-                .zip(&vars)
-                .filter_map(|(col, &v)| col.iter().find(|e| e.0 == i).map(|e| (v, e.1)))
+            let row: Vec<_> = (0..columns.len())
+                .filter_map(|r| {
+                    let visits = columns.column(r).iter().filter(|&&x| x as usize == i).count();
+                    (visits > 0).then_some((vars[r], visits as f64))
+                })
                 .collect();
             lp.add_constraint(row.as_slice(), ComparisonOp::Eq, 1.0);
         }
@@ -360,29 +390,28 @@ mod tests {
             routes in proptest::collection::vec((proptest::collection::vec(0usize..9, 1..6), 1u32..100), 0..40),
             unit_cost in 50u32..200,
         ) {
-            let mut columns: Vec<Vec<(usize, f64)>> = (0..rows).map(|i| vec![(i, 1.0)]).collect();
+            let (mut first, mut columns) = (Columns::default(), Columns::default());
             let mut cost: Vec<f64> = (0..rows).map(|_| unit_cost as f64).collect();
-            for (visits, c) in &routes {
-                let mut col: Vec<(usize, f64)> = Vec::new();
-                let mut visits: Vec<usize> = visits.iter().map(|v| v % rows).collect();
-                visits.sort_unstable();
-                for v in visits {
-                    match col.last_mut() {
-                        Some((last, a)) if *last == v => *a += 1.0,
-                        _ => col.push((v, 1.0)),
-                    }
+            for i in 0..rows as u32 {
+                first.push([i]);
+                columns.push([i]);
+            }
+            let half = routes.len() / 2;
+            for (at, (visits, c)) in routes.iter().enumerate() {
+                let visits = visits.iter().map(|&v| (v % rows) as u32);
+                if at < half {
+                    first.push(visits.clone());
                 }
-                columns.push(col);
+                columns.push(visits);
                 cost.push(*c as f64);
             }
             let mut simplex = Simplex::default();
-            let half = rows + routes.len() / 2;
-            simplex.solve(rows, &columns[..half], &cost[..half]).unwrap();
+            simplex.solve(rows, &first, &cost[..rows + half]).unwrap();
             let opt = simplex.solve(rows, &columns, &cost).unwrap();
             let expected = reference(rows, &columns, &cost);
             prop_assert!((opt.value - expected).abs() < 1e-6 * expected.max(1.0), "{} vs microlp {expected}", opt.value);
-            for (c, col) in cost.iter().zip(&columns) {
-                prop_assert!(c - col.iter().map(|&(i, a)| a * opt.duals[i]).sum::<f64>() > -1e-7);
+            for (r, c) in cost.iter().enumerate() {
+                prop_assert!(c - columns.dot(r, &opt.duals) > -1e-7);
             }
             prop_assert!((opt.duals.iter().sum::<f64>() - opt.value).abs() < 1e-9 * opt.value.abs().max(1.0));
         }
