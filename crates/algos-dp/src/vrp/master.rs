@@ -43,11 +43,6 @@ impl Columns {
         self.starts.len()
     }
 
-    /// Entries of all columns.
-    pub fn entries(&self) -> usize {
-        self.rows.len()
-    }
-
     /// Column r's rows, sorted, repeated per visit.
     pub fn column(&self, r: usize) -> &[u32] {
         let end = self.starts.get(r + 1).copied().unwrap_or(self.rows.len());

@@ -15,8 +15,6 @@
 //! are taken with a Harris ratio test (largest pivot among the near-ties), and after [`STALL_LIMIT`]
 //! degenerate pivots in a row Bland's rule takes over until the objective moves again.
 
-use rayon::prelude::*;
-
 use super::DpError;
 use super::master::Columns;
 
@@ -28,9 +26,7 @@ const RESIDUAL: f64 = 1e-9;
 const REFACTOR_AT_MOST: usize = 2_000;
 /// Columns kept from a full pricing scan and re-priced on their own until none enters (multiple
 /// pricing: a full scan reads every column, the candidates a handful).
-const CANDIDATES: usize = 32;
-/// Column entries from which a full pricing scan runs on all threads.
-const PARALLEL_SCAN: usize = 16_384;
+const CANDIDATES: usize = 96;
 /// Degenerate pivots in a row before Bland's rule.
 const STALL_LIMIT: usize = 200;
 /// The objective decrease below which a pivot counts as degenerate.
@@ -113,7 +109,6 @@ impl Simplex {
         let (mut duals, mut fresh) = (self.duals(cost), true);
         let mut stalled = 0usize;
         let mut w = vec![0.0; rows];
-        let mut all = vec![0.0; columns.len()];
         let (mut candidates, mut scores) = (Vec::with_capacity(CANDIDATES), Vec::with_capacity(CANDIDATES));
         let limit = 50 * (rows + columns.len()) + 10_000;
         for _ in 0..limit {
@@ -135,16 +130,8 @@ impl Simplex {
             if entering.is_none() {
                 candidates.clear();
                 let mut worst = f64::INFINITY;
-                // Every reduced cost at once: on large masters spread over the threads (the pricing
-                // engine is idle meanwhile), then the choice in column order.
-                let price = |(r, d): (usize, &mut f64)| *d = reduced(r, &duals);
-                if columns.entries() >= PARALLEL_SCAN && rayon::current_num_threads() > 1 {
-                    all.par_iter_mut().enumerate().with_min_len(256).for_each(price);
-                } else {
-                    all.iter_mut().enumerate().for_each(price);
-                }
                 for (r, _) in is_basic.iter().enumerate().filter(|&(_, &basic)| !basic) {
-                    let d = all[r];
+                    let d = reduced(r, &duals);
                     if !enters(r, d) {
                         continue;
                     }
