@@ -7,7 +7,7 @@
 //! targets, no atomics), with one label per exact state (the seed's rule) and ties to the first
 //! predecessor in (j, state) order, so serial and parallel runs give identical tables.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use rayon::prelude::*;
 
@@ -86,7 +86,7 @@ impl Transitions {
         let delta = ng.members.iter().map(Vec::len).max().unwrap_or(1);
         let mut pos = vec![u8::MAX; m * m * delta];
         let mut k_in_j = vec![u8::MAX; m * m];
-        let mut where_in: Vec<HashMap<u32, u8>> = vec![HashMap::new(); m];
+        let mut where_in: Vec<HashMap<u32, u8>> = vec![HashMap::default(); m];
         for (k, row) in ng.members.iter().enumerate() {
             for (p, &c) in row.iter().enumerate() {
                 where_in[k].insert(c, p as u8);
@@ -186,7 +186,7 @@ fn ng_paths_with(
             if prev == 0 {
                 return vec![NgState { mask: 1, value: arcs.get(0, k), pred: 0, pred_state: 0 }];
             }
-            let mut best: HashMap<u32, NgState> = HashMap::new();
+            let mut best: HashMap<u32, NgState> = HashMap::default();
             for j in 1..m {
                 if j == k {
                     continue;
