@@ -219,7 +219,7 @@ impl Simplex {
             self.basis[p] = q;
             self.pivots += 1;
             self.updates += 1;
-            if self.updates % CHECK_EVERY == 0 {
+            if self.updates.is_multiple_of(CHECK_EVERY) {
                 // Rebuild B⁻¹ (m³) only once rounding shows: the residuals of B x_B = b and of
                 // y B = c_B cost one pass over the basis columns.
                 duals = self.duals(cost);
