@@ -25,6 +25,7 @@
 use crate::DpError;
 
 mod colgen;
+mod columns;
 mod gpu_ng;
 mod gpu_qpath;
 mod gpu_stages;

@@ -3,11 +3,13 @@
 //!
 //! Why by hand: the master has one row per customer (≤ a few hundred) and thousands of columns, and
 //! column generation only *adds* columns between rounds, so the previous optimal basis stays primal
-//! feasible and a few dozen pivots reach the next optimum. An interior point (Clarabel, kept as
+//! feasible and the next optimum is some hundred pivots away (700 a round at X-n190-k8), each O(m²),
+//! instead of a solve from scratch. An interior point (Clarabel, kept as
 //! [`MasterLp::InteriorPoint`](super::MasterLp)) starts from scratch every round and was measured to
 //! be the bound's bottleneck once pricing moved to the GPU (X-n190-k8: 28.6 of 37.3 s). The basis is
 //! small enough to hold its inverse densely (m² doubles: 1.3 MB at 400 customers); a pivot updates it
-//! in O(m²) and it is rebuilt from the basis columns when the residuals, checked every [`CHECK_EVERY`] pivots, show rounding.
+//! in place, and it is rebuilt from the basis columns when the residuals, checked every
+//! [`CHECK_EVERY`] pivots, show rounding.
 //!
 //! The starting basis is the single-customer routes, which the master always holds as its first m
 //! columns (B = I, x = 1: feasible, so there is no phase one). Degeneracy, the rule in set
@@ -16,7 +18,7 @@
 //! degenerate pivots in a row Bland's rule takes over until the objective moves again.
 
 use super::DpError;
-use super::master::Columns;
+use super::columns::Columns;
 
 /// Pivots between two checks of the inverse's accuracy.
 const CHECK_EVERY: usize = 100;
@@ -64,7 +66,7 @@ pub(crate) struct Simplex {
 
 /// The optimum of one call.
 pub(crate) struct SimplexOptimum {
-    /// c·x.
+    /// Σ y: the dual objective on the true right-hand side (the LP's value to ~ε · Σ|y|).
     pub value: f64,
     /// y = c_B B⁻¹, one per row.
     pub duals: Vec<f64>,
@@ -84,8 +86,8 @@ impl Simplex {
         }
     }
 
-    /// Solves `min c·x s.t. A x = 1, x ≥ 0` over `columns` (per column: (row, entry) sorted by row) with
-    /// `cost`, from the last basis (or from the first `rows` columns, which must be the unit columns).
+    /// Solves `min c·x s.t. A x = 1, x ≥ 0` over `columns` with `cost`, from the last basis (or from the
+    /// first `rows` columns, which must be the unit columns).
     pub fn solve(&mut self, rows: usize, columns: &Columns, cost: &[f64]) -> Result<SimplexOptimum, DpError> {
         if self.rows != rows || self.basis.len() != rows {
             self.rows = rows;
