@@ -39,14 +39,12 @@ pub enum CacheUse {
     Uncached(String),
 }
 
-/// The shape of a graph as four words: vertices, arcs and fingerprints of offsets and heads.
+/// The shape of a graph as four words: vertices, arcs and fingerprints of offsets and heads (the two
+/// fingerprints on two threads: each is one chain of dependent multiplies, ~3 ms on NY).
 fn shape<W: Weight>(graph: &Csr<W>) -> [u64; 4] {
-    [
-        graph.num_vertices() as u64,
-        graph.num_arcs() as u64,
-        fingerprint_words(graph.offsets()),
-        fingerprint_words(graph.targets()),
-    ]
+    let (offsets, heads) =
+        rayon::join(|| fingerprint_words(graph.offsets()), || fingerprint_words(graph.targets()));
+    [graph.num_vertices() as u64, graph.num_arcs() as u64, offsets, heads]
 }
 
 /// `values` two to a word (the last word's high half 0 when their number is odd).
@@ -121,6 +119,11 @@ impl Cch {
     /// The hierarchy of `graph` saved by [`Self::save`] for this graph's shape (any weights). A file of
     /// another version or graph, cut short, altered or inconsistent is an error, never trusted.
     pub fn load<W: Weight>(graph: &Csr<W>, path: &Path) -> Result<Self, SsspError> {
+        Self::load_shaped(graph, shape(graph), path)
+    }
+
+    /// [`Self::load`] with `graph`'s shape already computed.
+    fn load_shaped<W: Weight>(graph: &Csr<W>, graph_shape: [u64; 4], path: &Path) -> Result<Self, SsspError> {
         let bad = |problem: &str| SsspError::HierarchyFile { path: path.into(), problem: problem.into() };
         let t = std::time::Instant::now();
         let bytes = std::fs::read(path).map_err(|e| bad(&e.to_string()))?;
@@ -142,7 +145,7 @@ impl Cch {
         if checksum(body) != check[0] {
             return Err(bad("altered or cut short (its checksum does not match)"));
         }
-        if body[..4] != shape(graph) {
+        if body[..4] != graph_shape {
             return Err(bad("saved for another graph (vertex or arc count, or arcs, differ)"));
         }
         let n = graph.num_vertices() as usize;
@@ -202,7 +205,11 @@ impl Cch {
     /// The file of `graph`'s hierarchy in the cache folder `dir`. The bisector is in the name: an order
     /// of another bisector is exact too, but would not be the hierarchy this build measures and reports.
     fn cache_file_in<W: Weight>(graph: &Csr<W>, dir: &Path) -> PathBuf {
-        let [n, m, offsets, heads] = shape(graph);
+        Self::cache_file_for(shape(graph), dir)
+    }
+
+    /// [`Self::cache_file_in`] for a shape already computed.
+    fn cache_file_for([n, m, offsets, heads]: [u64; 4], dir: &Path) -> PathBuf {
         let bisector = super::Bisector::default();
         dir.join(format!("cch-v{VERSION}-{}-{n}-{m}-{offsets:016x}{heads:016x}.order", bisector.name()))
     }
@@ -219,9 +226,10 @@ impl Cch {
 
     /// [`Self::build_cached`] with the cache in `dir`.
     pub fn build_cached_in<W: Weight>(graph: &Csr<W>, dir: &Path) -> Result<(Self, CacheUse), SsspError> {
-        let path = Self::cache_file_in(graph, dir);
+        let graph_shape = shape(graph);
+        let path = Self::cache_file_for(graph_shape, dir);
         let refused = if path.exists() {
-            match Self::load(graph, &path) {
+            match Self::load_shaped(graph, graph_shape, &path) {
                 Ok(cch) => return Ok((cch, CacheUse::Loaded(path))),
                 Err(e) => Some(e.to_string()),
             }
