@@ -166,37 +166,21 @@ impl Cch {
         t: std::time::Instant,
     ) -> Result<Self, SsspError> {
         let n = rank.len();
-        // Each input arc's slot: a search among its lower end's upper neighbours, on all threads over
-        // blocks of vertices (NY: 730,100 searches, a tenth of a cached build on one thread).
-        let offsets = graph.offsets();
-        let targets = graph.targets();
-        let mut arc_slot = vec![0u32; graph.num_arcs() as usize];
-        let mut blocks: Vec<(usize, &mut [u32])> = Vec::new();
-        let mut rest = arc_slot.as_mut_slice();
-        for start in (0..n).step_by(4096) {
-            let end = (start + 4096).min(n);
-            let (block, tail) = rest.split_at_mut((offsets[end] - offsets[start]) as usize);
-            blocks.push((start, block));
-            rest = tail;
-        }
-        blocks.into_par_iter().try_for_each(|(start, block)| {
-            let base = offsets[start] as usize;
-            let end = (start + 4096).min(n);
-            for u in start..end {
-                for a in offsets[u] as usize..offsets[u + 1] as usize {
-                    let v = targets[a];
-                    let (ru, rv) = (rank[u], rank[v as usize]);
-                    let missing =
-                        || SsspError::InvalidParameter(format!("no hierarchy edge for the arc {u} → {v}"));
-                    block[a - base] = match ru.cmp(&rv) {
-                        std::cmp::Ordering::Equal => u32::MAX,
-                        std::cmp::Ordering::Less => 2 * topo.edge(ru, rv).ok_or_else(missing)?,
-                        std::cmp::Ordering::Greater => 2 * topo.edge(rv, ru).ok_or_else(missing)? + 1,
-                    };
-                }
-            }
-            Ok::<(), SsspError>(())
-        })?;
+        // Each input arc's slot: a search among its lower end's upper neighbours, on all threads (NY:
+        // 730,100 searches, a tenth of a cached build on one thread).
+        let tails = graph.arc_tails();
+        let arc_slot = (tails.par_iter().zip(graph.targets()))
+            .map(|(&u, &v)| {
+                let (ru, rv) = (rank[u as usize], rank[v as usize]);
+                let missing =
+                    || SsspError::InvalidParameter(format!("no hierarchy edge for the arc {u} → {v}"));
+                Ok(match ru.cmp(&rv) {
+                    std::cmp::Ordering::Equal => u32::MAX,
+                    std::cmp::Ordering::Less => 2 * topo.edge(ru, rv).ok_or_else(missing)?,
+                    std::cmp::Ordering::Greater => 2 * topo.edge(rv, ru).ok_or_else(missing)? + 1,
+                })
+            })
+            .collect::<Result<Vec<u32>, SsspError>>()?;
         let mut has_arc = vec![false; topo.num_edges()];
         arc_slot.iter().filter(|&&s| s != u32::MAX).for_each(|&s| has_arc[s as usize / 2] = true);
         let shortcuts = has_arc.iter().filter(|&&h| !h).count();
