@@ -46,7 +46,7 @@ pub(crate) struct Master {
 /// A master solution.
 #[derive(Debug, Clone)]
 pub(crate) struct MasterSolution {
-    /// Σ c_r x_r.
+    /// The LP's value (the simplex reports Σ u, its dual objective, equal to ~1e-8 · Σ|u|).
     pub value: f64,
     /// One dual per customer (row i − 1).
     pub duals: Vec<f64>,
@@ -85,8 +85,8 @@ impl Master {
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut kept = vec![false; self.len()];
         kept[..fixed].fill(true);
-        let basic = if self.solver == MasterLp::Simplex { self.simplex.basic_columns() } else { &[] };
-        for &b in basic {
+        // The simplex's basis (empty for the interior point) stays: the next solve goes on from it.
+        for &b in self.simplex.basic_columns() {
             kept[b] = true;
         }
         let mut count = kept.iter().filter(|&&k| k).count();
@@ -109,9 +109,7 @@ impl Master {
                 })
             })
             .collect();
-        if self.solver == MasterLp::Simplex {
-            self.simplex.renumber(&new_index);
-        }
+        self.simplex.renumber(&new_index);
         self.columns.retain(&kept);
         let mut removed = Vec::new();
         let (cost, routes) = (std::mem::take(&mut self.cost), std::mem::take(&mut self.routes));

@@ -111,7 +111,9 @@ impl Simplex {
         let (mut duals, mut fresh) = (self.duals(cost), true);
         let mut stalled = 0usize;
         let mut w = vec![0.0; rows];
-        let (mut candidates, mut scores) = (Vec::with_capacity(CANDIDATES), Vec::with_capacity(CANDIDATES));
+        let mut candidates: Vec<usize> = Vec::with_capacity(CANDIDATES);
+        let mut scanned: Vec<(f64, usize)> = Vec::new();
+        let mut pivot_row = vec![0.0; rows];
         let limit = 50 * (rows + columns.len()) + 10_000;
         for _ in 0..limit {
             let bland = stalled >= STALL_LIMIT;
@@ -130,37 +132,24 @@ impl Simplex {
                 }
             }
             if entering.is_none() {
-                candidates.clear();
-                let mut worst = f64::INFINITY;
+                // A full scan: every entering column, then the CANDIDATES most negative kept.
+                scanned.clear();
                 for (r, _) in is_basic.iter().enumerate().filter(|&(_, &basic)| !basic) {
                     let d = reduced(r, &duals);
-                    if !enters(r, d) {
-                        continue;
-                    }
-                    if bland {
-                        entering = Some((r, d));
-                        break;
-                    }
-                    // Keep the CANDIDATES most negative (an unsorted list: its largest is replaced).
-                    if candidates.len() < CANDIDATES {
-                        candidates.push(r);
-                        scores.push(d);
-                        worst = if candidates.len() == CANDIDATES {
-                            scores.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-                        } else {
-                            worst
-                        };
-                    } else if d < worst {
-                        let at = scores.iter().position(|&s| s == worst).expect("the worst is kept");
-                        candidates[at] = r;
-                        scores[at] = d;
-                        worst = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    }
-                    if entering.is_none_or(|(_, best)| d < best) {
-                        entering = Some((r, d));
+                    if enters(r, d) {
+                        scanned.push((d, r));
+                        if bland {
+                            break;
+                        }
                     }
                 }
-                scores.clear();
+                entering = scanned.iter().min_by(|a, b| a.0.total_cmp(&b.0)).map(|&(d, r)| (r, d));
+                if scanned.len() > CANDIDATES {
+                    scanned.select_nth_unstable_by(CANDIDATES, |a, b| a.0.total_cmp(&b.0));
+                    scanned.truncate(CANDIDATES);
+                }
+                candidates.clear();
+                candidates.extend(scanned.iter().map(|&(_, r)| r));
             }
             let Some((q, d_q)) = entering else {
                 if !fresh {
@@ -199,7 +188,9 @@ impl Simplex {
             }
             self.values[p] = step;
             // y += d_q / w_p · (row p of the old B⁻¹) = d_q · (row p of the new): the entering column's reduced cost becomes 0.
-            let pivot_row: Vec<f64> = (0..rows).map(|i| self.inverse[i * rows + p] / w[p]).collect();
+            for (i, v) in pivot_row.iter_mut().enumerate() {
+                *v = self.inverse[i * rows + p] / w[p];
+            }
             for (y, v) in duals.iter_mut().zip(&pivot_row) {
                 *y += d_q * v;
             }
