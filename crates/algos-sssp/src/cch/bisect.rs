@@ -5,7 +5,6 @@
 //! deterministic (a fixed seed), so an order is reproducible on every machine and rank.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use graph_core::rng::SplitMix64;
 
@@ -155,64 +154,206 @@ impl Level {
     }
 
     /// Fiduccia–Mattheyses passes: single moves by best gain under the balance bound, each pass kept up
-    /// to its best cut.
-    fn refine(&self, part: &mut [u8]) {
+    /// to its best cut. A pass starts from the boundary vertices; moving a vertex (re)queues its
+    /// unlocked neighbours; a vertex the balance refuses leaves the queue until a neighbour moves. Ties
+    /// go to the smaller vertex, so a refinement is the same on every machine.
+    fn refine(&self, part: &mut [u8], fm: &mut Refiner) {
         let n = self.n();
         let total: u64 = self.vertex_w.iter().map(|&w| u64::from(w)).sum();
         let max_side = ((total as f64) * MAX_SIDE).ceil() as u64;
-        let gain = |part: &[u8], v: usize| -> i64 {
-            self.edges(v).map(|(w, ew)| if part[w] != part[v] { i64::from(ew) } else { -i64::from(ew) }).sum()
-        };
-        let mut version = vec![0u32; n];
-        let mut locked = vec![false; n];
+        fm.start(self, part);
         for _ in 0..PASSES {
             let mut sides = self.side_weights(part);
-            let mut heap = BinaryHeap::new();
+            fm.queue.clear();
+            fm.locked[..n].fill(false);
             for v in 0..n {
-                locked[v] = false;
-                if self.edges(v).any(|(w, _)| part[w] != part[v]) {
-                    version[v] += 1;
-                    heap.push((gain(part, v), Reverse(v), version[v]));
+                // Weights are positive, so a vertex has a neighbour across iff its external weight,
+                // (gain + weighted degree) / 2, is positive.
+                if fm.gain[v] + fm.degree[v] > 0 {
+                    fm.queue.insert(v as u32, &fm.gain);
                 }
             }
-            let (mut moves, mut run, mut best_run, mut best_len, mut since_best) =
-                (Vec::new(), 0i64, 0i64, 0, 0);
-            while let Some((g, Reverse(v), ver)) = heap.pop() {
-                if locked[v] || ver != version[v] {
-                    continue;
-                }
+            fm.moves.clear();
+            let (mut run, mut best_run, mut best_len, mut since_best) = (0i64, 0i64, 0, 0);
+            while let Some(v) = fm.queue.pop_max(&fm.gain) {
+                let v = v as usize;
                 let (from, to) = (part[v] as usize, 1 - part[v] as usize);
                 if sides[to] + u64::from(self.vertex_w[v]) > max_side {
                     continue;
                 }
-                part[v] = to as u8;
-                locked[v] = true;
+                let g = fm.gain[v];
+                fm.locked[v] = true;
+                fm.flip(self, part, v, true);
                 sides[from] -= u64::from(self.vertex_w[v]);
                 sides[to] += u64::from(self.vertex_w[v]);
-                moves.push(v);
+                fm.moves.push(v as u32);
                 run += g;
                 if run > best_run {
-                    (best_run, best_len, since_best) = (run, moves.len(), 0);
+                    (best_run, best_len, since_best) = (run, fm.moves.len(), 0);
                 } else {
                     since_best += 1;
                     if since_best > PATIENCE {
                         break;
                     }
                 }
-                for (w, _) in self.edges(v) {
-                    if !locked[w] {
-                        version[w] += 1;
-                        heap.push((gain(part, w), Reverse(w), version[w]));
-                    }
-                }
             }
-            for &v in &moves[best_len..] {
-                part[v] = 1 - part[v];
+            for i in best_len..fm.moves.len() {
+                let v = fm.moves[i] as usize;
+                fm.flip(self, part, v, false);
             }
             if best_len == 0 {
                 break;
             }
         }
+    }
+}
+
+/// What Fiduccia–Mattheyses refinement keeps between moves, reused by every refinement of one
+/// bisection: each vertex's gain (weight across − weight on its side), kept up to date as vertices
+/// move instead of recounted per move, and its weighted degree.
+#[derive(Default)]
+struct Refiner {
+    gain: Vec<i64>,
+    degree: Vec<i64>,
+    locked: Vec<bool>,
+    moves: Vec<u32>,
+    queue: GainQueue,
+}
+
+impl Refiner {
+    /// Gains and weighted degrees of `level` under `part`.
+    fn start(&mut self, level: &Level, part: &[u8]) {
+        let n = level.n();
+        self.gain.clear();
+        self.degree.clear();
+        for v in 0..n {
+            let (mut gain, mut degree) = (0i64, 0i64);
+            for (w, ew) in level.edges(v) {
+                let ew = i64::from(ew);
+                degree += ew;
+                gain += if part[w] != part[v] { ew } else { -ew };
+            }
+            self.gain.push(gain);
+            self.degree.push(degree);
+        }
+        self.locked.clear();
+        self.locked.resize(n, false);
+        self.queue.reset(n);
+    }
+
+    /// Moves `v` to the other side and updates its neighbours' gains (and its own); with `requeue`,
+    /// queues its unlocked neighbours at their new gains.
+    fn flip(&mut self, level: &Level, part: &mut [u8], v: usize, requeue: bool) {
+        part[v] = 1 - part[v];
+        self.gain[v] = -self.gain[v];
+        for (w, ew) in level.edges(v) {
+            // w on v's new side: that edge was across (+ew) and is now inside (−ew); and vice versa.
+            let change = 2 * i64::from(ew);
+            self.gain[w] += if part[w] == part[v] { -change } else { change };
+            // Each queued neighbour is placed right after its own gain changes: placing it after
+            // all of them would sift past others whose keys are already stale.
+            if requeue && !self.locked[w] {
+                self.queue.insert(w as u32, &self.gain);
+            }
+        }
+    }
+}
+
+/// A binary max-heap of vertices by (gain, smaller vertex first) that knows where each vertex sits,
+/// so a vertex whose gain changed is moved in place rather than pushed again.
+#[derive(Default)]
+struct GainQueue {
+    heap: Vec<u32>,
+    /// Where each vertex is in `heap`, `u32::MAX` when it is not queued.
+    at: Vec<u32>,
+}
+
+impl GainQueue {
+    fn reset(&mut self, n: usize) {
+        self.heap.clear();
+        self.at.clear();
+        self.at.resize(n, u32::MAX);
+    }
+
+    fn clear(&mut self) {
+        for &v in &self.heap {
+            self.at[v as usize] = u32::MAX;
+        }
+        self.heap.clear();
+    }
+
+    /// Whether `a` comes out before `b`.
+    fn before(gain: &[i64], a: u32, b: u32) -> bool {
+        (gain[a as usize], Reverse(a)) > (gain[b as usize], Reverse(b))
+    }
+
+    /// Queues `v`, or moves it to its place if its gain changed while queued.
+    fn insert(&mut self, v: u32, gain: &[i64]) {
+        let i = match self.at[v as usize] {
+            u32::MAX => {
+                self.heap.push(v);
+                self.heap.len() - 1
+            }
+            i => i as usize,
+        };
+        self.at[v as usize] = i as u32;
+        let i = self.sift_up(i, gain);
+        self.sift_down(i, gain);
+    }
+
+    fn pop_max(&mut self, gain: &[i64]) -> Option<u32> {
+        let top = *self.heap.first()?;
+        let last = self.heap.pop().expect("not empty");
+        self.at[top as usize] = u32::MAX;
+        if last != top {
+            self.heap[0] = last;
+            self.at[last as usize] = 0;
+            self.sift_down(0, gain);
+        }
+        Some(top)
+    }
+
+    fn sift_up(&mut self, mut i: usize, gain: &[i64]) -> usize {
+        let v = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            let p = self.heap[parent];
+            if !Self::before(gain, v, p) {
+                break;
+            }
+            self.heap[i] = p;
+            self.at[p as usize] = i as u32;
+            i = parent;
+        }
+        self.heap[i] = v;
+        self.at[v as usize] = i as u32;
+        i
+    }
+
+    fn sift_down(&mut self, mut i: usize, gain: &[i64]) {
+        let v = self.heap[i];
+        let len = self.heap.len();
+        loop {
+            let left = 2 * i + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && Self::before(gain, self.heap[right], self.heap[left]) {
+                right
+            } else {
+                left
+            };
+            let c = self.heap[child];
+            if !Self::before(gain, c, v) {
+                break;
+            }
+            self.heap[i] = c;
+            self.at[c as usize] = i as u32;
+            i = child;
+        }
+        self.heap[i] = v;
+        self.at[v as usize] = i as u32;
     }
 }
 
@@ -239,12 +380,13 @@ pub(super) fn multilevel_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32
         maps.push(map);
     }
     let coarsest = levels.last().expect("a level");
+    let mut fm = Refiner::default();
     let mut best: Option<(u64, Vec<u8>)> = None;
     for t in 0..TRIES.min(coarsest.n()) {
         let seed = rng.below(coarsest.n() as u64) as usize;
         let seed = if t == 0 { 0 } else { seed };
         let mut p = coarsest.grow(seed);
-        coarsest.refine(&mut p);
+        coarsest.refine(&mut p, &mut fm);
         let cut = coarsest.cut(&p);
         if best.as_ref().is_none_or(|(c, _)| cut < *c) {
             best = Some((cut, p));
@@ -253,7 +395,7 @@ pub(super) fn multilevel_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32
     let mut p = best.map_or_else(|| vec![0; coarsest.n()], |(_, p)| p);
     for (level, map) in levels[..levels.len() - 1].iter().zip(&maps).rev() {
         p = map.iter().map(|&c| p[c as usize]).collect();
-        level.refine(&mut p);
+        level.refine(&mut p, &mut fm);
     }
     for (o, s) in part.iter_mut().zip(p) {
         *o = i32::from(s);
@@ -263,6 +405,85 @@ pub(super) fn multilevel_bisection(xadj: &[i32], adjncy: &[i32], part: &mut [i32
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A random weighted graph (no self-loops, no parallel edges) and random vertex weights.
+    fn random_level(rng: &mut SplitMix64) -> Level {
+        let n = 2 + rng.below(60) as usize;
+        let mut pairs = std::collections::BTreeMap::new();
+        for _ in 0..rng.below(4 * n as u64) {
+            let (a, b) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+            if a != b {
+                pairs.insert((a.min(b), a.max(b)), 1 + rng.below(5) as u32);
+            }
+        }
+        let mut lists = vec![Vec::new(); n];
+        for (&(a, b), &w) in &pairs {
+            lists[a].push((b as u32, w));
+            lists[b].push((a as u32, w));
+        }
+        let (mut xadj, mut adj, mut edge_w) = (vec![0], Vec::new(), Vec::new());
+        for list in &lists {
+            for &(b, w) in list {
+                adj.push(b);
+                edge_w.push(w);
+            }
+            xadj.push(adj.len());
+        }
+        Level { xadj, adj, edge_w, vertex_w: (0..n).map(|_| 1 + rng.below(3) as u32).collect() }
+    }
+
+    #[test]
+    fn refinement_keeps_its_gains_exact_and_never_worsens_a_balanced_cut() {
+        let mut rng = SplitMix64::new(7);
+        let mut fm = Refiner::default();
+        for case in 0..2000 {
+            let level = random_level(&mut rng);
+            let n = level.n();
+            let total: u64 = level.vertex_w.iter().map(|&w| u64::from(w)).sum();
+            let mut part: Vec<u8> = (0..n).map(|_| rng.below(2) as u8).collect();
+            let balanced = |p: &[u8]| {
+                level.side_weights(p).iter().all(|&s| s as f64 <= (total as f64 * MAX_SIDE).ceil())
+            };
+            let was_balanced = balanced(&part);
+            let before = level.cut(&part);
+            level.refine(&mut part, &mut fm);
+            // The gains kept move by move (and undone with the moves past a pass's best) equal a recount.
+            let kept = fm.gain.clone();
+            fm.start(&level, &part);
+            assert_eq!(kept, fm.gain, "case {case}");
+            if was_balanced {
+                assert!(balanced(&part), "case {case}");
+                assert!(level.cut(&part) <= before, "case {case}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_gain_queue_gives_the_largest_gain_then_the_smallest_vertex() {
+        let mut rng = SplitMix64::new(3);
+        let n = 50;
+        let mut gain: Vec<i64> = (0..n).map(|_| rng.below(9) as i64 - 4).collect();
+        let mut queue = GainQueue::default();
+        queue.reset(n);
+        let mut queued = vec![false; n];
+        for _ in 0..2000 {
+            let v = rng.below(n as u64) as usize;
+            if rng.below(3) == 0 {
+                // Pop and compare with the reference: the maximum of (gain, −vertex) among queued ones.
+                let expect = (0..n).filter(|&v| queued[v]).max_by_key(|&v| (gain[v], Reverse(v)));
+                let got = queue.pop_max(&gain).map(|v| v as usize);
+                assert_eq!(got, expect);
+                if let Some(v) = got {
+                    queued[v] = false;
+                }
+            } else {
+                // A changed gain is placed at once, as the refinement does.
+                gain[v] = rng.below(9) as i64 - 4;
+                queue.insert(v as u32, &gain);
+                queued[v] = true;
+            }
+        }
+    }
 
     /// The symmetric adjacency of a `w × h` grid.
     fn grid(w: usize, h: usize) -> (Vec<i32>, Vec<i32>) {

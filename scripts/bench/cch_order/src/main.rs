@@ -30,6 +30,12 @@ fn main() {
         cch.num_triangles()
     );
     println!("levels up {} down {}", dag_levels(&ch.up), dag_levels(&ch.down));
+    // FNV-1a of the ranks: two builds gave the same order iff these match.
+    let hash = cch
+        .rank()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &r| (h ^ u64::from(r)).wrapping_mul(0x100_0000_01b3));
+    println!("rank hash {hash:016x}");
     println!(
         "threads {} build {build:.3} s customise {cust:.3} s ({used:?}) vertices {}",
         rayon::current_num_threads(),
