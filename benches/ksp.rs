@@ -8,7 +8,8 @@
 //! ```
 //! `--yen-pairs` (default 5; 0 skips them) pairs go through both Yens (each spur is a Dijkstra: seconds
 //! per query on road graphs); MPS runs those pairs too, for the ratio, and then all `--pairs` one at a
-//! time (`--no-sequential` skips that) and as one batch on all cores.
+//! time (`--no-sequential` skips that) and as one batch on all cores. `KSP_CONFIGS=8:16:256,16:32:128`
+//! runs the GPU batch once per capacity setting (GiB per batch : candidates : arcs per pop).
 
 #[allow(dead_code)]
 mod common;
@@ -144,25 +145,45 @@ fn gpu_rows(
     let c = Instant::now();
     let ctx = GpuContext::new().expect("a GPU");
     let start_s = c.elapsed().as_secs_f64();
-    let opts = KspGpuOptions::for_k(k);
-    let mut times = Vec::new();
-    let mut gpu_queries = 0;
-    let mut overflows = [0; 6];
-    for _ in 0..2 {
-        let c = Instant::now();
-        let (got, st) = ksp_batch_gpu(&ctx, g, queries, k, &opts).expect("GPU batch");
-        times.push(c.elapsed().as_secs_f64());
-        assert!(got == cpu, "{name} K={k}: GPU answers differ from the CPU's");
-        gpu_queries = st.gpu_queries;
-        overflows = st.gpu_overflows;
-    }
-    println!(
-        "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"adapter\":{:?},\"gpu_start_s\":{start_s:.3},\"gpu_first_s\":{:.3},\"gpu_s\":{:.3},\"gpu_queries\":{gpu_queries},\"overflows_pool_pops_arena_cost_ties_gather\":{overflows:?},\"gpu_queries_per_s\":{:.1},\"cpu_batch_s\":{cpu_s:.3},\"gpu_vs_cpu_batch\":{:.2}}}",
-        queries.len(),
-        ctx.info.name,
-        times[0],
-        times[1],
-        queries.len() as f64 / times[1],
-        cpu_s / times[1]
+    // `KSP_CONFIGS=GiB:candidates:arcs,...` (per pop) measures other capacities side by side.
+    let configs: Vec<KspGpuOptions> = std::env::var("KSP_CONFIGS").map_or_else(
+        |_| vec![KspGpuOptions::for_k(k)],
+        |s| {
+            s.split(',')
+                .map(|c| {
+                    let v: Vec<u64> = c.split(':').map(|x| x.parse().unwrap()).collect();
+                    let d = KspGpuOptions::for_k(k);
+                    KspGpuOptions {
+                        memory: v[0] << 30,
+                        pool: d.pops * v[1] as u32,
+                        arena: d.pops * v[2] as u32,
+                        ..d
+                    }
+                })
+                .collect()
+        },
     );
+    for opts in configs {
+        let mut times = Vec::new();
+        let mut gpu_queries = 0;
+        let mut overflows = [0; 6];
+        for _ in 0..2 {
+            let c = Instant::now();
+            let (got, st) = ksp_batch_gpu(&ctx, g, queries, k, &opts).expect("GPU batch");
+            times.push(c.elapsed().as_secs_f64());
+            assert!(got == cpu, "{name} K={k}: GPU answers differ from the CPU's");
+            gpu_queries = st.gpu_queries;
+            overflows = st.gpu_overflows;
+        }
+        println!(
+            "{{\"graph\":{name:?},\"k\":{k},\"pairs\":{},\"adapter\":{:?},\"gpu_start_s\":{start_s:.3},\"gpu_first_s\":{:.3},\"gpu_s\":{:.3},\"gpu_queries\":{gpu_queries},\"overflows_pool_pops_arena_cost_ties_gather\":{overflows:?},\"gpu_queries_per_s\":{:.1},\"cpu_batch_s\":{cpu_s:.3},\"gpu_vs_cpu_batch\":{:.2}}}",
+            queries.len(),
+            ctx.info.name,
+            times[0],
+            times[1],
+            queries.len() as f64 / times[1],
+            cpu_s / times[1]
+        );
+        eprintln!("config {opts:?}");
+    }
 }

@@ -239,7 +239,9 @@ impl Iterator for MpsIter<'_> {
             self.popped = Vec::new();
             self.heap = IdHeap::default();
             let given = std::mem::take(&mut self.given);
-            self.yen = Some(Box::new(YenRanking::resume(self.target.g, self.s, self.target.t, given)));
+            let to_target = Some(self.target.pi.clone());
+            self.yen =
+                Some(Box::new(YenRanking::resume(self.target.g, self.s, self.target.t, given, to_target)));
         }
         let yen = self.yen.as_mut().expect("switched to Yen");
         // u64 costs of loopless paths cannot overflow on graphs below 2^32 vertices.
