@@ -51,10 +51,11 @@ pub struct KspGpuOptions {
 impl KspGpuOptions {
     /// Defaults for K paths per query: room for 64·K + 1024 pops (NY at K = 100 pops 14·K on
     /// average, 93% of them looped; the few queries that need more go to the CPU's threads while the
-    /// GPU goes on), 128 arcs and 32 candidates per pop; 16 GiB per batch, halved until the device
-    /// can allocate it (the more queries in flight, the better the GPU hides its memory latency:
-    /// about 930 per batch on NY). 16·K pops sent a third of NY's queries to the CPU at K = 100 and
-    /// was no faster (docs/benchmarks.md).
+    /// GPU goes on), 256 arcs and 16 candidates per pop; 8 GiB per batch, halved until the device
+    /// can allocate it (on NY the 2 GiB binding of the arena caps a batch at 282 queries at K = 100,
+    /// 776 at K = 10). 128 arcs per pop sent 206 of NY's 1,000 queries to the CPU at K = 100, and 16
+    /// or 32 GiB batches were no faster: a batch's ranking takes 0.2 s of its 0.45 s
+    /// (docs/benchmarks.md). 16·K pops sent a third of NY's queries to the CPU at K = 100.
     pub fn for_k(k: usize) -> Self {
         let pops = (64 * k as u64 + 1024).min(1 << 20) as u32;
         Self {
@@ -102,14 +103,28 @@ pub fn ksp_batch_gpu(
             other => break other?,
         }
     };
-    // The queries a batch hands back go to the CPU's threads at once, while this thread drives the
-    // GPU through the next batches.
+    // Each batch's rows go to a thread of their own, which turns them into paths (on all cores) and
+    // answers the queries the GPU handed back, while this thread drives the GPU through the next
+    // batches.
+    let shape = ranker.shape();
     std::thread::scope(|scope| -> Result<(), SsspError> {
-        let mut handed_back = Vec::new();
+        let mut batches = Vec::new();
         for (chunk_no, chunk) in queries.chunks(ranker.slots).enumerate() {
-            let first = chunk_no * ranker.slots;
-            let mut rest = Vec::new();
-            for (i, answer) in ranker.run(chunk)?.into_iter().enumerate() {
+            let rows = ranker.run(chunk)?;
+            batches.push((
+                chunk_no * ranker.slots,
+                scope.spawn(move || -> Result<_, SsspError> {
+                    let answers = shape.answers(chunk, &rows);
+                    let rest: Vec<usize> = (0..chunk.len()).filter(|&i| answers[i].is_err()).collect();
+                    let asked: Vec<(u32, u32)> = rest.iter().map(|&i| chunk[i]).collect();
+                    let cpu = if asked.is_empty() { None } else { Some(super::ksp_batch_cpu(g, &asked, k)?) };
+                    Ok((answers, rest, cpu))
+                }),
+            ));
+        }
+        for (first, handle) in batches {
+            let (answers, rest, cpu) = handle.join().expect("a K-shortest-paths batch thread panicked")?;
+            for (i, answer) in answers.into_iter().enumerate() {
                 match answer {
                     Ok(paths) => {
                         out[first + i] = paths;
@@ -118,22 +133,16 @@ pub fn ksp_batch_gpu(
                     Err(status) => {
                         let reason = (status as usize).saturating_sub(3).min(5);
                         stats.gpu_overflows[reason] += 1;
-                        rest.push(first + i);
                     }
                 }
             }
-            if !rest.is_empty() {
-                let asked: Vec<(u32, u32)> = rest.iter().map(|&i| queries[i]).collect();
-                handed_back.push((rest, scope.spawn(move || super::ksp_batch_cpu(g, &asked, k))));
+            if let Some((answers, st)) = cpu {
+                for (i, paths) in rest.into_iter().zip(answers) {
+                    out[first + i] = paths;
+                }
+                stats.pops += st.pops;
+                stats.looped_pops += st.looped_pops;
             }
-        }
-        for (rest, handle) in handed_back {
-            let (answers, st) = handle.join().expect("a CPU ranking thread panicked")?;
-            for (i, paths) in rest.into_iter().zip(answers) {
-                out[i] = paths;
-            }
-            stats.pops += st.pops;
-            stats.looped_pops += st.looped_pops;
         }
         Ok(())
     })?;
@@ -285,8 +294,13 @@ impl<'a> GpuRanker<'a> {
         })
     }
 
-    /// Answers up to `slots` queries: `Err(status)` for a query the GPU could not finish (capacities).
-    fn run(&mut self, queries: &[(u32, u32)]) -> Result<Vec<Result<Vec<Path>, u32>>, SsspError> {
+    /// How to read this ranker's rows.
+    fn shape(&self) -> RowShape<'a> {
+        RowShape { g: self.g, k: self.k, out_cap: self.out_cap, state_words: self.state_words }
+    }
+
+    /// Ranks up to `slots` queries; their state rows and gathered arcs ([`RowShape::answers`] reads them).
+    fn run(&mut self, queries: &[(u32, u32)]) -> Result<BatchRows, SsspError> {
         let ctx = self.ctx;
         let batch = queries.len();
         let targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
@@ -332,34 +346,59 @@ impl<'a> GpuRanker<'a> {
         } else {
             Vec::new()
         };
+        Ok(BatchRows { state, gathered })
+    }
+}
+
+/// What the host reads back after a batch: a state row per query and the gathered arcs of every
+/// finished query's loopless paths.
+struct BatchRows {
+    state: Vec<u32>,
+    gathered: Vec<u32>,
+}
+
+/// The layout of a ranker's rows, enough to turn them into paths away from the ranker.
+#[derive(Clone, Copy)]
+struct RowShape<'a> {
+    g: &'a Csr<u32>,
+    k: usize,
+    out_cap: usize,
+    state_words: usize,
+}
+
+impl RowShape<'_> {
+    /// Each query's K paths in (cost, arc sequence) order, or `Err(status)` for a query the GPU could
+    /// not finish (capacities); queries in parallel.
+    fn answers(&self, queries: &[(u32, u32)], rows: &BatchRows) -> Vec<Result<Vec<Path>, u32>> {
+        use rayon::prelude::*;
         let (heads, weights) = (self.g.targets(), self.g.weights());
-        let mut answers = Vec::with_capacity(batch);
-        for (i, &(s, t)) in queries.iter().enumerate() {
-            let row = &state[i * self.state_words..(i + 1) * self.state_words];
-            if row[6] != DONE {
-                answers.push(Err(row[6]));
-                continue;
-            }
-            if s == t {
-                answers.push(Ok(vec![Path { cost: 0, arcs: Vec::new(), source: s }]));
-                continue;
-            }
-            let outs = row[5] as usize;
-            let mut at = row[8] as usize;
-            let mut paths = Vec::with_capacity(outs);
-            for j in 0..outs {
-                let len = row[STATE_HEAD + WG as usize + self.out_cap + j] as usize;
-                let arcs = gathered[at..at + len].to_vec();
-                at += len;
-                let cost = arcs.iter().map(|&a| weights[a as usize] as u64).sum();
-                debug_assert_eq!(arcs.last().map(|&a| heads[a as usize]), Some(t));
-                paths.push(Path { cost, arcs, source: s });
-            }
-            paths.sort_unstable();
-            paths.truncate(self.k);
-            answers.push(Ok(paths));
-        }
-        Ok(answers)
+        queries
+            .par_iter()
+            .enumerate()
+            .map(|(i, &(s, t))| {
+                let row = &rows.state[i * self.state_words..(i + 1) * self.state_words];
+                if row[6] != DONE {
+                    return Err(row[6]);
+                }
+                if s == t {
+                    return Ok(vec![Path { cost: 0, arcs: Vec::new(), source: s }]);
+                }
+                let outs = row[5] as usize;
+                let mut at = row[8] as usize;
+                let mut paths = Vec::with_capacity(outs);
+                for j in 0..outs {
+                    let len = row[STATE_HEAD + WG as usize + self.out_cap + j] as usize;
+                    let arcs = rows.gathered[at..at + len].to_vec();
+                    at += len;
+                    let cost = arcs.iter().map(|&a| weights[a as usize] as u64).sum();
+                    debug_assert_eq!(arcs.last().map(|&a| heads[a as usize]), Some(t));
+                    paths.push(Path { cost, arcs, source: s });
+                }
+                paths.sort_unstable();
+                paths.truncate(self.k);
+                Ok(paths)
+            })
+            .collect()
     }
 }
 
