@@ -37,15 +37,16 @@ pub struct BatchStats {
 }
 
 /// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
-/// than the 16-core CPU there (docs/benchmarks.md: NY, 1,000 pairs, K = 10: 3.0–4.0× the CPU batch,
-/// 1.3–2.3× counting the device start; at K = 100 the two are about level, 0.9–1.2×). Others stay on
-/// the CPU until measured.
+/// than the 16-core CPU there (docs/benchmarks.md, `ksp --pairs 1000` on NY: K = 10 3.1–3.4× the CPU
+/// batch, K = 100 1.8–1.9×; by wall time, device start included, 1.7–2.3× and 1.4–1.6×). Others stay
+/// on the CPU until measured.
 pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 /// Fewest queries `Backend::Auto` gives to a measured GPU (measured at 1,000; below, the device start
 /// is a larger share).
 pub const AUTO_GPU_MIN_QUERIES: usize = 1000;
-/// Largest K for which `Backend::Auto` uses a measured GPU (at K = 100 it was not faster).
-pub const AUTO_GPU_MAX_K: usize = 10;
+/// Largest K for which `Backend::Auto` uses a measured GPU (measured faster at K = 10 and 100; at
+/// K = 1,000 the GPU's capacities send many queries back to the CPU and it was slower).
+pub const AUTO_GPU_MAX_K: usize = 100;
 
 /// The `k` cheapest loopless paths of every `(source, target)` query, on `backend`:
 /// [`ksp_batch_cpu`] or [`ksp_batch_gpu`] (identical answers). `Backend::Auto` uses the GPU only on an
