@@ -38,7 +38,7 @@ pub struct BatchStats {
 
 /// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
 /// than the 16-core CPU there (docs/benchmarks.md, `ksp --pairs 1000` on NY: K = 10 3.1–3.4× the CPU
-/// batch, K = 100 1.8–1.9×; by wall time, device start included, 1.7–2.3× and 1.4–1.6×). Others stay
+/// batch, K = 100 1.8–2.7×; by wall time, device start included, 1.7–2.4× and 1.4–2.1×). Others stay
 /// on the CPU until measured.
 pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 /// Fewest queries `Backend::Auto` gives to a measured GPU (measured at 1,000; below, the device start
