@@ -236,6 +236,34 @@ impl UpwardSearch {
     }
 }
 
+/// PHAST's downward sweep over `LANES` trees at once, highest rank first: every tail of an in-arc is
+/// final before its head. The lanes' minimum is an unsigned 32-bit min, which the baseline x86-64
+/// target lacks (SSE2 emulates it in several instructions); `multiversion` compiles AVX2 and SSE4.1
+/// copies and picks one at run time. The same labels on every copy (integer operations only).
+#[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
+fn sweep_down(dist: &mut [u32], dof: &[u32], dt: &[u32], dw: &[u32]) {
+    let n = dof.len() - 1;
+    for r in (0..n).rev() {
+        let mut best = [UNREACHABLE; LANES];
+        best.copy_from_slice(&dist[r * LANES..(r + 1) * LANES]);
+        for a in dof[r] as usize..dof[r + 1] as usize {
+            let u = dt[a] as usize;
+            let w = dw[a];
+            if w == UNREACHABLE {
+                continue;
+            }
+            let from: &[u32; LANES] = dist[u * LANES..(u + 1) * LANES].try_into().expect("LANES labels");
+            for lane in 0..LANES {
+                // Unreached tails stay unreached; sums saturate at SATURATED (an overflow).
+                let sum = from[lane].saturating_add(w).min(SATURATED);
+                let cand = if from[lane] == UNREACHABLE { UNREACHABLE } else { sum };
+                best[lane] = best[lane].min(cand);
+            }
+        }
+        dist[r * LANES..(r + 1) * LANES].copy_from_slice(&best);
+    }
+}
+
 impl PhastWorkspace {
     /// Scratch for `n` vertices.
     pub fn new(n: u32) -> Self {
@@ -275,28 +303,7 @@ impl PhastWorkspace {
                 seeds.push((r, d, parent));
             });
         }
-        // Downward sweep, highest rank first: every tail of an in-arc is final before its head.
-        let (dof, dt, dw) = (ch.down.offsets(), ch.down.targets(), ch.down.weights());
-        let n = ch.num_vertices() as usize;
-        for r in (0..n).rev() {
-            let mut best = [UNREACHABLE; LANES];
-            best.copy_from_slice(&self.dist[r * LANES..(r + 1) * LANES]);
-            for a in dof[r] as usize..dof[r + 1] as usize {
-                let u = dt[a] as usize;
-                let w = dw[a];
-                if w == UNREACHABLE {
-                    continue;
-                }
-                let from = &self.dist[u * LANES..(u + 1) * LANES];
-                for lane in 0..LANES {
-                    // Unreached tails stay unreached; sums saturate at SATURATED (an overflow).
-                    let sum = from[lane].saturating_add(w).min(SATURATED);
-                    let cand = if from[lane] == UNREACHABLE { UNREACHABLE } else { sum };
-                    best[lane] = best[lane].min(cand);
-                }
-            }
-            self.dist[r * LANES..(r + 1) * LANES].copy_from_slice(&best);
-        }
+        sweep_down(&mut self.dist, ch.down.offsets(), ch.down.targets(), ch.down.weights());
     }
 
     /// The tree of `lane` in original vertex ids.
