@@ -114,7 +114,7 @@ impl CchAon {
                 || (PhastWorkspace::new(n), PhastLoad::new(), empty()),
                 |(mut ws, mut loader, (mut loads, mut missed)), chunk| {
                     let sources: Vec<u32> = chunk.iter().map(|&j| g.source[j]).collect();
-                    ws.sweep(&ch, &sources);
+                    ws.sweep_with_parents(&ch, &sources);
                     for (k, demand) in demands.iter().enumerate() {
                         let lanes: Vec<Vec<(u32, u64)>> = chunk
                             .iter()

@@ -11,6 +11,8 @@ use graph_core::rng::SplitMix64;
 /// Flows sent along PHAST trees on the hierarchy's arcs and unpacked to input arcs are shortest-path
 /// flows: at every vertex inflow − outflow is what arrives minus what leaves, and `Σ load · weight`
 /// equals `Σ amount · distance` (so every unit travels a shortest path). Weights ≥ 1, as loading needs.
+/// The same loads whether the loader scans for tight arcs (after `sweep`) or follows the parents a
+/// `sweep_with_parents` kept.
 #[test]
 fn tree_loads_are_shortest_path_flows() {
     for seed in 0..60u64 {
@@ -25,9 +27,13 @@ fn tree_loads_are_shortest_path_flows() {
         let mut net = vec![0i128; n as usize];
         let mut cost = 0u128;
         let mut ws = PhastWorkspace::new(n);
+        let mut kept = PhastWorkspace::new(n);
         let mut loader = PhastLoad::new();
+        let mut kept_loads = vec![0u64; 2 * cch.num_edges()];
         for chunk in sources.chunks(LANES) {
             ws.sweep(&ch, chunk);
+            kept.sweep_with_parents(&ch, chunk);
+            assert_eq!(ws.labels(), kept.labels(), "seed {seed}: labels with and without parents");
             let demands: Vec<Vec<(u32, u64)>> = chunk
                 .iter()
                 .enumerate()
@@ -49,6 +55,9 @@ fn tree_loads_are_shortest_path_flows() {
                 })
                 .collect();
             loader.load(&ch, &ws, &demands, &mut slot_loads);
+            // The parents the sweep kept give the loads the scan for tight arcs gives.
+            loader.load(&ch, &kept, &demands, &mut kept_loads);
+            assert_eq!(slot_loads, kept_loads, "seed {seed}: loads along kept parents");
         }
         let loads = unpacking.arc_loads(slot_loads);
         let mut flow = vec![0i128; n as usize];

@@ -130,6 +130,9 @@ impl ContractionHierarchy {
 /// Labels of one batch: `dist[rank * LANES + lane]`, plus the upward search's state.
 pub struct PhastWorkspace {
     dist: Vec<u32>,
+    /// `down_parent[rank * LANES + lane]`: the first downward in-arc that lowered the label in the last
+    /// [`Self::sweep_with_parents`] (`NO_PARENT` where none did); empty after a plain sweep.
+    down_parent: Vec<u32>,
     up: UpwardSearch,
     /// Each lane's upward-search results of the last sweep: (rank, label, (parent rank, up arc)).
     seeds: Vec<Vec<Seed>>,
@@ -240,12 +243,21 @@ impl UpwardSearch {
 /// final before its head. The lanes' minimum is an unsigned 32-bit min, which the baseline x86-64
 /// target lacks (SSE2 emulates it in several instructions); `multiversion` compiles AVX2 and SSE4.1
 /// copies and picks one at run time. The same labels on every copy (integer operations only).
+///
+/// With `PARENTS`, `parents[rank * LANES + lane]` gets the first in-arc that lowered the label.
 #[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
-fn sweep_down(dist: &mut [u32], dof: &[u32], dt: &[u32], dw: &[u32]) {
+fn sweep_down<const PARENTS: bool>(
+    dist: &mut [u32],
+    parents: &mut [u32],
+    dof: &[u32],
+    dt: &[u32],
+    dw: &[u32],
+) {
     let n = dof.len() - 1;
     for r in (0..n).rev() {
         let mut best = [UNREACHABLE; LANES];
         best.copy_from_slice(&dist[r * LANES..(r + 1) * LANES]);
+        let mut parent = [NO_PARENT; LANES];
         for a in dof[r] as usize..dof[r + 1] as usize {
             let u = dt[a] as usize;
             let w = dw[a];
@@ -257,10 +269,18 @@ fn sweep_down(dist: &mut [u32], dof: &[u32], dt: &[u32], dw: &[u32]) {
                 // Unreached tails stay unreached; sums saturate at SATURATED (an overflow).
                 let sum = from[lane].saturating_add(w).min(SATURATED);
                 let cand = if from[lane] == UNREACHABLE { UNREACHABLE } else { sum };
+                if PARENTS {
+                    // Branch-free, so that the lanes stay one vector operation each.
+                    let lower = cand < best[lane];
+                    parent[lane] = if lower { a as u32 } else { parent[lane] };
+                }
                 best[lane] = best[lane].min(cand);
             }
         }
         dist[r * LANES..(r + 1) * LANES].copy_from_slice(&best);
+        if PARENTS {
+            parents[r * LANES..(r + 1) * LANES].copy_from_slice(&parent);
+        }
     }
 }
 
@@ -269,6 +289,7 @@ impl PhastWorkspace {
     pub fn new(n: u32) -> Self {
         Self {
             dist: vec![UNREACHABLE; n as usize * LANES],
+            down_parent: Vec::new(),
             up: UpwardSearch::new(n),
             seeds: vec![Vec::new(); LANES],
         }
@@ -293,6 +314,24 @@ impl PhastWorkspace {
 
     /// Upward searches from `sources` (at most [`LANES`]) and the downward sweep.
     pub fn sweep(&mut self, ch: &ContractionHierarchy, sources: &[u32]) {
+        self.sweep_up(ch, sources);
+        self.down_parent.clear();
+        sweep_down::<false>(&mut self.dist, &mut [], ch.down.offsets(), ch.down.targets(), ch.down.weights());
+    }
+
+    /// [`Self::sweep`], also keeping for every (rank, lane) the first downward in-arc (in `ch.down`
+    /// order) that lowered its label: where the label did not come from the upward search, that arc
+    /// is the first tight one, the tree parent a tree loading needs ([`Self::down_parents`]).
+    pub fn sweep_with_parents(&mut self, ch: &ContractionHierarchy, sources: &[u32]) {
+        self.sweep_up(ch, sources);
+        self.down_parent.clear();
+        self.down_parent.resize(self.dist.len(), NO_PARENT);
+        let (dof, dt, dw) = (ch.down.offsets(), ch.down.targets(), ch.down.weights());
+        sweep_down::<true>(&mut self.dist, &mut self.down_parent, dof, dt, dw);
+    }
+
+    /// Every lane's upward search, its labels written and its seeds kept.
+    fn sweep_up(&mut self, ch: &ContractionHierarchy, sources: &[u32]) {
         assert!(sources.len() <= LANES);
         self.dist.fill(UNREACHABLE);
         for (lane, &s) in sources.iter().enumerate() {
@@ -303,7 +342,12 @@ impl PhastWorkspace {
                 seeds.push((r, d, parent));
             });
         }
-        sweep_down(&mut self.dist, ch.down.offsets(), ch.down.targets(), ch.down.weights());
+    }
+
+    /// The parents of the last [`Self::sweep_with_parents`], `[rank * LANES + lane]`: a downward arc
+    /// index, or `NO_PARENT` where no in-arc lowered the label; empty after a plain [`Self::sweep`].
+    pub fn down_parents(&self) -> &[u32] {
+        &self.down_parent
     }
 
     /// The tree of `lane` in original vertex ids.

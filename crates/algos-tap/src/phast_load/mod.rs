@@ -89,6 +89,26 @@ fn pass_down_parents(
     }
 }
 
+/// [`pass_down_parents`] with the parents a `PhastWorkspace::sweep_with_parents` kept: the first
+/// in-arc that lowered a label is its first tight one wherever the label is not the upward search's,
+/// so the same arcs and loads without reading any other in-arc.
+fn pass_to_kept_parents(
+    acc: &mut [u64],
+    up_arc: &[u32],
+    parents: &[u32],
+    down: &DownArcs<'_>,
+    down_loads: &mut [u64],
+) {
+    for (i, &a) in parents.iter().enumerate() {
+        let f = acc[i];
+        if f == 0 || up_arc[i] != NO_PARENT || a == NO_PARENT {
+            continue;
+        }
+        down_loads[a as usize] += f;
+        acc[down.tails[a as usize] as usize * LANES + i % LANES] += f;
+    }
+}
+
 /// `up_arc` mark of the source itself (a root: no arc).
 const ROOT: u32 = u32::MAX - 1;
 
@@ -148,7 +168,17 @@ impl PhastLoad {
         }
         let down =
             DownArcs { offsets: ch.down.offsets(), tails: ch.down.targets(), weights: ch.down.weights() };
-        pass_down_parents(&mut self.acc, &self.up_arc, dist, &down, &mut loads[up_slots..]);
+        if ws.down_parents().len() == self.acc.len() {
+            pass_to_kept_parents(
+                &mut self.acc,
+                &self.up_arc,
+                ws.down_parents(),
+                &down,
+                &mut loads[up_slots..],
+            );
+        } else {
+            pass_down_parents(&mut self.acc, &self.up_arc, dist, &down, &mut loads[up_slots..]);
+        }
         for lane in 0..lanes {
             self.seeds.clear();
             self.seeds.extend_from_slice(ws.seeds(lane));
