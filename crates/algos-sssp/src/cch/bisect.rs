@@ -8,6 +8,8 @@ use std::cmp::Reverse;
 
 use graph_core::rng::SplitMix64;
 
+use crate::cpu::queue::{Frontier, IndexedHeap};
+
 /// Graphs this small are bisected directly.
 const COARSEST: usize = 120;
 /// Each side may hold this share of the total vertex weight at most.
@@ -170,12 +172,12 @@ impl Level {
                 // Weights are positive, so a vertex has a neighbour across iff its external weight,
                 // (gain + weighted degree) / 2, is positive.
                 if fm.gain[v] + fm.degree[v] > 0 {
-                    fm.queue.insert(v as u32, &fm.gain);
+                    fm.queue.update(v as u32, gain_key(fm.gain[v], v as u32));
                 }
             }
             fm.moves.clear();
             let (mut run, mut best_run, mut best_len, mut since_best) = (0i64, 0i64, 0, 0);
-            while let Some(v) = fm.queue.pop_max(&fm.gain) {
+            while let Some((_, v)) = fm.queue.pop() {
                 let v = v as usize;
                 let (from, to) = (part[v] as usize, 1 - part[v] as usize);
                 if sides[to] + u64::from(self.vertex_w[v]) > max_side {
@@ -211,13 +213,24 @@ impl Level {
 /// What Fiduccia–Mattheyses refinement keeps between moves, reused by every refinement of one
 /// bisection: each vertex's gain (weight across − weight on its side), kept up to date as vertices
 /// move instead of recounted per move, and its weighted degree.
-#[derive(Default)]
 struct Refiner {
     gain: Vec<i64>,
     degree: Vec<i64>,
     locked: Vec<bool>,
     moves: Vec<u32>,
-    queue: GainQueue,
+    queue: IndexedHeap<u64>,
+}
+
+impl Default for Refiner {
+    fn default() -> Self {
+        Self {
+            gain: Vec::new(),
+            degree: Vec::new(),
+            locked: Vec::new(),
+            moves: Vec::new(),
+            queue: IndexedHeap::new(0),
+        }
+    }
 }
 
 impl Refiner {
@@ -253,108 +266,18 @@ impl Refiner {
             // Each queued neighbour is placed right after its own gain changes: placing it after
             // all of them would sift past others whose keys are already stale.
             if requeue && !self.locked[w] {
-                self.queue.insert(w as u32, &self.gain);
+                self.queue.update(w as u32, gain_key(self.gain[w], w as u32));
             }
         }
     }
 }
 
-/// A binary max-heap of vertices by (gain, smaller vertex first) that knows where each vertex sits,
-/// so a vertex whose gain changed is moved in place rather than pushed again.
-#[derive(Default)]
-struct GainQueue {
-    heap: Vec<u32>,
-    /// Where each vertex is in `heap`, `u32::MAX` when it is not queued.
-    at: Vec<u32>,
-}
-
-impl GainQueue {
-    fn reset(&mut self, n: usize) {
-        self.heap.clear();
-        self.at.clear();
-        self.at.resize(n, u32::MAX);
-    }
-
-    fn clear(&mut self) {
-        for &v in &self.heap {
-            self.at[v as usize] = u32::MAX;
-        }
-        self.heap.clear();
-    }
-
-    /// Whether `a` comes out before `b`.
-    fn before(gain: &[i64], a: u32, b: u32) -> bool {
-        (gain[a as usize], Reverse(a)) > (gain[b as usize], Reverse(b))
-    }
-
-    /// Queues `v`, or moves it to its place if its gain changed while queued.
-    fn insert(&mut self, v: u32, gain: &[i64]) {
-        let i = match self.at[v as usize] {
-            u32::MAX => {
-                self.heap.push(v);
-                self.heap.len() - 1
-            }
-            i => i as usize,
-        };
-        self.at[v as usize] = i as u32;
-        let i = self.sift_up(i, gain);
-        self.sift_down(i, gain);
-    }
-
-    fn pop_max(&mut self, gain: &[i64]) -> Option<u32> {
-        let top = *self.heap.first()?;
-        let last = self.heap.pop().expect("not empty");
-        self.at[top as usize] = u32::MAX;
-        if last != top {
-            self.heap[0] = last;
-            self.at[last as usize] = 0;
-            self.sift_down(0, gain);
-        }
-        Some(top)
-    }
-
-    fn sift_up(&mut self, mut i: usize, gain: &[i64]) -> usize {
-        let v = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            let p = self.heap[parent];
-            if !Self::before(gain, v, p) {
-                break;
-            }
-            self.heap[i] = p;
-            self.at[p as usize] = i as u32;
-            i = parent;
-        }
-        self.heap[i] = v;
-        self.at[v as usize] = i as u32;
-        i
-    }
-
-    fn sift_down(&mut self, mut i: usize, gain: &[i64]) {
-        let v = self.heap[i];
-        let len = self.heap.len();
-        loop {
-            let left = 2 * i + 1;
-            if left >= len {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < len && Self::before(gain, self.heap[right], self.heap[left]) {
-                right
-            } else {
-                left
-            };
-            let c = self.heap[child];
-            if !Self::before(gain, c, v) {
-                break;
-            }
-            self.heap[i] = c;
-            self.at[c as usize] = i as u32;
-            i = child;
-        }
-        self.heap[i] = v;
-        self.at[v as usize] = i as u32;
-    }
+/// The refinement's queue key of vertex `v` with gain `gain`: the search code's indexed min-heap pops
+/// the largest gain first, ties to the smaller vertex (the key holds both).
+fn gain_key(gain: i64, v: u32) -> u64 {
+    // Gains are bounded by weighted degrees, sums of a part's edges: far inside ±2^31.
+    debug_assert!(gain.unsigned_abs() < 1 << 31);
+    (((1i64 << 31) - gain) as u64) << 32 | u64::from(v)
 }
 
 /// Two sides (`part` 0 or 1) of the graph `xadj`/`adjncy` (symmetric, unit weights) with few edges
@@ -463,7 +386,7 @@ mod tests {
         let mut rng = SplitMix64::new(3);
         let n = 50;
         let mut gain: Vec<i64> = (0..n).map(|_| rng.below(9) as i64 - 4).collect();
-        let mut queue = GainQueue::default();
+        let mut queue = IndexedHeap::new(0);
         queue.reset(n);
         let mut queued = vec![false; n];
         for _ in 0..2000 {
@@ -471,15 +394,15 @@ mod tests {
             if rng.below(3) == 0 {
                 // Pop and compare with the reference: the maximum of (gain, −vertex) among queued ones.
                 let expect = (0..n).filter(|&v| queued[v]).max_by_key(|&v| (gain[v], Reverse(v)));
-                let got = queue.pop_max(&gain).map(|v| v as usize);
+                let got = queue.pop().map(|(_, v)| v as usize);
                 assert_eq!(got, expect);
                 if let Some(v) = got {
                     queued[v] = false;
                 }
             } else {
-                // A changed gain is placed at once, as the refinement does.
+                // A gain that rises or falls is placed at once, as the refinement does.
                 gain[v] = rng.below(9) as i64 - 4;
-                queue.insert(v as u32, &gain);
+                queue.update(v as u32, gain_key(gain[v], v as u32));
                 queued[v] = true;
             }
         }

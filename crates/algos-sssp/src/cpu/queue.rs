@@ -82,8 +82,33 @@ impl<L: Label> IndexedHeap<L> {
         Self { entries: Vec::with_capacity(64), pos: vec![ABSENT; n] }
     }
 
+    /// Empties the heap and makes room for vertices `0..n` (keeping its allocations).
+    pub fn reset(&mut self, n: usize) {
+        self.entries.clear();
+        self.pos.clear();
+        self.pos.resize(n, ABSENT);
+    }
+
+    /// Inserts `v`, or moves it to the place of its new key whether that fell or rose (a search's
+    /// [`Frontier::push`] only ever lowers keys).
+    pub fn update(&mut self, v: u32, key: L) {
+        let i = match self.pos[v as usize] {
+            ABSENT => {
+                self.entries.push((key, v));
+                self.entries.len() - 1
+            }
+            p => {
+                self.entries[p as usize].0 = key;
+                p as usize
+            }
+        };
+        let i = self.sift_up(i);
+        self.sift_down(i);
+    }
+
+    /// Moves entry `i` up to its place; where it ends.
     #[inline]
-    fn sift_up(&mut self, mut i: usize) {
+    fn sift_up(&mut self, mut i: usize) -> usize {
         let item = self.entries[i];
         while i > 0 {
             let parent = (i - 1) / 4;
@@ -97,6 +122,7 @@ impl<L: Label> IndexedHeap<L> {
         }
         self.entries[i] = item;
         self.pos[item.1 as usize] = i as u32;
+        i
     }
 
     #[inline]
