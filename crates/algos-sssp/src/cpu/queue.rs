@@ -92,7 +92,15 @@ impl<L: Label> IndexedHeap<L> {
     /// Inserts `v`, or moves it to the place of its new key whether that fell or rose (a search's
     /// [`Frontier::push`] only ever lowers keys).
     pub fn update(&mut self, v: u32, key: L) {
-        let i = match self.pos[v as usize] {
+        let i = self.place(v, key);
+        let i = self.sift_up(i);
+        self.sift_down(i);
+    }
+
+    /// Sets `v`'s key, appending it when absent; its index (the heap order still to restore).
+    #[inline]
+    fn place(&mut self, v: u32, key: L) -> usize {
+        match self.pos[v as usize] {
             ABSENT => {
                 self.entries.push((key, v));
                 self.entries.len() - 1
@@ -101,9 +109,7 @@ impl<L: Label> IndexedHeap<L> {
                 self.entries[p as usize].0 = key;
                 p as usize
             }
-        };
-        let i = self.sift_up(i);
-        self.sift_down(i);
+        }
     }
 
     /// Moves entry `i` up to its place; where it ends.
@@ -159,16 +165,7 @@ impl<L: Label> Frontier<L> for IndexedHeap<L> {
     /// Inserts `v`, or lowers its key if it is already in the heap.
     #[inline]
     fn push(&mut self, v: u32, key: L) {
-        let i = match self.pos[v as usize] {
-            ABSENT => {
-                self.entries.push((key, v));
-                self.entries.len() - 1
-            }
-            p => {
-                self.entries[p as usize].0 = key;
-                p as usize
-            }
-        };
+        let i = self.place(v, key);
         self.sift_up(i);
     }
 
