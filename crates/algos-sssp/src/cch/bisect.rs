@@ -263,8 +263,6 @@ impl Refiner {
             // w on v's new side: that edge was across (+ew) and is now inside (−ew); and vice versa.
             let change = 2 * i64::from(ew);
             self.gain[w] += if part[w] == part[v] { -change } else { change };
-            // Each queued neighbour is placed right after its own gain changes: placing it after
-            // all of them would sift past others whose keys are already stale.
             if requeue && !self.locked[w] {
                 self.queue.update(w as u32, gain_key(self.gain[w], w as u32));
             }

@@ -324,7 +324,7 @@ impl PhastWorkspace {
     /// is the first tight one, the tree parent a tree loading needs ([`Self::down_parents`]).
     pub fn sweep_with_parents(&mut self, ch: &ContractionHierarchy, sources: &[u32]) {
         self.sweep_up(ch, sources);
-        self.down_parent.clear();
+        // The downward sweep writes every rank's parents: nothing to clear first.
         self.down_parent.resize(self.dist.len(), NO_PARENT);
         let (dof, dt, dw) = (ch.down.offsets(), ch.down.targets(), ch.down.weights());
         sweep_down::<true>(&mut self.dist, &mut self.down_parent, dof, dt, dw);

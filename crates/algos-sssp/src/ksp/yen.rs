@@ -18,7 +18,7 @@ use crate::cpu::dijkstra::{Stop, dijkstra};
 use crate::paths::UNREACHABLE;
 
 /// The `k` cheapest loopless paths from `s` to `t`, in (cost, arc sequence) order, by Yen's algorithm
-/// (one restricted Dijkstra per spur vertex of every accepted path).
+/// (one restricted search per spur vertex of every accepted path: A* on the distances to `t`).
 ///
 /// ```
 /// use algos_sssp::ksp::{mps, yen};

@@ -30,11 +30,9 @@ struct DownArcs<'a> {
 }
 
 /// In increasing rank, each (rank, lane) with flow and no upward-search parent hands its flow to its
-/// first tight downward in-arc (`down_loads[a]`) and that arc's tail. The lanes go together: one pass
-/// over a rank's in-arcs tests all sixteen at once and takes, per lane, the first arc tight for it —
-/// the same arc, so the same integer loads, as a pass per lane. Compiled for AVX2 and SSE4.1 too and
-/// chosen at run time (`multiversion`; the baseline x86-64 target has no unsigned 32-bit compare).
-#[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
+/// first tight downward in-arc (`down_loads[a]`) and that arc's tail: the rule itself, read lane by
+/// lane, for loads after a plain `PhastWorkspace::sweep` (the reference `pass_to_kept_parents` is
+/// tested against; assignment sweeps with parents).
 fn pass_down_parents(
     acc: &mut [u64],
     up_arc: &[u32],
@@ -42,48 +40,24 @@ fn pass_down_parents(
     down: &DownArcs<'_>,
     down_loads: &mut [u64],
 ) {
-    let n = down.offsets.len() - 1;
-    for r in 0..n {
-        let at = r * LANES;
-        let mut pending = 0u32;
+    for r in 0..down.offsets.len() - 1 {
         for lane in 0..LANES {
-            if acc[at + lane] != 0 && up_arc[at + lane] == NO_PARENT {
-                pending |= 1 << lane;
-            }
-        }
-        if pending == 0 {
-            continue;
-        }
-        let d: &[u32; LANES] = dist[at..at + LANES].try_into().expect("LANES labels");
-        let arcs = down.offsets[r] as usize..down.offsets[r + 1] as usize;
-        let in_arcs =
-            down.tails[arcs.clone()].iter().zip(&down.weights[arcs.clone()]).zip(&mut down_loads[arcs]);
-        for ((&t, &w), load) in in_arcs {
-            let t = t as usize;
-            if w == UNREACHABLE {
+            let i = r * LANES + lane;
+            let f = acc[i];
+            if f == 0 || up_arc[i] != NO_PARENT {
                 continue;
             }
-            let from: &[u32; LANES] = dist[t * LANES..(t + 1) * LANES].try_into().expect("LANES labels");
-            let mut tight = 0u32;
-            for lane in 0..LANES {
-                let on_tree =
-                    from[lane] != UNREACHABLE && from[lane].saturating_add(w).min(SATURATED) == d[lane];
-                tight |= u32::from(on_tree) << lane;
-            }
-            let mut take = tight & pending;
-            if take == 0 {
-                continue;
-            }
-            pending &= !take;
-            while take != 0 {
-                let lane = take.trailing_zeros() as usize;
-                take &= take - 1;
-                let f = acc[at + lane];
-                *load += f;
-                acc[t * LANES + lane] += f;
-            }
-            if pending == 0 {
-                break;
+            let arcs = down.offsets[r] as usize..down.offsets[r + 1] as usize;
+            let in_arcs =
+                down.tails[arcs.clone()].iter().zip(&down.weights[arcs.clone()]).zip(&mut down_loads[arcs]);
+            for ((&t, &w), load) in in_arcs {
+                let from = dist[t as usize * LANES + lane];
+                if w != UNREACHABLE && from != UNREACHABLE && from.saturating_add(w).min(SATURATED) == dist[i]
+                {
+                    *load += f;
+                    acc[t as usize * LANES + lane] += f;
+                    break;
+                }
             }
         }
     }
