@@ -7,9 +7,12 @@
 //! instead of a solve from scratch. An interior point (Clarabel, kept as
 //! [`MasterLp::InteriorPoint`](super::MasterLp)) starts from scratch every round and was measured to
 //! be the bound's bottleneck once pricing moved to the GPU (X-n190-k8: 28.6 of 37.3 s). The basis is
-//! small enough to hold its inverse densely (m² doubles: 1.3 MB at 400 customers); a pivot updates it
-//! in place, and it is rebuilt from the basis columns when the residuals, checked every
-//! [`CHECK_EVERY`] pivots, show rounding.
+//! small enough to hold its inverse densely (m² doubles: 1.3 MB at 400 customers); pivots are kept as
+//! etas and applied to it [`ETA_BLOCK`] at a time, on the pool's threads (the m² update per pivot
+//! bounded the master at X-n401-k29's 400 rows), and it is rebuilt from the basis columns when the
+//! residuals, checked every [`CHECK_EVERY`] pivots, show rounding. Full pricing scans of large
+//! masters run on the pool's threads too (the threads are idle while the master solves: pricing waits
+//! for its duals). Results do not depend on the thread count.
 //!
 //! The starting basis is the single-customer routes, which the master always holds as its first m
 //! columns (B = I, x = 1: feasible, so there is no phase one). Degeneracy, the rule in set
@@ -17,9 +20,20 @@
 //! are taken with a Harris ratio test (largest pivot among the near-ties), and after [`STALL_LIMIT`]
 //! degenerate pivots in a row Bland's rule takes over until the objective moves again.
 
+use rayon::prelude::*;
+
 use super::DpError;
 use super::columns::Columns;
 
+/// Pivots whose updates of the inverse are applied together (see [`Etas`]).
+const ETA_BLOCK: usize = 32;
+/// Masters with at least this many columns are scanned on the pool's threads, in blocks of
+/// [`SCAN_BLOCK`] columns.
+const PARALLEL_SCAN: usize = 8 * SCAN_BLOCK;
+const SCAN_BLOCK: usize = 256;
+/// Rows from which the block of etas is applied on the pool's threads (m² · [`ETA_BLOCK`] doubles of
+/// work: 5 M at 200 rows).
+const PARALLEL_FLUSH: usize = 128;
 /// Pivots between two checks of the inverse's accuracy.
 const CHECK_EVERY: usize = 100;
 /// The largest residual (primal, or dual relative to the cost) before the inverse is rebuilt.
@@ -49,9 +63,12 @@ const PERTURBATION: f64 = 1e-8;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Simplex {
     rows: usize,
-    /// B⁻¹ column by column (entry (k, i) at `i · rows + k`: k the basis position, i the customer row),
-    /// so that B⁻¹ a, a sparse column, reads a few contiguous columns.
+    /// B⁻¹ as of the last flush, column by column (entry (k, i) at `i · rows + k`: k the basis
+    /// position, i the customer row), so that B⁻¹ a, a sparse column, reads a few contiguous columns.
+    /// The pivots since then are the pending etas ([`Etas`]).
     inverse: Vec<f64>,
+    /// Pivots not yet applied to `inverse`.
+    etas: Etas,
     /// The column in each basis position.
     basis: Vec<usize>,
     /// The basic columns' values, per basis position.
@@ -62,6 +79,22 @@ pub(crate) struct Simplex {
     updates: usize,
     /// Pivots over the solver's life (for the report).
     pub pivots: u64,
+}
+
+/// The pivots since the inverse was last brought up to date, in order: pivot j replaced basis
+/// position `p_j` with a column whose B⁻¹ a was `w_j`, and row `p_j` of the new inverse is `r_j`
+/// (the pivot row). Applying them one block at a time ([`flush`]) reads the inverse once per
+/// [`ETA_BLOCK`] pivots instead of once per pivot, which is what bounded the master at a few hundred
+/// rows (m² doubles streamed per pivot, 1.3 MB at 400 rows); in between, B⁻¹ a and the pivot row are
+/// taken through the etas (product form, O(m) each).
+#[derive(Debug, Clone, Default)]
+struct Etas {
+    /// `w_j`, one row of `rows` per pending pivot.
+    w: Vec<f64>,
+    /// `r_j`, one row of `rows` per pending pivot.
+    r: Vec<f64>,
+    /// `p_j`.
+    p: Vec<usize>,
 }
 
 /// The optimum of one call.
@@ -132,16 +165,34 @@ impl Simplex {
                 }
             }
             if entering.is_none() {
-                // A full scan: every entering column, then the CANDIDATES most negative kept.
+                // A full scan: every entering column, then the CANDIDATES most negative kept. On
+                // the pool's threads for large masters (blocks in column order: the same list on any
+                // thread count); under Bland's rule only the first entering column counts.
                 scanned.clear();
-                for (r, _) in is_basic.iter().enumerate().filter(|&(_, &basic)| !basic) {
-                    let d = reduced(r, &duals);
-                    if enters(r, d) {
-                        scanned.push((d, r));
-                        if bland {
-                            break;
+                if bland || columns.len() < PARALLEL_SCAN {
+                    for (r, _) in is_basic.iter().enumerate().filter(|&(_, &basic)| !basic) {
+                        let d = reduced(r, &duals);
+                        if enters(r, d) {
+                            scanned.push((d, r));
+                            if bland {
+                                break;
+                            }
                         }
                     }
+                } else {
+                    let blocks: Vec<Vec<(f64, usize)>> = is_basic
+                        .par_chunks(SCAN_BLOCK)
+                        .enumerate()
+                        .map(|(b, basic)| {
+                            let first = b * SCAN_BLOCK;
+                            (first..first + basic.len())
+                                .filter(|&r| !basic[r - first])
+                                .map(|r| (reduced(r, &duals), r))
+                                .filter(|&(d, r)| enters(r, d))
+                                .collect()
+                        })
+                        .collect();
+                    scanned.extend(blocks.into_iter().flatten());
                 }
                 entering = scanned.iter().min_by(|a, b| a.0.total_cmp(&b.0)).map(|&(d, r)| (r, d));
                 if scanned.len() > CANDIDATES {
@@ -164,14 +215,13 @@ impl Simplex {
                 return Ok(SimplexOptimum { value, duals });
             };
             fresh = false;
-            // w = B⁻¹ a_q.
+            // w = B⁻¹ a_q: the flushed inverse's columns, then the pending etas in order.
             w.fill(0.0);
             for &i in columns.column(q) {
                 let i = i as usize;
-                for (wk, v) in w.iter_mut().zip(&self.inverse[i * rows..(i + 1) * rows]) {
-                    *wk += v;
-                }
+                add_column(&mut w, &self.inverse[i * rows..(i + 1) * rows]);
             }
+            self.etas.forward(&mut w, rows);
             let p = self.leaving(&w, bland).ok_or_else(|| {
                 DpError::Lp(format!(
                     "the restricted master ({rows} rows) is unbounded along column {q}: numerical trouble"
@@ -188,25 +238,19 @@ impl Simplex {
             }
             self.values[p] = step;
             // y += d_q / w_p · (row p of the old B⁻¹) = d_q · (row p of the new): the entering column's reduced cost becomes 0.
-            for (i, v) in pivot_row.iter_mut().enumerate() {
-                *v = self.inverse[i * rows + p] / w[p];
+            self.etas.row(&self.inverse, rows, p, &mut pivot_row);
+            for v in pivot_row.iter_mut() {
+                *v /= w[p];
             }
             for (y, v) in duals.iter_mut().zip(&pivot_row) {
                 *y += d_q * v;
             }
-            // B⁻¹ -= (w − e_p) ⊗ pivot row, column by column (B⁻¹ of these masters is dense: ~80 % at
-            // X-n181-k23).
-            let wp = w[p];
-            w[p] = 0.0;
-            for (column, &pv) in self.inverse.chunks_exact_mut(rows).zip(&pivot_row) {
-                if pv != 0.0 {
-                    for (v, wk) in column.iter_mut().zip(&w) {
-                        *v -= wk * pv;
-                    }
-                }
-                column[p] = pv;
+            // B⁻¹ -= (w − e_p) ⊗ pivot row, one block of pivots at a time (B⁻¹ of these masters is
+            // dense: ~80 % at X-n181-k23).
+            self.etas.push(&w, &pivot_row, p);
+            if self.etas.p.len() == ETA_BLOCK {
+                self.etas.flush(&mut self.inverse, rows);
             }
-            w[p] = wp;
             is_basic[self.basis[p]] = false;
             is_basic[q] = true;
             self.basis[p] = q;
@@ -263,9 +307,10 @@ impl Simplex {
         primal.iter().fold(worst, |w, r| w.max(r.abs()))
     }
 
-    /// y = c_B B⁻¹.
-    fn duals(&self, cost: &[f64]) -> Vec<f64> {
+    /// y = c_B B⁻¹ (the pending etas applied first).
+    fn duals(&mut self, cost: &[f64]) -> Vec<f64> {
         let rows = self.rows;
+        self.etas.flush(&mut self.inverse, rows);
         let c_b: Vec<f64> = self.basis.iter().map(|&b| cost[b]).collect();
         self.inverse
             .chunks_exact(rows)
@@ -325,8 +370,135 @@ impl Simplex {
             .map(|k| inv[k * m..(k + 1) * m].iter().zip(&self.rhs).map(|(v, b)| v * b).sum::<f64>().max(0.0))
             .collect();
         self.inverse = (0..m * m).map(|at| inv[(at % m) * m + at / m]).collect();
+        self.etas.clear();
         self.updates = 0;
         Ok(())
+    }
+}
+
+/// `w += column` (B⁻¹ a for a 0/1 column a, one column of B⁻¹ per visit).
+///
+/// Like [`rank_one_update`], compiled for AVX2 too and picked at run time: separate multiplies and
+/// adds, never fused, so every copy rounds the same way and the pivots do not depend on the CPU.
+#[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
+fn add_column(w: &mut [f64], column: &[f64]) {
+    for (wk, v) in w.iter_mut().zip(column) {
+        *wk += v;
+    }
+}
+
+impl Etas {
+    fn clear(&mut self) {
+        self.w.clear();
+        self.r.clear();
+        self.p.clear();
+    }
+
+    fn push(&mut self, w: &[f64], pivot_row: &[f64], p: usize) {
+        self.w.extend_from_slice(w);
+        self.r.extend_from_slice(pivot_row);
+        self.p.push(p);
+    }
+
+    /// `x ← E_j ⋯ E_1 x` for the pending pivots j (x = B⁻¹ a as of the last flush on entry, as of now
+    /// on return): `x_p ← x_p / w_p`, then `x_k −= w_k x_p` elsewhere.
+    fn forward(&self, x: &mut [f64], rows: usize) {
+        for (w, &p) in self.w.chunks_exact(rows).zip(&self.p) {
+            let xp = x[p] / w[p];
+            if xp != 0.0 {
+                subtract_multiple(x, w, xp);
+            }
+            x[p] = xp;
+        }
+    }
+
+    /// Row `p` of the current B⁻¹ into `out`: the flushed row (or the last pending pivot row of
+    /// position `p`), then the later pivots' updates of it in order.
+    fn row(&self, inverse: &[f64], rows: usize, p: usize, out: &mut [f64]) {
+        let from = match self.p.iter().rposition(|&pj| pj == p) {
+            Some(j) => {
+                out.copy_from_slice(&self.r[j * rows..(j + 1) * rows]);
+                j + 1
+            }
+            None => {
+                for (i, v) in out.iter_mut().enumerate() {
+                    *v = inverse[i * rows + p];
+                }
+                0
+            }
+        };
+        for j in from..self.p.len() {
+            let wp = self.w[j * rows + p];
+            if wp != 0.0 {
+                subtract_multiple(out, &self.r[j * rows..(j + 1) * rows], wp);
+            }
+        }
+    }
+
+    /// Applies the pending pivots to `inverse` and forgets them: columns in blocks on the pool's
+    /// threads for large bases (each column's arithmetic is the same on any thread).
+    fn flush(&mut self, inverse: &mut [f64], rows: usize) {
+        if self.p.is_empty() {
+            return;
+        }
+        let (w, r, p) = (&self.w, &self.r, &self.p);
+        if rows >= PARALLEL_FLUSH && rayon::current_num_threads() > 1 {
+            // Blocks of 16 columns (a multiple of the kernel's 4).
+            inverse
+                .par_chunks_mut(16 * rows)
+                .enumerate()
+                .for_each(|(b, block)| apply_etas(block, rows, 16 * b, w, r, p));
+        } else {
+            apply_etas(inverse, rows, 0, w, r, p);
+        }
+        self.clear();
+    }
+}
+
+/// `x −= a · f`.
+fn subtract_multiple(x: &mut [f64], a: &[f64], f: f64) {
+    for (xk, ak) in x.iter_mut().zip(a) {
+        *xk -= ak * f;
+    }
+}
+
+/// For each pending pivot j in order, `B⁻¹ −= w_j ⊗ r_j` off row `p_j` and row `p_j` = `r_j`, on
+/// `inverse`'s columns (the first is column `first` of B⁻¹): four
+/// columns at a time, so each `w_j` is read once per four columns while the columns stay in the first
+/// cache level. Each entry sees the same operations in the same order as pivot-by-pivot updates.
+/// Compiled for AVX2 too and picked at run time; multiplies and subtractions stay separate (no FMA
+/// contraction), so every copy gives the same bits and the pivots do not depend on the CPU.
+#[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
+fn apply_etas(inverse: &mut [f64], rows: usize, first: usize, w: &[f64], r: &[f64], p: &[usize]) {
+    let mut blocks = inverse.chunks_exact_mut(4 * rows);
+    let mut first = first;
+    for block in &mut blocks {
+        let (c0, rest) = block.split_at_mut(rows);
+        let (c1, rest) = rest.split_at_mut(rows);
+        let (c2, c3) = rest.split_at_mut(rows);
+        for (j, (wj, &pj)) in w.chunks_exact(rows).zip(p).enumerate() {
+            let f = &r[j * rows + first..j * rows + first + 4];
+            let (f0, f1, f2, f3) = (f[0], f[1], f[2], f[3]);
+            for ((((&wk, v0), v1), v2), v3) in
+                wj.iter().zip(c0.iter_mut()).zip(c1.iter_mut()).zip(c2.iter_mut()).zip(c3.iter_mut())
+            {
+                *v0 -= wk * f0;
+                *v1 -= wk * f1;
+                *v2 -= wk * f2;
+                *v3 -= wk * f3;
+            }
+            (c0[pj], c1[pj], c2[pj], c3[pj]) = (f0, f1, f2, f3);
+        }
+        first += 4;
+    }
+    for (c, column) in blocks.into_remainder().chunks_exact_mut(rows).enumerate() {
+        for (j, (wj, &pj)) in w.chunks_exact(rows).zip(p).enumerate() {
+            let f = r[j * rows + first + c];
+            if f != 0.0 {
+                subtract_multiple(column, wj, f);
+            }
+            column[pj] = f;
+        }
     }
 }
 
@@ -356,6 +528,125 @@ mod tests {
             lp.add_constraint(row.as_slice(), ComparisonOp::Eq, 1.0);
         }
         lp.solve().unwrap().into_solution().unwrap().objective()
+    }
+
+    /// A random set partitioning master: `rows` unit columns (cost `unit`), then `routes` routes of
+    /// 2–15 customers with costs below the sum of their unit costs (so that many of them enter).
+    fn random_master(rows: usize, routes: usize, seed: u64) -> (Columns, Vec<f64>) {
+        let mut state = seed | 1;
+        let mut next = move |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut columns = Columns::default();
+        let mut cost = Vec::new();
+        for i in 0..rows as u32 {
+            columns.push([i]);
+            cost.push(100.0);
+        }
+        for _ in 0..routes {
+            let len = 2 + next(14);
+            columns.push((0..len).map(|_| next(rows) as u32));
+            cost.push((40 + next(50)) as f64 * len as f64);
+        }
+        (columns, cost)
+    }
+
+    /// B⁻¹ a and the pivot rows taken through pending etas, and the inverse after a flush (on the pool's
+    /// threads at this size), equal the pivot-by-pivot dense update's to rounding, over 150 pivots
+    /// (several blocks). Fails when an eta is applied out of order or the pivot row's overwrite is lost.
+    #[test]
+    fn pending_etas_equal_the_dense_update() {
+        let rows = PARALLEL_FLUSH + 22;
+        let (columns, _) = random_master(rows, 600, 7);
+        let mut dense = vec![0.0; rows * rows];
+        for i in 0..rows {
+            dense[i * rows + i] = 1.0;
+        }
+        let mut lazy = Simplex { rows, inverse: dense.clone(), ..Simplex::default() };
+        let (mut w, mut w_dense, mut row) = (vec![0.0; rows], vec![0.0; rows], vec![0.0; rows]);
+        let mut pivots = 0;
+        for q in rows..columns.len() {
+            w.fill(0.0);
+            w_dense.fill(0.0);
+            for &i in columns.column(q) {
+                let i = i as usize;
+                add_column(&mut w, &lazy.inverse[i * rows..(i + 1) * rows]);
+                add_column(&mut w_dense, &dense[i * rows..(i + 1) * rows]);
+            }
+            lazy.etas.forward(&mut w, rows);
+            for (a, b) in w.iter().zip(&w_dense) {
+                assert!((a - b).abs() < 1e-9 * (1.0 + b.abs()), "B⁻¹ a: {a} vs {b}");
+            }
+            // The largest entry pivots (well conditioned).
+            let p = (0..rows).max_by(|&a, &b| w[a].abs().total_cmp(&w[b].abs())).unwrap();
+            if w[p].abs() < 0.5 {
+                continue;
+            }
+            lazy.etas.row(&lazy.inverse, rows, p, &mut row);
+            for (i, v) in row.iter_mut().enumerate() {
+                let expected = dense[i * rows + p];
+                assert!((*v - expected).abs() < 1e-9 * (1.0 + expected.abs()), "row {p}: {v} vs {expected}");
+                *v /= w[p];
+            }
+            // The dense update, pivot by pivot.
+            let wp = w_dense[p];
+            for column in dense.chunks_exact_mut(rows) {
+                let pv = column[p] / wp;
+                for (k, v) in column.iter_mut().enumerate() {
+                    if k != p {
+                        *v -= w_dense[k] * pv;
+                    }
+                }
+                column[p] = pv;
+            }
+            lazy.etas.push(&w, &row, p);
+            if lazy.etas.p.len() == ETA_BLOCK {
+                lazy.etas.flush(&mut lazy.inverse, rows);
+            }
+            pivots += 1;
+            if pivots == 150 {
+                break;
+            }
+        }
+        assert_eq!(pivots, 150, "the random columns gave too few pivots");
+        lazy.etas.flush(&mut lazy.inverse, rows);
+        for (a, b) in lazy.inverse.iter().zip(&dense) {
+            assert!((a - b).abs() < 1e-8 * (1.0 + b.abs()), "B⁻¹ after the flush: {a} vs {b}");
+        }
+    }
+
+    /// A master large enough for the parallel scan and flush: the same pivots, duals and value (bit for
+    /// bit) on one thread and on four, with a warm start, and the value equals microlp's.
+    #[test]
+    fn the_same_optimum_on_any_thread_count() {
+        let rows = PARALLEL_FLUSH + 8;
+        let (columns, cost) = random_master(rows, PARALLEL_SCAN + 500, 11);
+        let mut first = Columns::default();
+        for r in 0..rows + PARALLEL_SCAN / 2 {
+            first.push(columns.column(r).iter().copied());
+        }
+        let solve = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut simplex = Simplex::default();
+                simplex.solve(rows, &first, &cost[..first.len()]).unwrap();
+                let opt = simplex.solve(rows, &columns, &cost).unwrap();
+                (
+                    opt.value.to_bits(),
+                    opt.duals.iter().map(|y| y.to_bits()).collect::<Vec<_>>(),
+                    simplex.pivots,
+                )
+            })
+        };
+        let one = solve(1);
+        assert!(one.2 > 2 * ETA_BLOCK as u64, "only {} pivots", one.2);
+        assert_eq!(one, solve(4));
+        let value = f64::from_bits(one.0);
+        let expected = reference(rows, &columns, &cost);
+        assert!((value - expected).abs() < 1e-6 * expected, "{value} vs microlp {expected}");
     }
 
     proptest! {
