@@ -27,13 +27,16 @@ use super::columns::Columns;
 
 /// Pivots whose updates of the inverse are applied together (see [`Etas`]).
 const ETA_BLOCK: usize = 32;
-/// Masters with at least this many columns are scanned on the pool's threads, in blocks of
-/// [`SCAN_BLOCK`] columns.
+/// Masters with at least this many columns (and [`PARALLEL_FLUSH`] rows) are scanned on the pool's
+/// threads, in blocks of [`SCAN_BLOCK`] columns.
 const PARALLEL_SCAN: usize = 8 * SCAN_BLOCK;
 const SCAN_BLOCK: usize = 256;
-/// Rows from which the block of etas is applied on the pool's threads (m² · [`ETA_BLOCK`] doubles of
-/// work: 5 M at 200 rows).
-const PARALLEL_FLUSH: usize = 128;
+/// Rows from which pivots are kept as etas and applied [`ETA_BLOCK`] at a time on the pool's threads
+/// (m² · [`ETA_BLOCK`] doubles of work: 5 M at 200 rows). Below, each pivot updates the inverse at
+/// once, as before the etas: their O(m) per pivot in B⁻¹ a and the pivot row cost more than a block
+/// saves there (H100 host: LP of X-n120-k6 0.85 → 1.06 s, X-n129-k18 0.51 → 0.93 s with blocks;
+/// X-n143-k7 and larger faster).
+const PARALLEL_FLUSH: usize = 144;
 /// Pivots between two checks of the inverse's accuracy.
 const CHECK_EVERY: usize = 100;
 /// The largest residual (primal, or dual relative to the cost) before the inverse is rebuilt.
@@ -147,6 +150,10 @@ impl Simplex {
         let mut candidates: Vec<usize> = Vec::with_capacity(CANDIDATES);
         let mut scanned: Vec<(f64, usize)> = Vec::new();
         let mut pivot_row = vec![0.0; rows];
+        let eta_block = if rows >= PARALLEL_FLUSH { ETA_BLOCK } else { 1 };
+        // Small masters scan on this thread: the pool's overhead exceeded the scan there (X-n129-k18:
+        // LP 0.20 s, 0.30 s through rayon even on one thread).
+        let parallel = rows >= PARALLEL_FLUSH && rayon::current_num_threads() > 1;
         let limit = 50 * (rows + columns.len()) + 10_000;
         for _ in 0..limit {
             let bland = stalled >= STALL_LIMIT;
@@ -169,7 +176,7 @@ impl Simplex {
                 // the pool's threads for large masters (blocks in column order: the same list on any
                 // thread count); under Bland's rule only the first entering column counts.
                 scanned.clear();
-                if bland || columns.len() < PARALLEL_SCAN {
+                if bland || !parallel || columns.len() < PARALLEL_SCAN {
                     for (r, _) in is_basic.iter().enumerate().filter(|&(_, &basic)| !basic) {
                         let d = reduced(r, &duals);
                         if enters(r, d) {
@@ -248,7 +255,7 @@ impl Simplex {
             // B⁻¹ -= (w − e_p) ⊗ pivot row, one block of pivots at a time (B⁻¹ of these masters is
             // dense: ~80 % at X-n181-k23).
             self.etas.push(&w, &pivot_row, p);
-            if self.etas.p.len() == ETA_BLOCK {
+            if self.etas.p.len() == eta_block {
                 self.etas.flush(&mut self.inverse, rows);
             }
             is_basic[self.basis[p]] = false;
@@ -470,6 +477,17 @@ fn subtract_multiple(x: &mut [f64], a: &[f64], f: f64) {
 /// contraction), so every copy gives the same bits and the pivots do not depend on the CPU.
 #[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
 fn apply_etas(inverse: &mut [f64], rows: usize, first: usize, w: &[f64], r: &[f64], p: &[usize]) {
+    if let [pj] = *p {
+        // One pivot (small bases update at once): column by column, skipping the pivot row's zeros
+        // (a fifth of B⁻¹'s entries).
+        for (column, &f) in inverse.chunks_exact_mut(rows).zip(&r[first..]) {
+            if f != 0.0 {
+                subtract_multiple(column, w, f);
+            }
+            column[pj] = f;
+        }
+        return;
+    }
     let mut blocks = inverse.chunks_exact_mut(4 * rows);
     let mut first = first;
     for block in &mut blocks {
