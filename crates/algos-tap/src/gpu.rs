@@ -11,7 +11,8 @@
 //! Both load shortest paths of the same fixed-point costs, so `Σ load · cost` is the same; among equally
 //! short paths they may pick different ones.
 
-use algos_sssp::cch::Cch;
+use algos_sssp::cch::{Cch, Unpacking};
+use algos_sssp::ch::ContractionHierarchy;
 use algos_sssp::ch::gpu::GpuPhast;
 
 use crate::phast_load::GpuPhastLoad;
@@ -36,9 +37,10 @@ const PHAST_LANES: u64 = 4096;
 /// Where the last PHAST loading's time went (seconds).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PhastTimes {
-    /// Fixed-point costs (with the OD-distance bound's two searches).
+    /// Fixed-point costs with the OD-distance bound's two searches, and beside them re-customising the
+    /// CCH (CPU) at the last call's scale (again after them when the scale changed).
     pub quantise_s: f64,
-    /// Re-customising the CCH (CPU) and uploading its downward weights.
+    /// Uploading the customised downward weights.
     pub customise_s: f64,
     /// Upward searches (CPU) and recording the sweeps.
     pub searches_s: f64,
@@ -225,12 +227,15 @@ impl<'c> GpuAon<'c> {
     pub fn loads(&mut self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
         let ctx = self.ctx;
         let t = std::time::Instant::now();
-        let (weights, _scale) = self.graph.quantise(costs);
         if let Trees::Phast { cch, sweep, loading, lanes, times } = &mut self.trees {
+            // The scale's two searches and the customisation at the last call's scale side by side.
+            let (_, _, customised) =
+                self.graph.quantised_with(costs, |weights| cch.customise_with_unpacking(weights));
             times.quantise_s = t.elapsed().as_secs_f64();
-            let engine = (&**cch, sweep, loading, *lanes);
-            return phast_loads(ctx, engine, &self.batches, &weights, net, &self.graph, demand, times);
+            let engine = (sweep, loading, *lanes);
+            return phast_loads(ctx, engine, customised?, &self.batches, net, &self.graph, demand, times);
         }
+        let (weights, _scale) = self.graph.quantise(costs);
         let csr = Csr::from_parts(self.graph.offsets.clone(), self.graph.heads.clone(), weights.clone())?;
         let mut sssp = GpuSssp::new(ctx, &csr)?;
         self.weights.write(ctx, 0, &weights)?;
@@ -309,16 +314,15 @@ impl<'c> GpuAon<'c> {
 #[allow(clippy::too_many_arguments)]
 fn phast_loads<'c>(
     ctx: &'c GpuContext,
-    (cch, sweep, loading, lanes): (&Cch, &mut Option<Box<GpuPhast<'c>>>, &mut Option<Box<GpuPhastLoad>>, u32),
+    (sweep, loading, lanes): (&mut Option<Box<GpuPhast<'c>>>, &mut Option<Box<GpuPhastLoad>>, u32),
+    (ch, unpacking): (ContractionHierarchy, Unpacking<'_>),
     batches: &[Batch],
-    weights: &[u32],
     net: &Network,
     graph: &SplitGraph,
     demand: &Demand,
     times: &mut PhastTimes,
 ) -> Result<Vec<u64>, TapError> {
     let t = std::time::Instant::now();
-    let (ch, unpacking) = cch.customise_with_unpacking(weights)?;
     let sweep = match sweep {
         Some(s) => {
             s.set_metric(ch)?;

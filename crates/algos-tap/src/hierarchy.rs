@@ -92,8 +92,9 @@ impl CchAon {
         costs: &[f64],
     ) -> Result<Vec<Vec<u64>>, TapError> {
         let g = &self.graph;
-        let (weights, _) = g.quantise(costs);
-        let (ch, unpacking) = self.cch.customise_with_unpacking(&weights)?;
+        let (_, _, customised) =
+            g.quantised_with(costs, |weights| self.cch.customise_with_unpacking(weights));
+        let (ch, unpacking) = customised?;
         let n = g.num_vertices() as u32;
         let slots = 2 * self.cch.num_edges();
         let kc = demands.len();

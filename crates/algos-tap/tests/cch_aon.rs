@@ -70,3 +70,30 @@ fn fixed_point_trees_do_not_floor_the_gap() {
         eprintln!("{name}: fixed-point SPTT excess {excess:.2e} of TSTT");
     }
 }
+
+/// The customisation started at the last call's scale, beside the scale's searches, gives what the
+/// two steps one after the other give — when the scale repeats (one run of the work) and when it
+/// changes (the work runs again at the new scale; fails if the speculated result were kept).
+#[test]
+fn speculated_quantisation_equals_the_plain_one() {
+    let Some((net, demand, _)) = standard("SiouxFalls", "speculative quantisation test") else { return };
+    let graph = algos_tap::fixed::SplitGraph::new(&net, &demand, false);
+    let free: Vec<f64> = net.links().iter().map(|l| l.free_flow_time).collect();
+    let times = |f: f64| {
+        free.iter().enumerate().map(|(l, c)| c * f * (1.0 + (l % 7) as f64 * 0.01)).collect::<Vec<_>>()
+    };
+    // (costs, runs of the work expected): the first call has no guess; ×1.01 keeps the scale; ×100
+    // changes it; ×100 again keeps it; free flow changes it back.
+    let calls = [(times(1.0), 1), (times(1.01), 1), (times(100.0), 2), (times(100.0), 1), (times(1.0), 2)];
+    for (at, (costs, runs)) in calls.iter().enumerate() {
+        let count = std::sync::atomic::AtomicUsize::new(0);
+        let (weights, scale, out) = graph.quantised_with(costs, |w| {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            w.to_vec()
+        });
+        let (plain, plain_scale) = graph.quantise(costs);
+        assert_eq!((&weights, scale), (&plain, plain_scale), "call {at}");
+        assert_eq!(out, plain, "call {at}: the work saw other weights");
+        assert_eq!(count.into_inner(), *runs, "call {at}");
+    }
+}
