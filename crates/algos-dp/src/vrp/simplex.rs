@@ -33,10 +33,10 @@ const PARALLEL_SCAN: usize = 8 * SCAN_BLOCK;
 const SCAN_BLOCK: usize = 256;
 /// Rows from which pivots are kept as etas and applied [`ETA_BLOCK`] at a time on the pool's threads
 /// (m² · [`ETA_BLOCK`] doubles of work: 5 M at 200 rows). Below, each pivot updates the inverse at
-/// once, as before the etas: their O(m) per pivot in B⁻¹ a and the pivot row cost more than a block
-/// saves there (H100 host: LP of X-n120-k6 0.85 → 1.06 s, X-n129-k18 0.51 → 0.93 s with blocks;
-/// X-n143-k7 and larger faster).
-const PARALLEL_FLUSH: usize = 144;
+/// once, as before the etas: their O(m) per pivot in B⁻¹ a and the pivot row, and rayon's overhead,
+/// cost about what a block saves there (H100 host, LP time with blocks ÷ without: 0.78–1.10× at
+/// 147–171 rows, 1.25–1.48× at 175–199, 2.2× at 400; docs/benchmarks.md).
+const PARALLEL_FLUSH: usize = 176;
 /// Pivots between two checks of the inverse's accuracy.
 const CHECK_EVERY: usize = 100;
 /// The largest residual (primal, or dual relative to the cost) before the inverse is rebuilt.
