@@ -164,9 +164,10 @@ impl Simplex {
             let enters = |r: usize, d: f64| d < -OPTIMALITY * (1.0 + cost[r].abs());
             let mut entering: Option<(usize, f64)> = None;
             if !bland {
-                for &r in &candidates {
+                // Candidates that entered the basis are skipped before pricing (their reduced cost is 0).
+                for &r in candidates.iter().filter(|&&r| !is_basic[r]) {
                     let d = reduced(r, &duals);
-                    if !is_basic[r] && enters(r, d) && entering.is_none_or(|(_, best)| d < best) {
+                    if enters(r, d) && entering.is_none_or(|(_, best)| d < best) {
                         entering = Some((r, d));
                     }
                 }
