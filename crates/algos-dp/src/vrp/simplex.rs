@@ -7,9 +7,10 @@
 //! instead of a solve from scratch. An interior point (Clarabel, kept as
 //! [`MasterLp::InteriorPoint`](super::MasterLp)) starts from scratch every round and was measured to
 //! be the bound's bottleneck once pricing moved to the GPU (X-n190-k8: 28.6 of 37.3 s). The basis is
-//! small enough to hold its inverse densely (m² doubles: 1.3 MB at 400 customers); pivots are kept as
-//! etas and applied to it [`ETA_BLOCK`] at a time, on the pool's threads (the m² update per pivot
-//! bounded the master at X-n401-k29's 400 rows), and it is rebuilt from the basis columns when the
+//! small enough to hold its inverse densely (m² doubles: 1.3 MB at 400 customers); from [`PARALLEL_FLUSH`]
+//! rows pivots are kept as etas and applied to it [`ETA_BLOCK`] at a time, on the pool's threads (the
+//! m² update per pivot bounded the master at X-n401-k29's 400 rows; smaller bases update it at every
+//! pivot), and it is rebuilt from the basis columns when the
 //! residuals, checked every [`CHECK_EVERY`] pivots, show rounding. Full pricing scans of large
 //! masters run on the pool's threads too (the threads are idle while the master solves: pricing waits
 //! for its duals). Results do not depend on the thread count.
