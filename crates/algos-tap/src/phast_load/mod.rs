@@ -21,35 +21,24 @@ pub use gpu::GpuPhastLoad;
 
 use algos_sssp::ch::{ContractionHierarchy, LANES, NO_PARENT, PhastWorkspace, Seed};
 use algos_sssp::{SATURATED, UNREACHABLE};
-
-/// The downward DAG's in-arcs: per rank, the tails (`ch.down.targets()`) and weights.
-struct DownArcs<'a> {
-    offsets: &'a [u32],
-    tails: &'a [u32],
-    weights: &'a [u32],
-}
+use graph_core::Csr;
 
 /// In increasing rank, each (rank, lane) with flow and no upward-search parent hands its flow to its
-/// first tight downward in-arc (`down_loads[a]`) and that arc's tail: the rule itself, read lane by
-/// lane, for loads after a plain `PhastWorkspace::sweep` (the reference `pass_to_kept_parents` is
-/// tested against; assignment sweeps with parents).
-fn pass_down_parents(
-    acc: &mut [u64],
-    up_arc: &[u32],
-    dist: &[u32],
-    down: &DownArcs<'_>,
-    down_loads: &mut [u64],
-) {
-    for r in 0..down.offsets.len() - 1 {
+/// first tight downward in-arc (`down_loads[a]`; `down` is `ch.down`, each rank's in-arcs with their
+/// tails as targets) and that arc's tail: the rule itself, read lane by lane, for loads after a plain
+/// `PhastWorkspace::sweep` (the reference `pass_to_kept_parents` is tested against; assignment sweeps
+/// with parents).
+fn pass_down_parents(acc: &mut [u64], up_arc: &[u32], dist: &[u32], down: &Csr<u32>, down_loads: &mut [u64]) {
+    let (offsets, tails, weights) = (down.offsets(), down.targets(), down.weights());
+    for r in 0..offsets.len() - 1 {
         for lane in 0..LANES {
             let i = r * LANES + lane;
             let f = acc[i];
             if f == 0 || up_arc[i] != NO_PARENT {
                 continue;
             }
-            let arcs = down.offsets[r] as usize..down.offsets[r + 1] as usize;
-            let in_arcs =
-                down.tails[arcs.clone()].iter().zip(&down.weights[arcs.clone()]).zip(&mut down_loads[arcs]);
+            let arcs = offsets[r] as usize..offsets[r + 1] as usize;
+            let in_arcs = tails[arcs.clone()].iter().zip(&weights[arcs.clone()]).zip(&mut down_loads[arcs]);
             for ((&t, &w), load) in in_arcs {
                 let from = dist[t as usize * LANES + lane];
                 if w != UNREACHABLE && from != UNREACHABLE && from.saturating_add(w).min(SATURATED) == dist[i]
@@ -70,16 +59,17 @@ fn pass_to_kept_parents(
     acc: &mut [u64],
     up_arc: &[u32],
     parents: &[u32],
-    down: &DownArcs<'_>,
+    down: &Csr<u32>,
     down_loads: &mut [u64],
 ) {
+    let tails = down.targets();
     for (i, &a) in parents.iter().enumerate() {
         let f = acc[i];
         if f == 0 || up_arc[i] != NO_PARENT || a == NO_PARENT {
             continue;
         }
         down_loads[a as usize] += f;
-        acc[down.tails[a as usize] as usize * LANES + i % LANES] += f;
+        acc[tails[a as usize] as usize * LANES + i % LANES] += f;
     }
 }
 
@@ -140,18 +130,17 @@ impl PhastLoad {
                 }
             }
         }
-        let down =
-            DownArcs { offsets: ch.down.offsets(), tails: ch.down.targets(), weights: ch.down.weights() };
+        let down = &ch.down;
         if ws.down_parents().len() == self.acc.len() {
             pass_to_kept_parents(
                 &mut self.acc,
                 &self.up_arc,
                 ws.down_parents(),
-                &down,
+                down,
                 &mut loads[up_slots..],
             );
         } else {
-            pass_down_parents(&mut self.acc, &self.up_arc, dist, &down, &mut loads[up_slots..]);
+            pass_down_parents(&mut self.acc, &self.up_arc, dist, down, &mut loads[up_slots..]);
         }
         for lane in 0..lanes {
             self.seeds.clear();
