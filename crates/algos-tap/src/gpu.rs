@@ -229,7 +229,7 @@ impl<'c> GpuAon<'c> {
         let t = std::time::Instant::now();
         if let Trees::Phast { cch, sweep, loading, lanes, times } = &mut self.trees {
             // The scale's two searches and the customisation at the last call's scale side by side.
-            let (_, _, customised) =
+            let customised =
                 self.graph.quantised_with(costs, |weights| cch.customise_with_unpacking(weights));
             times.quantise_s = t.elapsed().as_secs_f64();
             let engine = (sweep, loading, *lanes);

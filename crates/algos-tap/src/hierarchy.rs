@@ -92,8 +92,7 @@ impl CchAon {
         costs: &[f64],
     ) -> Result<Vec<Vec<u64>>, TapError> {
         let g = &self.graph;
-        let (_, _, customised) =
-            g.quantised_with(costs, |weights| self.cch.customise_with_unpacking(weights));
+        let customised = g.quantised_with(costs, |weights| self.cch.customise_with_unpacking(weights));
         let (ch, unpacking) = customised?;
         let n = g.num_vertices() as u32;
         let slots = 2 * self.cch.num_edges();
