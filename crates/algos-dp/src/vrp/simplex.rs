@@ -178,16 +178,13 @@ impl Simplex {
                 // the pool's threads for large masters (blocks in column order: the same list on any
                 // thread count); under Bland's rule only the first entering column counts.
                 scanned.clear();
-                if bland || !parallel || columns.len() < PARALLEL_SCAN {
-                    for (r, _) in is_basic.iter().enumerate().filter(|&(_, &basic)| !basic) {
-                        let d = reduced(r, &duals);
-                        if enters(r, d) {
-                            scanned.push((d, r));
-                            if bland {
-                                break;
-                            }
-                        }
-                    }
+                // Column r with its reduced cost if it enters.
+                let priced = |r: usize| Some((reduced(r, &duals), r)).filter(|&(d, r)| enters(r, d));
+                let non_basic = (0..columns.len()).filter(|&r| !is_basic[r]);
+                if bland {
+                    scanned.extend(non_basic.filter_map(priced).take(1));
+                } else if !parallel || columns.len() < PARALLEL_SCAN {
+                    scanned.extend(non_basic.filter_map(priced));
                 } else {
                     let blocks: Vec<Vec<(f64, usize)>> = is_basic
                         .par_chunks(SCAN_BLOCK)
@@ -196,8 +193,7 @@ impl Simplex {
                             let first = b * SCAN_BLOCK;
                             (first..first + basic.len())
                                 .filter(|&r| !basic[r - first])
-                                .map(|r| (reduced(r, &duals), r))
-                                .filter(|&(d, r)| enters(r, d))
+                                .filter_map(priced)
                                 .collect()
                         })
                         .collect();
