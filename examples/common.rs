@@ -543,7 +543,7 @@ pub fn assignment_json(
         .map(|h| {
             serde_json::json!({
                 "iter": h.iteration, "seconds": h.seconds, "relative_gap": h.relative_gap,
-                "objective": h.objective,
+                "objective": h.objective, "all_or_nothing_s": h.all_or_nothing_s,
             })
         })
         .collect();
@@ -566,6 +566,9 @@ pub fn assignment_json(
         "iterations": result.history.len(),
         "load_s": load_s,
         "solve_s": solve_s,
+        // Of solve_s: the all-or-nothing loadings; the rest is setup, link costs, directions and line
+        // searches.
+        "all_or_nothing_s": result.history.iter().map(|h| h.all_or_nothing_s).sum::<f64>(),
         "history": history,
     })
 }

@@ -301,7 +301,7 @@ pub fn assign_classes_with_progress(
     loop {
         net.costs(&x, &mut base);
         net.vdf().freeze_partners(&x);
-        let sptt = load_all(&base, &mut ys)?;
+        let sptt = monitor.all_or_nothing(|| load_all(&base, &mut ys))?;
         totals(&ys, &mut y);
         let gtx = dot(&base, &x) + fixed_term(&xs);
         let objective = net.beckmann(&x) + fixed_term(&xs);

@@ -341,6 +341,7 @@ pub fn assign<'py>(
     h.set_item("objective", col(|x| x.objective).into_pyarray(py))?;
     h.set_item("tstt", col(|x| x.tstt).into_pyarray(py))?;
     h.set_item("sptt", col(|x| x.sptt).into_pyarray(py))?;
+    h.set_item("all_or_nothing_s", col(|x| x.all_or_nothing_s).into_pyarray(py))?;
     out.set_item("history", h)?;
     out.set_item("flows", result.flows.into_pyarray(py))?;
     out.set_item("costs", result.costs.into_pyarray(py))?;

@@ -4,10 +4,16 @@
 use super::Algorithm;
 use crate::network::Network;
 
-/// The costs the direction is computed on: generalised costs, or marginal costs `c + x c'` for system
-/// optimum.
-pub(super) fn direction_costs(net: &Network, x: &[f64], system_optimum: bool, out: &mut [f64]) {
-    net.costs(x, out);
+/// The costs the direction is computed on, from the generalised `costs` at flows `x`: those costs, or
+/// marginal costs `c + x c'` for system optimum.
+pub(super) fn direction_costs(
+    net: &Network,
+    x: &[f64],
+    costs: &[f64],
+    system_optimum: bool,
+    out: &mut [f64],
+) {
+    out.copy_from_slice(costs);
     if system_optimum {
         let vdf = net.vdf();
         for (a, o) in out.iter_mut().enumerate() {

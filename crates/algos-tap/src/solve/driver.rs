@@ -63,8 +63,9 @@ pub(super) fn frank_wolfe_family(
         }
         None => {
             let zero = vec![0.0; m];
-            let mut c0 = vec![0.0; m];
-            direction_costs(net, &zero, system_optimum, &mut c0);
+            let (mut free_flow, mut c0) = (vec![0.0; m], vec![0.0; m]);
+            net.costs(&zero, &mut free_flow);
+            direction_costs(net, &zero, &free_flow, system_optimum, &mut c0);
             let mut y = vec![0.0; m];
             shadow_x = select_load(&c0);
             loader.load(net, demand, &c0, &mut y)?;
@@ -82,9 +83,9 @@ pub(super) fn frank_wolfe_family(
         net.costs(&x, &mut cost);
         // Diagonalisation: partners' flows stay at x for this iteration's line search.
         net.vdf().freeze_partners(&x);
-        direction_costs(net, &x, system_optimum, &mut g_cost);
+        direction_costs(net, &x, &cost, system_optimum, &mut g_cost);
         let shadow_y = select_load(&g_cost);
-        let sptt = loader.load(net, demand, &g_cost, &mut y)?;
+        let sptt = monitor.all_or_nothing(|| loader.load(net, demand, &g_cost, &mut y))?;
         let gtx = dot(&g_cost, &x);
         let tstt = dot(&cost, &x);
         let objective = if system_optimum { tstt } else { net.beckmann(&x) };
@@ -166,7 +167,7 @@ pub(super) fn assign_b(
     let g = SearchGraph::new(net, !opts.allow_zone_transit);
     let mut monitor = Monitor::new(start, stop, demand.total(), opts.cancel);
     let flows = crate::bush::solve(net, demand, opts.allow_zone_transit, |x, cost, y| {
-        let sptt = all_or_nothing(net, &g, demand, cost, y)?;
+        let sptt = monitor.all_or_nothing(|| all_or_nothing(net, &g, demand, cost, y))?;
         let tstt = dot(cost, x);
         Ok(monitor.record(tstt, tstt, sptt, net.beckmann(x), 0.0, true, &mut progress))
     })?;
@@ -192,6 +193,8 @@ pub(crate) struct Monitor<'a> {
     lower_bound: f64,
     below: u32,
     pub(crate) converged: bool,
+    /// The current iteration's all-or-nothing time, for its log.
+    all_or_nothing_s: f64,
 }
 
 impl<'a> Monitor<'a> {
@@ -205,7 +208,16 @@ impl<'a> Monitor<'a> {
             lower_bound: f64::NEG_INFINITY,
             below: 0,
             converged: false,
+            all_or_nothing_s: 0.0,
         }
+    }
+
+    /// Runs the iteration's all-or-nothing loading, timed for its log ([`IterationLog::all_or_nothing_s`]).
+    pub(crate) fn all_or_nothing<T>(&mut self, load: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let result = load();
+        self.all_or_nothing_s = t.elapsed().as_secs_f64();
+        result
     }
 
     pub(crate) fn last_gap(&self) -> f64 {
@@ -239,6 +251,7 @@ impl<'a> Monitor<'a> {
             objective,
             lower_bound: self.lower_bound,
             step,
+            all_or_nothing_s: std::mem::take(&mut self.all_or_nothing_s),
         };
         progress(&log);
         self.history.push(log);
