@@ -83,7 +83,8 @@ fn mark(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let s = seeds[i];
-    if dist[s.x] == s.y {
+    // An ancestor the device's upward search never reached (label INF) gave no label.
+    if s.y != INF && dist[s.x] == s.y {
         up_arc[s.x] = select(s.z, ROOT, s.z == NONE);
     }
 }

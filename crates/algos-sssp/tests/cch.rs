@@ -165,6 +165,58 @@ fn gpu_phast_on_cch_equals_dijkstra() {
     });
 }
 
+/// The device's upward searches on a CCH (`phast_up.wgsl`) leave the seeds the CPU twin's
+/// elimination-tree walk finds — cell, label, up arc and parent's cell, in decreasing rank — plus one
+/// INF seed per ancestor never reached, which the random one-way graphs here produce.
+#[test]
+#[cfg(feature = "gpu")]
+fn gpu_upward_seeds_equal_the_cpu_searches() {
+    use algos_sssp::ch::UpwardSearch;
+    use algos_sssp::ch::gpu::GpuPhast;
+    const NONE: u32 = u32::MAX;
+    gpu_runtime::testing::for_each_context("cch gpu_upward_seeds_equal_the_cpu_searches", |ctx| {
+        let mut unreached = 0;
+        for seed in 0..6u64 {
+            let n = 20 + (seed as u32 * 23) % 70;
+            let g = random_graph(seed, n, 2 * n, 0..=25).unwrap();
+            let cch = Cch::build(&g).unwrap();
+            let ch = cch.customise(random_weights(seed + 7, g.num_arcs() as usize, 40).as_slice()).unwrap();
+            let k = 16u32;
+            let sources: Vec<u32> = (0..k.min(n)).map(|i| (i * 7 + seed as u32) % n).collect();
+            let mut gpu = GpuPhast::new(ctx, &ch, k).unwrap();
+            gpu.run(&sources).unwrap();
+            let view = gpu.sweep_view();
+            let lanes = view.seed_lanes.to_vec();
+            let seeds = view.seeds.read_range(ctx, 0, 4 * *lanes.last().unwrap() as usize).unwrap();
+            let pos_of_vertex = view.pos_of_vertex.read_range(ctx, 0, n as usize).unwrap();
+            let cell = |r: u32, lane: u32| pos_of_vertex[ch.order[r as usize] as usize] * k + lane;
+            let mut search = UpwardSearch::new(n);
+            for (lane, &s) in sources.iter().enumerate() {
+                let lane = lane as u32;
+                let mut want = Vec::new();
+                search.search_tree(&ch, s, |r, d, (parent, arc)| {
+                    let from = if parent == NONE { NONE } else { cell(parent, lane) };
+                    want.push((r, [cell(r, lane), d, arc, from]));
+                });
+                want.sort_by_key(|&(r, _)| std::cmp::Reverse(r));
+                let want: Vec<[u32; 4]> = want.into_iter().map(|(_, s)| s).collect();
+                let range = lanes[lane as usize] as usize..lanes[lane as usize + 1] as usize;
+                let got: Vec<[u32; 4]> = range
+                    .map(|i| [seeds[4 * i], seeds[4 * i + 1], seeds[4 * i + 2], seeds[4 * i + 3]])
+                    .collect();
+                unreached += got.iter().filter(|s| s[1] == u32::MAX).count();
+                assert!(
+                    got.iter().filter(|s| s[1] == u32::MAX).all(|s| s[2] == NONE && s[3] == NONE),
+                    "seed {seed} source {s}: an unreached ancestor with a parent"
+                );
+                let reached: Vec<[u32; 4]> = got.into_iter().filter(|s| s[1] != u32::MAX).collect();
+                assert_eq!(reached, want, "seed {seed} source {s}");
+            }
+        }
+        assert!(unreached > 0, "no unreached ancestor: the test lost its hard case");
+    });
+}
+
 /// The top of a CCH's DAG (a separator's chain of narrow levels) goes to the chain kernel in one
 /// dispatch; its trees equal Dijkstra's, with weights of every size and unreachable directions.
 #[test]

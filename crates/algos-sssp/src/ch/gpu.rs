@@ -1,5 +1,6 @@
-//! PHAST on the GPU (`shaders/phast_down.wgsl`): the upward searches run on the CPU (a few hundred
-//! vertices each), the downward sweep on the device — one dispatch per level of the downward DAG, all
+//! PHAST on the GPU (`shaders/phast_down.wgsl`): the upward searches run on the device for a CCH
+//! (`shaders/phast_up.wgsl`, an elimination-tree walk per tree) and on the CPU for a plain contraction
+//! hierarchy (a few hundred vertices each), the downward sweep on the device — one dispatch per level of the downward DAG, all
 //! levels of a batch recorded in one submission through [`gpu_runtime::sequence`], `k` trees per pass
 //! with each vertex's labels contiguous. Distances equal [`super::ContractionHierarchy::phast`]'s (and
 //! Dijkstra's) exactly: the same u32 sums, saturating at `u32::MAX − 1`.
@@ -18,6 +19,7 @@ use crate::error::SsspError;
 use crate::paths::SATURATED;
 
 const PHAST: Shader = gpu_runtime::shader!("phast_down");
+const PHAST_UP: Shader = gpu_runtime::shader!("phast_up");
 const WG: u32 = 256;
 
 /// Levels at most this wide at the top of the DAG go to the chain kernel (one workgroup per tree walks
@@ -37,6 +39,91 @@ fn chain_levels(levels: &[(u32, u32)]) -> usize {
         .unwrap_or(CHAIN_MAX_WIDTH);
     let run = levels.iter().take_while(|&&(s, e)| e - s <= width).count();
     if run >= CHAIN_MIN_LEVELS { run } else { 0 }
+}
+
+/// Where the upward searches of a CCH run: on the device unless `URBANFLOW_PHAST_UPWARD=cpu` (for
+/// measurements; the labels and seeds are the same).
+fn upward_on_device() -> bool {
+    std::env::var("URBANFLOW_PHAST_UPWARD").map_or(true, |v| v != "cpu")
+}
+
+/// The device's upward searches on a CCH (`phast_up.wgsl`): the upward arcs by rank, the elimination
+/// tree with each rank's depth, and each pass's (source rank, first seed) per tree.
+struct DeviceUpward {
+    pipeline: std::sync::Arc<wgpu::ComputePipeline>,
+    /// Upward arcs by rank: offsets, heads (ranks), weights (rewritten by `set_metric`).
+    graph: [GpuBuffer<u32>; 3],
+    parent: GpuBuffer<u32>,
+    depth_buffer: GpuBuffer<u32>,
+    pos_of_rank: GpuBuffer<u32>,
+    trees: GpuBuffer<[u32; 2]>,
+    uniform: wgpu::Buffer,
+    /// Depth of every rank in the elimination tree (0 at a root): a source of rank r has `depth[r] + 1`
+    /// seeds, its ancestors'.
+    depth: Vec<u32>,
+    bind: Option<wgpu::BindGroup>,
+}
+
+impl DeviceUpward {
+    fn new(
+        ctx: &GpuContext,
+        ch: &ContractionHierarchy,
+        etree: &[u32],
+        pos_of_rank: &[u32],
+        k: u32,
+    ) -> Result<Self, SsspError> {
+        let n = etree.len();
+        let mut depth = vec![0u32; n];
+        // Parents have higher ranks: from the top down, each depth is its parent's plus one.
+        for r in (0..n).rev() {
+            let p = etree[r];
+            depth[r] = if p == NO_PARENT { 0 } else { depth[p as usize] + 1 };
+        }
+        let nonempty = |v: &[u32]| if v.is_empty() { vec![0] } else { v.to_vec() };
+        let graph = [
+            GpuBuffer::from_slice(ctx, "phast up offsets", ch.up.offsets())?,
+            GpuBuffer::from_slice(ctx, "phast up heads", &nonempty(ch.up.targets()))?,
+            GpuBuffer::from_slice(ctx, "phast up weights", &nonempty(ch.up.weights()))?,
+        ];
+        let me = Self {
+            pipeline: ctx.pipeline(&PipelineKey::new(PHAST_UP, "up"))?,
+            graph,
+            parent: GpuBuffer::from_slice(ctx, "phast etree", &nonempty(etree))?,
+            depth_buffer: GpuBuffer::from_slice(ctx, "phast etree depth", &nonempty(&depth))?,
+            pos_of_rank: GpuBuffer::from_slice(ctx, "phast rank positions", &nonempty(pos_of_rank))?,
+            trees: GpuBuffer::zeroed(ctx, "phast up trees", k.max(1) as usize)?,
+            uniform: ctx.uniform_words("phast up params", &[0, 0, k, 0]),
+            depth,
+            bind: None,
+        };
+        for b in me.graph.iter().chain([&me.parent, &me.depth_buffer, &me.pos_of_rank]) {
+            b.check_bindable(ctx)?;
+        }
+        Ok(me)
+    }
+
+    fn rebind(
+        &mut self,
+        ctx: &GpuContext,
+        dist: &GpuBuffer<u32>,
+        seeds: &GpuBuffer<u32>,
+    ) -> Result<(), SsspError> {
+        let g = &self.graph;
+        let entries = [
+            (0, g[0].buffer()),
+            (1, g[1].buffer()),
+            (2, g[2].buffer()),
+            (3, dist.buffer()),
+            (4, seeds.buffer()),
+            (5, &self.uniform),
+            (6, self.parent.buffer()),
+            (7, self.depth_buffer.buffer()),
+            (8, self.pos_of_rank.buffer()),
+            (9, self.trees.buffer()),
+        ];
+        self.bind = Some(ctx.bind_buffers(&self.pipeline, "phast up", &entries)?);
+        Ok(())
+    }
 }
 
 /// The downward DAG in level order, resident on the device, with labels for `k` trees.
@@ -66,10 +153,12 @@ pub struct GpuPhast<'a> {
     graph: [GpuBuffer<u32>; 3],
     pos_of_vertex: GpuBuffer<u32>,
     rows: GpuBuffer<u32>,
-    /// One upward-search workspace per worker thread.
+    /// One upward-search workspace per worker thread (none when the device searches).
     ups: Vec<UpwardSearch>,
     /// Where each lane's seeds start in the last pass's seed list (`sources + 1` entries).
     seed_lanes: Vec<u32>,
+    /// The upward searches on the device (a CCH; [`upward_on_device`]), else on the CPU (`ups`).
+    upward: Option<DeviceUpward>,
 }
 
 /// The device state of the last pass, for kernels that consume the trees on the device (assignment's
@@ -184,6 +273,10 @@ impl<'a> GpuPhast<'a> {
             GpuBuffer::from_slice(ctx, "phast positions", if n == 0 { &[0] } else { &by_vertex })?;
         let rows = GpuBuffer::zeroed(ctx, "phast rows", (n * k as usize).max(1))?;
         rows.check_bindable(ctx)?;
+        let upward = match &ch.elimination_tree {
+            Some(etree) if upward_on_device() => Some(DeviceUpward::new(ctx, ch, etree, &pos_of_rank, k)?),
+            _ => None,
+        };
         let mut me = Self {
             ctx,
             ch: owned,
@@ -204,8 +297,15 @@ impl<'a> GpuPhast<'a> {
             graph,
             pos_of_vertex,
             rows,
-            ups: (0..rayon::current_num_threads().max(1)).map(|_| UpwardSearch::new(n as u32)).collect(),
+            // Workspaces for the CPU's upward searches, where they run there.
+            ups: match upward {
+                Some(_) => Vec::new(),
+                None => {
+                    (0..rayon::current_num_threads().max(1)).map(|_| UpwardSearch::new(n as u32)).collect()
+                }
+            },
             seed_lanes: vec![0],
+            upward,
         };
         me.rebind()?;
         Ok(me)
@@ -244,6 +344,9 @@ impl<'a> GpuPhast<'a> {
             binds.push(bind);
         }
         self.binds = binds;
+        if let Some(up) = &mut self.upward {
+            up.rebind(self.ctx, &self.dist, &self.seeds)?;
+        }
         Ok(())
     }
 
@@ -263,6 +366,11 @@ impl<'a> GpuPhast<'a> {
         let weights: Vec<u32> = self.down_arc.iter().map(|&a| dw[a as usize]).collect();
         if !weights.is_empty() {
             self.graph[2].write(self.ctx, 0, &weights)?;
+        }
+        if let Some(up) = &self.upward
+            && ch.up.num_arcs() > 0
+        {
+            up.graph[2].write(self.ctx, 0, ch.up.weights())?;
         }
         self.ch = Cow::Owned(ch);
         Ok(())
@@ -327,8 +435,92 @@ impl<'a> GpuPhast<'a> {
         if let Some(&s) = sources.iter().find(|&&s| s >= n) {
             return Err(SsspError::SourceOutOfRange { vertex: s, n });
         }
-        // The upward searches, on all cores (one thread doing them bounds a pass on small graphs),
-        // one reusable workspace per thread.
+        if self.upward.is_some() {
+            self.seed_lanes_on_device(sources)?;
+        } else {
+            self.seed_on_cpu(sources)?;
+        }
+        let l = self.levels.len();
+        let max = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max);
+        let mut steps = Vec::with_capacity(l + 2);
+        steps.push(Step {
+            pipeline: &self.fill,
+            bind_group: &self.binds[l],
+            grid: Workgroups::Fixed(grid(n as u64 * self.k as u64)?),
+        });
+        match &self.upward {
+            Some(up) => steps.push(Step {
+                pipeline: &up.pipeline,
+                bind_group: up.bind.as_ref().expect("bound in rebind"),
+                // One workgroup of 64 invocations per tree.
+                grid: Workgroups::Fixed(gpu_runtime::dispatch::grid_1d(sources.len() as u64 * 64, 64, max)?),
+            }),
+            None => {
+                let count = self.seed_lanes.last().copied().unwrap_or(0);
+                steps.push(Step {
+                    pipeline: &self.seed,
+                    bind_group: &self.binds[l + 1],
+                    grid: Workgroups::Fixed(grid(count as u64)?),
+                });
+            }
+        }
+        if self.chain_levels > 0 {
+            // One workgroup of the chain kernel's 64 invocations per tree.
+            steps.push(Step {
+                pipeline: &self.chain,
+                bind_group: &self.binds[l + 3],
+                grid: Workgroups::Fixed(gpu_runtime::dispatch::grid_1d(self.k as u64 * 64, 64, max)?),
+            });
+        }
+        for i in self.chain_levels..self.levels.len() {
+            steps.push(Step {
+                pipeline: &self.level,
+                bind_group: &self.binds[i],
+                grid: Workgroups::Fixed(grid(self.level_items(i))?),
+            });
+        }
+        self.ctx.run(&Sequence::once("PHAST downward sweep", &steps))?;
+        Ok(())
+    }
+
+    /// Grows the seed buffer to hold `words` (to the next power of two) and rebinds what reads it.
+    fn fit_seeds(&mut self, words: usize) -> Result<(), SsspError> {
+        if words > self.seeds.len() {
+            self.seeds = GpuBuffer::zeroed(self.ctx, "phast seeds", words.next_power_of_two())?;
+            self.seeds.check_bindable(self.ctx)?;
+            self.rebind()?;
+        }
+        Ok(())
+    }
+
+    /// The device's upward searches (a CCH): each tree's seeds are its source's ancestors, so where they
+    /// go is known before the search — `seed_lanes` from the depths, the seed buffer grown to fit, and
+    /// each tree's (source rank, first seed) uploaded for `phast_up.wgsl`.
+    fn seed_lanes_on_device(&mut self, sources: &[u32]) -> Result<(), SsspError> {
+        let up = self.upward.as_ref().expect("device upward searches");
+        self.seed_lanes = Vec::with_capacity(sources.len() + 1);
+        self.seed_lanes.push(0);
+        let mut trees = Vec::with_capacity(sources.len());
+        let mut total = 0u32;
+        for &s in sources {
+            let r = self.ch.rank[s as usize];
+            trees.push([r, total]);
+            total += up.depth[r as usize] + 1;
+            self.seed_lanes.push(total);
+        }
+        self.fit_seeds(4 * total as usize)?;
+        let up = self.upward.as_ref().expect("device upward searches");
+        if !trees.is_empty() {
+            up.trees.write(self.ctx, 0, &trees)?;
+        }
+        self.ctx.write_words(&up.uniform, 0, &[sources.len() as u32, 0, self.k, 0]);
+        Ok(())
+    }
+
+    /// The upward searches on all cores (one thread doing them bounds a pass on small graphs), one
+    /// reusable workspace per thread; their seeds uploaded for the `seed` kernel.
+    fn seed_on_cpu(&mut self, sources: &[u32]) -> Result<(), SsspError> {
         let (pos, k, ch) = (&self.pos_of_rank, self.k, &*self.ch);
         let avg_seeds = (self.seed_lanes.last().copied().unwrap_or(0) as usize)
             .checked_div(self.seed_lanes.len().saturating_sub(1))
@@ -368,11 +560,7 @@ impl<'a> GpuPhast<'a> {
         }
         let words: usize = parts.iter().map(|(out, _)| out.len()).sum();
         let count = (words / 4) as u32;
-        if words > self.seeds.len() {
-            self.seeds = GpuBuffer::zeroed(self.ctx, "phast seeds", words.next_power_of_two())?;
-            self.seeds.check_bindable(self.ctx)?;
-            self.rebind()?;
-        }
+        self.fit_seeds(words)?;
         // Each thread's part at its place: no concatenation on one thread.
         let mut at = 0;
         for (out, _) in parts.iter().filter(|(out, _)| !out.is_empty()) {
@@ -381,35 +569,6 @@ impl<'a> GpuPhast<'a> {
         }
         let l = self.levels.len();
         self.ctx.write_words(&self.uniforms[l + 1], 0, &[count, 0, self.k, 0]);
-        let max = self.ctx.limits.max_compute_workgroups_per_dimension;
-        let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max);
-        let mut steps = Vec::with_capacity(l + 2);
-        steps.push(Step {
-            pipeline: &self.fill,
-            bind_group: &self.binds[l],
-            grid: Workgroups::Fixed(grid(n as u64 * self.k as u64)?),
-        });
-        steps.push(Step {
-            pipeline: &self.seed,
-            bind_group: &self.binds[l + 1],
-            grid: Workgroups::Fixed(grid(count as u64)?),
-        });
-        if self.chain_levels > 0 {
-            // One workgroup of the chain kernel's 64 invocations per tree.
-            steps.push(Step {
-                pipeline: &self.chain,
-                bind_group: &self.binds[l + 3],
-                grid: Workgroups::Fixed(gpu_runtime::dispatch::grid_1d(self.k as u64 * 64, 64, max)?),
-            });
-        }
-        for i in self.chain_levels..self.levels.len() {
-            steps.push(Step {
-                pipeline: &self.level,
-                bind_group: &self.binds[i],
-                grid: Workgroups::Fixed(grid(self.level_items(i))?),
-            });
-        }
-        self.ctx.run(&Sequence::once("PHAST downward sweep", &steps))?;
         Ok(())
     }
 

@@ -1,0 +1,1 @@
+../../../shaders/phast_up.wgsl
