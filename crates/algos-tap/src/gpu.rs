@@ -40,11 +40,12 @@ pub struct PhastTimes {
     /// Fixed-point costs with the OD-distance bound's two searches, and beside them re-customising the
     /// CCH (CPU) at the last call's scale (again after them when the scale changed).
     pub quantise_s: f64,
-    /// Uploading the customised downward weights.
+    /// Uploading the customised weights.
     pub customise_s: f64,
-    /// Upward searches (CPU) and recording the sweeps.
+    /// Preparing the upward searches (on the device since issue 40: the sources uploaded) and recording
+    /// the sweeps; with `URBANFLOW_PHAST_UPWARD=cpu`, the CPU's upward searches too.
     pub searches_s: f64,
-    /// Waiting for the sweeps (GPU).
+    /// Waiting for the upward searches and the sweeps (GPU).
     pub sweep_s: f64,
     /// Tree loading (GPU), with its recording.
     pub load_s: f64,

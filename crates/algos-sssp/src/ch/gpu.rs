@@ -351,7 +351,8 @@ impl<'a> GpuPhast<'a> {
     }
 
     /// Takes a new metric on the same shape (a re-customised CCH): the upward searches use its upward
-    /// arcs, the device gets its downward weights (one upload, no new buffers). A hierarchy of another
+    /// arcs, the device gets its downward weights (and its upward ones, where it searches upward; one
+    /// upload each, no new buffers). A hierarchy of another
     /// shape is refused.
     pub fn set_metric(&mut self, ch: ContractionHierarchy) -> Result<(), SsspError> {
         let same = |a: &graph_core::Csr<u32>, b: &graph_core::Csr<u32>| {
