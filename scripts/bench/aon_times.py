@@ -9,4 +9,4 @@ for line in sys.stdin:
     t = {k: float(v) * 1000 for k, v in re.findall(r"(\w+)_s: ([0-9.e-]+)", d["gpu_phast_times"])}
     parts = " ".join(f"{k} {v:.2f}" for k, v in t.items())
     print(f"{label} {d['aon']:17s} cpu {d['cpu_s'] * 1000:6.1f} ms gpu_phast {d['gpu_phast_s'] * 1000:5.1f} ms "
-          f"({d['gpu_phast_over_cpu']:.2f}x) cpu_cch {d['cpu_cch_s'] * 1000:5.1f} ms loads_equal {d['cpu_cch_loads_equal_gpu_phast']} | {parts}", flush=True)
+          f"({d['gpu_phast_over_cpu']:.2f}x) split {d.get('gpu_phast_split_s', float('nan')) * 1000:5.1f} ms cpu_cch {d['cpu_cch_s'] * 1000:5.1f} ms loads_equal {d['cpu_cch_loads_equal_gpu_phast']} | {parts}", flush=True)

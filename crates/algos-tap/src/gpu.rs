@@ -34,6 +34,15 @@ const LBR_DEPTH: u32 = 4;
 /// level of the hierarchy twice (sweep, loading), so fewer, wider passes pay less launch latency.
 const PHAST_LANES: u64 = 4096;
 
+/// [`PHAST_LANES`], or `URBANFLOW_TAP_PHAST_LANES` (for measurements).
+fn phast_lanes() -> u64 {
+    std::env::var("URBANFLOW_TAP_PHAST_LANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&k| k > 0)
+        .unwrap_or(PHAST_LANES)
+}
+
 /// Where the last PHAST loading's time went (seconds).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PhastTimes {
@@ -69,6 +78,9 @@ enum Trees<'c> {
         loading: Option<Box<GpuPhastLoad>>,
         lanes: u32,
         times: PhastTimes,
+        /// Wait for the device after each step so that `times` splits the call (measurements);
+        /// otherwise the batches' sweeps and loadings go to the device back to back.
+        split: bool,
     },
 }
 
@@ -143,7 +155,8 @@ impl<'c> GpuAon<'c> {
         // PHAST's 64-bit flow accumulators, at most PHAST_LANES).
         let binding = ctx.limits.max_storage_buffer_binding_size;
         let phast = method != Method::Trees;
-        let rows = (binding / (8 * n.max(1) as u64)).clamp(1, if phast { PHAST_LANES } else { 256 }) as usize;
+        let most = if phast { phast_lanes() } else { 256 };
+        let rows = (binding / (8 * n.max(1) as u64)).clamp(1, most) as usize;
         let rows = rows.min(origins.len().max(1));
         let mut batches = Vec::new();
         for start in origins.clone().step_by(rows) {
@@ -177,6 +190,7 @@ impl<'c> GpuAon<'c> {
                 loading: None,
                 lanes: rows as u32,
                 times: PhastTimes::default(),
+                split: false,
             }
         } else {
             let dist = GpuBuffer::zeroed(ctx, "tap dist rows", cells.max(1))?;
@@ -208,7 +222,17 @@ impl<'c> GpuAon<'c> {
         &self.graph
     }
 
-    /// Where the last call's time went, with the PHAST engine (`None` with the batched kernel).
+    /// With the PHAST engine, wait for the device after each sweep and each loading so that
+    /// [`Self::phast_times`] splits the device's time between them (off by default: each wait leaves
+    /// the device idle while the host records the next step, 0.1–0.3 ms a call).
+    pub fn split_phast_times(&mut self, on: bool) {
+        if let Trees::Phast { split, .. } = &mut self.trees {
+            *split = on;
+        }
+    }
+
+    /// Where the last call's time went, with the PHAST engine (`None` with the batched kernel): without
+    /// [`Self::split_phast_times`] the device's sweeps and loadings are waited for in `readback_s`.
     pub fn phast_times(&self) -> Option<PhastTimes> {
         match &self.trees {
             Trees::Phast { times, .. } => Some(*times),
@@ -228,12 +252,12 @@ impl<'c> GpuAon<'c> {
     pub fn loads(&mut self, net: &Network, demand: &Demand, costs: &[f64]) -> Result<Vec<u64>, TapError> {
         let ctx = self.ctx;
         let t = std::time::Instant::now();
-        if let Trees::Phast { cch, sweep, loading, lanes, times } = &mut self.trees {
+        if let Trees::Phast { cch, sweep, loading, lanes, times, split } = &mut self.trees {
             // The scale's two searches and the customisation at the last call's scale side by side.
             let customised =
                 self.graph.quantised_with(costs, |weights| cch.customise_with_unpacking(weights));
             times.quantise_s = t.elapsed().as_secs_f64();
-            let engine = (sweep, loading, *lanes);
+            let engine = (sweep, loading, *lanes, *split);
             return phast_loads(ctx, engine, customised?, &self.batches, net, &self.graph, demand, times);
         }
         let (weights, _scale) = self.graph.quantise(costs);
@@ -315,7 +339,12 @@ impl<'c> GpuAon<'c> {
 #[allow(clippy::too_many_arguments)]
 fn phast_loads<'c>(
     ctx: &'c GpuContext,
-    (sweep, loading, lanes): (&mut Option<Box<GpuPhast<'c>>>, &mut Option<Box<GpuPhastLoad>>, u32),
+    (sweep, loading, lanes, split): (
+        &mut Option<Box<GpuPhast<'c>>>,
+        &mut Option<Box<GpuPhastLoad>>,
+        u32,
+        bool,
+    ),
     (ch, unpacking): (ContractionHierarchy, Unpacking<'_>),
     batches: &[Batch],
     net: &Network,
@@ -338,8 +367,9 @@ fn phast_loads<'c>(
     loading.begin(&sweep.sweep_view())?;
     times.customise_s = t.elapsed().as_secs_f64();
     (times.searches_s, times.sweep_s, times.load_s) = (0.0, 0.0, 0.0);
-    // Waiting after each step costs a few microseconds a pass and tells where the time goes.
-    let wait = || ctx.wait();
+    // Waiting after each step tells where the time goes, but leaves the device idle while the next
+    // step is recorded; in submission order the steps need no wait (queue writes land between them).
+    let wait = || if split { ctx.wait() } else { Ok(()) };
     for b in batches {
         let t = std::time::Instant::now();
         sweep.run(&b.source_list)?;
