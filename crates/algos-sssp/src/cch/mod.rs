@@ -314,41 +314,65 @@ impl Cch {
         ))
     }
 
-    /// Customises the edges whose lower endpoint lies in part `p`: both sides at once, then the
-    /// separator's ranks in increasing order (each rank's edges read only edges of lower ranks, all
-    /// final by then: lower neighbours of a side's vertex lie in that side).
+    /// Customises the edges whose lower endpoint lies in part `p`: both sides at once; then the
+    /// separator's edges, in two phases. Each edge takes its lower triangles in ascending lower rank, and
+    /// every rank of the sides is below every rank of the separator, so the triangles through the sides
+    /// come first: those read only edges of the sides, final by then, so every separator rank takes
+    /// them at once; then the ranks in increasing order take the triangles through lower separator
+    /// ranks (a chain: each reads edges of the ranks before it). The same relaxations of each edge in
+    /// the same order as one rank after the other, so the same weights and witnesses; the chain, which
+    /// bounded the customisation on many threads, now holds only the separator's own triangles.
     fn customise_part(&self, p: usize, cells: &Cells) {
         let part = &self.parts[p];
-        let mut first_sep = part.ranks.start;
-        if let Some([a, b]) = part.sides {
-            if part.ranks.len() >= SERIAL_PART {
-                rayon::join(|| self.customise_part(a, cells), || self.customise_part(b, cells));
-                first_sep = self.parts[b].ranks.end;
-            }
-        }
         let topo = &self.topo;
-        for x in first_sep..part.ranks.end {
-            let edges = topo.first_out[x as usize] as usize..topo.first_out[x as usize + 1] as usize;
-            let work = topo.work[x as usize + 1] - topo.work[x as usize];
-            // A run pays for its own copy of the rank's edges (set, merged): it must carry far more
-            // triangles than the rank has edges.
-            let per_run = (16 * edges.len() as u64).max(PARALLEL_RANK_TRIANGLES);
-            // On one thread runs would only add their merge.
-            let threads = rayon::current_num_threads() as u64;
-            let runs = if threads > 1 { (work / per_run).min(4 * threads) } else { 1 };
-            if runs >= 2 {
-                self.relax_rank_parallel(x, edges, runs as usize, cells);
-            } else if work > 0 {
-                with_mark(self.rank.len(), |mark| {
-                    topo.lower_triangles(
-                        x,
-                        topo.down_edges(x),
-                        mark,
-                        |e1| cells.pair(e1),
-                        |&l, f, e1, e2| cells.relax_into(f, cells, l, e1, e2),
-                    )
-                });
+        let separator = match part.sides {
+            Some([a, b]) if part.ranks.len() >= SERIAL_PART => {
+                rayon::join(|| self.customise_part(a, cells), || self.customise_part(b, cells));
+                self.parts[b].ranks.end..part.ranks.end
             }
+            // A small part: every rank in order, on this thread.
+            _ => {
+                for x in part.ranks.clone() {
+                    self.relax_rank(x, topo.down_edges(x), cells);
+                }
+                return;
+            }
+        };
+        // Where the lower neighbours in the separator start in a rank's downward list (ascending).
+        let sides_end = topo.first_out[separator.start as usize];
+        let split = |x: u32| topo.down_edges(x).partition_point(|&[e1, _]| e1 < sides_end);
+        separator.clone().into_par_iter().for_each(|x| {
+            self.relax_rank(x, &topo.down_edges(x)[..split(x)], cells);
+        });
+        for x in separator {
+            self.relax_rank(x, &topo.down_edges(x)[split(x)..], cells);
+        }
+    }
+
+    /// Relaxes rank `x`'s edges through the lower neighbours in `below` (a run of its downward list,
+    /// ascending), splitting a run with many triangles over the pool's threads.
+    fn relax_rank(&self, x: u32, below: &[[u32; 2]], cells: &Cells) {
+        let topo = &self.topo;
+        let edges = topo.first_out[x as usize] as usize..topo.first_out[x as usize + 1] as usize;
+        let work: u64 = below.iter().map(|&[e1, v_end]| (v_end - e1 - 1) as u64).sum();
+        // A run pays for its own copy of the rank's edges (set, merged): it must carry far more
+        // triangles than the rank has edges.
+        let per_run = (16 * edges.len() as u64).max(PARALLEL_RANK_TRIANGLES);
+        // On one thread runs would only add their merge.
+        let threads = rayon::current_num_threads() as u64;
+        let runs = if threads > 1 { (work / per_run).min(4 * threads) } else { 1 };
+        if runs >= 2 {
+            self.relax_rank_parallel(x, edges, below, runs as usize, cells);
+        } else if work > 0 {
+            with_mark(self.rank.len(), |mark| {
+                topo.lower_triangles(
+                    x,
+                    below,
+                    mark,
+                    |e1| cells.pair(e1),
+                    |&l, f, e1, e2| cells.relax_into(f, cells, l, e1, e2),
+                )
+            });
         }
     }
 
@@ -356,9 +380,15 @@ impl Cch {
     /// split into runs, each run's best triangle per edge found on its own thread, and the runs'
     /// results taken in order, a later run only when strictly lighter — the serial scan's result and
     /// witness exactly.
-    fn relax_rank_parallel(&self, x: u32, edges: std::ops::Range<usize>, runs: usize, cells: &Cells) {
+    fn relax_rank_parallel(
+        &self,
+        x: u32,
+        edges: std::ops::Range<usize>,
+        below: &[[u32; 2]],
+        runs: usize,
+        cells: &Cells,
+    ) {
         let topo = &self.topo;
-        let below = topo.down_edges(x);
         let run = below.len().div_ceil(runs);
         let runs: Vec<Cells> = below
             .par_chunks(run)
