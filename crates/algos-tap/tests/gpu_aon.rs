@@ -227,11 +227,17 @@ fn phast_loads_equal_the_cpu_cch_twin() {
             let all = 0..demand.num_origins();
             let mut gpu = GpuAon::with_method(ctx, &net, &demand, false, all, Method::Phast).unwrap();
             let cpu = CchAon::new(&net, &demand, false).unwrap();
-            let got = gpu.loads(&net, &demand, &costs).unwrap();
-            assert_eq!(got, cpu.loads(&net, &demand, &costs).unwrap(), "{name}");
-            let (weights, _) = gpu.graph().quantise(&costs);
-            let mirror = tap_aon_mirror(&net, gpu.graph(), &weights, &demand).unwrap();
-            assert_eq!(fixed_cost(&got, &weights), fixed_cost(&mirror, &weights), "{name}");
+            // Three calls at different costs: each pass must leave the loading's cells as it found
+            // them (only the first resets them).
+            for round in 0..3 {
+                let costs: Vec<f64> =
+                    costs.iter().enumerate().map(|(a, c)| c * (1.0 + ((a + round) % 3) as f64)).collect();
+                let got = gpu.loads(&net, &demand, &costs).unwrap();
+                assert_eq!(got, cpu.loads(&net, &demand, &costs).unwrap(), "{name} round {round}");
+                let (weights, _) = gpu.graph().quantise(&costs);
+                let mirror = tap_aon_mirror(&net, gpu.graph(), &weights, &demand).unwrap();
+                assert_eq!(fixed_cost(&got, &weights), fixed_cost(&mirror, &weights), "{name} round {round}");
+            }
         }
     });
 }
