@@ -5,9 +5,6 @@
 // level), then each tree's upward-search vertices in decreasing rank (`climb`, one invocation per
 // tree). Amounts and loads are 64-bit fixed-point integers kept as (lo, hi) word pairs: integer adds
 // commute, so the loads equal the CPU twin's bit for bit whatever the scheduling.
-// Each cell's amount is read once, when it is handed on, and zeroed there, and `climb` sets back the
-// up arcs `mark` set: a pass leaves `acc` and `up_arc` as `reset` made them, so only the first pass
-// of a loader needs `reset` (n · k cells, the largest write of a pass).
 //!include grid
 //!include sssp_common
 //!include chain_min
@@ -127,9 +124,6 @@ fn lift_cell(p: u32, lane: u32) {
     if lo == 0u && hi == 0u {
         return;
     }
-    // Its children (deeper levels) have all added to it; nothing adds to it from here on.
-    atomicStore(&acc[2u * cell], 0u);
-    atomicStore(&acc[2u * cell + 1u], 0u);
     let d = dist[cell];
     let end = offsets[p + 1u];
     for (var a = offsets[p]; a < end; a++) {
@@ -165,22 +159,12 @@ fn climb(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
     }
     for (var i = seed_lanes[lane]; i < seed_lanes[lane + 1u]; i++) {
         let s = seeds[i];
-        // An ancestor the device's upward search never reached has no cell state of this pass.
-        if s.y == INF {
+        if s.z == NONE || up_arc[s.x] != s.z {
             continue;
         }
-        let marked = up_arc[s.x];
-        if marked == NONE {
-            // The downward sweep gave the label: `lift` handed the amount on.
-            continue;
-        }
-        up_arc[s.x] = NONE;
         let lo = atomicLoad(&acc[2u * s.x]);
         let hi = atomicLoad(&acc[2u * s.x + 1u]);
-        atomicStore(&acc[2u * s.x], 0u);
-        atomicStore(&acc[2u * s.x + 1u], 0u);
-        // The source (ROOT) keeps what ends there; every other upward-search cell hands it on.
-        if marked != ROOT && (lo != 0u || hi != 0u) {
+        if lo != 0u || hi != 0u {
             add_acc(s.w, lo, hi);
             add_load(s.z, lo, hi);
         }
@@ -222,10 +206,6 @@ fn lift_chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
             }
         }
         let a = chain_min(lid, first);
-        if lid == 0u && carries {
-            atomicStore(&acc[2u * cell], 0u);
-            atomicStore(&acc[2u * cell + 1u], 0u);
-        }
         if lid == 0u && a != NONE {
             add_acc(targets[a] * k + lane, lo, hi);
             add_load(params.up_slots + down_slot[a], lo, hi);

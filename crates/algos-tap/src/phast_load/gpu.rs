@@ -35,9 +35,6 @@ pub struct GpuPhastLoad {
     binds: Vec<wgpu::BindGroup>,
     /// Hierarchy slot of every device in-arc.
     _down_slot: GpuBuffer<u32>,
-    /// `acc` zero and `up_arc` NONE everywhere: a pass leaves them so (`phast_load.wgsl`), so only the
-    /// first pass resets them.
-    clean: bool,
 }
 
 impl GpuPhastLoad {
@@ -70,7 +67,6 @@ impl GpuPhastLoad {
                 .collect(),
             binds: Vec::new(),
             _down_slot: GpuBuffer::from_slice(ctx, "phast down slots", &down_slot)?,
-            clean: false,
         };
         for b in [&l.acc, &l.up_arc, &l.loads] {
             b.check_bindable(ctx)?;
@@ -113,12 +109,7 @@ impl GpuPhastLoad {
     /// to the loads of the hierarchy slots they cross (up arc `a` is slot `a`, down arc `a` is slot
     /// `up.num_arcs() + a`); destinations unreached or saturated are counted instead. The same rules
     /// and sums as [`super::PhastLoad::load`].
-    pub fn pass(
-        &mut self,
-        view: &SweepView<'_>,
-        od: &GpuBuffer<[u32; 4]>,
-        pairs: u32,
-    ) -> Result<(), TapError> {
+    pub fn pass(&self, view: &SweepView<'_>, od: &GpuBuffer<[u32; 4]>, pairs: u32) -> Result<(), TapError> {
         let ctx = view.ctx;
         let k = view.lanes;
         let n = view.hierarchy.num_vertices();
@@ -164,16 +155,11 @@ impl GpuPhastLoad {
         let max = ctx.limits.max_compute_workgroups_per_dimension;
         let grid = |items: u64| gpu_runtime::dispatch::grid_1d(items, WG, max).map(Workgroups::Fixed);
         let nl = view.levels.len();
-        let mut steps = Vec::with_capacity(nl + 5);
-        if !self.clean {
-            steps.push(Step {
-                pipeline: &self.reset,
-                bind_group: &self.binds[nl],
-                grid: grid(n as u64 * k as u64)?,
-            });
-        }
-        steps.push(Step { pipeline: &self.mark, bind_group: &mark, grid: grid(seeds as u64)? });
-        steps.push(Step { pipeline: &self.inject, bind_group: &inject, grid: grid(pairs as u64)? });
+        let mut steps = vec![
+            Step { pipeline: &self.reset, bind_group: &self.binds[nl], grid: grid(n as u64 * k as u64)? },
+            Step { pipeline: &self.mark, bind_group: &mark, grid: grid(seeds as u64)? },
+            Step { pipeline: &self.inject, bind_group: &inject, grid: grid(pairs as u64)? },
+        ];
         let chain_levels = self.chain.as_ref().map_or(0, |c| c.0);
         for (i, &(start, end)) in view.levels.iter().enumerate().rev().filter(|&(i, _)| i >= chain_levels) {
             let items = (end - start) as u64 * k as u64;
@@ -190,7 +176,6 @@ impl GpuPhastLoad {
         }
         steps.push(Step { pipeline: &self.climb, bind_group: &climb, grid: grid(k as u64)? });
         ctx.run(&Sequence::once("PHAST tree loading", &steps))?;
-        self.clean = true;
         Ok(())
     }
 
