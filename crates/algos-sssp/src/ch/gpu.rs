@@ -1,8 +1,8 @@
 //! PHAST on the GPU (`shaders/phast_down.wgsl`): the upward searches run on the device for a CCH
 //! (`shaders/phast_up.wgsl`, an elimination-tree walk per tree) and on the CPU for a plain contraction
-//! hierarchy (a few hundred vertices each), the downward sweep on the device — one dispatch per level of the downward DAG, all
-//! levels of a batch recorded in one submission through [`gpu_runtime::sequence`], `k` trees per pass
-//! with each vertex's labels contiguous. Distances equal [`super::ContractionHierarchy::phast`]'s (and
+//! hierarchy (a few hundred vertices each), the downward sweep on the device — one dispatch per level
+//! of the downward DAG, all levels of a batch recorded in one submission through
+//! [`gpu_runtime::sequence`], `k` trees per pass with each vertex's labels contiguous. Distances equal [`super::ContractionHierarchy::phast`]'s (and
 //! Dijkstra's) exactly: the same u32 sums, saturating at `u32::MAX − 1`.
 
 use std::borrow::Cow;
@@ -352,8 +352,7 @@ impl<'a> GpuPhast<'a> {
 
     /// Takes a new metric on the same shape (a re-customised CCH): the upward searches use its upward
     /// arcs, the device gets its downward weights (and its upward ones, where it searches upward; one
-    /// upload each, no new buffers). A hierarchy of another
-    /// shape is refused.
+    /// upload each, no new buffers). A hierarchy of another shape is refused.
     pub fn set_metric(&mut self, ch: ContractionHierarchy) -> Result<(), SsspError> {
         let same = |a: &graph_core::Csr<u32>, b: &graph_core::Csr<u32>| {
             a.offsets() == b.offsets() && a.targets() == b.targets()
