@@ -56,9 +56,9 @@ pub struct IterationLog {
     pub lower_bound: f64,
     /// The step size that produced these flows (0 for the first iteration).
     pub step: f64,
-    /// Seconds of this iteration spent in the all-or-nothing loading (shortest paths and loading);
-    /// the rest of an iteration (`seconds` minus the previous entry's) is link costs, the direction and
-    /// the line search.
+    /// Seconds of this iteration spent in the all-or-nothing loading (shortest paths and loading).
+    /// `seconds` minus the previous entry's `seconds` minus this is the rest between two loadings: the
+    /// previous step's direction and line search, and this iteration's link costs and measures.
     pub all_or_nothing_s: f64,
 }
 
