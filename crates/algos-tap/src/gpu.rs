@@ -224,7 +224,8 @@ impl<'c> GpuAon<'c> {
 
     /// With the PHAST engine, wait for the device after each sweep and each loading so that
     /// [`Self::phast_times`] splits the device's time between them (off by default: each wait leaves
-    /// the device idle while the host records the next step, 0.1–0.3 ms a call).
+    /// the device idle while the host records the next step; on the H100 the split calls were up to
+    /// ~0.5 ms slower, within that host's noise).
     pub fn split_phast_times(&mut self, on: bool) {
         if let Trees::Phast { split, .. } = &mut self.trees {
             *split = on;

@@ -227,8 +227,8 @@ fn phast_loads_equal_the_cpu_cch_twin() {
             let all = 0..demand.num_origins();
             let mut gpu = GpuAon::with_method(ctx, &net, &demand, false, all, Method::Phast).unwrap();
             let cpu = CchAon::new(&net, &demand, false).unwrap();
-            // Three calls at different costs: each pass must leave the loading's cells as it found
-            // them (only the first resets them).
+            // Three calls at different costs on one loader: nothing a call leaves on the device
+            // (labels, seeds, carried amounts, up arcs, the hierarchy's weights) may leak into the next.
             for round in 0..3 {
                 let costs: Vec<f64> =
                     costs.iter().enumerate().map(|(a, c)| c * (1.0 + ((a + round) % 3) as f64)).collect();

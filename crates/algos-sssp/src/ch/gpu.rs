@@ -2,8 +2,8 @@
 //! (`shaders/phast_up.wgsl`, an elimination-tree walk per tree) and on the CPU for a plain contraction
 //! hierarchy (a few hundred vertices each), the downward sweep on the device — one dispatch per level
 //! of the downward DAG, all levels of a batch recorded in one submission through
-//! [`gpu_runtime::sequence`], `k` trees per pass with each vertex's labels contiguous. Distances equal [`super::ContractionHierarchy::phast`]'s (and
-//! Dijkstra's) exactly: the same u32 sums, saturating at `u32::MAX − 1`.
+//! [`gpu_runtime::sequence`], `k` trees per pass with each vertex's labels contiguous. Distances equal
+//! [`super::ContractionHierarchy::phast`]'s (and Dijkstra's) exactly: the same u32 sums, saturating at `u32::MAX − 1`.
 
 use std::borrow::Cow;
 
