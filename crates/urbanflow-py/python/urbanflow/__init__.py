@@ -332,8 +332,9 @@ class AssignResult:
     (a table: iteration, seconds, relative_gap, average_excess_cost, objective, tstt, sptt,
     all_or_nothing_s) and the ``links`` table (from, to, flow, cost, capacity, volume_capacity). With
     user classes, ``flows`` are passenger-car equivalents, ``classes`` maps each class's name to its
-    vehicle flows (float64) and the links table has a ``flow_<name>`` column per class. With turns, ``turns`` is the table of
-    turning movements (node, from_node, to_node, from_link, to_link, volume, penalty); with
+    vehicle flows (float64) and the links table has a ``flow_<name>`` column per class. With turns,
+    ``turns`` is the table of turning movements (node, from_node, to_node, from_link, to_link, volume,
+    penalty); with
     select-link, ``select_link`` the table of OD flows on each selected link (link_from, link_to,
     origin, destination, flow; node ids, rows with flow only)."""
 
