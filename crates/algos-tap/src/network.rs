@@ -337,20 +337,29 @@ impl Network {
         &self.through
     }
 
-    /// Generalised link costs at flows `x`: `time(x) + fixed`.
+    /// Generalised link costs at flows `x`: `time(x) + fixed` (separable costs on all cores).
     pub fn costs(&self, x: &[f64], out: &mut [f64]) {
-        self.vdf.times(x, out);
-        for (o, f) in out.iter_mut().zip(&self.fixed_cost) {
+        let (vdf, fixed) = (&*self.vdf, &self.fixed_cost);
+        if vdf.is_separable() {
+            crate::vector::fill(out, |a| vdf.time(a, x[a]) + fixed[a]);
+            return;
+        }
+        // Non-separable times read the partners' flows from `x` (Vdf::times), not the frozen ones.
+        vdf.times(x, out);
+        for (o, f) in out.iter_mut().zip(fixed) {
             *o += f;
         }
     }
 
-    /// The Beckmann objective `Σ ∫_0^{x_a} c_a`; NaN when the costs are not separable (no such objective
-    /// exists).
+    /// The Beckmann objective `Σ ∫_0^{x_a} c_a` (on all cores, the same on any number of threads); NaN
+    /// when the costs are not separable (no such objective exists).
     pub fn beckmann(&self, x: &[f64]) -> f64 {
         if !self.vdf.is_separable() {
             return f64::NAN;
         }
-        x.iter().enumerate().map(|(a, &xa)| self.vdf.integral(a, xa) + self.fixed_cost[a] * xa).sum()
+        let (vdf, fixed) = (&*self.vdf, &self.fixed_cost);
+        let m = x.len().min(fixed.len());
+        crate::vector::block_sums(m, |links| [links.map(|a| vdf.integral(a, x[a]) + fixed[a] * x[a]).sum()])
+            [0]
     }
 }

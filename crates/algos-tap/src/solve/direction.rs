@@ -1,8 +1,10 @@
 //! Search directions of the Frank–Wolfe family: the all-or-nothing point, and its conjugate and
-//! bi-conjugate combinations with earlier directions (Mitradjieva & Lindberg 2013).
+//! bi-conjugate combinations with earlier directions (Mitradjieva & Lindberg 2013); their sums on all
+//! cores in fixed blocks of links (the same on any number of threads).
 
 use super::Algorithm;
 use crate::network::Network;
+use crate::vector::{block_sums, fill};
 
 /// The costs the direction is computed on, from the generalised `costs` at flows `x`: those costs, or
 /// marginal costs `c + x c'` for system optimum.
@@ -13,12 +15,11 @@ pub(super) fn direction_costs(
     system_optimum: bool,
     out: &mut [f64],
 ) {
-    out.copy_from_slice(costs);
     if system_optimum {
         let vdf = net.vdf();
-        for (a, o) in out.iter_mut().enumerate() {
-            *o += x[a] * vdf.derivative(a, x[a]);
-        }
+        fill(out, |a| costs[a] + x[a] * vdf.derivative(a, x[a]));
+    } else {
+        out.copy_from_slice(costs);
     }
 }
 
@@ -111,31 +112,37 @@ impl DirectionState {
         };
         let combo = if let Some(prev) = bfw_prev {
             let tau = self.last_step;
-            let (mut mu_n, mut mu_d, mut nu_n, mut nu_d) = (0.0, 0.0, 0.0, 0.0);
-            for a in 0..x.len() {
-                let ha = h(a);
-                let xh = tau * sd[a] + (1.0 - tau) * prev[a] - x[a];
-                let yh = y[a] - x[a];
-                let zh = sd[a] - x[a];
-                let wh = prev[a] - sd[a];
-                mu_n += ha * xh * yh;
-                mu_d += ha * xh * wh;
-                nu_n += ha * zh * yh;
-                nu_d += ha * zh * zh;
-            }
+            let [mu_n, mu_d, nu_n, nu_d] = block_sums(x.len(), |links| {
+                let mut sums = [0.0; 4];
+                for a in links {
+                    let ha = h(a);
+                    let xh = tau * sd[a] + (1.0 - tau) * prev[a] - x[a];
+                    let yh = y[a] - x[a];
+                    let zh = sd[a] - x[a];
+                    let wh = prev[a] - sd[a];
+                    sums[0] += ha * xh * yh;
+                    sums[1] += ha * xh * wh;
+                    sums[2] += ha * zh * yh;
+                    sums[3] += ha * zh * zh;
+                }
+                sums
+            });
             let mu = if mu_d != 0.0 { (-mu_n / mu_d).max(0.0) } else { 0.0 };
             let nu = if nu_d != 0.0 { (-nu_n / nu_d + mu * tau / (1.0 - tau)).max(0.0) } else { 0.0 };
             let b0 = 1.0 / (1.0 + mu + nu);
             Combo::Biconjugate { b0, b1: nu * b0, b2: mu * b0 }
         } else {
             self.conjugate_next = false;
-            let (mut num, mut den) = (0.0, 0.0);
-            for a in 0..x.len() {
-                let p = sd[a] - x[a];
-                let ha = h(a);
-                num += ha * p * (y[a] - x[a]);
-                den += ha * p * (y[a] - sd[a]);
-            }
+            let [num, den] = block_sums(x.len(), |links| {
+                let mut sums = [0.0; 2];
+                for a in links {
+                    let p = sd[a] - x[a];
+                    let ha = h(a);
+                    sums[0] += ha * p * (y[a] - x[a]);
+                    sums[1] += ha * p * (y[a] - sd[a]);
+                }
+                sums
+            });
             let alpha = if den != 0.0 { (num / den).clamp(0.0, 0.99999) } else { 0.0 };
             Combo::Conjugate { alpha }
         };

@@ -1,9 +1,8 @@
 //! The exact line search of the Frank–Wolfe family: the root of the objective's derivative along the
 //! direction by safeguarded false position, each derivative evaluated in parallel blocks of links.
 
-use rayon::prelude::*;
-
 use crate::network::Network;
+use crate::vector::{block_sums, fill};
 
 /// Exact line search: the root of `φ'(τ) = Σ_a g_a(x + τ (s − x)) (s_a − x_a)` on [0, 1] ([`root_in_bracket`]).
 pub(crate) struct LineSearch {
@@ -13,26 +12,24 @@ pub(crate) struct LineSearch {
     pub(crate) constant: f64,
 }
 
-/// Links per block of the line search's parallel sums (fixed: the sums must not depend on threads).
-const LINE_SEARCH_BLOCK: usize = 4096;
-
 impl LineSearch {
     pub(crate) fn new(m: usize) -> Self {
         Self { d: vec![0.0; m], constant: 0.0 }
     }
 
-    /// φ'(τ) = Σ c_a(x + τd) d_a, on all cores: partial sums over fixed blocks of links, added in
-    /// block order, so the value (and every step) is the same on any number of threads.
-    fn derivative(&mut self, net: &Network, x: &[f64], tau: f64, system_optimum: bool) -> f64 {
+    /// φ'(τ) = Σ c_a(x + τd) d_a, on all cores in fixed blocks of links ([`block_sums`]), so the value
+    /// (and every step) is the same on any number of threads.
+    fn derivative(&self, net: &Network, x: &[f64], tau: f64, system_optimum: bool) -> f64 {
         let vdf = net.vdf();
         let fixed = net.fixed_costs();
-        let block = |(b, d): (usize, &[f64])| -> f64 {
+        let d = &self.d;
+        let [sum] = block_sums(d.len(), |links| {
             let mut sum = 0.0;
-            for (i, &da) in d.iter().enumerate() {
+            for a in links {
+                let da = d[a];
                 if da == 0.0 {
                     continue;
                 }
-                let a = b * LINE_SEARCH_BLOCK + i;
                 let xa = x[a] + tau * da;
                 let mut c = vdf.time(a, xa) + fixed[a];
                 if system_optimum {
@@ -40,14 +37,9 @@ impl LineSearch {
                 }
                 sum += c * da;
             }
-            sum
-        };
-        let parts: Vec<f64> = if self.d.len() > LINE_SEARCH_BLOCK {
-            self.d.par_chunks(LINE_SEARCH_BLOCK).enumerate().map(block).collect()
-        } else {
-            self.d.chunks(LINE_SEARCH_BLOCK).enumerate().map(block).collect()
-        };
-        parts.into_iter().fold(self.constant, |s, p| s + p)
+            [sum]
+        });
+        self.constant + sum
     }
 
     /// The step, or `None` when `s − x` is not a descent direction (φ'(0) ≥ 0 with a non-zero direction).
@@ -59,9 +51,7 @@ impl LineSearch {
         system_optimum: bool,
         tol: f64,
     ) -> Option<f64> {
-        for a in 0..x.len() {
-            self.d[a] = s[a] - x[a];
-        }
+        fill(&mut self.d, |a| s[a] - x[a]);
         let d0 = self.derivative(net, x, 0.0, system_optimum);
         if d0 >= 0.0 {
             return if self.d.iter().all(|&v| v == 0.0) { Some(0.0) } else { None };
