@@ -127,18 +127,34 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         None if args.gpus.is_some() => BackendChoice::Gpu,
         None => BackendChoice::from_env()?,
     };
-    let devices = common::open_gpus(args.gpus.as_ref())?;
+    let (net_path, trips_path) = args.model.files()?;
+    // The device starts (~0.1 s, more on a driver's first start) while the files are read; `load_s`
+    // is the reading alone.
+    let (devices, read, read_s) = std::thread::scope(|scope| {
+        let opening = scope.spawn(|| -> Result<_, Error> {
+            let devices = common::open_gpus(args.gpus.as_ref())?;
+            if devices.is_empty() && matches!(choice, BackendChoice::Gpu) {
+                // Creates the shared device of `--backend gpu` (`choice.backend()` below finds it).
+                urbanflow::gpu::GpuContext::shared();
+            }
+            Ok(devices)
+        });
+        let t = Instant::now();
+        let read = args.model.read(&net_path, &trips_path);
+        let read_s = t.elapsed().as_secs_f64();
+        (opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), read, read_s)
+    });
+    let devices = devices?;
+    let (net, demand) = read?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
         None => choice.backend()?,
     };
-    let (net_path, trips_path) = args.model.files()?;
     let t = Instant::now();
-    let (net, demand) = args.model.read(&net_path, &trips_path)?;
     // With turns the assignment runs on the expanded network; outputs speak of `net`'s links.
     let expanded = args.turn_args.expand(&net_path, &net)?;
     let model = expanded.as_ref().map_or(&net, |(e, _)| &e.network);
-    let load_s = t.elapsed().as_secs_f64();
+    let load_s = read_s + t.elapsed().as_secs_f64();
     if args.turn_flows_out.is_some() && expanded.is_none() {
         return Err(
             "--turn-flows-out needs turns (--turns FILE, or a _turns.tntp file beside the network)".into()

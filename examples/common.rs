@@ -359,14 +359,17 @@ impl ModelArgs {
         use urbanflow::graph::io::ReadOptions;
         use urbanflow::graph::io::tntp::{read_net_with, read_trips_with};
         let opts = ReadOptions { lenient: self.lenient, ..Default::default() };
-        let parsed = read_net_with(net_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
+        // Both files at once: the network is read while the trip table decompresses and parses.
+        let (parsed, trips) =
+            rayon::join(|| read_net_with(net_path, opts), || read_trips_with(trips_path, opts));
+        let parsed = parsed.map_err(|e| lenient_hint(e.to_string()))?;
         // What the reader had to interpret (columns mapped by position, empty fields read as 0).
         for note in &parsed.notes {
             eprintln!("note: {}: {note}", net_path.display());
         }
         print_warnings(&parsed.warnings);
         let net = Network::from_tntp(&parsed, self.factors())?;
-        let trips = read_trips_with(trips_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
+        let trips = trips.map_err(|e| lenient_hint(e.to_string()))?;
         print_warnings(&trips.warnings);
         let demand = Demand::from_tntp(&trips, &net)?;
         Ok((net, demand.scaled(self.demand_scale)))
