@@ -153,7 +153,9 @@ impl SplitGraph {
         }
     }
 
-    /// The customisable contraction hierarchy of this graph's shape (what both PHAST loaders customise).
+    /// The customisable contraction hierarchy of this graph's shape (what both PHAST loaders customise),
+    /// through the hierarchy cache ([`Cch::build_cached`](algos_sssp::cch::Cch::build_cached)): the
+    /// nested-dissection order is computed on a shape's first run and read on later ones.
     pub fn hierarchy(&self) -> Result<algos_sssp::cch::Cch, TapError> {
         let shape = graph_core::Csr::from_parts(
             self.offsets.clone(),
@@ -161,7 +163,7 @@ impl SplitGraph {
             vec![1u32; self.num_arcs()],
         )
         .map_err(|e| TapError::InvalidOption(format!("search graph: {e}")))?;
-        algos_sssp::cch::Cch::build(&shape).map_err(TapError::from)
+        Ok(algos_sssp::cch::Cch::build_cached(&shape)?.0)
     }
 
     /// Number of search vertices.
