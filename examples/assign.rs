@@ -145,7 +145,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         (opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), read, read_s)
     });
     let devices = devices?;
-    let (net, demand) = read?;
+    let (net, demand, trips_cached) = read?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
         None => choice.backend()?,
@@ -341,6 +341,8 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         );
         json["trees"] = trees.into();
         json["setup_s"] = setup_s.into();
+        // Whether the trip table came parsed from the cache folder (a run before parsed it).
+        json["trips_cached"] = trips_cached.into();
         if args.classes.is_some() {
             // Flows are passenger-car equivalents and each class has its own factors: the class
             // table carries the generalised costs; the totals keep the PCE-weighted time and distance.
@@ -358,14 +360,19 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         return Ok(common::Outcome::missed_if(args.model.missed(&result)));
     }
     println!(
-        "{}: {} nodes, {} links, {} zones; {:.1} trips from {} origins ({:.1} intrazonal not assigned); read in {load_s:.3} s",
+        "{}: {} nodes, {} links, {} zones; {:.1} trips from {} origins ({:.1} intrazonal not assigned); read in {load_s:.3} s{}",
         net_path.display(),
         net.num_nodes(),
         net.num_links(),
         net.num_zones(),
         demand.total(),
         demand.num_origins(),
-        demand.intrazonal()
+        demand.intrazonal(),
+        if trips_cached {
+            " (trips parsed by an earlier run, from the cache; --no-cache reads the text)"
+        } else {
+            ""
+        }
     );
     if let Some(line) = &turn_summary {
         println!("turns {line}");

@@ -68,7 +68,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     let (net_path, trips_path) = args.model.files()?;
     let t = Instant::now();
     // Every rank reads the same files, so a refused file stops every rank with the same error.
-    let (net, demand) =
+    let (net, demand, _) =
         args.model.read(&net_path, &trips_path).map_err(|e| Failure::Everyone(e.to_string()))?;
     // With turns every rank expands the network the same way and assigns on the expansion.
     let expanded = args.turn_args.expand(&net_path, &net).map_err(|e| Failure::Everyone(e.to_string()))?;

@@ -328,6 +328,10 @@ pub struct ModelArgs {
     /// warnings on stderr instead of refusing the file.
     #[arg(long)]
     pub lenient: bool,
+    /// Parse the trips text even when urbanflow's cache folder holds this trip table already parsed
+    /// (for this network), and keep nothing there.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[allow(dead_code)] // only the assignment examples
@@ -354,25 +358,28 @@ impl ModelArgs {
     }
 
     /// Reads the network and the demand (scaled by `--demand-scale`); with `--lenient`, what disagrees
-    /// with the files' headers is printed on stderr as `warning: file:line: …`.
-    pub fn read(&self, net_path: &Path, trips_path: &Path) -> Result<(Network, Demand), Error> {
+    /// with the files' headers is printed on stderr as `warning: file:line: …`. The trip table comes
+    /// from urbanflow's cache folder when an earlier run parsed it for this network (unless
+    /// `--no-cache`); the third value says whether it did.
+    pub fn read(&self, net_path: &Path, trips_path: &Path) -> Result<(Network, Demand, bool), Error> {
         use urbanflow::graph::io::ReadOptions;
-        use urbanflow::graph::io::tntp::{read_net_with, read_trips_with};
+        use urbanflow::graph::io::tntp::read_net_with;
+        use urbanflow::tap::demand_cache::{DemandFrom, read_demand_cached};
         let opts = ReadOptions { lenient: self.lenient, ..Default::default() };
-        // Both files at once: the network is read while the trip table decompresses and parses.
-        let (parsed, trips) =
-            rayon::join(|| read_net_with(net_path, opts), || read_trips_with(trips_path, opts));
-        let parsed = parsed.map_err(|e| lenient_hint(e.to_string()))?;
+        let parsed = read_net_with(net_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
         // What the reader had to interpret (columns mapped by position, empty fields read as 0).
         for note in &parsed.notes {
             eprintln!("note: {}: {note}", net_path.display());
         }
         print_warnings(&parsed.warnings);
         let net = Network::from_tntp(&parsed, self.factors())?;
-        let trips = trips.map_err(|e| lenient_hint(e.to_string()))?;
+        let cache = if self.no_cache { None } else { urbanflow::gpu::tuning::cache_dir() };
+        let trips = read_demand_cached(trips_path, &net, opts, cache.as_deref())
+            .map_err(|e| lenient_hint(e.to_string()))?;
         print_warnings(&trips.warnings);
-        let demand = Demand::from_tntp(&trips, &net)?;
-        Ok((net, demand.scaled(self.demand_scale)))
+        let cached = matches!(trips.from, DemandFrom::Cached(_));
+        let demand = trips.demand;
+        Ok((net, demand.scaled(self.demand_scale), cached))
     }
 
     /// What was missed when an assignment stopped before its gap: the iteration cap or the time limit.

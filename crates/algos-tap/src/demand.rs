@@ -97,6 +97,47 @@ impl Demand {
         Ok(demand)
     }
 
+    /// The arrays as stored (origins, offsets, destinations, flows) and the intrazonal total: what the
+    /// demand cache writes.
+    pub(crate) fn parts(&self) -> (&[u32], &[u32], &[u32], &[f64], f64) {
+        (&self.origins, &self.offsets, &self.dest, &self.flow, self.intrazonal)
+    }
+
+    /// The demand of stored arrays, or `None` unless they are what [`Demand::from_pairs`] builds for a
+    /// network of `nodes` nodes: origins ascending, each origin's destinations ascending and other than
+    /// it, flows positive and finite.
+    pub(crate) fn from_parts(
+        origins: Vec<u32>,
+        offsets: Vec<u32>,
+        dest: Vec<u32>,
+        flow: Vec<f64>,
+        intrazonal: f64,
+        nodes: usize,
+    ) -> Option<Self> {
+        let n = u32::try_from(nodes).ok()?;
+        let shaped = offsets.len() == origins.len() + 1
+            && offsets.first() == Some(&0)
+            && offsets.last().map(|&e| e as usize) == Some(dest.len())
+            && dest.len() == flow.len()
+            && offsets.windows(2).all(|w| w[0] < w[1])
+            && origins.windows(2).all(|w| w[0] < w[1])
+            && origins.last().is_none_or(|&o| o < n);
+        if !(shaped && intrazonal >= 0.0 && intrazonal.is_finite()) {
+            return None;
+        }
+        for (i, &o) in origins.iter().enumerate() {
+            let row = offsets[i] as usize..offsets[i + 1] as usize;
+            let ds = &dest[row.clone()];
+            if ds.iter().any(|&d| d >= n || d == o) || ds.windows(2).any(|w| w[0] >= w[1]) {
+                return None;
+            }
+            if flow[row].iter().any(|&f| !(f > 0.0 && f.is_finite())) {
+                return None;
+            }
+        }
+        Some(Self { origins, offsets, dest, flow, intrazonal })
+    }
+
     /// Every flow multiplied by `factor` (Chicago-Sketch's README suggests ×2 for testing).
     pub fn scaled(&self, factor: f64) -> Self {
         let mut d = self.clone();

@@ -29,6 +29,7 @@ mod aon;
 mod bush;
 pub mod catalog;
 pub mod demand;
+pub mod demand_cache;
 pub mod error;
 pub mod fixed;
 #[cfg(feature = "gpu")]

@@ -95,7 +95,8 @@ pub fn fingerprint_words(words: &[u32]) -> u64 {
     fingerprint_bytes(bytemuck::cast_slice(words))
 }
 
-fn fingerprint_bytes(bytes: &[u8]) -> u64 {
+/// A 64-bit fingerprint of `bytes` (file contents in cache keys, cache payloads); not cryptographic.
+pub fn fingerprint_bytes(bytes: &[u8]) -> u64 {
     // Eight bytes at a time through a multiply–xorshift mix (splitmix64's finaliser): fast enough to
     // run over a 55M-arc graph in a fraction of a tuning measurement.
     let mix = |mut z: u64| {
