@@ -2,7 +2,7 @@
 # BFW to 1e-4 on Philadelphia as a user runs it, for two builds alternated (`assign --net ... --gap 1e-4
 # --backend gpu|cpu --json`): the whole process's wall time beside the JSON's file reading (load_s),
 # device and hierarchy setup (setup_s), solve_s, its all-or-nothing part, the rest of an iteration and
-# the time before the first loading. One warm-up run first (the hierarchy's order and the parsed trips
+# the time before the first loading. One warm-up run of each build first (the hierarchy's order and the parsed trips
 # are cached on disk by the first run on a machine), then three rounds; `after` runs twice, reading the
 # cached trips and with --no-cache (parsing the text). From the repository root with .gpu/bfw2.tar.xz
 # (stripped assign_before, assign_after) and .gpu/data:  bash scripts/bench/bfw_wall_builds.sh
@@ -26,6 +26,7 @@ print(f"{tag} {build:20} {backend} it {n} gap {d['relative_gap']:.6e} wall {wall
       f"rest_ms/it {1e3 * rest:.2f} before_first_s {h[0]['seconds'] - h[0]['all_or_nothing_s']:.3f} | {d['backend']}")
 PY
 }
+run before gpu warmup
 run after gpu warmup
 for rep in 1 2 3; do for backend in gpu cpu; do
   run before $backend r$rep
