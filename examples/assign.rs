@@ -128,21 +128,11 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         None => BackendChoice::from_env()?,
     };
     let (net_path, trips_path) = args.model.files()?;
-    // The device starts (~0.1 s, more on a driver's first start) while the files are read; `load_s`
-    // is the reading alone.
-    let (devices, read, read_s) = std::thread::scope(|scope| {
-        let opening = scope.spawn(|| -> Result<_, Error> {
-            let devices = common::open_gpus(args.gpus.as_ref())?;
-            if devices.is_empty() && matches!(choice, BackendChoice::Gpu) {
-                // Creates the shared device of `--backend gpu` (`choice.backend()` below finds it).
-                urbanflow::gpu::GpuContext::shared();
-            }
-            Ok(devices)
-        });
+    // The device starts while the files are read; `load_s` is the reading alone.
+    let (devices, (read, read_s)) = common::read_beside_devices(choice, args.gpus.as_ref(), || {
         let t = Instant::now();
         let read = args.model.read(&net_path, &trips_path);
-        let read_s = t.elapsed().as_secs_f64();
-        (opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), read, read_s)
+        (read, t.elapsed().as_secs_f64())
     });
     let devices = devices?;
     let (net, demand, trips_cached) = read?;

@@ -176,6 +176,30 @@ pub fn open_gpus(
     Ok(devices)
 }
 
+/// Runs `read` (the input files) on this thread while the devices start on another: the GPUs of
+/// `--gpus`, else the shared device of `--backend gpu` (`choice.backend()` afterwards finds it; `auto`
+/// and `cpu` create none here, since auto may not use one). Creating a device takes about 0.1 s warm,
+/// more on a driver's first start, about what reading a city's files takes: the run pays the longer of
+/// the two instead of their sum.
+#[allow(dead_code)] // only the GPU examples
+pub fn read_beside_devices<T>(
+    choice: urbanflow::gpu::BackendChoice,
+    gpus: Option<&urbanflow::gpu::devices::DeviceSelection>,
+    read: impl FnOnce() -> T,
+) -> (Result<Vec<urbanflow::gpu::GpuContext>, Error>, T) {
+    std::thread::scope(|scope| {
+        let opening = scope.spawn(move || -> Result<_, Error> {
+            let devices = open_gpus(gpus)?;
+            if devices.is_empty() && choice == urbanflow::gpu::BackendChoice::Gpu {
+                urbanflow::gpu::GpuContext::shared();
+            }
+            Ok(devices)
+        });
+        let read = read();
+        (opening.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), read)
+    })
+}
+
 /// Splits a run's wall time into GPU setup and work, the same way in every example: `setup_s` is device
 /// creation (of the process's shared device and of `--gpus` devices) plus shader and pipeline
 /// compilation during the run (the slowest device's, where several compile at once); `solve_s` is the

@@ -79,8 +79,12 @@ fn at_least_one(s: &str) -> Result<usize, Error> {
 
 fn run(args: Args) -> Result<(), Error> {
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
+    // The device of --backend gpu starts while the graph is read.
+    let (devices, input) =
+        common::read_beside_devices(choice, None, || args.input.load(common::bundled_road_graph));
+    devices?;
     let backend = choice.backend()?;
-    let common::LoadedInput { path, loaded, load_s } = args.input.load(common::bundled_road_graph)?;
+    let common::LoadedInput { path, loaded, load_s } = input?;
     let g = &loaded.graph;
     let n = g.num_vertices();
     if let Some(pairs) = args.pairs {

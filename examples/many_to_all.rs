@@ -85,14 +85,16 @@ fn run(args: Args) -> Result<(), Error> {
         (None, Some(_)) => BackendChoice::Gpu,
         (None, None) => BackendChoice::from_env()?,
     };
-    let devices = common::open_gpus(args.gpus.as_ref())?;
+    // The devices of --gpus or --backend gpu start while the graph is read.
+    let (devices, input) = common::read_beside_devices(choice, args.gpus.as_ref(), || args.input.load());
+    let devices = devices?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
         None => choice.backend()?,
     };
     let schedule =
         args.schedule.unwrap_or(if choice == BackendChoice::Gpu { Schedule::Single } else { Schedule::Auto });
-    let input = args.input.load()?;
+    let input = input?;
     let (path, loaded, sources, load_s) = (input.path, input.loaded, input.sources, input.load_s);
     let (g, ids) = (&loaded.graph, &loaded.ids);
     // Launch settings given on the command line replace the tuned ones (the others stay tuned).

@@ -273,11 +273,15 @@ fn reach_tree(
 
 fn run(args: Args) -> Result<(), Error> {
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
-    let backend = choice.backend()?;
     if let Some(osm) = &args.osm {
-        return run_osm(&args, osm, backend);
+        return run_osm(&args, osm, choice.backend()?);
     }
-    let common::LoadedInput { path, loaded, load_s } = args.input.load(common::bundled_road_graph)?;
+    // The device of --backend gpu starts while the graph is read.
+    let (devices, input) =
+        common::read_beside_devices(choice, None, || args.input.load(common::bundled_road_graph));
+    devices?;
+    let backend = choice.backend()?;
+    let common::LoadedInput { path, loaded, load_s } = input?;
     let g = &loaded.graph;
     let vertex = |id: u64, what: &str| {
         loaded.vertex(id).ok_or(format!(
