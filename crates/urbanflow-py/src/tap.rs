@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use urbanflow::tap::demand_cache::read_demand_cached;
 use urbanflow::tap::multiclass::{UserClass, assign_classes_with_progress, read_classes};
 use urbanflow::tap::turns::{Split, TurnFlow, TurnNetwork, TurnTable};
 use urbanflow::tap::{
@@ -89,13 +90,21 @@ pub struct Demand {
 
 #[pymethods]
 impl Demand {
-    /// Reads a TNTP `_trips` file for `net`, every flow multiplied by `scale`.
+    /// Reads a TNTP `_trips` file for `net`, every flow multiplied by `scale`. With `cache=True` the
+    /// parsed table is kept in urbanflow's cache folder (`$URBANFLOW_CACHE_DIR`, else the user's cache
+    /// directory), keyed by the file's bytes and the network's node ids, and read from there next time.
     #[staticmethod]
-    #[pyo3(signature = (path, net, *, scale = 1.0))]
-    fn from_tntp(py: Python<'_>, path: PathBuf, net: &Network, scale: f64) -> PyResult<Self> {
+    #[pyo3(signature = (path, net, *, scale = 1.0, cache = false))]
+    fn from_tntp(py: Python<'_>, path: PathBuf, net: &Network, scale: f64, cache: bool) -> PyResult<Self> {
         let n = Arc::clone(&net.net);
         let demand = run(py, Run { threads: None }, move |_| {
-            let d = RustDemand::read_tntp(&path, &n)?;
+            let d = if cache {
+                let dir = urbanflow::gpu::tuning::cache_dir();
+                let read = read_demand_cached(&path, &n, Default::default(), dir.as_deref())?;
+                read.demand
+            } else {
+                RustDemand::read_tntp(&path, &n)?
+            };
             Ok(if scale == 1.0 { d } else { d.scaled(scale) })
         })?;
         Ok(Self { demand: Arc::new(demand) })

@@ -54,6 +54,20 @@ def test_tables_and_dtypes(monkeypatch):
     assert one.flows.tolist() == two.flows.tolist()
 
 
+def test_cached_demand_equals_the_parsed_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("URBANFLOW_CACHE_DIR", str(tmp_path))
+    net = urbanflow.Network.from_tntp(NET)
+    parsed = urbanflow.Demand.from_tntp(TRIPS, net)
+    assert not list(tmp_path.glob("demand-v1-*.bin"))
+    first = urbanflow.Demand.from_tntp(TRIPS, net, cache=True)
+    assert len(list(tmp_path.glob("demand-v1-*.bin"))) == 1
+    again = urbanflow.Demand.from_tntp(TRIPS, net, cache=True, scale=2.0)
+    assert first.total == parsed.total and again.total == 2.0 * parsed.total
+    a = urbanflow.assign(net, parsed, gap=1e-4, backend="cpu", as_frame=False)
+    b = urbanflow.assign(net, urbanflow.Demand.from_tntp(TRIPS, net, cache=True), gap=1e-4, backend="cpu", as_frame=False)
+    assert a.flows.tolist() == b.flows.tolist()
+
+
 def test_skims_equal_the_example(tmp_path):
     skims_csv = tmp_path / "skims.csv"
     subprocess.run(
