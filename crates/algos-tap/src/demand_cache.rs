@@ -124,20 +124,48 @@ fn encode(d: &Demand) -> Vec<u8> {
 }
 
 /// Writes the file whole under a temporary name, then renames it into place (readers never see half).
+/// Then keeps the [`KEPT`] most recently used demand files of the folder, so edited trip tables do not
+/// pile up.
 fn save(file: &Path, d: &Demand) -> std::io::Result<()> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
     let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, encode(d))?;
-    std::fs::rename(&tmp, file).inspect_err(|_| {
+    std::fs::write(&tmp, encode(d)).and_then(|()| std::fs::rename(&tmp, file)).inspect_err(|_| {
         std::fs::remove_file(&tmp).ok();
-    })
+    })?;
+    prune(dir, KEPT);
+    Ok(())
 }
 
-/// The demand in `file`, or `None` when it is absent or fails a check.
+/// Demand files kept in the cache folder (the newest by modification time; Philadelphia's is 14 MB).
+const KEPT: usize = 8;
+
+/// Removes all but the `keep` newest `demand-v*.bin` files of `dir` (best effort: a file another
+/// process removed first, or one that cannot be removed, is left to the next save).
+fn prune(dir: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("demand-v") && name.ends_with(".bin")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    for (_, old) in files.into_iter().skip(keep) {
+        std::fs::remove_file(old).ok();
+    }
+}
+
+/// The demand in `file`, or `None` when it is absent or fails a check. A file read is marked as just
+/// used, so [`prune`] removes the least recently used.
 fn load(file: &Path, net: &Network) -> Option<Demand> {
-    decode(&std::fs::read(file).ok()?, net.num_nodes())
+    let demand = decode(&std::fs::read(file).ok()?, net.num_nodes())?;
+    let touch = std::fs::File::options().write(true).open(file);
+    touch.and_then(|f| f.set_modified(std::time::SystemTime::now())).ok();
+    Some(demand)
 }
 
 fn decode(bytes: &[u8], nodes: usize) -> Option<Demand> {
@@ -221,5 +249,32 @@ mod tests {
         assert!(matches!(changed.from, DemandFrom::Parsed { saved: Ok(_) }));
         assert_eq!(changed.demand.total(), parsed.demand.total() + 1.0);
         std::fs::remove_dir_all(&cache).ok();
+    }
+
+    #[test]
+    fn only_the_newest_demand_files_are_kept() {
+        let dir = std::env::temp_dir().join(format!("urbanflow-demand-prune-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..5 {
+            std::fs::write(dir.join(format!("demand-v1-{i}.bin")), [i as u8]).unwrap();
+            // Modification times a clear step apart on every file system.
+            let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000 + 10 * i);
+            std::fs::File::options()
+                .write(true)
+                .open(dir.join(format!("demand-v1-{i}.bin")))
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        }
+        std::fs::write(dir.join("cch-v1-other.order"), [0]).unwrap();
+        prune(&dir, 2);
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["cch-v1-other.order", "demand-v1-3.bin", "demand-v1-4.bin"]);
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
