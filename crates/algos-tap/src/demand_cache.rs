@@ -187,8 +187,10 @@ fn decode(bytes: &[u8], nodes: usize) -> Option<Demand> {
             .map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default()))
             .collect()
     };
-    let sizes = 4 * (2 * n_origins + 1 + n_pairs) + 8 * n_pairs;
-    if 36 + sizes != body {
+    // Checked: counts come from the file (the fingerprint makes damage unlikely, not impossible).
+    let words_len = n_origins.checked_mul(2)?.checked_add(1)?.checked_add(n_pairs)?;
+    let sizes = words_len.checked_mul(4)?.checked_add(n_pairs.checked_mul(8)?)?;
+    if sizes.checked_add(36)? != body {
         return None;
     }
     let origins = words(36, n_origins);
@@ -238,6 +240,14 @@ mod tests {
             assert_eq!(reread.demand, parsed.demand);
         }
         assert!(decode(&good[..good.len() - 1], net.num_nodes()).is_none());
+        // Counts that overflow, under a fingerprint that matches them: refused, no panic.
+        for count in [u64::MAX, u64::MAX / 2, u64::MAX / 8 + 1] {
+            let mut huge = good[..good.len() - 8].to_vec();
+            huge[12..20].copy_from_slice(&count.to_le_bytes());
+            let check = fingerprint_bytes(&huge);
+            huge.extend_from_slice(&check.to_le_bytes());
+            assert!(decode(&huge, net.num_nodes()).is_none(), "{count}");
+        }
         // A network with fewer nodes than the cached indices: not this demand.
         assert!(decode(&good, 3).is_none());
         // Another trips file (one flow changed) has another key.
