@@ -6,6 +6,7 @@
 # are cached on disk by the first run on a machine), then three rounds; `after` runs twice, reading the
 # cached trips and with --no-cache (parsing the text). From the repository root with .gpu/bfw2.tar.xz
 # (stripped assign_before, assign_after) and .gpu/data:  bash scripts/bench/bfw_wall_builds.sh
+# BACKENDS="auto" (default "gpu cpu") picks the backends compared.
 mkdir -p .gpu/b2 && tar xJf .gpu/bfw2.tar.xz -C .gpu/b2
 P=.gpu/data/tntp/Philadelphia/Philadelphia_net.tntp.xz
 nvidia-smi -L
@@ -26,9 +27,10 @@ print(f"{tag} {build:20} {backend} it {n} gap {d['relative_gap']:.6e} wall {wall
       f"rest_ms/it {1e3 * rest:.2f} before_first_s {h[0]['seconds'] - h[0]['all_or_nothing_s']:.3f} | {d['backend']}")
 PY
 }
-run before gpu warmup
-run after gpu warmup
-for rep in 1 2 3; do for backend in gpu cpu; do
+BACKENDS=${BACKENDS:-gpu cpu}
+run before ${BACKENDS%% *} warmup
+run after ${BACKENDS%% *} warmup
+for rep in 1 2 3; do for backend in $BACKENDS; do
   run before $backend r$rep
   run after $backend r$rep
   run after $backend r$rep --no-cache
