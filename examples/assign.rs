@@ -128,17 +128,10 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         None => BackendChoice::from_env()?,
     };
     let (net_path, trips_path) = args.model.files()?;
-    // The device starts while the files are read; `load_s` is the reading alone. Auto's device starts
-    // once the network says a GPU may load it (zones × links), while the trips are read.
-    let auto = choice == BackendChoice::Auto && args.gpus.is_none();
-    let algorithm = args.model.options().algorithm;
+    // The device starts while the files are read; `load_s` is the reading alone.
     let (devices, (read, read_s)) = common::read_beside_devices(choice, args.gpus.as_ref(), || {
         let t = Instant::now();
-        let read = args.model.read_with(&net_path, &trips_path, |net| {
-            if auto {
-                urbanflow::tap::solve::prepare_auto_device(net, algorithm);
-            }
-        });
+        let read = args.model.read(&net_path, &trips_path);
         (read, t.elapsed().as_secs_f64())
     });
     let devices = devices?;
@@ -166,7 +159,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     let classes =
         args.classes.as_ref().map(|f| read_classes(f, &net, &demand)).transpose()?.unwrap_or_default();
     // What loads, why, and the trees it grows ("dijkstra" or "phast").
-    let (loader, loader_why, trees, gpu_loads) = if args.classes.is_some() {
+    let (loader, loader_why, trees) = if args.classes.is_some() {
         // Classes load on the CPU; the work counts every class's origins (the class file's shares of
         // the trips keep the trips' origins).
         let work = classes.iter().map(|c| c.demand.num_origins() as u64 * model.num_links() as u64).sum();
@@ -177,7 +170,6 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             loader,
             format!("several classes load on the CPU; trees: {why}"),
             if hierarchy { "phast" } else { "dijkstra" },
-            false,
         )
     } else {
         let c = choose_loader(model, &demand, &opts);
@@ -188,8 +180,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             }
             _ => "dijkstra",
         };
-        let gpu_loads = !c.devices.is_empty();
-        (c.describe(), c.why, trees, gpu_loads)
+        (c.describe(), c.why, trees)
     };
 
     // A bar on a terminal, a line every few seconds in a log (hidden with --json).
@@ -240,8 +231,6 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         }
     };
     let (setup_s, solve_s) = clock.split(t.elapsed().as_secs_f64(), &devices);
-    // A device auto started early and then did not use is no setup of this run.
-    let setup_s = if auto && !gpu_loads { 0.0 } else { setup_s };
     bar.finish();
     // Skims follow the shortest paths of the model (with turns: turn penalties and bans included).
     if let Some(out) = &args.skims {

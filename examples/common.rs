@@ -386,17 +386,6 @@ impl ModelArgs {
     /// from urbanflow's cache folder when an earlier run parsed it for this network (unless
     /// `--no-cache`); the third value says whether it did.
     pub fn read(&self, net_path: &Path, trips_path: &Path) -> Result<(Network, Demand, bool), Error> {
-        self.read_with(net_path, trips_path, |_| {})
-    }
-
-    /// [`Self::read`], calling `network_read` with the network as soon as it is read (before the
-    /// trips, where the cache is used).
-    pub fn read_with(
-        &self,
-        net_path: &Path,
-        trips_path: &Path,
-        network_read: impl FnOnce(&Network),
-    ) -> Result<(Network, Demand, bool), Error> {
         use urbanflow::graph::io::ReadOptions;
         use urbanflow::graph::io::tntp::{read_net_with, read_trips_with};
         use urbanflow::tap::demand_cache::{DemandFrom, read_demand_cached};
@@ -419,7 +408,6 @@ impl ModelArgs {
         }
         print_warnings(&parsed.warnings);
         let net = Network::from_tntp(&parsed, self.factors())?;
-        network_read(&net);
         let (demand, cached) = match text {
             Some(trips) => {
                 let trips = trips.map_err(|e| lenient_hint(e.to_string()))?;

@@ -139,44 +139,6 @@ pub fn choose_cpu_trees(work: u64, opts: &AssignOptions) -> (bool, String) {
     }
 }
 
-/// Whether [`Backend::Auto`] may load on a GPU for a loading of at most `max_origins` origins on a
-/// network of `links` links with `algorithm` at `threads` CPU threads: the size rule of
-/// [`choose_loader`] with the origins bounded (by the zones) before the demand is read.
-///
-/// ```
-/// use algos_tap::solve::{Algorithm, auto_may_load_on_gpu};
-/// assert!(auto_may_load_on_gpu(40_003, 1_525, Algorithm::BiconjugateFw, 16)); // Philadelphia
-/// assert!(!auto_may_load_on_gpu(76, 24, Algorithm::BiconjugateFw, 16)); // Sioux Falls
-/// assert!(!auto_may_load_on_gpu(40_003, 1_525, Algorithm::AlgorithmB, 16));
-/// ```
-pub fn auto_may_load_on_gpu(links: usize, max_origins: usize, algorithm: Algorithm, threads: usize) -> bool {
-    let threshold = GPU_MIN_WORK_16_THREADS * threads.max(1) as u64 / 16;
-    algorithm != Algorithm::AlgorithmB && max_origins as u64 * links as u64 >= threshold
-}
-
-/// Starts creating the device [`Backend::Auto`] would load on, on a thread of its own, when it may be
-/// used ([`auto_may_load_on_gpu`] with every zone an origin, an adapter of [`GPU_MEASURED_ON`]): a
-/// caller still reading the demand then finds the device ready (about 0.1 s sooner on the H100
-/// machine) instead of creating it inside the assignment. Returns whether it started one. Where the
-/// demand turns out smaller than the zones allow, the device is created and not used.
-pub fn prepare_auto_device(net: &Network, algorithm: Algorithm) -> bool {
-    let threads = rayon::current_num_threads();
-    if GpuContext::shared_is_created()
-        || !auto_may_load_on_gpu(net.num_links(), net.num_zones() as usize, algorithm, threads)
-    {
-        return false;
-    }
-    let started = std::thread::Builder::new().name("urbanflow-device".into()).spawn(|| {
-        let auto = auto_adapter();
-        let measured =
-            auto.chosen.is_some_and(|i| GPU_MEASURED_ON.iter().any(|m| auto.found[i].name.contains(m)));
-        if measured {
-            GpuContext::auto();
-        }
-    });
-    started.is_ok()
-}
-
 /// Where loading runs (devices or the CPU), and why.
 fn choose_devices<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) -> LoaderChoice<'a> {
     let cpu = |why: String| LoaderChoice { devices: Vec::new(), cpu_hierarchy: false, why };
@@ -204,7 +166,6 @@ fn choose_devices<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) 
             cpu("auto: Algorithm B runs on the CPU (its gaps below 1e-7 need f64 shortest paths)".into())
         }
         Backend::Auto => {
-            // The rule of auto_may_load_on_gpu, with the demand's origins.
             let threads = rayon::current_num_threads().max(1) as u64;
             let work = demand.num_origins() as u64 * net.num_links() as u64;
             let threshold = GPU_MIN_WORK_16_THREADS * threads / 16;

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 pub use choice::{
     CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK_PER_THREAD, GPU_MEASURED_ON, GPU_MIN_WORK_16_THREADS, LoaderChoice,
-    auto_may_load_on_gpu, choose_cpu_trees, choose_loader, prepare_auto_device,
+    choose_cpu_trees, choose_loader,
 };
 pub(crate) use direction::{Combo, DirectionState, Points};
 pub(crate) use driver::Monitor;
