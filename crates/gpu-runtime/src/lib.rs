@@ -34,6 +34,7 @@ pub mod dispatch;
 pub mod error;
 #[cfg(feature = "gpu")]
 mod features;
+pub mod parsed_cache;
 #[cfg(feature = "gpu")]
 pub mod pipeline;
 #[cfg(feature = "gpu")]

@@ -202,3 +202,33 @@ fn format_detection_refuses_what_it_cannot_know() {
     assert!("gr".parse::<GraphFormat>().unwrap_err().contains("dimacs, dimacs0, pace, edges, tntp"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A loaded graph survives its bytes (what the examples' parsed-file cache keeps), and bytes that do
+/// not add up are refused without a panic.
+#[test]
+fn loaded_graphs_round_trip_through_bytes() {
+    use graph_core::io::{LoadOptions, LoadedGraph, load_graph};
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/");
+    for file in ["SiouxFalls_net.tntp", "small-road.gr.gz"] {
+        let loaded = load_graph(format!("{data}{file}"), &LoadOptions::default()).unwrap();
+        let bytes = loaded.to_bytes();
+        let back = LoadedGraph::from_bytes(&bytes).unwrap();
+        assert_eq!(back.graph, loaded.graph, "{file}");
+        assert_eq!(
+            (&back.ids, &back.zones, back.format),
+            (&loaded.ids, &loaded.zones, loaded.format),
+            "{file}"
+        );
+        for len in [0, 1, 2, 25, 26, bytes.len() / 2, bytes.len() - 1] {
+            assert!(LoadedGraph::from_bytes(&bytes[..len]).is_none(), "{file}: {len} bytes");
+        }
+        for at in [2, 10, 18] {
+            let mut huge = bytes.clone();
+            huge[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+            assert!(LoadedGraph::from_bytes(&huge).is_none(), "{file}: count at {at}");
+        }
+        let mut bad_format = bytes.clone();
+        bad_format[0] = 0;
+        assert!(LoadedGraph::from_bytes(&bad_format).is_none());
+    }
+}

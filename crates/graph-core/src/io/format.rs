@@ -167,6 +167,11 @@ pub fn read_graph_as<W: Weight>(
     }
 }
 
+/// Words of [`LoadedGraph::to_bytes`]' arrays before the ids: offsets, targets, weights, zones.
+fn words_len(n: usize, m: usize, z: usize) -> usize {
+    n + 1 + 2 * m + z
+}
+
 /// A graph read from a file, with the file's own vertex ids.
 #[derive(Debug, Clone)]
 pub struct LoadedGraph {
@@ -183,6 +188,77 @@ pub struct LoadedGraph {
 }
 
 impl LoadedGraph {
+    /// The graph, ids, zones and format as bytes (little-endian), for a cache of parsed files
+    /// (`gpu_runtime::parsed_cache`); warnings are not kept. [`LoadedGraph::from_bytes`] reads them.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let g = &self.graph;
+        let zones = self.zones.as_deref();
+        let words = g.offsets().len() + 2 * g.targets().len() + zones.map_or(0, <[u32]>::len);
+        let mut out = Vec::with_capacity(32 + 4 * words + 8 * self.ids.len());
+        out.push(match self.format {
+            GraphFormat::Auto => 0, // never a loaded graph's: refused when read back
+            GraphFormat::Dimacs => 1,
+            GraphFormat::DimacsZeroBased => 2,
+            GraphFormat::Pace => 3,
+            GraphFormat::EdgeList => 4,
+            GraphFormat::Tntp => 5,
+        });
+        out.push(zones.is_some() as u8);
+        for count in [g.offsets().len() - 1, g.targets().len(), zones.map_or(0, <[u32]>::len)] {
+            out.extend_from_slice(&(count as u64).to_le_bytes());
+        }
+        for words in [g.offsets(), g.targets(), g.weights(), zones.unwrap_or(&[])] {
+            words.iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+        }
+        self.ids.iter().for_each(|id| out.extend_from_slice(&id.to_le_bytes()));
+        out
+    }
+
+    /// The graph of [`LoadedGraph::to_bytes`], or `None` when the bytes are not one (a layout that does
+    /// not add up, a CSR that [`Csr::from_parts`] refuses, zones outside the graph).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        let format = match *bytes.first()? {
+            1 => GraphFormat::Dimacs,
+            2 => GraphFormat::DimacsZeroBased,
+            3 => GraphFormat::Pace,
+            4 => GraphFormat::EdgeList,
+            5 => GraphFormat::Tntp,
+            _ => return None,
+        };
+        let has_zones = match *bytes.get(1)? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        let long = |at: usize| Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?));
+        let [n, m, z] = [long(2)?, long(10)?, long(18)?].map(usize::try_from);
+        let (n, m, z) = (n.ok()?, m.ok()?, z.ok()?);
+        // Checked: the counts come from the file.
+        let words = n.checked_add(1)?.checked_add(m.checked_mul(2)?)?.checked_add(z)?;
+        let size = words.checked_mul(4)?.checked_add(n.checked_mul(8)?)?.checked_add(26)?;
+        if size != bytes.len() || (!has_zones && z != 0) {
+            return None;
+        }
+        let mut at = 26;
+        let mut words = |len: usize| -> Vec<u32> {
+            let part = &bytes[at..at + 4 * len];
+            at += 4 * len;
+            part.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+        };
+        let (offsets, targets, weights, zones) = (words(n + 1), words(m), words(m), words(z));
+        let start = 26 + 4 * words_len(n, m, z);
+        let ids: Vec<u64> = bytes[start..]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect();
+        let graph = Csr::from_parts(offsets, targets, weights).ok()?;
+        if graph.num_vertices() as usize != n || ids.len() != n || zones.iter().any(|&v| v as usize >= n) {
+            return None;
+        }
+        let zones = has_zones.then_some(zones);
+        Some(Self { graph, ids, zones, format, warnings: Vec::new() })
+    }
+
     /// The vertex whose file id is `id`, if any.
     pub fn vertex(&self, id: u64) -> Option<u32> {
         match self.format {
