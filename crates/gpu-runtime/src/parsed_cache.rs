@@ -51,8 +51,9 @@ pub enum Origin {
 
 /// The value of `source`: decoded from the cache folder `dir` when a file of this `kind`, `version`,
 /// source bytes and `extra` key is there and passes every check, else `parse()`d — which says whether
-/// its value may be kept — and saved. `dir` `None`: parse, keep nothing. Errors are `parse`'s, and
-/// reading `source` (turned into `parse`'s error by running `parse`, which meets the same file).
+/// its value may be kept — and saved. `dir` `None`: parse, keep nothing. The only errors are
+/// `parse`'s: a source that cannot be read gets no key and is parsed, which reports it; a cache file
+/// that cannot be read, decoded or written is skipped.
 #[allow(clippy::too_many_arguments)]
 pub fn through_cache<T, E>(
     dir: Option<&Path>,
