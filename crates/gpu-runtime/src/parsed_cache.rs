@@ -30,7 +30,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tuning::fingerprint_bytes;
+use crate::tuning::{fingerprint_bytes, write_whole};
 
 /// Files of one kind kept in the cache folder (the most recently used: a read marks its file used).
 pub const KEPT: usize = 8;
@@ -130,15 +130,10 @@ fn unframe<'a>(bytes: &'a [u8], kind: &str, version: u32) -> Option<&'a [u8]> {
     (same && at == body).then_some(payload)
 }
 
-/// Writes `bytes` to `file` whole (a temporary name, then a rename), then prunes the kind's files.
+/// Writes `bytes` to `file` whole ([`write_whole`]), then prunes the kind's files.
 fn save(file: &Path, kind: &str, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, file)).inspect_err(|_| {
-        std::fs::remove_file(&tmp).ok();
-    })?;
-    prune(dir, &format!("{kind}-v"), KEPT);
+    write_whole(file, bytes)?;
+    prune(file.parent().unwrap_or(Path::new(".")), &format!("{kind}-v"), KEPT);
     Ok(())
 }
 

@@ -24,7 +24,6 @@
 //! ```
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -130,6 +129,23 @@ pub fn cache_dir() -> Option<PathBuf> {
     }
 }
 
+/// Writes `bytes` to `path` all or nothing: into a temporary file beside it (its folder created), then
+/// renamed into place, so a concurrent reader sees the old file or the new one, never half of one; the
+/// temporary file is removed when a step fails. Every cache and checkpoint file is written this way. Not
+/// synced to disk (a checkpoint's block files can be large): after a power cut a file may be empty,
+/// which every reader refuses (checksums, or an empty tuning store: measured again).
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        std::fs::remove_file(&tmp).ok();
+    }
+    written
+}
+
 /// A measurement store in a text file: one `key<TAB>value` line per entry. Unreadable files and
 /// malformed lines count as absent entries; writes replace the file atomically (write, then rename), so
 /// concurrent processes never see half a file (the last writer wins).
@@ -171,16 +187,7 @@ impl DiskCache {
         all.insert(clean(key), clean(value));
         let mut lines: Vec<String> = all.into_iter().map(|(k, v)| format!("{k}\t{v}\n")).collect();
         lines.sort();
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-        {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(lines.concat().as_bytes())?;
-            f.sync_all()?;
-        }
-        std::fs::rename(&tmp, &self.path)
+        write_whole(&self.path, lines.concat().as_bytes())
     }
 }
 

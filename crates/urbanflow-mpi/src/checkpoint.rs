@@ -78,9 +78,7 @@ impl Checkpoint {
 
 /// Writes `bytes` to `path` through a temporary file and a rename (all or nothing).
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), MpiError> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_err(path))
+    gpu_runtime::tuning::write_whole(path, bytes).map_err(io_err(path))
 }
 
 /// FNV-1a over words: a stable fingerprint (not a security hash).

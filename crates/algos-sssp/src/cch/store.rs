@@ -105,15 +105,7 @@ impl Cch {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
         bytes.extend_from_slice(&checksum(&words).to_le_bytes());
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(file_error)?;
-        }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, &bytes).map_err(file_error)?;
-        std::fs::rename(&tmp, path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            file_error(e)
-        })
+        gpu_runtime::tuning::write_whole(path, &bytes).map_err(file_error)
     }
 
     /// The hierarchy of `graph` saved by [`Self::save`] for this graph's shape (any weights). A file of
