@@ -5,8 +5,8 @@
 //! parse depended on); its contents are a header, the caller's payload and a fingerprint of both.
 //!
 //! A file is written whole under a temporary name and renamed into place (readers never see half of
-//! one), only for parses the caller calls cacheable (no warnings), and only the [`KEPT`] most recently
-//! used of each kind stay. A file that fails any check — its framing, its fingerprint, the caller's
+//! one), only for parses the caller calls cacheable (no warnings) of sources and payloads up to
+//! [`MAX_BYTES`], and only the [`KEPT`] most recently used of each kind stay. A file that fails any check — its framing, its fingerprint, the caller's
 //! decoding — is parsed again and replaced, never an error.
 //!
 //! ```
@@ -34,6 +34,10 @@ use crate::tuning::{fingerprint_bytes, write_whole};
 
 /// Files of one kind kept in the cache folder (the most recently used: a read marks its file used).
 pub const KEPT: usize = 8;
+/// Largest source file and largest payload kept (bytes): the shared data's inputs fit (FLA's graph is a
+/// 34 MB payload), while a continent's graph would cost seconds to hash and write and gigabytes of disk
+/// across [`KEPT`] files; those are parsed every time.
+pub const MAX_BYTES: u64 = 64 << 20;
 const MAGIC: &[u8; 8] = b"UFPARSED";
 
 /// Where [`through_cache`]'s value came from.
@@ -65,8 +69,10 @@ pub fn through_cache<T, E>(
     decode: impl FnOnce(&[u8]) -> Option<T>,
     parse: impl FnOnce() -> Result<(T, bool), E>,
 ) -> Result<(T, Origin), E> {
-    // An unreadable source: no key; the parse reports it.
-    let file = dir.zip(std::fs::read(source).ok()).map(|(dir, bytes)| {
+    // An unreadable source: no key; the parse reports it. A source too large to keep: no key either.
+    let small = std::fs::metadata(source).is_ok_and(|m| m.len() <= MAX_BYTES);
+    let bytes = if small { std::fs::read(source).ok() } else { None };
+    let file = dir.zip(bytes).map(|(dir, bytes)| {
         let key = format!(
             "{kind}-v{version}-{}-{:016x}-{:016x}.bin",
             bytes.len(),
@@ -86,11 +92,17 @@ pub fn through_cache<T, E>(
     }
     let (value, cacheable) = parse()?;
     let saved = match (&file, cacheable) {
-        (None, _) => Err("no cache folder".to_string()),
+        (None, _) if dir.is_none() => Err("no cache folder".to_string()),
+        (None, _) => Err(format!("{} is unreadable or larger than {MAX_BYTES} bytes", source.display())),
         (Some(_), false) => Err("not cacheable (the parse found warnings)".to_string()),
-        (Some(file), true) => save(file, kind, &frame(kind, version, &encode(&value)))
-            .map(|()| file.clone())
-            .map_err(|e| e.to_string()),
+        (Some(file), true) => match encode(&value) {
+            payload if payload.len() as u64 > MAX_BYTES => {
+                Err(format!("{} bytes parsed, more than the {MAX_BYTES} kept", payload.len()))
+            }
+            payload => save(file, kind, &frame(kind, version, &payload))
+                .map(|()| file.clone())
+                .map_err(|e| e.to_string()),
+        },
     };
     Ok((value, Origin::Parsed { saved }))
 }
@@ -183,6 +195,36 @@ mod tests {
             body.extend_from_slice(&check.to_le_bytes());
             assert_eq!(unframe(&body, "kind", 3), None, "{huge}");
         }
+    }
+
+    #[test]
+    fn sources_and_payloads_too_large_are_parsed_and_not_kept() {
+        let dir = std::env::temp_dir().join(format!("urbanflow-parsed-large-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        let (small, large) = (dir.join("small.txt"), dir.join("large.txt"));
+        std::fs::write(&small, "x").unwrap();
+        // A sparse file: its length is what is checked, never its bytes.
+        std::fs::File::create(&large).unwrap().set_len(MAX_BYTES + 1).unwrap();
+        let ok = || Ok::<_, ()>((7u8, true));
+        let (_, origin) =
+            through_cache(Some(&dir), "t", 1, &large, b"", |_| vec![7], |_| Some(7), ok).unwrap();
+        assert!(
+            matches!(origin, Origin::Parsed { saved: Err(ref why) } if why.contains("larger than")),
+            "{origin:?}"
+        );
+        let huge = |_: &u8| vec![0u8; MAX_BYTES as usize + 1];
+        let (_, origin) = through_cache(Some(&dir), "t", 1, &small, b"", huge, |_| Some(7), ok).unwrap();
+        assert!(
+            matches!(origin, Origin::Parsed { saved: Err(ref why) } if why.contains("more than")),
+            "{origin:?}"
+        );
+        let kept = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("t-v"))
+            .count();
+        assert_eq!(kept, 0);
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
