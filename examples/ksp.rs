@@ -19,7 +19,7 @@ use std::time::Instant;
 use clap::{Parser, ValueEnum};
 use urbanflow::gpu::{BackendChoice, Resolved};
 use urbanflow::graph::rng::SplitMix64;
-use urbanflow::sssp::ksp::{Path, ksp_batch, mps, yen};
+use urbanflow::sssp::ksp::{Path, TargetDistances, ksp_batch_with, mps, yen};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Algo {
@@ -63,6 +63,11 @@ struct Args {
     /// cost, then the vertices (file ids), tab-separated.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Batch mode: how the distances to the targets are computed: searches (one per target), phast
+    /// (on the graph's customisable hierarchy, reversed; its order cached) or auto (PHAST when the
+    /// targets pay for the hierarchy).
+    #[arg(long, default_value = "auto")]
+    distances: TargetDistances,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -93,7 +98,7 @@ fn run(args: Args) -> Result<(), Error> {
             (0..pairs).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
         let clock = common::SetupClock::start(&[]);
         let t = Instant::now();
-        let (answers, stats) = ksp_batch(g, &queries, args.k, backend)?;
+        let (answers, stats) = ksp_batch_with(g, &queries, args.k, backend, args.distances)?;
         let (setup_s, solve_s) = clock.split(t.elapsed().as_secs_f64(), &[]);
         let paths: usize = answers.iter().map(Vec::len).sum();
         if let Some(out) = &args.out {
@@ -107,18 +112,31 @@ fn run(args: Args) -> Result<(), Error> {
         };
         if args.json {
             println!(
-                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"queries_per_s\":{:.1}}}",
+                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"distances\":\"{:?}\",\"distances_why\":{:?},\"hierarchy_s\":{:.6},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"queries_per_s\":{:.1}}}",
                 path.display().to_string(),
                 g.num_arcs(),
                 args.k,
                 stats.gpu_queries,
                 stats.why,
+                stats.distances,
+                stats.distances_why,
+                stats.hierarchy_s,
                 pairs as f64 / solve_s
             );
         } else {
             println!("graph      {} ({n} vertices, {} arcs)", path.display(), g.num_arcs());
             println!("queries    {pairs} random pairs (seed {}), K = {}", args.seed, args.k);
             println!("backend    {ran} ({}; {} of {pairs} queries on the GPU)", stats.why, stats.gpu_queries);
+            println!(
+                "distances  to {} targets by {} ({}; hierarchy {:.3} s)",
+                stats.targets,
+                match stats.distances {
+                    TargetDistances::Phast => "PHAST on the reversed hierarchy",
+                    _ => "one search per target",
+                },
+                stats.distances_why,
+                stats.hierarchy_s
+            );
             println!(
                 "paths      {paths} ({} targets unreachable or short of K)",
                 answers.iter().filter(|a| a.len() < args.k).count()

@@ -2,7 +2,7 @@
 //! brute force (every simple path by DFS, sorted by cost then arc sequence) and closed forms.
 
 use algos_sssp::SsspError;
-use algos_sssp::ksp::{MpsTarget, Path, ksp_batch_cpu, mps, yen};
+use algos_sssp::ksp::{MpsTarget, Path, TargetDistances, ksp_batch_cpu, ksp_batch_cpu_with, mps, yen};
 use graph_core::rng::SplitMix64;
 use graph_core::{Csr, GraphBuilder, generators};
 use proptest::prelude::*;
@@ -245,6 +245,67 @@ fn one_target_many_sources() {
     }
 }
 
+/// Random queries with repeated targets, unreachable ones and s = t, on `n` vertices.
+fn random_queries(seed: u64, n: u32, count: usize) -> Vec<(u32, u32)> {
+    let mut rng = SplitMix64::new(seed);
+    let mut queries: Vec<(u32, u32)> =
+        (0..count).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
+    queries.push((2, 2));
+    queries.push((queries[0].0 ^ 1, queries[0].1));
+    queries
+}
+
+/// Distances to the targets by PHAST on the reversed hierarchy give the searches' paths exactly: one
+/// way (a wrong direction would rank from distances *from* the target), zero-weight arcs (the star's
+/// hop order), more distinct targets than one round of sweeps holds, and targets nobody reaches.
+#[test]
+fn phast_distances_give_the_searches_paths() {
+    for seed in 0..8u64 {
+        let n = 40 + 10 * seed as u32;
+        let lo = if seed % 4 == 3 { 0 } else { 1 };
+        let mut g = random_graph(seed + 900, n, 3 * n, seed % 2 == 1, lo, 25);
+        if seed == 4 {
+            // A vertex with no in-arcs: a target nobody reaches.
+            let mut b = GraphBuilder::new(n + 1);
+            for v in 0..n {
+                for a in g.arc_range(v) {
+                    b.add_arc(v, g.targets()[a], g.weights()[a]);
+                }
+            }
+            b.add_arc(n, 0, 3);
+            g = b.build().unwrap().0;
+        }
+        let queries = random_queries(seed, g.num_vertices(), 4 * n as usize);
+        let k = 1 + (seed as usize * 5) % 17;
+        let (want, searched) = ksp_batch_cpu_with(&g, &queries, k, TargetDistances::Searches).unwrap();
+        let (got, swept) = ksp_batch_cpu_with(&g, &queries, k, TargetDistances::Phast).unwrap();
+        assert_eq!(
+            (searched.distances, swept.distances),
+            (TargetDistances::Searches, TargetDistances::Phast)
+        );
+        assert!(
+            swept.targets > 32,
+            "seed {seed}: {} targets, fewer than two rounds on two threads",
+            swept.targets
+        );
+        assert_eq!(got, want, "seed {seed} k {k}");
+        assert_eq!((swept.pops, swept.looped_pops), (searched.pops, searched.looped_pops));
+        for (&(s, t), paths) in queries.iter().zip(&got).take(12) {
+            assert_eq!(paths, &mps(&g, s, t, k).unwrap().0, "seed {seed}: {s} → {t}");
+        }
+    }
+}
+
+/// Distances that are not a target's refused with a typed error, not ranked from.
+#[test]
+fn wrong_distances_are_refused() {
+    let g = generators::grid_2d(3, 3);
+    let rev = g.transpose().graph;
+    assert!(MpsTarget::with_distances(&g, &rev, 8, vec![0; 8]).is_err(), "too short");
+    assert!(MpsTarget::with_distances(&g, &rev, 8, vec![1; 9]).is_err(), "not 0 at the target");
+    assert!(MpsTarget::with_distances(&g, &g.transpose().graph, 9, vec![0; 9]).is_err(), "no such target");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
@@ -311,10 +372,14 @@ fn gpu_batch_equals_cpu() {
             queries.push((3, 3));
             let k = 1 + (seed as usize * 7) % 30;
             let (want, _) = ksp_batch_cpu(&g, &queries, k).unwrap();
-            let roomy = KspGpuOptions { slots: 7, ..KspGpuOptions::for_k(k) };
-            let (got, st) = ksp_batch_gpu(ctx, &g, &queries, k, &roomy).unwrap();
-            assert_eq!(got, want, "seed {seed} k {k}");
-            assert_eq!(st.gpu_queries, queries.len(), "seed {seed}: every query on the GPU");
+            // Both ways to the targets' distances: the batched searches and PHAST passes.
+            for distances in [TargetDistances::Searches, TargetDistances::Phast] {
+                let roomy = KspGpuOptions { slots: 7, distances, ..KspGpuOptions::for_k(k) };
+                let (got, st) = ksp_batch_gpu(ctx, &g, &queries, k, &roomy).unwrap();
+                assert_eq!(got, want, "seed {seed} k {k} {distances:?}");
+                assert_eq!(st.distances, distances);
+                assert_eq!(st.gpu_queries, queries.len(), "seed {seed}: every query on the GPU");
+            }
             let tight = KspGpuOptions {
                 slots: 5,
                 pool: 12,

@@ -80,6 +80,26 @@ impl ContractionHierarchy {
         self.rank.len() as u32
     }
 
+    /// The hierarchy of the reverse graph, for distances *to* vertices: an upward arc `r → h` of the
+    /// reverse graph is a downward arc `h → r` of this one and the other way round, so the two arc
+    /// sets trade places; ranks and the elimination tree (the shape's) stay. No search, no copy: PHAST
+    /// from `t` on the result gives every vertex's distance to `t` (what K-shortest-paths rankings
+    /// need for each target).
+    ///
+    /// ```
+    /// use algos_sssp::ch::ContractionHierarchy;
+    /// use graph_core::GraphBuilder;
+    /// let mut b = GraphBuilder::new(4);
+    /// b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
+    /// let g = b.build().unwrap().0;
+    /// let to = ContractionHierarchy::build(&g).unwrap().reversed();
+    /// // Distances from every vertex to 3 and to 1.
+    /// assert_eq!(to.phast(&[3, 1]).unwrap(), [vec![8, 5, 7, 0], vec![3, 0, 2, u32::MAX]]);
+    /// ```
+    pub fn reversed(self) -> Self {
+        Self { up: self.down, down: self.up, ..self }
+    }
+
     /// One-to-all distances from each source (`UNREACHABLE` where there is no path), in sources'
     /// order, equal to Dijkstra's. Batches of [`LANES`] sources share a sweep; batches run in parallel
     /// (rayon).

@@ -13,6 +13,7 @@ use gpu_runtime::{Backend, GpuContext};
 #[cfg(feature = "gpu")]
 use super::{KspGpuOptions, ksp_batch_gpu};
 use super::{MpsTarget, Path, check_vertex};
+use crate::ch::{ContractionHierarchy, LANES};
 
 /// What a batch did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -34,6 +35,82 @@ pub struct BatchStats {
     pub gpu_overflows: [u32; 6],
     /// Why the backend ran: what [`ksp_batch`] decided for `Backend::Auto`, or "asked for".
     pub why: &'static str,
+    /// How the distances to the targets were computed (never [`TargetDistances::Auto`]).
+    pub distances: TargetDistances,
+    /// Why: "asked for", or what the automatic choice weighed.
+    pub distances_why: &'static str,
+    /// Seconds spent preparing the hierarchy for [`TargetDistances::Phast`] (its order loaded or
+    /// built, then customised); part of [`Self::time`].
+    pub hierarchy_s: f64,
+}
+
+/// How a batch computes every target's distances to it, the tree each ranking starts from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TargetDistances {
+    /// One search per distinct target on the reverse graph: Dijkstra on the CPU, the batched
+    /// many-source kernel on a GPU. No preparation.
+    Searches,
+    /// PHAST from every target on the graph's customisable hierarchy, reversed
+    /// ([`crate::ch::ContractionHierarchy::reversed`]): its order from the cache folder (or built and
+    /// saved), customised with the graph's weights, then 16 targets a sweep on the CPU cores or a pass
+    /// per batch on the GPU. The same distances, so the same paths.
+    Phast,
+    /// PHAST when the distinct targets pay for the hierarchy, by the rule many-source runs use
+    /// ([`crate::auto::phast_pays`]: on NY's 1,000 targets with 16 threads, only with the
+    /// hierarchy's order cached); else searches.
+    #[default]
+    Auto,
+}
+
+impl TargetDistances {
+    /// What `self` comes to for `targets` distinct targets on `g`, on the GPU or the CPU's threads,
+    /// and why.
+    pub(crate) fn resolve(self, g: &Csr<u32>, targets: usize, gpu: bool) -> (Self, &'static str) {
+        use crate::auto::{HierarchyCost, phast_pays};
+        match self {
+            Self::Auto => {
+                let threads = rayon::current_num_threads();
+                let cost = HierarchyCost::of(g, false);
+                match (phast_pays(g.num_vertices(), g.num_arcs(), targets, threads, gpu, cost), cost) {
+                    (true, HierarchyCost::Cached) => {
+                        (Self::Phast, "auto: enough targets for PHAST with the hierarchy's order cached")
+                    }
+                    (true, _) => (Self::Phast, "auto: enough targets to build the hierarchy for PHAST"),
+                    (false, HierarchyCost::Cached) => {
+                        (Self::Searches, "auto: too few targets for PHAST (hierarchy's order cached)")
+                    }
+                    (false, _) => (
+                        Self::Searches,
+                        "auto: too few targets to build a hierarchy for (or not a road-like graph)",
+                    ),
+                }
+            }
+            chosen => (chosen, "asked for"),
+        }
+    }
+}
+
+impl std::str::FromStr for TargetDistances {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "searches" | "dijkstra" => Ok(Self::Searches),
+            "phast" => Ok(Self::Phast),
+            "auto" => Ok(Self::Auto),
+            o => {
+                Err(format!("unknown way to the targets' distances `{o}`: expected searches, phast or auto"))
+            }
+        }
+    }
+}
+
+/// The reversed hierarchy of `g` customised with its weights ([`TargetDistances::Phast`]), and the
+/// seconds it took.
+pub(crate) fn reversed_hierarchy(g: &Csr<u32>) -> Result<(ContractionHierarchy, f64), SsspError> {
+    let t = Instant::now();
+    let (cch, _) = crate::cch::Cch::build_cached(g)?;
+    let ch = cch.customise(g.weights())?.reversed();
+    Ok((ch, t.elapsed().as_secs_f64()))
 }
 
 /// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
@@ -67,6 +144,17 @@ pub fn ksp_batch(
     k: usize,
     backend: Backend,
 ) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
+    ksp_batch_with(g, queries, k, backend, TargetDistances::Auto)
+}
+
+/// [`ksp_batch`] with the targets' distances computed as `distances` says (the same paths either way).
+pub fn ksp_batch_with(
+    g: &Csr<u32>,
+    queries: &[(u32, u32)],
+    k: usize,
+    backend: Backend,
+    distances: TargetDistances,
+) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
     let (ctx, why) = match backend {
         Backend::Cpu => (None, "asked for"),
         Backend::Gpu(ctx) => (Some(ctx), "asked for"),
@@ -74,10 +162,12 @@ pub fn ksp_batch(
     };
     let (paths, mut stats) = match ctx {
         #[cfg(feature = "gpu")]
-        Some(ctx) => ksp_batch_gpu(ctx, g, queries, k, &KspGpuOptions::for_k(k))?,
+        Some(ctx) => {
+            ksp_batch_gpu(ctx, g, queries, k, &KspGpuOptions { distances, ..KspGpuOptions::for_k(k) })?
+        }
         #[cfg(not(feature = "gpu"))]
         Some(ctx) => ctx.unbuilt(),
-        None => ksp_batch_cpu(g, queries, k)?,
+        None => ksp_batch_cpu_with(g, queries, k, distances)?,
     };
     stats.why = why;
     Ok((paths, stats))
@@ -128,6 +218,31 @@ pub fn ksp_batch_cpu(
     queries: &[(u32, u32)],
     k: usize,
 ) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
+    ksp_batch_cpu_with(g, queries, k, TargetDistances::Auto)
+}
+
+/// Bytes of distance rows a CPU batch holds per round of PHAST sweeps (two rounds live at once: one
+/// being ranked, the next being swept): NY's 264,346 vertices take the 256 targets of 16 threads'
+/// sweeps in one round.
+const PHAST_ROUND_BYTES: usize = 300 << 20;
+
+/// [`ksp_batch_cpu`] with the targets' distances computed as `distances` says.
+///
+/// ```
+/// use algos_sssp::ksp::{TargetDistances, ksp_batch_cpu_with};
+/// let g = graph_core::generators::grid_2d(4, 4);
+/// let queries = [(0, 15), (3, 12), (5, 15)];
+/// let (by_phast, stats) = ksp_batch_cpu_with(&g, &queries, 5, TargetDistances::Phast).unwrap();
+/// assert_eq!(stats.distances, TargetDistances::Phast);
+/// let (by_dijkstra, _) = ksp_batch_cpu_with(&g, &queries, 5, TargetDistances::Searches).unwrap();
+/// assert_eq!(by_phast, by_dijkstra);
+/// ```
+pub fn ksp_batch_cpu_with(
+    g: &Csr<u32>,
+    queries: &[(u32, u32)],
+    k: usize,
+    distances: TargetDistances,
+) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
     let start = Instant::now();
     for &(s, t) in queries {
         check_vertex(g, "source", s)?;
@@ -139,26 +254,63 @@ pub fn ksp_batch_cpu(
     let groups: Vec<&[u32]> =
         order.chunk_by(|&a, &b| queries[a as usize].1 == queries[b as usize].1).collect();
     let rev = g.transpose().graph;
-    let answered: Vec<Vec<Answer>> = groups
-        .par_iter()
-        .map(|group| {
-            let t = queries[group[0] as usize].1;
-            let target = MpsTarget::with_reverse(g, &rev, t)?;
-            // Sources of one target in parallel too (nested: rayon balances both levels).
-            group
-                .par_iter()
-                .map(|&i| {
-                    let mut it = target.iter(queries[i as usize].0)?;
-                    let paths: Vec<Path> = it.by_ref().take(k).collect();
-                    let st = it.stats();
-                    Ok((i, paths, st.pops, st.looped_pops))
-                })
-                .collect()
-        })
-        .collect::<Result<_, SsspError>>()?;
+    let (distances, distances_why) = distances.resolve(g, groups.len(), false);
+    let mut stats = BatchStats {
+        queries: queries.len(),
+        targets: groups.len(),
+        why: "asked for",
+        distances,
+        distances_why,
+        ..Default::default()
+    };
+    // Sources of one target in parallel too (nested: rayon balances both levels).
+    let rank = |group: &[u32], target: &MpsTarget<'_>| -> Result<Vec<Answer>, SsspError> {
+        group
+            .par_iter()
+            .map(|&i| {
+                let mut it = target.iter(queries[i as usize].0)?;
+                let paths: Vec<Path> = it.by_ref().take(k).collect();
+                let st = it.stats();
+                Ok((i, paths, st.pops, st.looped_pops))
+            })
+            .collect()
+    };
+    let target_of = |group: &[u32]| queries[group[0] as usize].1;
+    let answered: Vec<Vec<Answer>> = if distances == TargetDistances::Phast && !groups.is_empty() {
+        let (to, hierarchy_s) = reversed_hierarchy(g)?;
+        stats.hierarchy_s = hierarchy_s;
+        // Rounds of whole sweeps, the next round swept while this one is ranked (both on all cores).
+        let per_round = (PHAST_ROUND_BYTES / (4 * g.num_vertices().max(1) as usize) / LANES * LANES)
+            .clamp(LANES, LANES * rayon::current_num_threads());
+        let rounds: Vec<&[&[u32]]> = groups.chunks(per_round).collect();
+        let sweep = |round: &[&[u32]]| to.phast(&round.iter().map(|gr| target_of(gr)).collect::<Vec<_>>());
+        let mut rows = Some(sweep(rounds[0])?);
+        let mut answered = Vec::with_capacity(groups.len());
+        for (r, round) in rounds.iter().enumerate() {
+            let pis = rows.take().unwrap_or_default();
+            let (next, done) = rayon::join(
+                || rounds.get(r + 1).map(|next| sweep(next)).transpose(),
+                || {
+                    round
+                        .par_iter()
+                        .zip(pis)
+                        .map(|(group, pi)| {
+                            rank(group, &MpsTarget::with_distances(g, &rev, target_of(group), pi)?)
+                        })
+                        .collect::<Result<Vec<_>, SsspError>>()
+                },
+            );
+            answered.extend(done?);
+            rows = next?;
+        }
+        answered
+    } else {
+        groups
+            .par_iter()
+            .map(|group| rank(group, &MpsTarget::with_reverse(g, &rev, target_of(group))?))
+            .collect::<Result<_, SsspError>>()?
+    };
     let mut out = vec![Vec::new(); queries.len()];
-    let mut stats =
-        BatchStats { queries: queries.len(), targets: groups.len(), why: "asked for", ..Default::default() };
     for (i, paths, pops, looped) in answered.into_iter().flatten() {
         out[i as usize] = paths;
         stats.pops += pops;

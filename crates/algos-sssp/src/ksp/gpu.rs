@@ -20,9 +20,12 @@ use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 
-use super::batch::BatchStats;
+use super::batch::{BatchStats, TargetDistances, reversed_hierarchy};
 use super::{Path, check_vertex};
+use crate::ch::ContractionHierarchy;
+use crate::ch::gpu::GpuPhast;
 use crate::gpu::{BatchConfig, GpuBatchSssp, GraphBuffers, max_slots};
+use crate::paths::SATURATED;
 
 const KSP: Shader = gpu_runtime::shader!("ksp_mps");
 const WG: u32 = 128;
@@ -46,6 +49,8 @@ pub struct KspGpuOptions {
     pub memory: u64,
     /// Pops per query per dispatch.
     pub budget: u32,
+    /// How the distances to the targets are computed (default: [`TargetDistances::Auto`]).
+    pub distances: TargetDistances,
 }
 
 impl KspGpuOptions {
@@ -65,6 +70,7 @@ impl KspGpuOptions {
             arena: pops.saturating_mul(256),
             memory: 8 << 30,
             budget: 64,
+            distances: TargetDistances::Auto,
         }
     }
 }
@@ -90,15 +96,36 @@ pub fn ksp_batch_gpu(
         return Ok((out, stats));
     }
     if g.weights().contains(&0) || k > u32::MAX as usize / 4 {
-        let (answers, st) = super::ksp_batch_cpu(g, queries, k)?;
+        let (answers, st) = super::ksp_batch_cpu_with(g, queries, k, opts.distances)?;
         return Ok((answers, BatchStats { time: start.elapsed(), why: stats.why, ..st }));
     }
     let rev = g.transpose().graph;
+    let mut targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
+    targets.sort_unstable();
+    targets.dedup();
+    stats.targets = targets.len();
+    // PHAST's labels are not checked for overflow on the device (the batched search's are): it runs
+    // only where no path can overflow, every weight summed below the saturation mark.
+    let total: u64 = g.weights().iter().map(|&w| w as u64).sum();
+    (stats.distances, stats.distances_why) = match opts.distances.resolve(g, targets.len(), true) {
+        (TargetDistances::Phast, _) if total >= SATURATED as u64 => (
+            TargetDistances::Searches,
+            "the weights could overflow PHAST's labels, which the GPU does not check",
+        ),
+        chosen => chosen,
+    };
+    let reversed = if stats.distances == TargetDistances::Phast {
+        let (ch, seconds) = reversed_hierarchy(g)?;
+        stats.hierarchy_s = seconds;
+        Some(ch)
+    } else {
+        None
+    };
     // A batch as large as the memory allows (each workgroup waits on memory most of the time, so
     // throughput grows with the queries in flight); halved while the device cannot allocate it.
     let mut try_opts = *opts;
     let mut ranker = loop {
-        match GpuRanker::new(ctx, g, &rev, k, queries.len(), &try_opts) {
+        match GpuRanker::new(ctx, g, &rev, reversed.as_ref(), k, queries.len(), &try_opts) {
             Err(e) if out_of_memory(&e) && try_opts.memory > 256 << 20 => try_opts.memory /= 2,
             other => break other?,
         }
@@ -146,10 +173,6 @@ pub fn ksp_batch_gpu(
         }
         Ok(())
     })?;
-    let mut targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
-    targets.sort_unstable();
-    targets.dedup();
-    stats.targets = targets.len();
     stats.time = start.elapsed();
     Ok((out, stats))
 }
@@ -162,7 +185,7 @@ struct GpuRanker<'a> {
     slots: usize,
     out_cap: usize,
     state_words: usize,
-    sssp: GpuBatchSssp<'a>,
+    pi: Distances<'a>,
     tree: std::sync::Arc<wgpu::ComputePipeline>,
     rank: std::sync::Arc<wgpu::ComputePipeline>,
     tree_bind: wgpu::BindGroup,
@@ -175,11 +198,42 @@ struct GpuRanker<'a> {
     _buffers: (GraphBuffers, [GpuBuffer<u32>; 4]),
 }
 
+/// Where a batch's distances to its targets come from; rows `pi[slot * n + v]` on the device.
+enum Distances<'a> {
+    /// The batched many-source kernel on the reverse graph.
+    Searches(Box<GpuBatchSssp<'a>>),
+    /// PHAST on the reversed hierarchy, one pass of `slots` lanes per batch, rows gathered.
+    Phast(Box<GpuPhast<'a>>),
+}
+
+impl Distances<'_> {
+    /// The device buffer of the rows.
+    fn rows(&self) -> &wgpu::Buffer {
+        match self {
+            Self::Searches(sssp) => sssp.dist_buffer().buffer(),
+            Self::Phast(phast) => phast.rows_buffer().buffer(),
+        }
+    }
+
+    /// Computes the rows of `targets`, slot by slot.
+    fn run(&mut self, targets: &[u32]) -> Result<(), SsspError> {
+        match self {
+            Self::Searches(sssp) => sssp.run(targets).map(drop),
+            Self::Phast(phast) => {
+                phast.run(targets)?;
+                phast.gather(targets.len())
+            }
+        }
+    }
+}
+
 impl<'a> GpuRanker<'a> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         ctx: &'a GpuContext,
         g: &'a Csr<u32>,
         rev: &'a Csr<u32>,
+        reversed: Option<&'a ContractionHierarchy>,
         k: usize,
         queries: usize,
         opts: &KspGpuOptions,
@@ -214,8 +268,13 @@ impl<'a> GpuRanker<'a> {
             return Err(SsspError::GpuMemory { per_query: per_slot, allowed: opts.memory });
         }
         let slots = slots as usize;
-        let config = BatchConfig { slots, ..BatchConfig::for_graph(ctx, rev) };
-        let sssp = GpuBatchSssp::new(ctx, rev, config)?;
+        let pi = match reversed {
+            Some(ch) => Distances::Phast(Box::new(GpuPhast::new(ctx, ch, slots as u32)?)),
+            None => {
+                let config = BatchConfig { slots, ..BatchConfig::for_graph(ctx, rev) };
+                Distances::Searches(Box::new(GpuBatchSssp::new(ctx, rev, config)?))
+            }
+        };
         let graph = GraphBuffers::upload(ctx, g)?;
         let words = |x: u64| (slots as u64 * x) as usize;
         let succ = GpuBuffer::zeroed(ctx, "ksp succ", words(2 * n))?;
@@ -248,11 +307,11 @@ impl<'a> GpuRanker<'a> {
         let tree = ctx.pipeline(&PipelineKey::new(KSP, "tree").with("WG", WG))?;
         let rank = ctx.pipeline(&PipelineKey::new(KSP, "rank").with("WG", WG))?;
         let [e0, e1, e2] = graph.entries();
-        let pi = sssp.dist_buffer().buffer();
+        let rows = pi.rows();
         let tree_bind = ctx.bind_buffers(
             &tree,
             "ksp tree",
-            &[e0, e1, e2, (3, pi), (4, succ.buffer()), (9, state.buffer()), (11, &params)],
+            &[e0, e1, e2, (3, rows), (4, succ.buffer()), (9, state.buffer()), (11, &params)],
         )?;
         let rank_bind = ctx.bind_buffers(
             &rank,
@@ -261,7 +320,7 @@ impl<'a> GpuRanker<'a> {
                 e0,
                 e1,
                 e2,
-                (3, pi),
+                (3, rows),
                 (4, succ.buffer()),
                 (5, marks.buffer()),
                 (6, pool.buffer()),
@@ -280,7 +339,7 @@ impl<'a> GpuRanker<'a> {
             slots,
             out_cap,
             state_words,
-            sssp,
+            pi,
             tree,
             rank,
             tree_bind,
@@ -304,7 +363,7 @@ impl<'a> GpuRanker<'a> {
         let ctx = self.ctx;
         let batch = queries.len();
         let targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
-        self.sssp.run(&targets)?;
+        self.pi.run(&targets)?;
         let mut rows = vec![0u32; batch * self.state_words];
         for (i, &(s, t)) in queries.iter().enumerate() {
             rows[i * self.state_words] = s;

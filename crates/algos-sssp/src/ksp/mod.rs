@@ -43,7 +43,8 @@ use graph_core::Csr;
 use crate::error::SsspError;
 
 pub use batch::{
-    AUTO_GPU_MAX_K, AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, ksp_batch, ksp_batch_cpu,
+    AUTO_GPU_MAX_K, AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, TargetDistances, ksp_batch,
+    ksp_batch_cpu, ksp_batch_cpu_with, ksp_batch_with,
 };
 #[cfg(feature = "gpu")]
 pub use gpu::{KspGpuOptions, ksp_batch_gpu};

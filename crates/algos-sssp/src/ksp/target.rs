@@ -72,14 +72,42 @@ impl<'g> MpsTarget<'g> {
     /// Prepares rankings towards `t`, given `rev`, the reverse of `g` (its arc ids do not matter).
     pub fn with_reverse(g: &'g Csr<u32>, rev: &Csr<u32>, t: u32) -> Result<Self, SsspError> {
         check_vertex(g, "target", t)?;
-        if rev.num_vertices() != g.num_vertices() || rev.num_arcs() != g.num_arcs() {
-            return Err(SsspError::NotTheReverse {
-                vertices: (g.num_vertices(), rev.num_vertices()),
-                arcs: (g.num_arcs(), rev.num_arcs()),
-            });
-        }
+        check_reverse(g, rev)?;
         let start = Instant::now();
         let (pi, _) = dijkstra(rev, t, &Stop::default())?;
+        let mut target = Self::with_distances(g, rev, t, pi)?;
+        target.prep_time = start.elapsed();
+        Ok(target)
+    }
+
+    /// Prepares rankings towards `t` from `pi`, every vertex's distance to `t` in `g` (`UNREACHABLE`
+    /// where there is none) computed elsewhere — PHAST on a reversed hierarchy
+    /// ([`crate::ch::ContractionHierarchy::reversed`]) gives many targets' at once. `rev` is the
+    /// reverse of `g`, read only on graphs with zero-weight arcs. `pi` must be exact: the rankings'
+    /// reduced costs assume it.
+    ///
+    /// ```
+    /// use algos_sssp::ch::ContractionHierarchy;
+    /// use algos_sssp::ksp::MpsTarget;
+    /// let g = graph_core::generators::grid_2d(3, 3);
+    /// let rev = g.transpose().graph;
+    /// let pi = ContractionHierarchy::build(&g).unwrap().reversed().phast(&[8]).unwrap().remove(0);
+    /// let to8 = MpsTarget::with_distances(&g, &rev, 8, pi).unwrap();
+    /// let costs: Vec<u64> = to8.iter(0).unwrap().take(3).map(|p| p.cost).collect();
+    /// assert_eq!(costs, [4, 4, 4]);
+    /// ```
+    pub fn with_distances(g: &'g Csr<u32>, rev: &Csr<u32>, t: u32, pi: Vec<u32>) -> Result<Self, SsspError> {
+        check_vertex(g, "target", t)?;
+        check_reverse(g, rev)?;
+        if pi.len() != g.num_vertices() as usize || pi[t as usize] != 0 {
+            return Err(SsspError::InvalidParameter(format!(
+                "distances to target {t}: {} entries for {} vertices, {} at the target (expected 0)",
+                pi.len(),
+                g.num_vertices(),
+                pi.get(t as usize).map_or("none".to_string(), |d| d.to_string())
+            )));
+        }
+        let start = Instant::now();
         let zero_weights = g.weights().contains(&0);
         let hops = zero_weights.then(|| tight_hops(rev, &pi, t));
         let (star, star_len) = sorted_stars(g, &pi, hops.as_deref());
@@ -123,6 +151,17 @@ impl<'g> MpsTarget<'g> {
         let h = self.g.targets()[a as usize];
         self.g.weights()[a as usize] as u64 + self.pi[h as usize] as u64 - self.pi[v as usize] as u64
     }
+}
+
+/// `rev` has `g`'s vertex and arc counts (what a reverse must have; its arcs are not compared).
+fn check_reverse(g: &Csr<u32>, rev: &Csr<u32>) -> Result<(), SsspError> {
+    if rev.num_vertices() != g.num_vertices() || rev.num_arcs() != g.num_arcs() {
+        return Err(SsspError::NotTheReverse {
+            vertices: (g.num_vertices(), rev.num_vertices()),
+            arcs: (g.num_arcs(), rev.num_arcs()),
+        });
+    }
+    Ok(())
 }
 
 /// Fewest arcs from each vertex to `t` over tight arcs (`π(v) = w + π(h)`); `u32::MAX` where `π` is
