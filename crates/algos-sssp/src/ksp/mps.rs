@@ -58,6 +58,9 @@ pub struct MpsIter<'a> {
     /// `mark[v] == stamp`: `v` is on the current pop's prefix.
     mark: Vec<u32>,
     stamp: u32,
+    /// The star of the vertex being deviated at, and its keys (reused).
+    star: Vec<u32>,
+    keyed: Vec<(u64, u32, u32)>,
     /// `s == t`: the empty path, once.
     trivial: bool,
     /// The rest of a sorted class of equal-cost paths (graphs with zero-weight arcs only).
@@ -80,6 +83,8 @@ impl<'a> MpsIter<'a> {
             popped: Vec::new(),
             mark: Vec::new(),
             stamp: 0,
+            star: Vec::new(),
+            keyed: Vec::new(),
             trivial: s == target.t,
             pending: Default::default(),
             given: Vec::new(),
@@ -187,7 +192,8 @@ impl<'a> MpsIter<'a> {
                 let i = i as u32;
                 // Deviations at the target only lead back to it: every such path loops.
                 if i >= c.dev && v != target.t {
-                    let star = target.star(v);
+                    target.star_into(v, &mut self.keyed, &mut self.star);
+                    let star = &self.star;
                     let mut j = if i == c.dev { c.rank } else { 0 } as usize + 1;
                     while j < star.len() && self.mark[heads[star[j] as usize] as usize] == stamp {
                         j += 1; // closes a loop at once: skip

@@ -12,13 +12,18 @@ use super::check_vertex;
 use crate::cpu::dijkstra::{Stop, dijkstra};
 use crate::paths::UNREACHABLE;
 
-/// Vertices per parallel task when sorting the stars (road graphs: a few arcs each).
-const STAR_BLOCK: usize = 4096;
+/// Vertices per parallel task when picking the tree arcs (road graphs: a few arcs each).
+const TREE_BLOCK: usize = 4096;
+
+/// No tree arc.
+const NO_ARC: u32 = u32::MAX;
 
 /// Distances to one target and the sorted forward star, reusable for any number of sources.
 ///
-/// Building it costs one Dijkstra on the reverse graph and one sort per vertex's out-arcs; every
-/// [`query`](Self::query) or [`iter`](Self::iter) towards the same target then costs only the ranking.
+/// Building it costs one Dijkstra on the reverse graph (or distances given,
+/// [`with_distances`](Self::with_distances)) and one pass over the arcs for every vertex's tree arc;
+/// every [`query`](Self::query) or [`iter`](Self::iter) towards the same target then costs only the
+/// ranking, which sorts the stars of the vertices it deviates at.
 ///
 /// The star orders each vertex `v`'s arcs `v → h` with `π(h) < ∞` by reduced cost
 /// `c̄ = w + π(h) − π(v)`, then by arc id. The first arc of the star (`c̄ = 0`) is `v`'s arc in the
@@ -49,9 +54,13 @@ pub struct MpsTarget<'g> {
     pub(crate) g: &'g Csr<u32>,
     pub(crate) t: u32,
     pub(crate) pi: Vec<u32>,
-    /// Arc ids, each vertex's segment at its CSR offset, sorted; `star_len[v]` of them are valid.
-    pub(crate) star: Vec<u32>,
-    pub(crate) star_len: Vec<u32>,
+    /// Every vertex's tree arc, the first of its star ([`NO_ARC`] at the target and where it cannot
+    /// be reached). The rest of a star is sorted only when a ranking deviates there
+    /// ([`Self::star_into`]): a ranking visits a few thousand vertices, and sorting every vertex's
+    /// star for every target cost more than NY's distances by PHAST (docs/benchmarks.md).
+    pub(crate) tree: Vec<u32>,
+    /// Fewest tight arcs to the target, on graphs with a zero-weight arc (the stars' second key).
+    pub(crate) hops: Option<Vec<u32>>,
     pub(crate) prep_time: Duration,
     /// The graph has a zero-weight arc (stars ordered with hops; see the type's docs).
     pub(crate) zero_weights: bool,
@@ -110,8 +119,8 @@ impl<'g> MpsTarget<'g> {
         let start = Instant::now();
         let zero_weights = g.weights().contains(&0);
         let hops = zero_weights.then(|| tight_hops(rev, &pi, t));
-        let (star, star_len) = sorted_stars(g, &pi, hops.as_deref());
-        Ok(Self { g, t, pi, star, star_len, prep_time: start.elapsed(), zero_weights })
+        let tree = tree_arcs(g, &pi, hops.as_deref(), t);
+        Ok(Self { g, t, pi, tree, hops, prep_time: start.elapsed(), zero_weights })
     }
 
     /// The target.
@@ -135,15 +144,34 @@ impl<'g> MpsTarget<'g> {
     }
 
     /// `v`'s out-arcs in star order (arcs whose head cannot reach the target left out).
-    pub fn star(&self, v: u32) -> &[u32] {
-        let at = self.g.offsets()[v as usize] as usize;
-        &self.star[at..at + self.star_len[v as usize] as usize]
+    pub fn star(&self, v: u32) -> Vec<u32> {
+        let mut star = Vec::new();
+        self.star_into(v, &mut Vec::new(), &mut star);
+        star
+    }
+
+    /// [`Self::star`] into `star`, with `keyed` as scratch (what a ranking reuses per deviation).
+    pub(crate) fn star_into(&self, v: u32, keyed: &mut Vec<(u64, u32, u32)>, star: &mut Vec<u32>) {
+        star.clear();
+        keyed.clear();
+        if self.pi[v as usize] == UNREACHABLE {
+            return;
+        }
+        keyed.extend(self.keyed_arcs(v));
+        keyed.sort_unstable();
+        star.extend(keyed.iter().map(|&(_, _, a)| a));
+    }
+
+    /// `v`'s out-arcs whose heads reach the target, each with its star key: (reduced cost, hops from
+    /// the head on graphs with zero-weight arcs, else 0, arc id).
+    fn keyed_arcs(&self, v: u32) -> impl Iterator<Item = (u64, u32, u32)> + '_ {
+        star_keys(self.g, &self.pi, self.hops.as_deref(), v)
     }
 
     /// The tree arc out of `v` (first of its star); `None` at the target or where the target cannot
     /// be reached.
     pub fn tree_arc(&self, v: u32) -> Option<u32> {
-        if v == self.t { None } else { self.star(v).first().copied() }
+        self.tree.get(v as usize).copied().filter(|&a| a != NO_ARC)
     }
 
     /// Reduced cost of arc `a` (tail `v`): `w + π(head) − π(v)`; only for arcs in a star.
@@ -182,48 +210,34 @@ fn tight_hops(rev: &Csr<u32>, pi: &[u32], t: u32) -> Vec<u32> {
     hops
 }
 
-/// Each vertex's out-arcs towards vertices that reach the target, sorted by (c̄, hops, arc id), at the
-/// vertex's CSR offset; and how many each vertex keeps.
-fn sorted_stars(g: &Csr<u32>, pi: &[u32], hops: Option<&[u32]>) -> (Vec<u32>, Vec<u32>) {
-    let n = g.num_vertices() as usize;
-    let offsets = g.offsets();
+/// `v`'s out-arcs whose heads reach the target (`π` finite), keyed for the star order: (reduced
+/// cost `w + π(h) − π(v)`, hops from `h` where given, else 0, arc id). `π(v)` must be finite.
+fn star_keys<'a>(
+    g: &'a Csr<u32>,
+    pi: &'a [u32],
+    hops: Option<&'a [u32]>,
+    v: u32,
+) -> impl Iterator<Item = (u64, u32, u32)> + 'a {
     let (heads, weights) = (g.targets(), g.weights());
-    let mut star = vec![0u32; g.num_arcs() as usize];
-    let mut star_len = vec![0u32; n];
-    // Split both arrays at vertex-block boundaries so that the blocks sort in parallel.
-    let mut blocks = Vec::with_capacity(n.div_ceil(STAR_BLOCK));
-    let (mut star_rest, mut len_rest) = (&mut star[..], &mut star_len[..]);
-    for first in (0..n).step_by(STAR_BLOCK) {
-        let last = (first + STAR_BLOCK).min(n);
-        let arcs = (offsets[last] - offsets[first]) as usize;
-        let (s, sr) = std::mem::take(&mut star_rest).split_at_mut(arcs);
-        let (l, lr) = std::mem::take(&mut len_rest).split_at_mut(last - first);
-        (star_rest, len_rest) = (sr, lr);
-        blocks.push((first, s, l));
-    }
-    blocks.into_par_iter().for_each(|(first, block_star, block_len)| {
-        let base = offsets[first] as usize;
-        let mut keyed: Vec<(u64, u32, u32)> = Vec::new();
-        for (i, len) in block_len.iter_mut().enumerate() {
-            let v = first + i;
-            if pi[v] == UNREACHABLE {
-                continue;
+    let pv = pi[v as usize] as u64;
+    g.arc_range(v).filter_map(move |a| {
+        let h = heads[a] as usize;
+        (pi[h] != UNREACHABLE)
+            .then(|| (weights[a] as u64 + pi[h] as u64 - pv, hops.map_or(0, |hp| hp[h]), a as u32))
+    })
+}
+
+/// Every vertex's tree arc, the least of its star keys ([`NO_ARC`] at `t` and where `π` is
+/// infinite), on all cores.
+fn tree_arcs(g: &Csr<u32>, pi: &[u32], hops: Option<&[u32]>, t: u32) -> Vec<u32> {
+    let mut tree = vec![NO_ARC; g.num_vertices() as usize];
+    tree.par_chunks_mut(TREE_BLOCK).enumerate().for_each(|(b, block)| {
+        for (i, arc) in block.iter_mut().enumerate() {
+            let v = (b * TREE_BLOCK + i) as u32;
+            if v != t && pi[v as usize] != UNREACHABLE {
+                *arc = star_keys(g, pi, hops, v).min().map_or(NO_ARC, |(_, _, a)| a);
             }
-            keyed.clear();
-            for a in offsets[v]..offsets[v + 1] {
-                let h = heads[a as usize] as usize;
-                if pi[h] != UNREACHABLE {
-                    let reduced = weights[a as usize] as u64 + pi[h] as u64 - pi[v] as u64;
-                    keyed.push((reduced, hops.map_or(0, |hp| hp[h]), a));
-                }
-            }
-            keyed.sort_unstable();
-            let at = offsets[v] as usize - base;
-            for (slot, &(_, _, a)) in block_star[at..].iter_mut().zip(&keyed) {
-                *slot = a;
-            }
-            *len = keyed.len() as u32;
         }
     });
-    (star, star_len)
+    tree
 }
