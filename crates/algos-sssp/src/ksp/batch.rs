@@ -40,7 +40,7 @@ pub struct BatchStats {
     /// Why: "asked for", or what the automatic choice weighed.
     pub distances_why: &'static str,
     /// Seconds spent preparing the hierarchy for [`TargetDistances::Phast`] (its order loaded or
-    /// built, then customised); part of [`Self::time`].
+    /// built, then customised); part of [`Self::time`], on the GPU beside the ranker's allocations.
     pub hierarchy_s: f64,
 }
 

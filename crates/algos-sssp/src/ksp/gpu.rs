@@ -22,7 +22,6 @@ use graph_core::Csr;
 
 use super::batch::{BatchStats, TargetDistances, reversed_hierarchy};
 use super::{Path, check_vertex};
-use crate::ch::ContractionHierarchy;
 use crate::ch::gpu::GpuPhast;
 use crate::gpu::{BatchConfig, GpuBatchSssp, GraphBuffers, max_slots};
 use crate::paths::SATURATED;
@@ -114,22 +113,36 @@ pub fn ksp_batch_gpu(
         ),
         chosen => chosen,
     };
-    let reversed = if stats.distances == TargetDistances::Phast {
-        let (ch, seconds) = reversed_hierarchy(g)?;
-        stats.hierarchy_s = seconds;
-        Some(ch)
-    } else {
-        None
-    };
-    // A batch as large as the memory allows (each workgroup waits on memory most of the time, so
-    // throughput grows with the queries in flight); halved while the device cannot allocate it.
-    let mut try_opts = *opts;
-    let mut ranker = loop {
-        match GpuRanker::new(ctx, g, &rev, reversed.as_ref(), k, queries.len(), &try_opts) {
-            Err(e) if out_of_memory(&e) && try_opts.memory > 256 << 20 => try_opts.memory /= 2,
-            other => break other?,
+    // The reversed hierarchy is read and customised on a thread while the ranker's buffers are
+    // allocated (each about a tenth of a second on NY).
+    let reversed = std::sync::OnceLock::new();
+    let mut ranker = std::thread::scope(|scope| -> Result<GpuRanker<'_>, SsspError> {
+        let mut preparing =
+            (stats.distances == TargetDistances::Phast).then(|| scope.spawn(|| reversed_hierarchy(g)));
+        // A batch as large as the memory allows (each workgroup waits on memory most of the time, so
+        // throughput grows with the queries in flight); halved while the device cannot allocate it.
+        let mut try_opts = *opts;
+        loop {
+            let distances = |slots: usize| -> Result<Distances<'_>, SsspError> {
+                if let Some(thread) = preparing.take() {
+                    let (ch, seconds) = thread.join().expect("the hierarchy's thread panicked")?;
+                    stats.hierarchy_s = seconds;
+                    let _ = reversed.set(ch);
+                }
+                Ok(match reversed.get() {
+                    Some(ch) => Distances::Phast(Box::new(GpuPhast::new(ctx, ch, slots as u32)?)),
+                    None => {
+                        let config = BatchConfig { slots, ..BatchConfig::for_graph(ctx, &rev) };
+                        Distances::Searches(Box::new(GpuBatchSssp::new(ctx, &rev, config)?))
+                    }
+                })
+            };
+            match GpuRanker::new(ctx, g, &rev, k, queries.len(), &try_opts, distances) {
+                Err(e) if out_of_memory(&e) && try_opts.memory > 256 << 20 => try_opts.memory /= 2,
+                other => break other,
+            }
         }
-    };
+    })?;
     // Each batch's rows go to a thread of their own, which turns them into paths (on all cores) and
     // answers the queries the GPU handed back, while this thread drives the GPU through the next
     // batches.
@@ -228,15 +241,16 @@ impl Distances<'_> {
 }
 
 impl<'a> GpuRanker<'a> {
-    #[allow(clippy::too_many_arguments)]
+    /// Buffers for a batch as large as `opts` allows; `distances(slots)` makes the distance rows'
+    /// source last, once everything else is allocated.
     fn new(
         ctx: &'a GpuContext,
         g: &'a Csr<u32>,
-        rev: &'a Csr<u32>,
-        reversed: Option<&'a ContractionHierarchy>,
+        rev: &Csr<u32>,
         k: usize,
         queries: usize,
         opts: &KspGpuOptions,
+        distances: impl FnOnce(usize) -> Result<Distances<'a>, SsspError>,
     ) -> Result<Self, SsspError> {
         let n = g.num_vertices().max(1) as u64;
         let out_cap = 2 * k + 16;
@@ -268,13 +282,6 @@ impl<'a> GpuRanker<'a> {
             return Err(SsspError::GpuMemory { per_query: per_slot, allowed: opts.memory });
         }
         let slots = slots as usize;
-        let pi = match reversed {
-            Some(ch) => Distances::Phast(Box::new(GpuPhast::new(ctx, ch, slots as u32)?)),
-            None => {
-                let config = BatchConfig { slots, ..BatchConfig::for_graph(ctx, rev) };
-                Distances::Searches(Box::new(GpuBatchSssp::new(ctx, rev, config)?))
-            }
-        };
         let graph = GraphBuffers::upload(ctx, g)?;
         let words = |x: u64| (slots as u64 * x) as usize;
         let succ = GpuBuffer::zeroed(ctx, "ksp succ", words(2 * n))?;
@@ -306,6 +313,7 @@ impl<'a> GpuRanker<'a> {
         let params = ctx.uniform_words("ksp params", &p);
         let tree = ctx.pipeline(&PipelineKey::new(KSP, "tree").with("WG", WG))?;
         let rank = ctx.pipeline(&PipelineKey::new(KSP, "rank").with("WG", WG))?;
+        let pi = distances(slots)?;
         let [e0, e1, e2] = graph.entries();
         let rows = pi.rows();
         let tree_bind = ctx.bind_buffers(
