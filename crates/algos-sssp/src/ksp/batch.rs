@@ -55,23 +55,66 @@ pub enum TargetDistances {
     /// saved), customised with the graph's weights, then 16 targets a sweep on the CPU cores or a pass
     /// per batch on the GPU. The same distances, so the same paths.
     Phast,
-    /// PHAST when the distinct targets pay for the hierarchy, by the rule many-source runs use
-    /// ([`crate::auto::phast_pays`]: on NY's 1,000 targets with 16 threads, only with the
-    /// hierarchy's order cached); else searches.
+    /// PHAST when the distinct targets pay for the hierarchy ([`ksp_phast_threshold`] on the CPU,
+    /// the many-source rule [`crate::auto::phast_pays`] on a GPU), on road-like graphs; else searches.
     #[default]
     Auto,
+}
+
+/// Distinct targets per CPU thread from which [`TargetDistances::Auto`] takes PHAST with the
+/// hierarchy's order cached. Measured on NY (`ksp --pairs N --k 10 --backend cpu`, docs/benchmarks.md
+/// "Distances to the targets by PHAST"): a target's searched distances and ranking cost 23 ms of a
+/// thread on 2 threads, 39 ms on 16; PHAST's 9 and 15 ms; the cached hierarchy 0.12–0.14 s. So PHAST
+/// pays from about 18 targets on 2 threads and 77 on 16; this asks for more.
+pub const KSP_PHAST_MIN_TARGETS_PER_THREAD_CACHED: usize = 16;
+/// [`KSP_PHAST_MIN_TARGETS_PER_THREAD_CACHED`] when the hierarchy's order must be built first (NY:
+/// 1.04 s on 2 threads, 0.6 s on 16, then saved for later runs): from about 140 targets on 2 threads
+/// (measured 100: 1.52 s against 1.26 s for searches; 200: 1.90 against 2.32 s) and 390 on 16
+/// (1,000: 1.58 against 2.46 s), capped at [`KSP_PHAST_MAX_TARGETS_TO_BUILD`].
+pub const KSP_PHAST_MIN_TARGETS_PER_THREAD_TO_BUILD: usize = 72;
+/// The most distinct targets [`TargetDistances::Auto`] asks for before building a hierarchy on the
+/// CPU (the build is parallel too, so the per-thread rule overstates many threads' threshold).
+pub const KSP_PHAST_MAX_TARGETS_TO_BUILD: usize = 576;
+
+/// Distinct targets from which PHAST gives a CPU batch its distances on `threads` threads
+/// ([`TargetDistances::Auto`]).
+///
+/// ```
+/// use algos_sssp::auto::HierarchyCost;
+/// use algos_sssp::ksp::ksp_phast_threshold;
+/// assert_eq!(ksp_phast_threshold(2, HierarchyCost::Cached), 32);
+/// assert_eq!(ksp_phast_threshold(2, HierarchyCost::ToBuild), 144);
+/// assert_eq!(ksp_phast_threshold(16, HierarchyCost::ToBuild), 576);
+/// ```
+pub fn ksp_phast_threshold(threads: usize, hierarchy: crate::auto::HierarchyCost) -> usize {
+    use crate::auto::HierarchyCost;
+    let threads = threads.max(1);
+    match hierarchy {
+        HierarchyCost::AtHand => 0,
+        HierarchyCost::Cached => KSP_PHAST_MIN_TARGETS_PER_THREAD_CACHED * threads,
+        HierarchyCost::ToBuild => {
+            (KSP_PHAST_MIN_TARGETS_PER_THREAD_TO_BUILD * threads).min(KSP_PHAST_MAX_TARGETS_TO_BUILD)
+        }
+    }
 }
 
 impl TargetDistances {
     /// What `self` comes to for `targets` distinct targets on `g`, on the GPU or the CPU's threads,
     /// and why.
     pub(crate) fn resolve(self, g: &Csr<u32>, targets: usize, gpu: bool) -> (Self, &'static str) {
-        use crate::auto::{HierarchyCost, phast_pays};
+        use crate::auto::{HierarchyCost, PHAST_MAX_ARCS_PER_VERTEX, phast_pays};
         match self {
             Self::Auto => {
                 let threads = rayon::current_num_threads();
                 let cost = HierarchyCost::of(g, false);
-                match (phast_pays(g.num_vertices(), g.num_arcs(), targets, threads, gpu, cost), cost) {
+                let (n, m) = (g.num_vertices(), g.num_arcs());
+                let pays = if gpu {
+                    phast_pays(n, m, targets, threads, true, cost)
+                } else {
+                    m as f64 <= PHAST_MAX_ARCS_PER_VERTEX * n.max(1) as f64
+                        && targets >= ksp_phast_threshold(threads, cost)
+                };
+                match (pays, cost) {
                     (true, HierarchyCost::Cached) => {
                         (Self::Phast, "auto: enough targets for PHAST with the hierarchy's order cached")
                     }
