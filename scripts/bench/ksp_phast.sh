@@ -29,6 +29,7 @@ done; done; done; done
 for k in 10 100; do for b in $BUILDS; do for be in $BACKENDS; do
   f="$OUT/paths_${b}_k${k}_$be.tsv"
   [ -f "$f" ] || continue
+  [ -f "$OUT/paths_${base}_k${k}_cpu.tsv" ] || continue
   cmp -s "$OUT/paths_${base}_k${k}_cpu.tsv" "$f" && echo "paths k=$k $b $be = $base cpu" || echo "PATHS DIFFER k=$k $b $be"
 done; done; done
 rm -f "$OUT"/paths_*.tsv

@@ -1,6 +1,7 @@
 //! Many (s, t) queries at once on the CPU: the reverse graph is built once, queries that share a
 //! target share its preparation, and targets, and the sources of each target, run in parallel on
-//! rayon's threads.
+//! rayon's threads. The distances to the targets come from one Dijkstra each, or for many targets
+//! from PHAST on the graph's reversed hierarchy ([`TargetDistances`]).
 
 use crate::SsspError;
 use std::time::{Duration, Instant};
@@ -157,9 +158,10 @@ pub(crate) fn reversed_hierarchy(g: &Csr<u32>) -> Result<(ContractionHierarchy, 
 }
 
 /// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
-/// than the 16-core CPU there (docs/benchmarks.md, `ksp --pairs 1000` on NY: K = 10 3.1–3.4× the CPU
-/// batch, K = 100 1.8–2.7×; by wall time, device start included, 1.7–2.4× and 1.4–2.1×). Others stay
-/// on the CPU until measured.
+/// than the 16-core CPU there (docs/benchmarks.md "Distances to the targets by PHAST", `ksp --pairs
+/// 1000` on NY, both taking their distances by PHAST: K = 10 1.85–2.1× the CPU batch, K = 100
+/// 1.6–1.8×; `--backend auto`, device start included, 0.72 s against 0.98–1.00 s at K = 10). Others
+/// stay on the CPU until measured.
 pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 /// Fewest queries `Backend::Auto` gives to a measured GPU (measured at 1,000; below, the device start
 /// is a larger share).

@@ -1,7 +1,8 @@
 //! Many K-shortest-paths queries on the GPU (`shaders/ksp_mps.wgsl`): one workgroup per query.
 //!
-//! Per batch of queries: the distances to every query's target come from the batched many-source
-//! kernel on the reverse graph ([`GpuBatchSssp`], rows left on the device); kernel `tree` picks every
+//! Per batch of queries: the distances to every query's target come from a PHAST pass on the graph's
+//! reversed hierarchy ([`GpuPhast`], [`TargetDistances::Phast`]) or from the batched many-source kernel
+//! on the reverse graph ([`GpuBatchSssp`]), rows left on the device; kernel `tree` picks every
 //! vertex's tree arc per query; kernel `rank` runs MPS per workgroup, resumable across dispatches;
 //! each finished query gathers its loopless paths' arcs into one compact buffer, which is all the host
 //! reads besides a small state row per query. The host sorts each query's paths by (cost, arc

@@ -1,7 +1,8 @@
 //! K shortest loopless paths: the K cheapest s→t paths that repeat no vertex, in non-decreasing cost.
 //!
-//! - [`MpsTarget`]: everything that depends on the target only (distances to it, the sorted forward
-//!   star, the tree towards it), built once and reused for any number of sources.
+//! - [`MpsTarget`]: everything that depends on the target only (distances to it, the tree towards
+//!   it; the sorted forward star where a ranking deviates), built once and reused for any number of
+//!   sources.
 //! - [`MpsIter`]: the MPS ranking (Martins, Pascoal and Santos) as a lazy iterator: `take(k)` when K
 //!   is not known in advance. [`mps`] is the one-call form.
 //! - [`yen`]: Yen's algorithm, the classic baseline (one restricted shortest-path search per spur).
@@ -105,7 +106,7 @@ pub struct KspStats {
     pub max_heap: usize,
     /// Shortest-path searches run (1 for MPS: the tree towards the target; one per spur for Yen).
     pub searches: u64,
-    /// Time spent on what depends on the target only (the reverse tree and the sorted star).
+    /// Time spent on what depends on the target only (the reverse tree and every vertex's tree arc).
     pub prep_time: Duration,
     /// MPS met so many looped candidates that the ranking went on with Yen (see [`MpsIter`]).
     pub switched_to_yen: bool,
