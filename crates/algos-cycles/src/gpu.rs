@@ -3,6 +3,7 @@
 //! host looking at the state between submissions and draining cycle records when their buffer fills.
 
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use gpu_runtime::Workgroups;
 use gpu_runtime::sequence::{Sequence, Step};
@@ -125,6 +126,25 @@ pub fn chordless_cycles_gpu_with(
     drive(&r, opts, max_len, caps, sink, &mut machine)
 }
 
+/// [`chordless_cycles_gpu`] counting (`opts.count_only`, no limit) until `stop` is set: `None` when it
+/// was (checked between submissions).
+pub(crate) fn count_gpu_until(
+    ctx: &GpuContext,
+    g: &SimpleGraph,
+    opts: &ChordlessOptions,
+    stop: &AtomicBool,
+) -> Result<Option<CycleStats>, CyclesError> {
+    let max_len = opts.check()?;
+    let r = ranked(g);
+    let cfg = LevelsConfig::default();
+    let binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size);
+    let caps = cfg.capacities(&r.g, records_needed(opts), binding, ctx.is_software())?;
+    let mut machine = GpuMachine::new(ctx, &r, caps, opts.min_len, max_len, cfg.steps_per_submit)?;
+    machine.stop = Some(stop);
+    let stats = drive(&r, opts, max_len, caps, &mut |_| ControlFlow::Continue(()), &mut machine)?;
+    Ok((!stop.load(Ordering::Relaxed)).then_some(stats))
+}
+
 /// The CPU mirror of [`chordless_cycles_gpu_with`]: the same steps, decisions and output order, one
 /// path at a time (slow; for tests and for reading the algorithm).
 pub fn cycles_levels_mirror(
@@ -176,6 +196,8 @@ struct GpuMachine<'a> {
     args: GpuBuffer<u32>,
     steps_per_submit: u32,
     machine: Machine,
+    /// Set by another thread to end the run early (an automatic choice's race that the CPU won).
+    stop: Option<&'a AtomicBool>,
 }
 
 impl<'a> GpuMachine<'a> {
@@ -260,6 +282,7 @@ impl<'a> GpuMachine<'a> {
             args,
             steps_per_submit: steps_per_submit.max(1),
             machine: Machine::default(),
+            stop: None,
         })
     }
 
@@ -344,6 +367,9 @@ impl LevelMachine for GpuMachine<'_> {
                     rows,
                     bytes: 2 * rows * row_bytes,
                 });
+            }
+            if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                return Ok(ControlFlow::Break(()));
             }
             if flags & (DONE | STALLED) != 0 {
                 if self.drain(state[C_STORED] as usize, drain)?.is_break() {
