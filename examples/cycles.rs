@@ -277,5 +277,8 @@ fn run(args: Args) -> Result<(), Error> {
 }
 
 fn main() -> ExitCode {
-    common::finish(run(common::parse_args::<Args>()))
+    let code = common::finish(run(common::parse_args::<Args>()));
+    // A race the CPU won may still be creating the GPU's device: exiting under it can crash the driver.
+    urbanflow::cycles::settle();
+    code
 }

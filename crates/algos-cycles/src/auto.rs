@@ -110,12 +110,44 @@ fn measured_gpu() -> Option<&'static GpuContext> {
     if GPU_MEASURED_ON.iter().any(|m| name.contains(m)) { GpuContext::auto() } else { None }
 }
 
-/// Counts on rayon while a detached thread gets a GPU from `gpu`, starts it and, once rayon has had
-/// its head start, counts on it too (on its own copy of the graph); whichever finishes first gives the
-/// count and the other is dropped (module docs). Rayon never stops for a GPU that has not finished, so
-/// the race costs the CPU count at most the driving thread's share of one core. The thread is
-/// detached so that a CPU win does not wait for it (a GPU count under way stops at its next
-/// submission); the context it made stays for later calls.
+/// Race threads whose count was not needed (the CPU won) and that may still be inside the GPU
+/// driver: creating the device or compiling pipelines cannot be interrupted. [`settle`] joins them.
+static LOSERS: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(Vec::new());
+
+/// Waits for the GPU work an automatic choice started and then did not need: a race the CPU won can
+/// leave its thread creating the device for up to a few tenths of a second. Call it before the
+/// process exits after [`chordless_cycles_on`] with `Backend::Auto`. A process that tears down while
+/// a thread is still inside the GPU driver can crash: NVIDIA's Vulkan driver segfaulted at exit in
+/// every such run measured on the H100 (docs/benchmarks.md). A long-lived process need not call it.
+///
+/// ```
+/// algos_cycles::settle(); // nothing started: returns at once
+/// ```
+pub fn settle() {
+    let losers = std::mem::take(&mut *LOSERS.lock().unwrap_or_else(|e| e.into_inner()));
+    for thread in losers {
+        let _ = thread.join();
+    }
+}
+
+/// Sleeps until `deadline`, or less once `done` is set (the race's main thread unparks this one).
+fn nap_until(deadline: Instant, done: &AtomicBool) {
+    while !done.load(Ordering::Relaxed) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::park_timeout(left);
+    }
+}
+
+/// Counts on rayon while a thread gets a GPU from `gpu`, starts it and, once rayon has had its head
+/// start, counts on it too (on its own copy of the graph); whichever finishes first gives the count and
+/// the other is dropped (module docs). Rayon never stops for a GPU that has not finished, so the race
+/// costs the CPU count at most the driving thread's share of one core. A CPU win does not wait for the
+/// thread: it wakes from its naps, and a GPU count under way stops at its next submission, but a
+/// device being created finishes first, so the thread is kept for [`settle`]; the context it made
+/// stays for later calls.
 fn race(
     g: &SimpleGraph,
     opts: &ChordlessOptions,
@@ -126,17 +158,17 @@ fn race(
     // Set when rayon finished: the GPU's thread gives up where it can.
     let cpu_done = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
-    let head_start = Instant::now() + GPU_HEAD_START;
+    let start = Instant::now();
     let (done, finished, graph, opts_gpu) = (Arc::clone(&gpu_done), Arc::clone(&cpu_done), g.clone(), *opts);
-    std::thread::spawn(move || {
+    let thread = std::thread::spawn(move || {
         // Graphs rayon finishes in tens of milliseconds never touch a GPU driver (looking for
         // adapters alone costs ~90 ms of CPU time, and would be taken from rayon).
-        std::thread::sleep(GPU_QUIET_TIME);
+        nap_until(start + GPU_QUIET_TIME, &finished);
         if finished.load(Ordering::Relaxed) {
             return;
         }
         let Some(ctx) = gpu().filter(|ctx| warm_up(ctx).is_ok()) else { return };
-        std::thread::sleep(head_start.saturating_duration_since(Instant::now()));
+        nap_until(start + GPU_HEAD_START, &finished);
         if finished.load(Ordering::Relaxed) {
             return;
         }
@@ -147,12 +179,17 @@ fn race(
             done.store(true, Ordering::Relaxed);
         }
     });
-    if let Some(stats) = count_rayon_until(g, opts, &gpu_done)? {
+    let counted = count_rayon_until(g, opts, &gpu_done);
+    if !matches!(counted, Ok(None)) {
+        // The CPU finished (or failed): the GPU's thread winds down without being waited for.
         cpu_done.store(true, Ordering::Relaxed);
-        return Ok((stats, Ran::Rayon));
+        thread.thread().unpark();
+        LOSERS.lock().unwrap_or_else(|e| e.into_inner()).push(thread);
+        return Ok((counted?.expect("matched above"), Ran::Rayon));
     }
-    // Stopped only once the GPU's count was sent.
+    // Stopped only once the GPU's count was sent; its thread is ending.
     let stats = rx.recv().expect("the GPU's count is sent before rayon is stopped");
+    let _ = thread.join();
     Ok((stats, Ran::Gpu))
 }
 
@@ -179,5 +216,8 @@ mod tests {
             assert_eq!(stats.total, 800_139, "ran on {ran:?}");
             assert!(!stats.stopped_early);
         }
+        // The threads of races the CPU won are joined, wherever they were.
+        settle();
+        assert!(LOSERS.lock().unwrap().is_empty());
     }
 }

@@ -33,7 +33,9 @@ mod gpu;
 mod graph;
 mod levels;
 
-pub use auto::{GPU_HEAD_START, GPU_MEASURED_ON, GPU_QUIET_TIME, PROBE_TIME, Ran, chordless_cycles_on};
+pub use auto::{
+    GPU_HEAD_START, GPU_MEASURED_ON, GPU_QUIET_TIME, PROBE_TIME, Ran, chordless_cycles_on, settle,
+};
 pub use enumerate::{
     ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_vec, count_chordless_cycles_rayon,
     degeneracy_order,
