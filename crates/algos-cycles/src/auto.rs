@@ -10,9 +10,10 @@
 //!    on which the GPU expansion was measured faster than the 16-core CPU ([`GPU_MEASURED_ON`],
 //!    docs/benchmarks.md) and starts it (device, pipelines: about 0.2 s on an H100). When the GPU is
 //!    ready, and rayon has had at least [`GPU_HEAD_START`] (the GPU's own fixed cost per run), the GPU
-//!    counts from the start *beside* rayon, which goes on: the first count to finish is the answer.
-//!    Rayon is never stopped for a GPU that might lose (the earlier rule stopped it as soon as the
-//!    GPU was ready, and on a 7 × 10 grid that was 6 % slower than rayon alone).
+//!    counts from the start. If rayon's progress says it has more than [`GPU_TAKEOVER_LEFT`] to go,
+//!    it stops and the GPU counts alone; otherwise both go on and the first count to finish is the
+//!    answer, so a graph rayon is about to finish is never handed to a GPU that might lose (the
+//!    earlier rule stopped rayon whenever the GPU was ready, 6 % slower on a 7 × 10 grid).
 //!
 //! Listing, and counting with a limit, stay on the CPU. The GPU lists the 7 × 10 grid 2.5× faster
 //! than the sequential search on an H100 (the host decodes and hands over every cycle), but a listing
@@ -29,8 +30,8 @@ use gpu_runtime::{Backend, GpuContext};
 
 use crate::CyclesError;
 use crate::enumerate::{
-    ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_until, count_chordless_cycles_rayon,
-    count_rayon_until,
+    ChordlessOptions, CycleStats, RayonProgress, chordless_cycles, chordless_cycles_until,
+    count_chordless_cycles_rayon, count_rayon_until,
 };
 use crate::gpu::{chordless_cycles_gpu, count_gpu_until, warm_up};
 use crate::graph::SimpleGraph;
@@ -44,6 +45,12 @@ pub const GPU_QUIET_TIME: Duration = Duration::from_millis(40);
 /// How long rayon counts before a ready GPU may take over: about what one GPU run costs whatever the
 /// graph (buffers, first submissions: 50–100 ms on an H100), so graphs rayon finishes sooner stay on it.
 pub const GPU_HEAD_START: Duration = Duration::from_millis(100);
+
+/// When the GPU is ready and rayon has more than this left to count (by its progress so far), rayon
+/// stops and the GPU counts alone; with less, both count and the first to finish wins. A GPU count
+/// beside rayon's 16 threads ran 0.1–0.15 s slower on a 6-cube than alone (H100 host), while on a
+/// 7 × 10 grid, which rayon finishes about when the GPU is ready, stopping rayon lost 6 %.
+pub const GPU_TAKEOVER_LEFT: Duration = Duration::from_millis(300);
 
 /// Adapters (name substrings) on which `Auto` may choose the GPU for large graphs.
 pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
@@ -141,25 +148,28 @@ fn nap_until(deadline: Instant, done: &AtomicBool) {
     }
 }
 
-/// Counts on rayon while a thread gets a GPU from `gpu`, starts it and, once rayon has had its head
-/// start, counts on it too (on its own copy of the graph); whichever finishes first gives the count and
-/// the other is dropped (module docs). Rayon never stops for a GPU that has not finished, so the race
-/// costs the CPU count at most the driving thread's share of one core. A CPU win does not wait for the
-/// thread: it wakes from its naps, and a GPU count under way stops at its next submission, but a
-/// device being created finishes first, so the thread is kept for [`settle`]; the context it made
-/// stays for later calls.
+/// Counts on rayon while a thread gets a GPU from `gpu` and starts it; once rayon has had its head
+/// start, the GPU counts from the start (on its own copy of the graph), in one of two ways (module
+/// docs): when rayon's progress says it has more than [`GPU_TAKEOVER_LEFT`] to go, rayon stops and the
+/// GPU counts alone, with the host to itself; else both go on and the first count to finish wins.
+/// A CPU win does not wait for the thread: it wakes from its naps, and a GPU count under way stops at
+/// its next submission, but a device being created finishes first, so the thread is kept for
+/// [`settle`]; the context it made stays for later calls.
 fn race(
     g: &SimpleGraph,
     opts: &ChordlessOptions,
     gpu: fn() -> Option<&'static GpuContext>,
 ) -> Result<(CycleStats, Ran), CyclesError> {
-    // Set by the GPU's thread when its count is in the channel: rayon gives up.
-    let gpu_done = Arc::new(AtomicBool::new(false));
+    // Set by the GPU's thread when rayon is to stop: its count is in the channel, or it takes over.
+    let stop_rayon = Arc::new(AtomicBool::new(false));
     // Set when rayon finished: the GPU's thread gives up where it can.
     let cpu_done = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel();
+    let progress = Arc::new(RayonProgress::default());
+    // The GPU's count, or `None` when it took over and failed (rayon then counts after all).
+    let (tx, rx) = mpsc::channel::<Option<CycleStats>>();
     let start = Instant::now();
-    let (done, finished, graph, opts_gpu) = (Arc::clone(&gpu_done), Arc::clone(&cpu_done), g.clone(), *opts);
+    let (stop, finished, seen, graph, opts_gpu) =
+        (Arc::clone(&stop_rayon), Arc::clone(&cpu_done), Arc::clone(&progress), g.clone(), *opts);
     let thread = std::thread::spawn(move || {
         // Graphs rayon finishes in tens of milliseconds never touch a GPU driver (looking for
         // adapters alone costs ~90 ms of CPU time, and would be taken from rayon).
@@ -172,14 +182,21 @@ fn race(
         if finished.load(Ordering::Relaxed) {
             return;
         }
+        let takeover = seen.time_left().is_none_or(|left| left > GPU_TAKEOVER_LEFT);
+        if takeover {
+            stop.store(true, Ordering::Relaxed);
+            let never = AtomicBool::new(false);
+            let _ = tx.send(count_gpu_until(ctx, &graph, &opts_gpu, &never).ok().flatten());
+            return;
+        }
         // A GPU that fails (memory) leaves the count to rayon; one that rayon beat stops at its next
         // submission.
         if let Ok(Some(stats)) = count_gpu_until(ctx, &graph, &opts_gpu, &finished) {
-            let _ = tx.send(stats);
-            done.store(true, Ordering::Relaxed);
+            let _ = tx.send(Some(stats));
+            stop.store(true, Ordering::Relaxed);
         }
     });
-    let counted = count_rayon_until(g, opts, &gpu_done);
+    let counted = count_rayon_until(g, opts, &stop_rayon, &progress);
     if !matches!(counted, Ok(None)) {
         // The CPU finished (or failed): the GPU's thread winds down without being waited for.
         cpu_done.store(true, Ordering::Relaxed);
@@ -187,10 +204,13 @@ fn race(
         LOSERS.lock().unwrap_or_else(|e| e.into_inner()).push(thread);
         return Ok((counted?.expect("matched above"), Ran::Rayon));
     }
-    // Stopped only once the GPU's count was sent; its thread is ending.
-    let stats = rx.recv().expect("the GPU's count is sent before rayon is stopped");
+    // Rayon stopped: the GPU's count is sent, or coming.
+    let gpu_count = rx.recv().ok().flatten();
     let _ = thread.join();
-    Ok((stats, Ran::Gpu))
+    match gpu_count {
+        Some(stats) => Ok((stats, Ran::Gpu)),
+        None => Ok((count_chordless_cycles_rayon(g, opts)?, Ran::Rayon)),
+    }
 }
 
 #[cfg(test)]

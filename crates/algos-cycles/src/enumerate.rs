@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -385,15 +385,37 @@ pub fn count_chordless_cycles_rayon(
     opts: &ChordlessOptions,
 ) -> Result<CycleStats, CyclesError> {
     let never = AtomicBool::new(false);
-    Ok(count_rayon_until(g, opts, &never)?.expect("never stopped"))
+    Ok(count_rayon_until(g, opts, &never, &RayonProgress::default())?.expect("never stopped"))
 }
 
-/// [`count_chordless_cycles_rayon`] that gives up (`None`) soon after `stop` is set: the automatic
-/// choice races it against starting a GPU.
+/// How far a [`count_rayon_until`] is, for a racing thread to guess how long it has left.
+#[derive(Debug, Default)]
+pub(crate) struct RayonProgress {
+    /// Subtrees of the parallel phase (0 while the breadth-first levels run).
+    total: AtomicUsize,
+    /// Of those, finished.
+    done: AtomicUsize,
+    /// When the parallel phase began.
+    since: std::sync::OnceLock<std::time::Instant>,
+}
+
+impl RayonProgress {
+    /// The time left at the rate so far, `None` before any subtree finished. Subtrees are very unequal,
+    /// so this is a rough guess: good enough to tell 0.1 s from seconds.
+    pub(crate) fn time_left(&self) -> Option<std::time::Duration> {
+        let (total, done) = (self.total.load(Ordering::Relaxed), self.done.load(Ordering::Relaxed));
+        let since = self.since.get()?;
+        (done > 0).then(|| since.elapsed().mul_f64((total - done.min(total)) as f64 / done as f64))
+    }
+}
+
+/// [`count_chordless_cycles_rayon`] that gives up (`None`) soon after `stop` is set, telling
+/// `progress` how far it is: the automatic choice races it against a GPU.
 pub(crate) fn count_rayon_until(
     g: &SimpleGraph,
     opts: &ChordlessOptions,
     stop: &AtomicBool,
+    progress: &RayonProgress,
 ) -> Result<Option<CycleStats>, CyclesError> {
     let stopped = || stop.load(Ordering::Relaxed);
     // Set when some subtree was skipped or cut short: then the totals are incomplete.
@@ -462,6 +484,8 @@ pub(crate) fn count_rayon_until(
         stats = found.into_iter().fold(stats, CycleStats::merge);
         frontier = next.into_iter().flatten().collect();
     }
+    let _ = progress.since.set(std::time::Instant::now());
+    progress.total.store(frontier.len(), Ordering::Relaxed);
     let rest = frontier
         .into_par_iter()
         .map_init(
@@ -481,9 +505,45 @@ pub(crate) fn count_rayon_until(
                 if expand(g, &mut path, s, max_len, &mut on, Some(&stopped)).is_break() {
                     cut.store(true, Ordering::Relaxed);
                 }
+                progress.done.fetch_add(1, Ordering::Relaxed);
                 local
             },
         )
         .reduce(CycleStats::default, CycleStats::merge);
     Ok((!cut.load(Ordering::Relaxed)).then(|| stats.merge(rest)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time left is the time so far scaled by the subtrees left per subtree done; unknown before
+    /// the parallel phase and before its first subtree.
+    #[test]
+    fn rayon_progress_guesses_the_time_left() {
+        let p = RayonProgress::default();
+        assert_eq!(p.time_left(), None);
+        let _ = p.since.set(std::time::Instant::now() - std::time::Duration::from_millis(200));
+        p.total.store(100, Ordering::Relaxed);
+        assert_eq!(p.time_left(), None, "no subtree done yet");
+        p.done.store(25, Ordering::Relaxed);
+        let left = p.time_left().unwrap().as_secs_f64();
+        assert!((0.59..0.7).contains(&left), "{left}");
+        p.done.store(100, Ordering::Relaxed);
+        assert_eq!(p.time_left(), Some(std::time::Duration::ZERO));
+    }
+
+    /// A count that reports its progress gives the same totals, and counts every subtree.
+    #[test]
+    fn counting_reports_every_subtree() {
+        let (g, _) =
+            SimpleGraph::from_csr(&graph_core::generators::grid_2d(5, 6), crate::Simplify::Repair).unwrap();
+        let opts = ChordlessOptions { count_only: true, ..Default::default() };
+        let p = RayonProgress::default();
+        let stats = count_rayon_until(&g, &opts, &AtomicBool::new(false), &p).unwrap().unwrap();
+        assert_eq!(stats, count_chordless_cycles_rayon(&g, &opts).unwrap());
+        let total = p.total.load(Ordering::Relaxed);
+        assert!(total > 0);
+        assert_eq!(p.done.load(Ordering::Relaxed), total);
+    }
 }
