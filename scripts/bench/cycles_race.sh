@@ -7,7 +7,7 @@
 # per run (a crash at exit shows as exit=139).
 OUT=${OUT:-.}
 TIMEFORMAT=%R
-for g in grid:6x10 grid:7x10 grid:8x10 hypercube:6; do
+for g in ${GRAPHS:-grid:6x10 grid:7x10 grid:8x10 hypercube:6}; do
   for _ in 1 2 3; do
     for b in before after; do
       for be in auto cpu gpu; do

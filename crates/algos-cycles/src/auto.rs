@@ -39,8 +39,10 @@ use crate::graph::SimpleGraph;
 /// How long the automatic choice searches sequentially before deciding the graph is large.
 pub const PROBE_TIME: Duration = Duration::from_millis(5);
 
-/// How long rayon counts alone before the GPU is looked for at all.
-pub const GPU_QUIET_TIME: Duration = Duration::from_millis(40);
+/// How long rayon counts alone before the GPU is looked for at all. Once the driver is creating a
+/// device it cannot be stopped, and the process must not exit under it ([`settle`]): a 6 × 10 grid,
+/// which rayon counts in 36–48 ms on the H100 host, then exited 0.7 s after its answer with 40 ms here.
+pub const GPU_QUIET_TIME: Duration = Duration::from_millis(80);
 
 /// How long rayon counts before a ready GPU may take over: about what one GPU run costs whatever the
 /// graph (buffers, first submissions: 50–100 ms on an H100), so graphs rayon finishes sooner stay on it.
