@@ -44,8 +44,9 @@ pub const PROBE_TIME: Duration = Duration::from_millis(5);
 /// which rayon counts in 36–48 ms on the H100 host, then exited 0.7 s after its answer with 40 ms here.
 pub const GPU_QUIET_TIME: Duration = Duration::from_millis(80);
 
-/// How long rayon counts before a ready GPU may take over: about what one GPU run costs whatever the
-/// graph (buffers, first submissions: 50–100 ms on an H100), so graphs rayon finishes sooner stay on it.
+/// How long rayon counts before a ready GPU starts counting (alone or beside it, [`GPU_TAKEOVER_LEFT`]):
+/// about what one GPU run costs whatever the graph (buffers, first submissions: 50–100 ms on an H100),
+/// so graphs rayon finishes sooner stay on it.
 pub const GPU_HEAD_START: Duration = Duration::from_millis(100);
 
 /// When the GPU is ready and rayon has more than this left to count (by its progress so far), rayon

@@ -34,7 +34,8 @@ mod graph;
 mod levels;
 
 pub use auto::{
-    GPU_HEAD_START, GPU_MEASURED_ON, GPU_QUIET_TIME, PROBE_TIME, Ran, chordless_cycles_on, settle,
+    GPU_HEAD_START, GPU_MEASURED_ON, GPU_QUIET_TIME, GPU_TAKEOVER_LEFT, PROBE_TIME, Ran, chordless_cycles_on,
+    settle,
 };
 pub use enumerate::{
     ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_vec, count_chordless_cycles_rayon,
