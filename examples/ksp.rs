@@ -112,7 +112,7 @@ fn run(args: Args) -> Result<(), Error> {
         };
         if args.json {
             println!(
-                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"distances\":\"{:?}\",\"distances_why\":{:?},\"hierarchy_s\":{:.6},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"queries_per_s\":{:.1}}}",
+                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"distances\":\"{:?}\",\"distances_why\":{:?},\"hierarchy_s\":{:.6},\"gpu_phases_s\":{{\"setup\":{:.6},\"distances\":{:.6},\"ranking\":{:.6},\"tail\":{:.6}}},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"queries_per_s\":{:.1}}}",
                 path.display().to_string(),
                 g.num_arcs(),
                 args.k,
@@ -121,6 +121,10 @@ fn run(args: Args) -> Result<(), Error> {
                 stats.distances,
                 stats.distances_why,
                 stats.hierarchy_s,
+                stats.gpu.setup_s,
+                stats.gpu.distances_s,
+                stats.gpu.ranking_s,
+                stats.gpu.tail_s,
                 pairs as f64 / solve_s
             );
         } else {
@@ -137,6 +141,13 @@ fn run(args: Args) -> Result<(), Error> {
                 stats.distances_why,
                 stats.hierarchy_s
             );
+            if stats.gpu_queries > 0 {
+                let p = stats.gpu;
+                println!(
+                    "GPU        setup {:.3} s, distances {:.3} s, ranking {:.3} s, then answers {:.3} s",
+                    p.setup_s, p.distances_s, p.ranking_s, p.tail_s
+                );
+            }
             println!(
                 "paths      {paths} ({} targets unreachable or short of K)",
                 answers.iter().filter(|a| a.len() < args.k).count()

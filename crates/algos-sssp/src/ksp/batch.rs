@@ -43,6 +43,23 @@ pub struct BatchStats {
     /// Seconds spent preparing the hierarchy for [`TargetDistances::Phast`] (its order loaded or
     /// built, then customised); part of [`Self::time`], on the GPU beside the ranker's allocations.
     pub hierarchy_s: f64,
+    /// Where a GPU batch's time went (zero on the CPU), seconds; see [`GpuPhases`].
+    pub gpu: GpuPhases,
+}
+
+/// Where a GPU batch's time went, in seconds of the calling thread, which drives the device.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GpuPhases {
+    /// Allocating the ranker's buffers and the distance rows' source (with the hierarchy's
+    /// preparation beside it).
+    pub setup_s: f64,
+    /// The targets' distances on the device, summed over the batches (waited for).
+    pub distances_s: f64,
+    /// Tree arcs, the rankings and reading their rows back, summed over the batches.
+    pub ranking_s: f64,
+    /// After the last batch's rows: waiting for the threads that turn rows into paths and answer the
+    /// queries handed back to the CPU.
+    pub tail_s: f64,
 }
 
 /// How a batch computes every target's distances to it, the tree each ranking starts from.

@@ -21,7 +21,7 @@ use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 
-use super::batch::{BatchStats, TargetDistances, reversed_hierarchy};
+use super::batch::{BatchStats, GpuPhases, TargetDistances, reversed_hierarchy};
 use super::{Path, check_vertex};
 use crate::ch::gpu::GpuPhast;
 use crate::gpu::{BatchConfig, GpuBatchSssp, GraphBuffers, max_slots};
@@ -117,6 +117,7 @@ pub fn ksp_batch_gpu(
     // The reversed hierarchy is read and customised on a thread while the ranker's buffers are
     // allocated (each about a tenth of a second on NY).
     let reversed = std::sync::OnceLock::new();
+    let setup = Instant::now();
     let mut ranker = std::thread::scope(|scope| -> Result<GpuRanker<'_>, SsspError> {
         let mut preparing =
             (stats.distances == TargetDistances::Phast).then(|| scope.spawn(|| reversed_hierarchy(g)));
@@ -144,6 +145,7 @@ pub fn ksp_batch_gpu(
             }
         }
     })?;
+    stats.gpu.setup_s = setup.elapsed().as_secs_f64();
     // Each batch's rows go to a thread of their own, which turns them into paths (on all cores) and
     // answers the queries the GPU handed back, while this thread drives the GPU through the next
     // batches.
@@ -151,7 +153,7 @@ pub fn ksp_batch_gpu(
     std::thread::scope(|scope| -> Result<(), SsspError> {
         let mut batches = Vec::new();
         for (chunk_no, chunk) in queries.chunks(ranker.slots).enumerate() {
-            let rows = ranker.run(chunk)?;
+            let rows = ranker.run(chunk, &mut stats.gpu)?;
             batches.push((
                 chunk_no * ranker.slots,
                 scope.spawn(move || -> Result<_, SsspError> {
@@ -163,6 +165,7 @@ pub fn ksp_batch_gpu(
                 }),
             ));
         }
+        let tail = Instant::now();
         for (first, handle) in batches {
             let (answers, rest, cpu) = handle.join().expect("a K-shortest-paths batch thread panicked")?;
             for (i, answer) in answers.into_iter().enumerate() {
@@ -185,6 +188,7 @@ pub fn ksp_batch_gpu(
                 stats.looped_pops += st.looped_pops;
             }
         }
+        stats.gpu.tail_s = tail.elapsed().as_secs_f64();
         Ok(())
     })?;
     stats.time = start.elapsed();
@@ -368,11 +372,16 @@ impl<'a> GpuRanker<'a> {
     }
 
     /// Ranks up to `slots` queries; their state rows and gathered arcs ([`RowShape::answers`] reads them).
-    fn run(&mut self, queries: &[(u32, u32)]) -> Result<BatchRows, SsspError> {
+    fn run(&mut self, queries: &[(u32, u32)], phases: &mut GpuPhases) -> Result<BatchRows, SsspError> {
         let ctx = self.ctx;
         let batch = queries.len();
         let targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
+        let t = Instant::now();
         self.pi.run(&targets)?;
+        // The tree kernel needs the rows anyway: waiting here only splits the time.
+        ctx.wait()?;
+        phases.distances_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
         let mut rows = vec![0u32; batch * self.state_words];
         for (i, &(s, t)) in queries.iter().enumerate() {
             rows[i * self.state_words] = s;
@@ -414,6 +423,7 @@ impl<'a> GpuRanker<'a> {
         } else {
             Vec::new()
         };
+        phases.ranking_s += t.elapsed().as_secs_f64();
         Ok(BatchRows { state, gathered })
     }
 }

@@ -44,9 +44,10 @@ use graph_core::Csr;
 use crate::error::SsspError;
 
 pub use batch::{
-    AUTO_GPU_MAX_K, AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, KSP_PHAST_MAX_TARGETS_TO_BUILD,
-    KSP_PHAST_MIN_TARGETS_PER_THREAD_CACHED, KSP_PHAST_MIN_TARGETS_PER_THREAD_TO_BUILD, TargetDistances,
-    ksp_batch, ksp_batch_cpu, ksp_batch_cpu_with, ksp_batch_with, ksp_phast_threshold,
+    AUTO_GPU_MAX_K, AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, GpuPhases,
+    KSP_PHAST_MAX_TARGETS_TO_BUILD, KSP_PHAST_MIN_TARGETS_PER_THREAD_CACHED,
+    KSP_PHAST_MIN_TARGETS_PER_THREAD_TO_BUILD, TargetDistances, ksp_batch, ksp_batch_cpu, ksp_batch_cpu_with,
+    ksp_batch_with, ksp_phast_threshold,
 };
 #[cfg(feature = "gpu")]
 pub use gpu::{KspGpuOptions, ksp_batch_gpu};
