@@ -112,7 +112,7 @@ fn run(args: Args) -> Result<(), Error> {
         };
         if args.json {
             println!(
-                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"distances\":\"{:?}\",\"distances_why\":{:?},\"hierarchy_s\":{:.6},\"gpu_phases_s\":{{\"setup\":{:.6},\"distances\":{:.6},\"ranking\":{:.6},\"tail\":{:.6}}},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"queries_per_s\":{:.1}}}",
+                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"distances\":\"{:?}\",\"distances_why\":{:?},\"hierarchy_s\":{:.6},\"gpu_phases_s\":{{\"setup\":{:.6},\"distances\":{:.6},\"ranking\":{:.6},\"tail\":{:.6},\"release\":{:.6},\"batch\":{:.6}}},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"queries_per_s\":{:.1}}}",
                 path.display().to_string(),
                 g.num_arcs(),
                 args.k,
@@ -125,6 +125,8 @@ fn run(args: Args) -> Result<(), Error> {
                 stats.gpu.distances_s,
                 stats.gpu.ranking_s,
                 stats.gpu.tail_s,
+                stats.gpu.release_s,
+                stats.time.as_secs_f64(),
                 pairs as f64 / solve_s
             );
         } else {

@@ -60,6 +60,8 @@ pub struct GpuPhases {
     /// After the last batch's rows: waiting for the threads that turn rows into paths and answer the
     /// queries handed back to the CPU.
     pub tail_s: f64,
+    /// Giving the device its buffers back.
+    pub release_s: f64,
 }
 
 /// How a batch computes every target's distances to it, the tree each ranking starts from.

@@ -53,6 +53,18 @@ pub struct KspGpuOptions {
     pub distances: TargetDistances,
 }
 
+/// Queries per GPU batch by default for K up to [`DEFAULT_SLOTS_MAX_K`]. Once distances come from
+/// PHAST, a batch's fixed costs are its buffers: NY, 1,000 pairs, H100 (`URBANFLOW_KSP_MEMORY`,
+/// docs/benchmarks.md): at K = 10, 776 queries a batch (8 GiB) took 0.46–0.50 s, 0.12–0.13 s of it
+/// giving the buffers back, against 0.42–0.44 s for 194 (2 GiB) and 0.49–0.50 s for 97; 256 took
+/// 0.33–0.43 s against 0.47–0.56 s for 776 in a run side by side. At K = 100 the most the memory allows
+/// is best (282, capped by the arena's binding: 1.37–1.43 s, against 1.45–1.49 s for 256 and
+/// 1.45–1.54 s for 141).
+pub const DEFAULT_SLOTS: usize = 256;
+/// The largest K given [`DEFAULT_SLOTS`]; above, as many queries as the memory allows (measured at
+/// K = 10 and 100 only: the line between them is a guess).
+pub const DEFAULT_SLOTS_MAX_K: usize = 32;
+
 impl KspGpuOptions {
     /// Defaults for K paths per query: room for 64·K + 1024 pops (NY at K = 100 pops 14·K on
     /// average, 93% of them looped; the few queries that need more go to the CPU's threads while the
@@ -60,15 +72,21 @@ impl KspGpuOptions {
     /// can allocate it (on NY the 2 GiB binding of the arena caps a batch at 282 queries at K = 100,
     /// 776 at K = 10). 128 arcs per pop sent 206 of NY's 1,000 queries to the CPU at K = 100, and 16
     /// or 32 GiB batches were no faster: a batch's ranking takes 0.2 s of its 0.45 s
-    /// (docs/benchmarks.md). 16·K pops sent a third of NY's queries to the CPU at K = 100.
+    /// (docs/benchmarks.md). 16·K pops sent a third of NY's queries to the CPU at K = 100. At most
+    /// [`DEFAULT_SLOTS`] queries a batch up to K = [`DEFAULT_SLOTS_MAX_K`].
     pub fn for_k(k: usize) -> Self {
         let pops = (64 * k as u64 + 1024).min(1 << 20) as u32;
         Self {
-            slots: 0,
+            slots: if k <= DEFAULT_SLOTS_MAX_K { DEFAULT_SLOTS } else { 0 },
             pool: pops.saturating_mul(16),
             pops,
             arena: pops.saturating_mul(256),
-            memory: 8 << 30,
+            // `URBANFLOW_KSP_MEMORY` (bytes) overrides it, for measurements.
+            memory: std::env::var("URBANFLOW_KSP_MEMORY")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|&m: &u64| m > 0)
+                .unwrap_or(8 << 30),
             budget: 64,
             distances: TargetDistances::Auto,
         }
@@ -191,6 +209,9 @@ pub fn ksp_batch_gpu(
         stats.gpu.tail_s = tail.elapsed().as_secs_f64();
         Ok(())
     })?;
+    let release = Instant::now();
+    drop(ranker);
+    stats.gpu.release_s = release.elapsed().as_secs_f64();
     stats.time = start.elapsed();
     Ok((out, stats))
 }

@@ -50,7 +50,7 @@ pub use batch::{
     ksp_batch_with, ksp_phast_threshold,
 };
 #[cfg(feature = "gpu")]
-pub use gpu::{KspGpuOptions, ksp_batch_gpu};
+pub use gpu::{DEFAULT_SLOTS, DEFAULT_SLOTS_MAX_K, KspGpuOptions, ksp_batch_gpu};
 pub use mps::{MpsIter, mps};
 pub use target::MpsTarget;
 pub use yen::yen;
