@@ -178,9 +178,9 @@ pub(crate) fn reversed_hierarchy(g: &Csr<u32>) -> Result<(ContractionHierarchy, 
 
 /// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
 /// than the 16-core CPU there (docs/benchmarks.md "Distances to the targets by PHAST", `ksp --pairs
-/// 1000` on NY, both taking their distances by PHAST: K = 10 1.85–2.1× the CPU batch, K = 100
-/// 1.6–1.8×; `--backend auto`, device start included, 0.72 s against 0.98–1.00 s at K = 10). Others
-/// stay on the CPU until measured.
+/// 1000` on NY, both taking their distances by PHAST: K = 10 2.4–3.1× the CPU batch, K = 100
+/// 1.5–1.7×; whole processes, device start included, 0.88–1.03 s against 1.31–1.49 s at K = 10).
+/// Others stay on the CPU until measured.
 pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
 /// Fewest queries `Backend::Auto` gives to a measured GPU (measured at 1,000; below, the device start
 /// is a larger share).
