@@ -392,3 +392,28 @@ impl LevelMachine for GpuMachine<'_> {
         self.machine
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Simplify, count_chordless_cycles_rayon};
+
+    /// The race's GPU count (the `Auto` path) gives the CPU's totals and length histogram when left
+    /// to finish, and nothing once stopped: a stopped count must never pass for a whole one.
+    #[test]
+    fn count_until_equals_the_cpu_or_gives_up() {
+        gpu_runtime::testing::for_each_context("count_until_equals_the_cpu_or_gives_up", |ctx| {
+            for (w, h) in [(4, 5), (5, 6)] {
+                let (g, _) =
+                    SimpleGraph::from_csr(&graph_core::generators::grid_2d(w, h), Simplify::Repair).unwrap();
+                let opts = ChordlessOptions { count_only: true, ..Default::default() };
+                let want = count_chordless_cycles_rayon(&g, &opts).unwrap();
+                let go = AtomicBool::new(false);
+                let got = count_gpu_until(ctx, &g, &opts, &go).unwrap().expect("not stopped");
+                assert_eq!((got.total, &got.by_length), (want.total, &want.by_length), "grid {w}×{h}");
+                let stop = AtomicBool::new(true);
+                assert!(count_gpu_until(ctx, &g, &opts, &stop).unwrap().is_none(), "grid {w}×{h}, stopped");
+            }
+        });
+    }
+}

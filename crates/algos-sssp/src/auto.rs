@@ -221,7 +221,7 @@ pub fn phast_pays(
     if hierarchy == HierarchyCost::AtHand {
         return true;
     }
-    if arcs as f64 > PHAST_MAX_ARCS_PER_VERTEX * vertices.max(1) as f64 {
+    if !road_like(vertices, arcs) {
         return false;
     }
     sources >= phast_threshold(threads, gpu, hierarchy)
@@ -250,6 +250,12 @@ pub fn phast_threshold(threads: usize, gpu: bool, hierarchy: HierarchyCost) -> u
 
 /// Most arcs per vertex for which [`phast_pays`] trusts the road-network hierarchy costs.
 pub const PHAST_MAX_ARCS_PER_VERTEX: f64 = 4.0;
+
+/// Whether a graph of `vertices` and `arcs` is sparse enough for the road-network hierarchy costs the
+/// automatic PHAST rules were measured with (at most [`PHAST_MAX_ARCS_PER_VERTEX`] arcs a vertex).
+pub fn road_like(vertices: u32, arcs: u32) -> bool {
+    arcs as f64 <= PHAST_MAX_ARCS_PER_VERTEX * vertices.max(1) as f64
+}
 
 /// Sources per CPU thread from which a hierarchy and PHAST beat Dijkstra per source (see [`phast_pays`]).
 pub const PHAST_CPU_MIN_SOURCES_PER_THREAD: usize = 128;

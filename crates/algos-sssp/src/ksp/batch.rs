@@ -122,7 +122,7 @@ impl TargetDistances {
     /// What `self` comes to for `targets` distinct targets on `g`, on the GPU or the CPU's threads,
     /// and why.
     pub(crate) fn resolve(self, g: &Csr<u32>, targets: usize, gpu: bool) -> (Self, &'static str) {
-        use crate::auto::{HierarchyCost, PHAST_MAX_ARCS_PER_VERTEX, phast_pays};
+        use crate::auto::{HierarchyCost, phast_pays, road_like};
         match self {
             Self::Auto => {
                 let threads = rayon::current_num_threads();
@@ -131,8 +131,7 @@ impl TargetDistances {
                 let pays = if gpu {
                     phast_pays(n, m, targets, threads, true, cost)
                 } else {
-                    m as f64 <= PHAST_MAX_ARCS_PER_VERTEX * n.max(1) as f64
-                        && targets >= ksp_phast_threshold(threads, cost)
+                    road_like(n, m) && targets >= ksp_phast_threshold(threads, cost)
                 };
                 match (pays, cost) {
                     (true, HierarchyCost::Cached) => {

@@ -157,15 +157,9 @@ impl<'g> MpsTarget<'g> {
         if self.pi[v as usize] == UNREACHABLE {
             return;
         }
-        keyed.extend(self.keyed_arcs(v));
+        keyed.extend(star_keys(self.g, &self.pi, self.hops.as_deref(), v));
         keyed.sort_unstable();
         star.extend(keyed.iter().map(|&(_, _, a)| a));
-    }
-
-    /// `v`'s out-arcs whose heads reach the target, each with its star key: (reduced cost, hops from
-    /// the head on graphs with zero-weight arcs, else 0, arc id).
-    fn keyed_arcs(&self, v: u32) -> impl Iterator<Item = (u64, u32, u32)> + '_ {
-        star_keys(self.g, &self.pi, self.hops.as_deref(), v)
     }
 
     /// The tree arc out of `v` (first of its star); `None` at the target or where the target cannot
