@@ -53,7 +53,8 @@ pub struct GpuPhases {
     /// Allocating the ranker's buffers and the distance rows' source (with the hierarchy's
     /// preparation beside it).
     pub setup_s: f64,
-    /// The targets' distances on the device, summed over the batches (waited for).
+    /// The targets' distances, summed over the batches: their device time with
+    /// `KspGpuOptions::split_times`, else only the time to submit them.
     pub distances_s: f64,
     /// Tree arcs, the rankings and reading their rows back, summed over the batches.
     pub ranking_s: f64,

@@ -51,6 +51,10 @@ pub struct KspGpuOptions {
     pub budget: u32,
     /// How the distances to the targets are computed (default: [`TargetDistances::Auto`]).
     pub distances: TargetDistances,
+    /// Wait for each batch's distances before ranking, so that [`GpuPhases::distances_s`] is their
+    /// device time; otherwise it is the time to submit them and the device's share lands in
+    /// `ranking_s`. Off by default: the wait cost NY's K = 10 batch 0.01–0.02 s (docs/benchmarks.md).
+    pub split_times: bool,
 }
 
 /// Queries per GPU batch by default for K up to [`DEFAULT_SLOTS_MAX_K`]. Once distances come from
@@ -89,6 +93,7 @@ impl KspGpuOptions {
                 .unwrap_or(8 << 30),
             budget: 64,
             distances: TargetDistances::Auto,
+            split_times: false,
         }
     }
 }
@@ -171,7 +176,7 @@ pub fn ksp_batch_gpu(
     std::thread::scope(|scope| -> Result<(), SsspError> {
         let mut batches = Vec::new();
         for (chunk_no, chunk) in queries.chunks(ranker.slots).enumerate() {
-            let rows = ranker.run(chunk, &mut stats.gpu)?;
+            let rows = ranker.run(chunk, opts.split_times, &mut stats.gpu)?;
             batches.push((
                 chunk_no * ranker.slots,
                 scope.spawn(move || -> Result<_, SsspError> {
@@ -393,14 +398,21 @@ impl<'a> GpuRanker<'a> {
     }
 
     /// Ranks up to `slots` queries; their state rows and gathered arcs ([`RowShape::answers`] reads them).
-    fn run(&mut self, queries: &[(u32, u32)], phases: &mut GpuPhases) -> Result<BatchRows, SsspError> {
+    /// With `split`, waits for the distances before the ranking ([`KspGpuOptions::split_times`]).
+    fn run(
+        &mut self,
+        queries: &[(u32, u32)],
+        split: bool,
+        phases: &mut GpuPhases,
+    ) -> Result<BatchRows, SsspError> {
         let ctx = self.ctx;
         let batch = queries.len();
         let targets: Vec<u32> = queries.iter().map(|q| q.1).collect();
         let t = Instant::now();
         self.pi.run(&targets)?;
-        // The tree kernel needs the rows anyway: waiting here only splits the time.
-        ctx.wait()?;
+        if split {
+            ctx.wait()?;
+        }
         phases.distances_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut rows = vec![0u32; batch * self.state_words];
