@@ -146,7 +146,7 @@ fn run(args: Args) -> Result<(), Error> {
             if stats.gpu_queries > 0 {
                 let p = stats.gpu;
                 println!(
-                    "GPU        setup {:.3} s, distances {:.3} s, ranking {:.3} s, then answers {:.3} s",
+                    "GPU        setup {:.3} s, distances submitted {:.3} s, ranking {:.3} s, then answers {:.3} s",
                     p.setup_s, p.distances_s, p.ranking_s, p.tail_s
                 );
             }
