@@ -301,6 +301,21 @@ pub enum ParseIssue {
         /// The row as found (shortened).
         found: String,
     },
+    /// The `~` comment header names columns, but the data rows hold another number of fields: which
+    /// column is missing (or extra) cannot be known, and reading by position would shift every column
+    /// after it (a `_net` file without its `b` column would read `power` as `b`).
+    #[error(
+        "the rows hold {found} fields but the column header (line {header_line}) names {named}: \
+         expected one field per named column (or read with --lenient to map by position)"
+    )]
+    HeaderColumns {
+        /// Fields of the first data row.
+        found: usize,
+        /// Columns named by the header comment.
+        named: usize,
+        /// The header comment's line.
+        header_line: u64,
+    },
     /// A row with fewer fields than the rows before it.
     #[error("the row has {found} fields but the rows before it have {expected}: is it cut short?")]
     ShortRow {

@@ -461,7 +461,9 @@ pub fn parse_net_with(
     let mut positions: Vec<Option<usize>> = (0..NET_COLUMNS.len()).map(Some).collect();
     let mut extra_columns: Vec<String> = Vec::new();
     let mut extra_positions: Vec<usize> = Vec::new();
-    let mut header_width: Option<usize> = None;
+    // The `~` header's width and line, and whether its names are the standard columns in their
+    // standard order (so that by name and by position agree for every named column).
+    let mut header_width: Option<(usize, u64, bool)> = None;
     let mut links = Vec::with_capacity(links_header as usize);
     let mut extra_values = Vec::new();
     let mut empty_fields = 0u64;
@@ -492,7 +494,9 @@ pub fn parse_net_with(
                             extra_positions.push(i);
                         }
                     }
-                    header_width = Some(names.len());
+                    let standard_prefix = names.len() <= NET_COLUMNS.len()
+                        && names.iter().zip(NET_COLUMNS).all(|(n, c)| n == c);
+                    header_width = Some((names.len(), at_line, standard_prefix));
                 }
             }
             continue;
@@ -509,7 +513,7 @@ pub fn parse_net_with(
         if !mapping_checked {
             mapping_checked = true;
             match header_width {
-                Some(w) if w == fields.len() => {
+                Some((w, _, _)) if w == fields.len() => {
                     if !extra_columns.is_empty() {
                         notes.push(format!(
                             "columns mapped by the header comment; extra columns kept: {}",
@@ -526,7 +530,15 @@ pub fn parse_net_with(
                         notes.push(format!("columns absent (read as 0): {}", missing.join(", ")));
                     }
                 }
-                Some(w) => {
+                Some((w, header_line, standard_prefix)) => {
+                    // Rows wider than a header that names the standard columns in order (Hessen's header
+                    // leaves out `link_type`): the named columns read the same by name or by position,
+                    // and the unnamed ones stand where the standard puts them. Any other disagreement
+                    // (a column missing from every row) cannot be mapped without a guess.
+                    if !(standard_prefix && fields.len() > w) {
+                        let kind = ParseIssue::HeaderColumns { found: fields.len(), named: w, header_line };
+                        disagree.found(at_line, kind)?;
+                    }
                     notes.push(format!(
                         "the header comment names {w} columns but rows hold {}: columns mapped by position",
                         fields.len()
@@ -905,6 +917,46 @@ mod tests {
         assert_eq!(net.extra_values, vec![19.2, 2.0, 19.2, 3.0]);
         assert_eq!(net.links[0].toll, 0.0);
         assert!(net.notes.iter().any(|n| n.contains("toll")), "{:?}", net.notes);
+    }
+
+    #[test]
+    fn net_rows_narrower_than_their_header_are_an_error_unless_lenient() {
+        // Sioux Falls rows with the `b` column left out: by position `power` would be read as `b`.
+        let header = "~\tinit_node\tterm_node\tcapacity\tlength\tfree_flow_time\tb\tpower\tspeed\ttoll\tlink_type\t;\n";
+        let text =
+            format!("{META}{header}\t1\t3\t100\t2\t3\t4\t0\t0\t1\t;\n\t3\t2\t100\t2\t3\t4\t0\t0\t1\t;\n");
+        let err = parse_net(text.as_bytes(), "nob_net.tntp").unwrap_err();
+        assert!(
+            matches!(err.kind(), Some(ParseIssue::HeaderColumns { found: 9, named: 10, header_line: 6 })),
+            "{err}"
+        );
+        assert_eq!(err.line(), Some(7));
+        assert!(
+            err.to_string().starts_with(
+                "nob_net.tntp:7: the rows hold 9 fields but the column header (line 6) names 10"
+            )
+        );
+        let lenient = ReadOptions { lenient: true, ..Default::default() };
+        let net = parse_net_with(text.as_bytes(), "nob_net.tntp", lenient).unwrap();
+        assert_eq!(net.warnings.len(), 1);
+        assert_eq!(net.links.len(), 2);
+    }
+
+    #[test]
+    fn net_rows_wider_than_a_standard_header_read_by_position() {
+        // Hessen's header names the first nine standard columns; its rows also hold `link_type`.
+        let header =
+            "~\tinit_node\tterm_node\tcapacity\tlength\tfree_flow_time\tb\tpower\tspeed\ttoll \t\t;\n";
+        let text = format!(
+            "{META}{header}\t1\t3\t100\t2\t3\t0.1\t1.5\t50\t0\t7;\n\t3\t2\t100\t2\t3\t0.1\t1.5\t50\t0\t7;\n"
+        );
+        let net = parse_net(text.as_bytes(), "hessen_net.tntp").unwrap();
+        assert_eq!((net.links[0].b, net.links[0].power, net.links[0].link_type), (0.1, 1.5, 7));
+        assert!(net.notes.iter().any(|n| n.contains("names 9 columns but rows hold 10")), "{:?}", net.notes);
+        // A header in another order, rows wider: no reading is safe.
+        let shuffled = header.replace("\tb\tpower", "\tpower\tb");
+        let text = text.replace(header, &shuffled);
+        assert!(parse_net(text.as_bytes(), "hessen_net.tntp").is_err());
     }
 
     #[test]
