@@ -34,8 +34,23 @@ impl Demand {
         Self::from_tntp(&read_trips(path.as_ref())?, net)
     }
 
-    /// Builds the demand of a parsed `_trips` file; every zone must be a node of `net`.
+    /// Builds the demand of a parsed `_trips` file; every zone must be a node of `net`, and a network
+    /// read from a TNTP file must declare the trips file's `<NUMBER OF ZONES>` — or, where it declares
+    /// every node a zone (Munich's), at least as many ([`TapError::ZoneCountMismatch`]).
     pub fn from_tntp(trips: &TntpTrips, net: &Network) -> Result<Self, TapError> {
+        if let Some(net_path) = net.path() {
+            let net_zones = u64::from(net.num_zones());
+            let every_node_a_zone = net_zones == net.num_nodes() as u64;
+            let fits = trips.zones == net_zones || (every_node_a_zone && trips.zones <= net_zones);
+            if !fits {
+                return Err(TapError::ZoneCountMismatch {
+                    trips: trips.path.clone(),
+                    trips_zones: trips.zones,
+                    net: net_path.to_path_buf(),
+                    net_zones,
+                });
+            }
+        }
         let mut pairs = Vec::with_capacity(trips.entries.len());
         for (&(o, d, f), &line) in trips.entries.iter().zip(&trips.lines) {
             let index = |zone: u64| {

@@ -61,6 +61,24 @@ pub enum TapError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A trip table whose `<NUMBER OF ZONES>` is not the network's: most likely the trips of another
+    /// network (Sioux Falls' 24 zones read into Anaheim's 38 would run to an answer for neither).
+    #[error(
+        "{}: <NUMBER OF ZONES> is {trips_zones} but the network {} has {net_zones} zones: \
+         expected the trip table of this network",
+        trips.display(),
+        net.display()
+    )]
+    ZoneCountMismatch {
+        /// The trips file.
+        trips: PathBuf,
+        /// Its zone count.
+        trips_zones: u64,
+        /// The network file.
+        net: PathBuf,
+        /// The network's zone count.
+        net_zones: u64,
+    },
     /// A zone of the trip table is not a node of the network.
     #[error("{}:{line}: zone {zone} is not a node of the network", path.display())]
     UnknownZone {

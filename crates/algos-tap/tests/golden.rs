@@ -4,7 +4,9 @@
 use std::time::Instant;
 
 use algos_tap::output::read_flows;
-use algos_tap::{Algorithm, AssignOptions, Demand, Network, STANDARD_NETWORKS, Stop, assign, evaluate};
+use algos_tap::{
+    Algorithm, AssignOptions, Demand, Network, STANDARD_NETWORKS, Stop, TapError, assign, evaluate,
+};
 use graph_core::datasets::data_path;
 
 /// Network, demand, published flows and best-known objective.
@@ -195,7 +197,7 @@ fn algorithm_b_reaches_1e10_the_best_objective_and_the_published_flows() {
 
 #[test]
 fn bad_link_rows_name_the_file_and_line() {
-    let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 2\n<END OF METADATA>\n\
+    let text = "<NUMBER OF ZONES> 2\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 2\n<END OF METADATA>\n\
                 1 2 100 1 1 0.15 4 0 0 1 ;\n2 1 100 1 -3 0.15 4 0 0 1 ;\n";
     let parsed = graph_core::io::tntp::parse_net(text.as_bytes(), "bad_net.tntp").unwrap();
     let err = Network::from_tntp(&parsed, Default::default()).unwrap_err();
@@ -218,4 +220,37 @@ fn bad_link_rows_name_the_file_and_line() {
     let trips = graph_core::io::tntp::parse_trips_with(trips.as_bytes(), "t_trips.tntp", lenient).unwrap();
     let err = Demand::from_tntp(&trips, &net).unwrap_err();
     assert_eq!(err.to_string(), "t_trips.tntp:5: zone 9 is not a node of the network");
+}
+
+/// A trip table of another network: its zone count is not the network's (Sioux Falls' 24 zones read into
+/// Anaheim's 38 ran to an answer for neither). Where the network calls every node a zone (Munich's), a
+/// table naming fewer zones is its own.
+#[test]
+fn trips_with_another_zone_count_are_refused() {
+    let net_text = |zones: u32| {
+        format!(
+            "<NUMBER OF ZONES> {zones}\n<NUMBER OF NODES> 3\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 2\n\
+             <END OF METADATA>\n1 2 100 1 1 0.15 4 0 0 1 ;\n2 3 100 1 1 0.15 4 0 0 1 ;\n"
+        )
+    };
+    let trips = |zones: u32| format!("<NUMBER OF ZONES> {zones}\n<END OF METADATA>\nOrigin 1\n2 : 5;\n");
+    let net_of = |zones| {
+        let parsed = graph_core::io::tntp::parse_net(net_text(zones).as_bytes(), "z_net.tntp").unwrap();
+        Network::from_tntp(&parsed, Default::default()).unwrap()
+    };
+    let trips_of =
+        |zones| graph_core::io::tntp::parse_trips(trips(zones).as_bytes(), "z_trips.tntp").unwrap();
+    let err = Demand::from_tntp(&trips_of(2), &net_of(1)).unwrap_err();
+    assert!(matches!(err, TapError::ZoneCountMismatch { trips_zones: 2, net_zones: 1, .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "z_trips.tntp: <NUMBER OF ZONES> is 2 but the network z_net.tntp has 1 zones: expected the trip table \
+         of this network"
+    );
+    let err = Demand::from_tntp(&trips_of(3), &net_of(2)).unwrap_err();
+    assert!(matches!(err, TapError::ZoneCountMismatch { trips_zones: 3, net_zones: 2, .. }), "{err}");
+    assert!(Demand::from_tntp(&trips_of(2), &net_of(2)).is_ok());
+    // Every node a zone: a table of two zones fits a three-zone network, and a fourth zone does not.
+    assert!(Demand::from_tntp(&trips_of(2), &net_of(3)).is_ok());
+    assert!(Demand::from_tntp(&trips_of(4), &net_of(3)).is_err());
 }

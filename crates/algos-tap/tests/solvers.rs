@@ -325,3 +325,30 @@ fn cpu_loader_blocks_add_up_to_the_whole_load_bit_for_bit() {
     }
     assert!(loader.load_blocks(&net, &demand, &costs, 0..blocks + 1).is_err());
 }
+
+/// The last log entry measures the flows returned (IterationLog's promise): its TSTT is `Σ c(x) x` of
+/// the result's own flows and costs, whether the solve converged or stopped at its cap, for every method.
+#[test]
+fn the_last_log_entry_measures_the_returned_flows() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
+    let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default()).unwrap();
+    let demand = Demand::read_tntp(format!("{dir}/SiouxFalls_trips.tntp"), &net).unwrap();
+    for algorithm in [Algorithm::Msa, Algorithm::FrankWolfe, Algorithm::BiconjugateFw, Algorithm::AlgorithmB]
+    {
+        for (gap, cap) in [(1e-3, 10_000), (1e-12, 3)] {
+            let opts = AssignOptions {
+                algorithm,
+                stop: Stop { relative_gap: gap, max_iterations: cap, ..Stop::default() },
+                ..AssignOptions::default()
+            };
+            let r = assign(&net, &demand, &opts).unwrap();
+            let tstt: f64 = r.flows.iter().zip(&r.costs).map(|(x, c)| x * c).sum();
+            let logged = r.last().tstt;
+            assert!(
+                (tstt - logged).abs() <= 1e-9 * tstt,
+                "{algorithm:?} gap {gap}: {tstt} vs logged {logged}"
+            );
+            assert_eq!(r.history.len() as u32, r.last().iteration);
+        }
+    }
+}

@@ -33,7 +33,9 @@ use crate::loader::{AllOrNothing, CpuAon};
 use crate::network::Network;
 use crate::vector::dot;
 
-/// One iteration's measurements (of the flows at the start of the iteration).
+/// One iteration's measurements, of the flows the iteration starts from (before its step). A solve
+/// stops right after measuring, so the last entry measures exactly the flows it returns:
+/// `result.last().tstt`, `.relative_gap` and `.objective` are those of [`Assignment::flows`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IterationLog {
     /// 1-based iteration.
@@ -78,7 +80,7 @@ pub struct Assignment {
 }
 
 impl Assignment {
-    /// The last iteration's measurements.
+    /// The last iteration's measurements: those of [`Self::flows`] themselves.
     pub fn last(&self) -> &IterationLog {
         self.history.last().expect("an assignment has at least one iteration")
     }
