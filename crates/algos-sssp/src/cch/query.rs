@@ -117,6 +117,50 @@ impl CchQuery {
         Ok(Some((d, arcs)))
     }
 
+    /// [`Self::path`] as vertices: `s`, then the head of each arc of the path in `graph` (the graph the
+    /// CCH was built from), ending at `t`. `None` when `t` cannot be reached.
+    ///
+    /// ```
+    /// use algos_sssp::cch::{Cch, CchQuery};
+    /// use graph_core::GraphBuilder;
+    /// let mut b = GraphBuilder::new(4);
+    /// b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
+    /// let g = b.build().unwrap().0;
+    /// let cch = Cch::build(&g).unwrap();
+    /// let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).unwrap();
+    /// let mut q = CchQuery::new(&ch).unwrap();
+    /// assert_eq!(q.path_vertices(&ch, &unpacking, &g, 0, 3).unwrap(), Some((8, vec![0, 2, 1, 3])));
+    /// assert_eq!(q.path_vertices(&ch, &unpacking, &g, 3, 0).unwrap(), None);
+    /// ```
+    pub fn path_vertices<W: graph_core::Weight>(
+        &mut self,
+        ch: &ContractionHierarchy,
+        unpacking: &Unpacking<'_>,
+        graph: &graph_core::Csr<W>,
+        s: u32,
+        t: u32,
+    ) -> Result<Option<(u32, Vec<u32>)>, SsspError> {
+        if graph.num_vertices() as usize != ch.rank.len() {
+            return Err(SsspError::InvalidParameter(format!(
+                "path_vertices: the graph has {} vertices but the hierarchy {}: pass the graph it was built from",
+                graph.num_vertices(),
+                ch.rank.len()
+            )));
+        }
+        let Some((d, arcs)) = self.path(ch, unpacking, s, t)? else { return Ok(None) };
+        let mut vertices = Vec::with_capacity(arcs.len() + 1);
+        vertices.push(s);
+        for a in arcs {
+            let head = graph.targets().get(a as usize).copied().ok_or_else(|| {
+                SsspError::InvalidParameter(format!(
+                    "path_vertices: arc {a} is not an arc of the graph: pass the graph the hierarchy was built from"
+                ))
+            })?;
+            vertices.push(head);
+        }
+        Ok(Some((d, vertices)))
+    }
+
     /// Distances for many `(source, target)` pairs on all cores, one query state per thread.
     pub fn distances(ch: &ContractionHierarchy, pairs: &[(u32, u32)]) -> Result<Vec<Option<u32>>, SsspError> {
         let first = Self::new(ch)?;
