@@ -117,6 +117,9 @@ fn nodes_beside(net: &Path) -> Result<PathBuf, Error> {
 }
 
 fn run(args: Args) -> Result<common::Outcome, Error> {
+    // Ctrl-C from here on stops the solve at the end of its iteration; every output below is then
+    // written from that last whole iteration, and the run exits 130.
+    let interrupt = common::interrupt_flag();
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
     }
@@ -154,8 +157,14 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         None => Vec::new(),
         Some(list) => net.links_named(list).map_err(|e| format!("--select-link: {e}"))?,
     };
-    let opts =
-        AssignOptions { backend, devices: &devices, select_links, trees: args.trees, ..args.model.options() };
+    let opts = AssignOptions {
+        backend,
+        devices: &devices,
+        select_links,
+        trees: args.trees,
+        cancel: Some(interrupt),
+        ..args.model.options()
+    };
     let classes =
         args.classes.as_ref().map(|f| read_classes(f, &net, &demand)).transpose()?.unwrap_or_default();
     // What loads, why, and the trees it grows ("dijkstra" or "phast").
@@ -320,6 +329,16 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         }
     }
     let last = result.last();
+    let outcome = if interrupt.load(std::sync::atomic::Ordering::SeqCst) && !result.converged {
+        common::Outcome::Interrupted(format!(
+            "stopped after iteration {} (relative gap {:.3e}); the results and files written are that iteration's",
+            result.history.len(),
+            last.relative_gap
+        ))
+    } else {
+        common::Outcome::missed_if(args.model.missed(&result))
+    };
+    let interrupted = matches!(outcome, common::Outcome::Interrupted(_));
     if args.json {
         let mut json = common::assignment_json(
             (&net_path, &trips_path),
@@ -339,6 +358,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             json["total_generalised_cost"] = serde_json::Value::Null;
         }
         json["backend_why"] = loader_why.into();
+        json["interrupted"] = interrupted.into();
         json["turns"] = turn_summary.clone().unwrap_or_default().into();
         json["classes"] = class_table
             .iter()
@@ -347,7 +367,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             })
             .collect();
         println!("{json}");
-        return Ok(common::Outcome::missed_if(args.model.missed(&result)));
+        return Ok(outcome);
     }
     println!(
         "{}: {} nodes, {} links, {} zones; {:.1} trips from {} origins ({:.1} intrazonal not assigned); read in {load_s:.3} s{}",
@@ -385,7 +405,13 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     }
     println!(
         "{} after {n} iterations in {solve_s:.3} s ({} threads): relative gap {:.3e}, objective {:.6}, TSTT {:.6}, SPTT {:.6}",
-        if result.converged { "converged" } else { "stopped" },
+        if result.converged {
+            "converged"
+        } else if interrupted {
+            "interrupted (Ctrl-C)"
+        } else {
+            "stopped"
+        },
         rayon::current_num_threads(),
         last.relative_gap,
         last.objective,
@@ -401,7 +427,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     if let Some(out) = &args.flows_out {
         println!("link flows written to {}", out.display());
     }
-    Ok(common::Outcome::missed_if(args.model.missed(&result)))
+    Ok(outcome)
 }
 
 fn main() -> ExitCode {

@@ -50,6 +50,8 @@ impl<E: Into<crate::common::Error>> From<E> for Failure {
 /// Initialises MPI, runs `run`, and ends the job as [`Failure`] says.
 /// A missed target (every rank has the same result) exits with 2 on every rank, rank 0 saying which.
 pub fn main_with<T: Into<Outcome>>(run: impl FnOnce(&MpiComm) -> Result<T, Failure>) -> ExitCode {
+    // Before MPI's threads start.
+    crate::common::startup::quiet_device_probe();
     let comm = match MpiComm::init() {
         Ok(c) => c,
         Err(e) => return crate::common::finish(Err::<(), _>(e.into())),
@@ -61,6 +63,12 @@ pub fn main_with<T: Into<Outcome>>(run: impl FnOnce(&MpiComm) -> Result<T, Failu
                 eprintln!("target not reached: {why}");
             }
             ExitCode::from(2)
+        }
+        Ok(Outcome::Interrupted(what)) => {
+            if comm.rank() == 0 {
+                eprintln!("interrupted: {what}");
+            }
+            ExitCode::from(130)
         }
         Err(Failure::Everyone(e)) => {
             // Only rank 0 prints: every rank holds the same failure (another rank's error names it).

@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+// What every command does first (the doctor, which shares nothing else, includes it alone).
+#[path = "startup.rs"]
+pub mod startup;
+
 use urbanflow::tap::{Demand, Network};
 
 /// The exit codes, as every `--help` states them.
@@ -19,6 +23,8 @@ pub enum Outcome {
     Done,
     /// The result is printed, but a target was not reached (the text names it).
     Missed(String),
+    /// Ctrl-C stopped the run; what it had done is printed and written (the text says what).
+    Interrupted(String),
 }
 
 #[allow(dead_code)] // only the examples with targets
@@ -49,6 +55,11 @@ pub fn finish<T: Into<Outcome>>(result: Result<T, Error>) -> ExitCode {
             eprintln!("target not reached: {why}");
             ExitCode::from(2)
         }
+        // 128 + SIGINT, as a shell reports a process that Ctrl-C ended.
+        Ok(Outcome::Interrupted(what)) => {
+            eprintln!("interrupted: {what}");
+            ExitCode::from(130)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
@@ -56,9 +67,35 @@ pub fn finish<T: Into<Outcome>>(result: Result<T, Error>) -> ExitCode {
     }
 }
 
+/// The flag Ctrl-C sets: the first press asks the run to stop where it can keep its results (an
+/// assignment at the end of its iteration, [`urbanflow::tap::AssignOptions::cancel`]); a second press
+/// ends the process at once with 130.
+#[allow(dead_code)] // only the examples that stop cleanly
+pub fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static FLAG: AtomicBool = AtomicBool::new(false);
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let installed = ctrlc::set_handler(|| {
+            if FLAG.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupted: stopping at the end of this iteration (Ctrl-C again to quit now)");
+        });
+        // Without a handler (another one installed by an embedding program) Ctrl-C ends the process
+        // as it would anyway.
+        if let Err(e) = installed {
+            eprintln!("note: Ctrl-C will end the run without its results ({e})");
+        }
+    });
+    &FLAG
+}
+
 /// Parses the command line; a usage error exits with 1 (clap's own default, 2, is the code of a
-/// missed target here), `--help` and `--version` with 0.
+/// missed target here), `--help` and `--version` with 0. Called first in `main`, it also quiets the
+/// device probe ([`startup::quiet_device_probe`]).
 pub fn parse_args<A: clap::Parser>() -> A {
+    startup::quiet_device_probe();
     A::try_parse().unwrap_or_else(|e| {
         let _ = e.print();
         std::process::exit(if e.use_stderr() { 1 } else { 0 })

@@ -33,7 +33,7 @@ struct Args {
     all: bool,
 }
 
-const ENV: [&str; 10] = [
+const ENV: [&str; 11] = [
     "URBANFLOW_BACKEND",
     "WGPU_BACKEND",
     "WGPU_ADAPTER_NAME",
@@ -44,9 +44,13 @@ const ENV: [&str; 10] = [
     "URBANFLOW_DATA",
     "RAYON_NUM_THREADS",
     "VK_DRIVER_FILES",
+    "NODEVICE_SELECT",
 ];
 
+mod startup;
+
 fn main() -> ExitCode {
+    startup::quiet_device_probe();
     let args = Args::try_parse().unwrap_or_else(|e| {
         let _ = e.print();
         std::process::exit(if e.use_stderr() { 1 } else { 0 })

@@ -314,7 +314,31 @@ fn run(args: Args) -> Result<(), Error> {
     let query_s = t.elapsed().as_secs_f64();
     let (from_id, to_id) = (input.point_id(input.from), input.point_id(input.to));
     let Some((distance, arcs)) = found else {
-        return Err(format!("no route: {to_id} cannot be reached from {from_id}").into());
+        // Unreachable is an answer (exit 0), the same in every command: `"distance": null`, no path.
+        if args.check {
+            let stop = Stop { targets: Some(&[input.to]), ..Stop::default() };
+            let (d, _) = dijkstra(g, input.from, &stop)?;
+            if d[input.to as usize] != urbanflow::sssp::UNREACHABLE {
+                return Err(format!(
+                    "internal error: the hierarchy finds no path, Dijkstra {} ({from_id} → {to_id})",
+                    d[input.to as usize]
+                )
+                .into());
+            }
+        }
+        if args.json {
+            println!(
+                "{{\"graph\":{:?},\"from\":{from_id},\"to\":{to_id},\"distance\":null,\"path\":[],\
+                 \"read_s\":{read_s:.6},\"cch_build_s\":{build_s:.6},\"cch_cache\":{cache:?},\"customise_s\":{customise_s:.6},\
+                 \"query_s\":{query_s:.9},\"checked\":{},\"turns\":{:?}}}",
+                input.what,
+                args.check,
+                input.turns_line.as_deref().unwrap_or("")
+            );
+        } else {
+            println!("route      {from_id} → {to_id}: unreachable (no path)");
+        }
+        return Ok(());
     };
     if args.check {
         let stop = Stop { targets: Some(&[input.to]), ..Stop::default() };
@@ -458,7 +482,17 @@ fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
     let query_s = t.elapsed().as_secs_f64();
     let (from_id, to_id) = (input.point_id(input.from), input.point_id(input.to));
     let Some(route) = found else {
-        return Err(format!("no route: {to_id} cannot be reached from {from_id}").into());
+        if args.json {
+            println!(
+                "{{\"graph\":{:?},\"from\":{from_id},\"to\":{to_id},\"distance\":null,\"path\":[],\
+                 \"read_s\":{read_s:.6},\"engine\":\"bidirectional-dijkstra\",\"reverse_graph_s\":{reverse_s:.6},\"query_s\":{query_s:.9},\"turns\":{:?}}}",
+                input.what,
+                input.turns_line.as_deref().unwrap_or("")
+            );
+        } else {
+            println!("route      {from_id} → {to_id}: unreachable (no path)");
+        }
+        return Ok(());
     };
     let path: Vec<String> = input.path_ids(&route.vertices).iter().map(i128::to_string).collect();
     if args.json {

@@ -117,7 +117,21 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     let q = Query { source: from_v, targets: Some(vec![to_v]), predecessors: true, ..Default::default() };
     let r = solve(graph, &q, args.algorithm, backend)?;
     let route_s = t.elapsed().as_secs_f64();
-    let path_v = r.path_to(graph, to_v).ok_or("no route: the destination is unreachable")?;
+    let Some(path_v) = r.path_to(graph, to_v) else {
+        // Unreachable is an answer (exit 0), as in `route` and `ksp`.
+        let (from_node, to_node) = (g.osm_ids[s as usize], g.osm_ids[d as usize]);
+        if args.json {
+            println!(
+                "{{\"osm\":{:?},\"profile\":\"{}\",\"from_osm_node\":{from_node},\"to_osm_node\":{to_node},\"from_snap_m\":{from_m:.1},\"to_snap_m\":{to_m:.1},\"travel_time_s\":null,\"length_m\":null,\"path_vertices\":0,\"algorithm\":\"{}\",\"import_s\":{import_s:.3},\"route_s\":{route_s:.6}}}",
+                path.display().to_string(),
+                args.profile,
+                r.algorithm
+            );
+        } else {
+            println!("route      OSM node {from_node} → OSM node {to_node}: unreachable (no path)");
+        }
+        return Ok(());
+    };
     let path_v = match &turns {
         Some((tg, _)) => tg.path_nodes(&path_v),
         None => path_v,
