@@ -96,11 +96,20 @@ fn graph_error(e: GraphError) -> PyErr {
     let message = e.to_string();
     match e {
         GraphError::Open { path, source } => {
-            let at = At { filename: Some(path.display().to_string()), ..At::default() };
+            // OSError(errno, strerror, filename), as open() raises it: "[Errno 2] No such file or
+            // directory: 'x'" (a message with the filename set afterwards reads "[Errno None] None").
+            let filename = path.display().to_string();
+            let Some(errno) = source.raw_os_error() else {
+                let at = At { filename: Some(filename), ..At::default() };
+                return raise::<PyOSError>(message, at);
+            };
+            let text = std::io::Error::from_raw_os_error(errno).to_string();
+            let strerror = text.split(" (os error").next().unwrap_or(&text).to_string();
+            let args = (errno, strerror, filename);
             match source.kind() {
-                std::io::ErrorKind::NotFound => raise::<PyFileNotFoundError>(message, at),
-                std::io::ErrorKind::PermissionDenied => raise::<PyPermissionError>(message, at),
-                _ => raise::<PyOSError>(message, at),
+                std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(args),
+                std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(args),
+                _ => PyOSError::new_err(args),
             }
         }
         GraphError::Parse { path, line, .. } | GraphError::NotAGraph { path, line, .. } => {
@@ -142,7 +151,9 @@ fn tap_error(e: TapError) -> PyErr {
         | TapError::BadLink { path, line, .. }
         | TapError::UnknownZone { path, line, .. }
         | TapError::TurnFile { path, line, .. } => raise::<FormatError>(message, file_at(&path, Some(line))),
-        TapError::UnknownLink { path, .. } => raise::<FormatError>(message, file_at(&path, None)),
+        TapError::UnknownLink { path, .. } | TapError::ZoneCountMismatch { trips: path, .. } => {
+            raise::<FormatError>(message, file_at(&path, None))
+        }
         TapError::DemandUnreachable { .. } => raise::<UnreachableDemandError>(message, At::default()),
         TapError::InvalidOption(_) | TapError::BadParameter { .. } | TapError::BadFlows { .. } => {
             raise::<InvalidInputError>(message, At::default())

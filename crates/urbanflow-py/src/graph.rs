@@ -14,6 +14,7 @@ use urbanflow::sssp::many::{ManyOptions, Method, many_to_all_into, many_to_all_s
 use urbanflow::sssp::{Algorithm, NO_ARC, Query, UNREACHABLE, solve};
 
 use crate::errors::Error;
+use crate::hierarchy::Hierarchy;
 use crate::run::{Cancel, Run, backend_of, report_progress, run, run_watching};
 
 /// Sources per `many_to_all` call: how soon an interrupted many-source call stops.
@@ -98,6 +99,7 @@ impl Graph {
         tntp_units: f64,
         threads: Option<usize>,
     ) -> PyResult<Self> {
+        let path = crate::paths::input_path(path)?;
         let format: GraphFormat = format.parse().map_err(Error::Input)?;
         let opts = LoadOptions { format, tntp_units, ..LoadOptions::default() };
         let loaded = run(py, Run { threads }, move |_| Ok(load_graph(&path, &opts)?))?;
@@ -323,6 +325,20 @@ impl Graph {
             Ok(q.path(source, target)?.map(|r| (r.distance, r.vertices)))
         })?;
         Ok(found.map(|(d, v)| (d, v.into_pyarray(py))))
+    }
+
+    /// The graph's customisable contraction hierarchy, customised with its weights: the order built
+    /// once per graph shape (kept in urbanflow's cache folder with `cache=True`), then routes and
+    /// matrices without a search of the graph.
+    #[pyo3(signature = (*, cache = true, threads = None))]
+    fn hierarchy(&self, py: Python<'_>, cache: bool, threads: Option<usize>) -> PyResult<Hierarchy> {
+        let graph = Arc::clone(&self.graph);
+        run(py, Run { threads }, move |_| Hierarchy::build(graph, cache))
+    }
+
+    /// Whether the cache folder holds this graph's hierarchy order (then `hierarchy()` loads it).
+    fn hierarchy_cached(&self) -> bool {
+        urbanflow::sssp::cch::Cch::is_cached(&self.graph)
     }
 
     /// Distances from every source to every target: a (len(sources), len(targets)) uint32 array.

@@ -5,7 +5,9 @@
 
 mod errors;
 mod graph;
+mod hierarchy;
 mod osm;
+mod paths;
 mod run;
 mod tap;
 mod transit;
@@ -16,6 +18,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::Graph>()?;
+    m.add_class::<hierarchy::Hierarchy>()?;
     m.add_class::<tap::Network>()?;
     m.add_class::<tap::Demand>()?;
     m.add_function(wrap_pyfunction!(tap::assign, m)?)?;

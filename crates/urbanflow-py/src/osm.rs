@@ -27,6 +27,7 @@ impl OsmGraph {
     #[staticmethod]
     #[pyo3(signature = (path, profile = "car", *, largest_component = true))]
     fn from_file(py: Python<'_>, path: PathBuf, profile: &str, largest_component: bool) -> PyResult<Self> {
+        let path = crate::paths::input_path(path)?;
         let profile: Profile = profile.parse().map_err(Error::Input)?;
         let osm = run(py, Run { threads: None }, move |_| {
             Ok(import(&path, &OsmOptions { largest_component, ..OsmOptions::new(profile) })?)

@@ -31,6 +31,7 @@ impl Network {
     #[staticmethod]
     #[pyo3(signature = (path, *, toll_factor = 0.0, distance_factor = 0.0))]
     fn from_tntp(py: Python<'_>, path: PathBuf, toll_factor: f64, distance_factor: f64) -> PyResult<Self> {
+        let path = crate::paths::input_path(path)?;
         let factors = CostFactors { toll: toll_factor, distance: distance_factor };
         let net = run(py, Run { threads: None }, move |_| Ok(RustNetwork::read_tntp(&path, factors)?))?;
         Ok(Self { net: Arc::new(net) })
@@ -96,6 +97,7 @@ impl Demand {
     #[staticmethod]
     #[pyo3(signature = (path, net, *, scale = 1.0, cache = false))]
     fn from_tntp(py: Python<'_>, path: PathBuf, net: &Network, scale: f64, cache: bool) -> PyResult<Self> {
+        let path = crate::paths::input_path(path)?;
         let n = Arc::clone(&net.net);
         let demand = run(py, Run { threads: None }, move |_| {
             let d = if cache {
@@ -178,6 +180,7 @@ pub fn assign<'py>(
             net.net.links_named(&list.join(",")).map_err(|e| Error::Input(format!("select_link: {e}")))?
         }
     };
+    let turns = turns.map(crate::paths::input_path).transpose()?;
     let with_turns = turns.is_some();
     let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
     // Iterations logged by the worker, handed to `progress` on the Python thread.
@@ -396,6 +399,7 @@ fn user_classes(
     let os = py.import("os")?;
     if spec.is_instance_of::<pyo3::types::PyString>() || spec.hasattr("__fspath__")? {
         let path: PathBuf = os.call_method1("fspath", (spec,))?.extract()?;
+        let path = crate::paths::input_path(path)?;
         let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
         return run(py, Run { threads: None }, move |_| Ok(read_classes(&path, &n, &d)?));
     }

@@ -44,6 +44,7 @@ impl Transit {
         place_radius: f64,
         bike_radius: Option<f64>,
     ) -> PyResult<Self> {
+        let path = crate::paths::input_path(path)?;
         if !(walk_speed.is_finite() && walk_speed > 0.0) {
             return Err(
                 Error::Input(format!("walk_speed = {walk_speed}: expected metres per second > 0")).into()

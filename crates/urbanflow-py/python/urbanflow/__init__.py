@@ -18,16 +18,26 @@ computing call releases the GIL, answers Ctrl-C within 50 ms, and takes ``backen
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+# Without a desktop session (no XDG_RUNTIME_DIR: servers, containers, CI), Mesa's device-select Vulkan
+# layer asks for a Wayland display whenever the GPU adapters are listed and libwayland prints a false
+# "error: XDG_RUNTIME_DIR is invalid or not set" on stderr. The layer only orders GPUs for a display and
+# urbanflow orders adapters itself, so it is switched off here, before the extension loads, unless the
+# user chose otherwise (the command-line tools do the same: examples/startup.rs).
+if not os.path.isdir(os.environ.get("XDG_RUNTIME_DIR", "") or "/nonexistent"):
+    os.environ.setdefault("NODEVICE_SELECT", "1")
 
 from . import errors
 from ._tables import table
 from ._urbanflow import UNREACHABLE, __version__
 from ._urbanflow import Demand as _Demand
 from ._urbanflow import Graph as _Graph
+from ._urbanflow import Hierarchy as _Hierarchy
 from ._urbanflow import Network as _Network
 from ._urbanflow import OsmGraph as _OsmGraph
 from ._urbanflow import Transit as _Transit
@@ -38,6 +48,7 @@ from .errors import InvalidInputError
 __all__ = [
     "UNREACHABLE",
     "Graph",
+    "Hierarchy",
     "Network",
     "Demand",
     "AssignResult",
@@ -52,6 +63,19 @@ __all__ = [
 
 Network = _Network
 Demand = _Demand
+
+
+def __dir__():
+    # What a user may call: the imports and helpers of this file stay out of dir(urbanflow).
+    return sorted(__all__)
+
+
+def _integer(value, what: str) -> int:
+    """``value`` as an index or count: an integer (Python or numpy), never a float, bool or string that
+    ``int()`` would quietly truncate or parse."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidInputError(f"{what} {value!r}: expected an integer, got {type(value).__name__}")
+    return int(value)
 
 
 def _u32(values, what: str) -> np.ndarray:
@@ -91,10 +115,13 @@ def _finish(d: np.ndarray, dtype) -> np.ndarray:
 class Graph:
     """A directed graph with non-negative integer weights (uint32)."""
 
-    __slots__ = ("_g",)
+    __slots__ = ("_g", "_h", "_no_h")
 
     def __init__(self, inner: _Graph):
         self._g = inner
+        self._h = None
+        # Why "auto" found no usable hierarchy for this graph (then it is not tried again).
+        self._no_h = None
 
     @classmethod
     def from_file(cls, path, format: str = "auto", *, tntp_units: float = 1000.0, threads=None) -> "Graph":
@@ -203,7 +230,7 @@ class Graph:
                 d, p = d[0], p[0]
             return _finish(d, dtype), p
         if np.ndim(sources) == 0:
-            s = int(sources)
+            s = _integer(sources.item() if isinstance(sources, np.ndarray) else sources, "source")
             if s < 0:
                 raise errors.VertexError(f"source {s}: expected an index in 0..{self.n}")
             d = self._g.distances_from(s, algorithm=algorithm, backend=backend, threads=threads)
@@ -215,20 +242,60 @@ class Graph:
                                        progress=progress or None)
         return _finish(d, dtype)
 
+    def hierarchy(self, *, cache: bool = True, threads=None) -> "Hierarchy":
+        """The graph's customisable contraction hierarchy, customised with its weights, for many
+        routes and matrices: its order is built once per graph shape (seconds on a city, then kept in
+        urbanflow's cache folder with ``cache=True``, a fraction of a second to load), and then each
+        ``distance``/``path`` takes microseconds and ``matrix`` needs no search per pair. The graph keeps
+        it: ``path`` and ``distance_matrix`` use it from then on.
+
+        >>> h = g.hierarchy()
+        >>> h.path(0, 2)
+        (1, array([0, 2], dtype=uint32))"""
+        if self._h is None:
+            self._h = Hierarchy(self._g.hierarchy(cache=cache, threads=threads), self.n)
+        return self._h
+
     def path(self, source: int, target: int, *, threads=None):
         """A shortest path: ``(distance, vertices)`` with vertices a uint32 array from source to target,
-        or ``None`` when the target cannot be reached."""
-        return self._g.path(int(source), int(target), threads=threads)
+        or ``None`` when the target cannot be reached (on the graph's ``hierarchy()`` once it has one, else
+        by bidirectional Dijkstra)."""
+        if self._h is not None:
+            return self._h.path(source, target)
+        return self._g.path(_integer(source, "source"), _integer(target, "target"), threads=threads)
 
     def paths(self, source: int, targets, *, threads=None) -> list:
         """Shortest paths from ``source`` to each of ``targets``, along one tree: a list with, per
         target, ``(distance, vertices)`` (uint32 from source to target) or ``None`` when unreachable."""
-        return self._g.paths(int(source), _u32(targets, "targets"), threads=threads)
+        return self._g.paths(_integer(source, "source"), _u32(targets, "targets"), threads=threads)
 
-    def distance_matrix(self, sources, targets, *, backend=None, threads=None, dtype=None) -> np.ndarray:
-        """Distances from every source to every target: shape (len(sources), len(targets))."""
-        d = self._g.distance_matrix(_u32(sources, "sources"), _u32(targets, "targets"), backend=backend,
-                                    threads=threads)
+    def distance_matrix(self, sources, targets, *, method: str = "auto", backend=None, threads=None,
+                        dtype=None) -> np.ndarray:
+        """Distances from every source to every target: shape (len(sources), len(targets)).
+
+        ``method``: "hierarchy" (the graph's ``hierarchy()``, built or loaded once, then buckets: no
+        search per pair), "trees" (a shortest-path tree per source, on ``backend``), or "auto" (the
+        default): the hierarchy when the graph has one, or when no GPU was asked for and there are at
+        least ``HIERARCHY_MIN_SOURCES`` sources (``HIERARCHY_BUILD_MIN_SOURCES`` when its order is not in
+        the cache folder yet and must be built); trees otherwise, and where the graph has no hierarchy
+        of a usable size (no small separators)."""
+        src, dst = _u32(sources, "sources"), _u32(targets, "targets")
+        if method not in ("auto", "hierarchy", "trees"):
+            raise InvalidInputError(f"method={method!r}: expected 'auto', 'hierarchy' or 'trees'")
+        use_hierarchy = method == "hierarchy" or (
+            method == "auto" and backend != "gpu" and self._no_h is None
+            and (self._h is not None or len(src) >= HIERARCHY_BUILD_MIN_SOURCES
+                 or (len(src) >= HIERARCHY_MIN_SOURCES and self._g.hierarchy_cached())))
+        if use_hierarchy:
+            try:
+                h = self.hierarchy(threads=threads)
+            except InvalidInputError as e:
+                if method == "hierarchy":
+                    raise
+                self._no_h = str(e)
+            else:
+                return h.matrix(src, dst, threads=threads, dtype=dtype)
+        d = self._g.distance_matrix(src, dst, backend=backend, threads=threads)
         return _finish(d, dtype)
 
     @classmethod
@@ -241,7 +308,8 @@ class Graph:
     def k_shortest_paths(self, source: int, target: int, k: int, *, algorithm: str = "mps", threads=None):
         """The ``k`` shortest loopless paths, shortest first: a list of ``(cost, vertices)``
         (``algorithm``: "mps" or "yen")."""
-        return self._g.k_shortest_paths(int(source), int(target), int(k), algorithm=algorithm, threads=threads)
+        return self._g.k_shortest_paths(_integer(source, "source"), _integer(target, "target"), _integer(k, "k"),
+                                        algorithm=algorithm, threads=threads)
 
     def to_scipy(self):
         """The graph as a scipy CSR matrix (parallel arcs reduced to their minimum: scipy would add them)."""
@@ -265,6 +333,63 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"Graph(n={self.n}, m={self.m})"
+
+
+# Sources from which ``distance_matrix`` prepares a hierarchy for a graph that has none, when its order
+# is in the cache folder (loaded and customised: ~12 trees' time on NY) and when it must be built (~95
+# trees' time on NY, 2 cores): docs/benchmarks.md, "Python: routes and matrices".
+HIERARCHY_MIN_SOURCES = 16
+HIERARCHY_BUILD_MIN_SOURCES = 128
+
+
+class Hierarchy:
+    """A customisable contraction hierarchy of a ``Graph`` (``Graph.hierarchy()``), customised with a
+    metric: microsecond routes and matrices without a search per pair. Vertices are the graph's
+    0-based indices."""
+
+    __slots__ = ("_h", "_n")
+
+    def __init__(self, inner: _Hierarchy, n: int):
+        self._h = inner
+        self._n = n
+
+    def customise(self, weights=None, *, threads=None) -> None:
+        """Puts new arc weights on the hierarchy (integers, one per arc in ``Graph.weights`` order),
+        or the graph's own with ``None``: the order is kept, only the metric changes (a fraction of the
+        build)."""
+        self._h.customise(None if weights is None else _u32(weights, "weights"), threads=threads)
+
+    def distance(self, source: int, target: int) -> int | None:
+        """The shortest distance from ``source`` to ``target``, ``None`` when unreachable."""
+        return self._h.distance(_integer(source, "source"), _integer(target, "target"))
+
+    def path(self, source: int, target: int):
+        """``(distance, vertices)`` (uint32 from source to target), ``None`` when unreachable."""
+        return self._h.path(_integer(source, "source"), _integer(target, "target"))
+
+    def matrix(self, sources, targets, *, threads=None, dtype=None) -> np.ndarray:
+        """Distances from every source to every target: shape (len(sources), len(targets)), uint32 with
+        ``UNREACHABLE`` (or float64 with ``inf`` for ``dtype="float64"``)."""
+        d = self._h.matrix(_u32(sources, "sources"), _u32(targets, "targets"), threads=threads)
+        return _finish(d, dtype)
+
+    @property
+    def cache(self) -> str:
+        """How the order was obtained: loaded from the cache folder, or built (and where it was saved)."""
+        return self._h.cache
+
+    @property
+    def build_s(self) -> float:
+        """Seconds to build (or load) the order."""
+        return self._h.build_s
+
+    @property
+    def customise_s(self) -> float:
+        """Seconds of the last customisation."""
+        return self._h.customise_s
+
+    def __repr__(self) -> str:
+        return repr(self._h)
 
 
 class OsmGraph:
@@ -352,6 +477,18 @@ class AssignResult:
     turns: Any = None
     select_link: Any = None
 
+    def __repr__(self) -> str:
+        # A summary: the arrays and tables are one attribute away, and printing them whole buries it.
+        extra = "".join(
+            f", {name}=<{len(value)} {what}>"
+            for name, value, what in (("classes", self.classes, "classes"), ("turns", self.turns, "turns"),
+                                      ("select_link", self.select_link, "rows"))
+            if value is not None
+        )
+        return (f"AssignResult(converged={self.converged}, iterations={self.iterations}, "
+                f"relative_gap={self.relative_gap:.3e}, tstt={self.tstt:.6g}, sptt={self.sptt:.6g}, "
+                f"objective={self.objective:.6g}, links={len(self.flows)}{extra})")
+
 
 def _tree_bar(total: int):
     """A progress callback counting trees (tqdm if installed, else nothing)."""
@@ -389,11 +526,13 @@ def _progress_bar(gap: float):
                 print(f"iteration {log['iteration']} gap {log['relative_gap']:.3e}", file=sys.stderr)
 
         return line
-    bar = tqdm(total=1000, desc="assignment", unit="‰")
+    # The bar is the gap's way down to ``gap`` on a log scale; it shows the furthest point reached (a
+    # gap may rise for an iteration, the bar never goes back) and no rate (its units are not items).
+    bar = tqdm(total=1000, desc="assignment", bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
 
     def update(log):
         done = min(max(math.log10(max(log["relative_gap"], 1e-16)) / target, 0.0), 1.0)
-        bar.update(int(done * 1000) - bar.n)
+        bar.update(max(int(done * 1000) - bar.n, 0))
         bar.set_postfix_str(f"iteration {log['iteration']} gap {log['relative_gap']:.3e}")
 
     return update
@@ -452,6 +591,14 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
         "volume_capacity": np.divide(flows, cols["capacity"], out=np.full_like(flows, np.nan),
                                      where=cols["capacity"] > 0),
     }
+    if not r["converged"]:
+        # The command line exits 2 here; a library call warns (warnings.simplefilter("error") makes it raise).
+        warnings.warn(
+            f"assignment stopped after {r['iterations']} iterations at relative gap {r['relative_gap']:.3e}, "
+            f"above the target {gap:.1e} (raise max_iters, or see AssignResult.history)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     per_class = None
     if "classes" in r:
         per_class = {c["name"]: c["vehicles"] for c in r["classes"]}
@@ -479,6 +626,10 @@ def skims(net, result: AssignResult, *, threads=None) -> dict:
     float64 arrays ``time``, ``distance``, ``toll`` and ``cost`` (``inf`` where unreachable)."""
     if not isinstance(net, _Network):
         net = _Network.from_tntp(os.fspath(net))
+    if len(result.flows) != net.num_links:
+        raise InvalidInputError(
+            f"skims: the result has {len(result.flows)} link flows but the network has {net.num_links} links "
+            f"(the result of another network?)")
     return _skims(net, np.ascontiguousarray(result.flows), np.ascontiguousarray(result.costs), threads=threads)
 
 
@@ -538,8 +689,6 @@ class Transit:
         on foot to stations within ``place_radius`` metres); ``walk_speed`` m/s, ``walk_radius`` m
         between stations, ``change_time`` s at a station; ``bike_radius`` m enables "bike+transit"."""
         path = os.fspath(path)
-        if not os.path.exists(path):
-            raise FileNotFoundError(2, "no such GTFS feed", path)
         pts = None if places is None else [(float(a), float(b)) for a, b in places]
         return cls(_Transit.from_gtfs(path, date=date, places=pts, walk_speed=walk_speed, walk_radius=walk_radius,
                                       change_time=change_time, place_radius=place_radius, bike_radius=bike_radius))

@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 import numpy as np
 import numpy.typing as npt
@@ -8,13 +8,31 @@ import numpy.typing as npt
 from . import errors as errors
 
 __version__: str
+__all__ = [
+    "UNREACHABLE",
+    "Graph",
+    "Hierarchy",
+    "Network",
+    "Demand",
+    "AssignResult",
+    "assign",
+    "skims",
+    "OsmGraph",
+    "Transit",
+    "Journey",
+    "errors",
+    "__version__",
+]
 UNREACHABLE: int
+HIERARCHY_MIN_SOURCES: int
+HIERARCHY_BUILD_MIN_SOURCES: int
 
 _Backend = Literal["cpu", "gpu", "auto"] | None
 _Path = str | PathLike[str]
 _Ints = npt.ArrayLike
 
 class Graph:
+    def __init__(self, inner: Any) -> None: ...
     @classmethod
     def from_file(cls, path: _Path, format: str = "auto", *, tntp_units: float = 1000.0, threads: int | None = None) -> Graph: ...
     @classmethod
@@ -44,8 +62,9 @@ class Graph:
                   progress: Any = None) -> npt.NDArray[Any] | tuple[npt.NDArray[Any], npt.NDArray[np.uint32]]: ...
     def paths(self, source: int, targets: _Ints, *, threads: int | None = None) -> list[tuple[int, npt.NDArray[np.uint32]] | None]: ...
     def path(self, source: int, target: int, *, threads: int | None = None) -> tuple[int, npt.NDArray[np.uint32]] | None: ...
-    def distance_matrix(self, sources: _Ints, targets: _Ints, *, backend: _Backend = None, threads: int | None = None,
-                        dtype: Any = None) -> npt.NDArray[Any]: ...
+    def hierarchy(self, *, cache: bool = True, threads: int | None = None) -> Hierarchy: ...
+    def distance_matrix(self, sources: _Ints, targets: _Ints, *, method: str = "auto", backend: _Backend = None,
+                        threads: int | None = None, dtype: Any = None) -> npt.NDArray[Any]: ...
     @classmethod
     def from_osm(cls, path: _Path, profile: str = "car", *, largest_component: bool = True) -> OsmGraph: ...
     def k_shortest_paths(self, source: int, target: int, k: int, *, algorithm: str = "mps",
@@ -53,9 +72,21 @@ class Graph:
     def to_scipy(self) -> Any: ...
     def to_networkx(self) -> Any: ...
 
+class Hierarchy:
+    def __init__(self, inner: Any, n: int) -> None: ...
+    def customise(self, weights: _Ints | None = None, *, threads: int | None = None) -> None: ...
+    def distance(self, source: int, target: int) -> int | None: ...
+    def path(self, source: int, target: int) -> tuple[int, npt.NDArray[np.uint32]] | None: ...
+    def matrix(self, sources: _Ints, targets: _Ints, *, threads: int | None = None, dtype: Any = None) -> npt.NDArray[Any]: ...
+    @property
+    def cache(self) -> str: ...
+    @property
+    def build_s(self) -> float: ...
+    @property
+    def customise_s(self) -> float: ...
+
 class OsmGraph:
-    @staticmethod
-    def from_file(path: _Path, profile: str = "car", *, largest_component: bool = True) -> OsmGraph: ...
+    def __init__(self, inner: Any) -> None: ...
     @property
     def graph(self) -> Graph: ...
     @property
@@ -72,6 +103,7 @@ class OsmGraph:
     def report(self) -> dict[str, Any]: ...
     def turn_graph(self) -> tuple[Graph, npt.NDArray[np.uint32], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
 
+@final
 class Network:
     @staticmethod
     def from_tntp(path: _Path, *, toll_factor: float = 0.0, distance_factor: float = 0.0) -> Network: ...
@@ -83,6 +115,7 @@ class Network:
     def num_zones(self) -> int: ...
     def links(self) -> dict[str, npt.NDArray[Any]]: ...
 
+@final
 class Demand:
     @staticmethod
     def from_tntp(path: _Path, net: Network, *, scale: float = 1.0, cache: bool = False) -> Demand: ...
@@ -124,6 +157,7 @@ class Journey:
     def duration(self) -> int: ...
 
 class Transit:
+    def __init__(self, inner: Any) -> None: ...
     @classmethod
     def from_gtfs(cls, path: _Path, *, date: str | None = None, places: list[tuple[float, float]] | None = None,
                   walk_speed: float = 1.3, walk_radius: float = 500.0, change_time: int = 120,
