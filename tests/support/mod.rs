@@ -15,7 +15,11 @@ pub fn repo() -> PathBuf {
 pub fn example(name: &str, args: &[&str], cwd: Option<&Path>) -> Output {
     let exe = std::env::current_exe().unwrap();
     let bin = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
-    assert!(bin.exists(), "{} not built (cargo test builds the examples)", bin.display());
+    assert!(
+        bin.exists(),
+        "{} not built (cargo test --workspace builds the examples of crates/urbanflow-examples)",
+        bin.display()
+    );
     let mut cmd = Command::new(&bin);
     cmd.args(args).env("URBANFLOW_BACKEND", "cpu").env("URBANFLOW_PROGRESS_SECONDS", "0");
     if let Some(dir) = cwd {

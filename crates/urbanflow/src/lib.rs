@@ -60,10 +60,6 @@
 //! # Ok::<(), urbanflow::tap::TapError>(())
 //! ```
 
-// The library forbids unsafe code, as every crate of the workspace does (this package only denies it,
-// for the one line its examples need: examples/startup.rs).
-#![forbid(unsafe_code)]
-
 // Inlined, so that `cargo doc -p urbanflow --no-deps` documents every module under the facade's names.
 #[cfg(feature = "cycles")]
 #[doc(inline)]
