@@ -75,10 +75,10 @@ pub enum Ran {
 ///
 /// ```
 /// use std::ops::ControlFlow;
-/// use algos_cycles::{ChordlessOptions, Ran, SimpleGraph, Simplify, chordless_cycles_on};
-/// let (g, _) = SimpleGraph::from_csr(&graph_core::generators::grid_2d(4, 4), Simplify::Repair).unwrap();
+/// use urbanflow::cycles::{ChordlessOptions, Ran, SimpleGraph, Simplify, chordless_cycles_on};
+/// let (g, _) = SimpleGraph::from_csr(&urbanflow::graph::generators::grid_2d(4, 4), Simplify::Repair).unwrap();
 /// let opts = ChordlessOptions { count_only: true, ..Default::default() };
-/// let auto = gpu_runtime::Backend::Auto;
+/// let auto = urbanflow::gpu::Backend::Auto;
 /// let (stats, ran) = chordless_cycles_on(&g, &opts, auto, &mut |_| ControlFlow::Continue(())).unwrap();
 /// assert_eq!((stats.total, ran), (24, Ran::Serial)); // the probe was enough
 /// ```
@@ -131,7 +131,7 @@ static LOSERS: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> = std::sync::M
 /// every such run measured on the H100 (docs/benchmarks.md). A long-lived process need not call it.
 ///
 /// ```
-/// algos_cycles::settle(); // nothing started: returns at once
+/// urbanflow::cycles::settle(); // nothing started: returns at once
 /// ```
 pub fn settle() {
     let losers = std::mem::take(&mut *LOSERS.lock().unwrap_or_else(|e| e.into_inner()));

@@ -276,7 +276,7 @@ fn expand(
 ///
 /// ```
 /// use std::ops::ControlFlow;
-/// use algos_cycles::{ChordlessOptions, SimpleGraph, Simplify, chordless_cycles};
+/// use urbanflow::cycles::{ChordlessOptions, SimpleGraph, Simplify, chordless_cycles};
 /// // A 2 × 3 grid: two squares; the 6-cycle around them has the middle rung as a chord.
 /// let (g, _) = SimpleGraph::from_edges(6, &[(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)], Simplify::Repair).unwrap();
 /// let mut cycles = Vec::new();

@@ -94,9 +94,9 @@ impl LevelsConfig {
 ///
 /// ```no_run
 /// use std::ops::ControlFlow;
-/// use algos_cycles::{ChordlessOptions, SimpleGraph, Simplify, chordless_cycles_gpu};
-/// let ctx = gpu_runtime::GpuContext::new().unwrap();
-/// let (g, _) = SimpleGraph::from_csr(&graph_core::generators::grid_2d(6, 10), Simplify::Repair).unwrap();
+/// use urbanflow::cycles::{ChordlessOptions, SimpleGraph, Simplify, chordless_cycles_gpu};
+/// let ctx = urbanflow::gpu::GpuContext::new().unwrap();
+/// let (g, _) = SimpleGraph::from_csr(&urbanflow::graph::generators::grid_2d(6, 10), Simplify::Repair).unwrap();
 /// let opts = ChordlessOptions { count_only: true, ..Default::default() };
 /// let stats = chordless_cycles_gpu(&ctx, &g, &opts, &mut |_| ControlFlow::Continue(())).unwrap();
 /// assert_eq!(stats.total, 800_139);

@@ -30,7 +30,7 @@ pub struct SimplifyReport {
 /// A simple undirected graph: symmetric adjacency, sorted, no loops, no repeated edges.
 ///
 /// ```
-/// use algos_cycles::{SimpleGraph, Simplify};
+/// use urbanflow::cycles::{SimpleGraph, Simplify};
 /// // Both directions of each edge, as road files store them, and one self-loop.
 /// let (g, report) = SimpleGraph::from_edges(3, &[(0, 1), (1, 0), (1, 2), (2, 2)], Simplify::Repair).unwrap();
 /// assert_eq!((g.num_vertices(), g.num_edges()), (3, 2));

@@ -18,9 +18,9 @@
 //!   short sequential probe and races rayon against starting a measured GPU on large ones.
 //!
 //! ```
-//! use algos_cycles::{ChordlessOptions, SimpleGraph, Simplify, count_chordless_cycles_rayon};
+//! use urbanflow::cycles::{ChordlessOptions, SimpleGraph, Simplify, count_chordless_cycles_rayon};
 //! // The Petersen graph: 12 five-cycles and 10 six-cycles are chordless.
-//! let g = graph_core::generators::petersen();
+//! let g = urbanflow::graph::generators::petersen();
 //! let (g, _) = SimpleGraph::from_csr(&g, Simplify::Repair).unwrap();
 //! let stats = count_chordless_cycles_rayon(&g, &ChordlessOptions::default()).unwrap();
 //! assert_eq!((stats.total, stats.by_length[5], stats.by_length[6]), (22, 12, 10));

@@ -15,7 +15,7 @@ use crate::guillotine::{Instance, Piece};
 /// sizes repeat), value = area; optimum `width × height`.
 ///
 /// ```
-/// use algos_dp::{generators::randcut, guillotine::solve};
+/// use urbanflow::dp::{generators::randcut, guillotine::solve};
 /// let inst = randcut(60, 40, 12, 7);
 /// assert_eq!(solve(&inst).unwrap().value, 60 * 40);
 /// ```

@@ -40,9 +40,9 @@ pub fn read_gcut(path: impl AsRef<Path>) -> Result<GcutFile, DpError> {
 /// Parses gcut text; `name` is used in errors.
 ///
 /// ```
-/// let f = algos_dp::io::parse_gcut("2\n10 6\n4 3 12\n6 6 40\n", "tiny.txt").unwrap();
+/// let f = urbanflow::dp::io::parse_gcut("2\n10 6\n4 3 12\n6 6 40\n", "tiny.txt").unwrap();
 /// assert_eq!((f.instance.width, f.instance.pieces.len()), (10, 2));
-/// let err = algos_dp::io::parse_gcut("2\n10 6\n4 3 12\n6 x 40\n", "bad.txt").unwrap_err();
+/// let err = urbanflow::dp::io::parse_gcut("2\n10 6\n4 3 12\n6 x 40\n", "bad.txt").unwrap_err();
 /// assert_eq!(err.to_string(), "bad.txt:4: piece 2 width: expected a whole number, found `x`");
 /// ```
 pub fn parse_gcut(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, DpError> {
@@ -152,12 +152,12 @@ pub fn read_or_datasets_json(path: impl AsRef<Path>) -> Result<GcutFile, DpError
 /// let text = r#"{"Name":"tiny","Objects":[{"Length":10,"Height":6}],
 ///   "Items":[{"Length":4,"Height":3,"Demand":1,"DemandMax":null,"Value":12},
 ///            {"Length":6,"Height":6,"Demand":1,"DemandMax":null,"Value":40}]}"#;
-/// let f = algos_dp::io::parse_or_datasets_json(text, "tiny.json").unwrap();
+/// let f = urbanflow::dp::io::parse_or_datasets_json(text, "tiny.json").unwrap();
 /// assert_eq!((f.instance.width, f.instance.height, f.instance.pieces.len()), (10, 6, 2));
 /// assert_eq!(f.name.as_deref(), Some("tiny"));
 /// let bad = r#"{"Name":"bad","Objects":[{"Length":10,"Height":6}],
 ///   "Items":[{"Length":0,"Height":3,"Value":12}]}"#;
-/// let err = algos_dp::io::parse_or_datasets_json(bad, "bad.json").unwrap_err();
+/// let err = urbanflow::dp::io::parse_or_datasets_json(bad, "bad.json").unwrap_err();
 /// assert!(err.to_string().starts_with("bad.json:2: column 22: a side of 0"), "{err}");
 /// ```
 pub fn parse_or_datasets_json(text: &str, name: impl AsRef<Path>) -> Result<GcutFile, DpError> {

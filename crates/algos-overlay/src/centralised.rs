@@ -100,12 +100,12 @@ impl StdParams {
 /// `z_LR` is exact, so the best of them is a certified bound.
 ///
 /// ```
-/// use algos_overlay::{StdParams, generator::{Family, generate}, subgradient_std};
+/// use urbanflow::overlay::{StdParams, generator::{Family, generate}, subgradient_std};
 /// let inst = generate(30, Family::A, 14.0, 1);
 /// let r = subgradient_std(&inst, &StdParams::default(), None)?;
 /// let primal = r.primal.as_ref().unwrap().value;
 /// assert!(r.bound >= primal);
-/// # Ok::<(), algos_overlay::OverlayError>(())
+/// # Ok::<(), urbanflow::overlay::OverlayError>(())
 /// ```
 pub fn subgradient_std(
     inst: &crate::MopInstance,

@@ -62,7 +62,7 @@ pub const U_MAX: f64 = 256.0;
 /// A generated instance (see the module docs).
 ///
 /// ```
-/// use algos_overlay::generator::{Family, generate};
+/// use urbanflow::overlay::generator::{Family, generate};
 /// let inst = generate(100, Family::A, 14.0, 1);
 /// assert_eq!(inst.edges().len(), 100 * 99 / 2); // l = 14: every pair qualifies
 /// assert_eq!(generate(100, Family::A, 14.0, 1).p(), inst.p()); // same seed, same instance

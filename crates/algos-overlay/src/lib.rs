@@ -15,14 +15,14 @@
 //! - [`greedy_primal`]: a feasible overlay, so every run also reports a gap.
 //!
 //! ```
-//! use algos_overlay::{DistParams, generator::{Family, generate}, lp_bound_exact, subgradient_dist};
-//! use gpu_runtime::Backend;
+//! use urbanflow::overlay::{DistParams, generator::{Family, generate}, lp_bound_exact, subgradient_dist};
+//! use urbanflow::gpu::Backend;
 //! let inst = generate(50, Family::A, 14.0, 1);
 //! let r = subgradient_dist(&inst, &DistParams::default(), None, Backend::Cpu)?;
 //! let lp = lp_bound_exact(&inst)?;
 //! println!("bound {:.3}, LP {lp:.3}, feasible {:.3}", r.bound, r.primal.as_ref().unwrap().value);
 //! assert!(r.bound >= lp * (1.0 - 1e-9) && lp >= r.primal.as_ref().unwrap().value);
-//! # Ok::<(), algos_overlay::OverlayError>(())
+//! # Ok::<(), urbanflow::overlay::OverlayError>(())
 //! ```
 
 pub mod centralised;

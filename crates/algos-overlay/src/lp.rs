@@ -15,13 +15,13 @@ use crate::instance::MopInstance;
 /// The LP optimum `z_LP` (equal to the Lagrangean dual's minimum).
 ///
 /// ```
-/// use algos_overlay::{Edge, MopInstance, lp_bound_exact};
+/// use urbanflow::overlay::{Edge, MopInstance, lp_bound_exact};
 /// // A star whose centre (capacity 100) binds: fill by decreasing value, 64 at 0.9 then 36 at 0.5.
 /// let e = |j, value| Edge { i: 0, j, value, upper: 64.0, lower: 14.0 };
 /// let inst = MopInstance::new(vec![0, 1, 2], vec![1.0; 3], vec![100.0, 64.0, 64.0], vec![e(1, 0.9), e(2, 0.5)])?;
 /// let z = lp_bound_exact(&inst)?;
 /// assert!((z - (0.9 * 64.0 + 0.5 * 36.0)).abs() < 1e-6);
-/// # Ok::<(), algos_overlay::OverlayError>(())
+/// # Ok::<(), urbanflow::overlay::OverlayError>(())
 /// ```
 pub fn lp_bound_exact(inst: &MopInstance) -> Result<f64, OverlayError> {
     let mut lp = Problem::new(OptimizationDirection::Maximize);

@@ -18,11 +18,11 @@ pub struct Primal {
 /// kept), each given `min(u_ij, residual b_i, residual b_j)` if that reaches `l_ij`, else skipped.
 ///
 /// ```
-/// use algos_overlay::{MopInstance, greedy_primal, check_primal};
+/// use urbanflow::overlay::{MopInstance, greedy_primal, check_primal};
 /// let inst = MopInstance::complete(vec![0, 1, 2], vec![1.0, 0.8, 0.5], vec![200.0, 100.0, 100.0], 256.0, 14.0)?;
 /// let sol = greedy_primal(&inst, None)?;
 /// assert_eq!(check_primal(&inst, &sol.x)?, sol.value);
-/// # Ok::<(), algos_overlay::OverlayError>(())
+/// # Ok::<(), urbanflow::overlay::OverlayError>(())
 /// ```
 pub fn greedy_primal(inst: &MopInstance, lambda: Option<&[f64]>) -> Result<Primal, OverlayError> {
     let mut order: Vec<u32> = (0..inst.edges().len() as u32).collect();

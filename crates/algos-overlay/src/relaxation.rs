@@ -28,13 +28,13 @@ fn edge_term(e: &Edge, lambda: &[f64]) -> f64 {
 /// `z_LR` at λ, so `λ + α g` (projected on λ ≥ 0) is a descent step.
 ///
 /// ```
-/// use algos_overlay::{MopInstance, z_lr};
+/// use urbanflow::overlay::{MopInstance, z_lr};
 /// let inst = MopInstance::complete(vec![0, 1], vec![1.0, 0.5], vec![100.0, 20.0], 256.0, 14.0)?;
 /// // λ = 0: the single edge (u = 20, p = 0.5) is used fully.
 /// let (z, g) = z_lr(&inst, &[0.0, 0.0])?;
 /// assert_eq!(z, 10.0);
 /// assert_eq!(g, vec![20.0 - 100.0, 20.0 - 20.0]);
-/// # Ok::<(), algos_overlay::OverlayError>(())
+/// # Ok::<(), urbanflow::overlay::OverlayError>(())
 /// ```
 pub fn z_lr(inst: &MopInstance, lambda: &[f64]) -> Result<(f64, Vec<f64>), OverlayError> {
     inst.check_multipliers(lambda)?;

@@ -18,8 +18,8 @@
 //! sum (tests check it).
 //!
 //! ```
-//! use algos_reduce::{argmin, sum, Predicate, count};
-//! use gpu_runtime::Backend;
+//! use urbanflow::reduce::{argmin, sum, Predicate, count};
+//! use urbanflow::gpu::Backend;
 //! let xs = [5u32, 3, 9, 3];
 //! assert_eq!(sum(Backend::Cpu, &xs).unwrap(), 20);
 //! assert_eq!(argmin(Backend::Cpu, &xs).unwrap(), Some((1, 3)));

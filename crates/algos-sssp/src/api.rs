@@ -50,9 +50,9 @@ pub fn validate(graph: &Csr<u32>, q: &Query) -> Result<(), SsspError> {
 /// Shortest paths from `source` with `algorithm` on `backend`; distances only.
 ///
 /// ```
-/// use algos_sssp::{shortest_paths, Algorithm};
-/// use graph_core::generators;
-/// use gpu_runtime::Backend;
+/// use urbanflow::sssp::{shortest_paths, Algorithm};
+/// use urbanflow::graph::generators;
+/// use urbanflow::gpu::Backend;
 /// let g = generators::grid_2d(3, 3);
 /// let r = shortest_paths(&g, 0, Algorithm::Dijkstra, Backend::Cpu).unwrap();
 /// assert_eq!(r.distance(8), Some(4));

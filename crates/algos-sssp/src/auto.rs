@@ -54,9 +54,9 @@ pub fn crossover_for(adapter_name: &str) -> Option<&'static Crossover> {
 /// Decided without creating a device when the answer is the CPU.
 ///
 /// ```
-/// use algos_sssp::{Algorithm, auto::single_source_choice};
-/// use gpu_runtime::Backend;
-/// let g = graph_core::generators::grid_2d(10, 10);
+/// use urbanflow::sssp::{Algorithm, auto::single_source_choice};
+/// use urbanflow::gpu::Backend;
+/// let g = urbanflow::graph::generators::grid_2d(10, 10);
 /// let (algorithm, _backend, why) = single_source_choice(&g, Backend::Auto);
 /// assert_eq!(algorithm, Algorithm::Dijkstra); // small graphs never pay for a GPU
 /// assert!(!why.is_empty());
@@ -139,7 +139,7 @@ pub enum Placement {
 /// when it could not be measured) and the estimated remaining time on the CPU.
 ///
 /// ```
-/// use algos_sssp::auto::{Placement, place};
+/// use urbanflow::sssp::auto::{Placement, place};
 /// assert_eq!(place(500.0, None), Placement::Cpu);            // unmeasured GPU: never chosen
 /// assert_eq!(place(500.0, Some(450.0)), Placement::Cpu);     // measured slower
 /// assert_eq!(place(500.0, Some(2_500.0)), Placement::Gpu);   // CPU adds only 20%
@@ -200,7 +200,7 @@ impl HierarchyCost {
 /// no unless a hierarchy is at hand, with which PHAST always pays.
 ///
 /// ```
-/// use algos_sssp::auto::{HierarchyCost, phast_pays};
+/// use urbanflow::sssp::auto::{HierarchyCost, phast_pays};
 /// let (n, m) = (264_346, 730_100); // NY
 /// let build = HierarchyCost::ToBuild;
 /// assert!(!phast_pays(n, m, 1_000, 16, false, build)); // 1,000 trees on 16 cores: Dijkstra

@@ -7,9 +7,9 @@
 //! (n × SSSP, ≈ 2.5 n² relaxations on road graphs) is the better choice.
 //!
 //! ```
-//! use algos_sssp::floyd::floyd_warshall;
-//! use graph_core::GraphBuilder;
-//! use gpu_runtime::Backend;
+//! use urbanflow::sssp::floyd::floyd_warshall;
+//! use urbanflow::graph::GraphBuilder;
+//! use urbanflow::gpu::Backend;
 //! let mut b = GraphBuilder::new(3);
 //! b.add_arc(0, 1, 4).add_arc(1, 2, 1).add_arc(0, 2, 7);
 //! let apsp = floyd_warshall(&b.build().unwrap().0, Backend::Cpu, true).unwrap();

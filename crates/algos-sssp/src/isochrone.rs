@@ -12,8 +12,8 @@
 //! a customised hierarchy and whole-graph budgets wants trees ([`crate::ch::ContractionHierarchy::phast`]).
 //!
 //! ```
-//! use algos_sssp::isochrone::within;
-//! let g = graph_core::generators::grid_2d(5, 5); // unit weights, vertex r * 5 + c
+//! use urbanflow::sssp::isochrone::within;
+//! let g = urbanflow::graph::generators::grid_2d(5, 5); // unit weights, vertex r * 5 + c
 //! let reach = within(&g, &[0, 24], 2).unwrap();
 //! assert_eq!(reach.reached(), 12); // 6 vertices within 2 of each corner
 //! assert_eq!(reach.distance(12), None); // the centre is 4 from both
@@ -103,12 +103,12 @@ impl OutArcs<u32> for FromOrigins<'_> {
 /// graph of `u32::MAX` vertices (no room for the virtual source).
 ///
 /// ```
-/// let g = graph_core::generators::grid_2d(5, 5); // unit weights, vertex = row * 5 + column
-/// let reach = algos_sssp::isochrone::within(&g, &[0, 24], 2)?;
+/// let g = urbanflow::graph::generators::grid_2d(5, 5); // unit weights, vertex = row * 5 + column
+/// let reach = urbanflow::sssp::isochrone::within(&g, &[0, 24], 2)?;
 /// assert_eq!(reach.vertices().len(), 12); // six cells around each corner
 /// assert_eq!((reach.distance(12), reach.distance(2)), (None, Some(2)));
 /// assert_eq!(reach.origin_of(23), Some(24));
-/// # Ok::<(), algos_sssp::SsspError>(())
+/// # Ok::<(), urbanflow::sssp::SsspError>(())
 /// ```
 pub fn within(graph: &Csr<u32>, origins: &[u32], budget: u32) -> Result<Reach, SsspError> {
     let n = graph.num_vertices();

@@ -22,9 +22,9 @@
 //! rule on every backend ([`pred`]), so trees compare exactly.
 //!
 //! ```
-//! use algos_sssp::{solve, Algorithm, Query};
-//! use graph_core::GraphBuilder;
-//! use gpu_runtime::Backend;
+//! use urbanflow::sssp::{solve, Algorithm, Query};
+//! use urbanflow::graph::GraphBuilder;
+//! use urbanflow::gpu::Backend;
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
 //! let g = b.build().unwrap().0;

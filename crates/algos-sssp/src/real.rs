@@ -14,15 +14,15 @@
 //!   wrong answer.
 //!
 //! ```
-//! use graph_core::GraphBuilder;
-//! use algos_sssp::{Algorithm, real::{RealQuery, solve_real}};
+//! use urbanflow::graph::GraphBuilder;
+//! use urbanflow::sssp::{Algorithm, real::{RealQuery, solve_real}};
 //! let mut b = GraphBuilder::<f64>::new(3);
 //! b.add_arc(0, 1, 0.25).add_arc(1, 2, 0.5).add_arc(0, 2, 1.0);
 //! let (g, _) = b.build().unwrap();
-//! let exact = solve_real(&g, &RealQuery::from(0), Algorithm::Dijkstra, gpu_runtime::Backend::Cpu).unwrap();
+//! let exact = solve_real(&g, &RealQuery::from(0), Algorithm::Dijkstra, urbanflow::gpu::Backend::Cpu).unwrap();
 //! assert_eq!(exact.dist[2], 0.75);
 //! let scaled = solve_real(&g, &RealQuery { resolution: Some(1e-3), ..RealQuery::from(0) },
-//!                         Algorithm::DeltaStepping(None), gpu_runtime::Backend::Cpu).unwrap();
+//!                         Algorithm::DeltaStepping(None), urbanflow::gpu::Backend::Cpu).unwrap();
 //! assert_eq!(scaled.dist[2], 0.75);
 //! assert!(scaled.error_bound(2) <= 2e-3);
 //! ```
@@ -305,12 +305,12 @@ impl crate::many::Matrix for RealMatrix {
 /// 2¹²), each entry re-summed in `f64` along its tree, with the largest error bound reported.
 ///
 /// ```
-/// use graph_core::GraphBuilder;
-/// use algos_sssp::real::distance_matrix_real;
+/// use urbanflow::graph::GraphBuilder;
+/// use urbanflow::sssp::real::distance_matrix_real;
 /// let mut b = GraphBuilder::<f64>::new(3);
 /// b.add_arc(0, 1, 0.25).add_arc(1, 2, 0.5).add_arc(0, 2, 1.0);
 /// let (g, _) = b.build().unwrap();
-/// let m = distance_matrix_real(&g, &[0, 1], &[2], gpu_runtime::Backend::Cpu, None).unwrap();
+/// let m = distance_matrix_real(&g, &[0, 1], &[2], urbanflow::gpu::Backend::Cpu, None).unwrap();
 /// assert_eq!(m.data, vec![0.75, 0.5]);
 /// ```
 pub fn distance_matrix_real<W: Weight>(

@@ -12,7 +12,7 @@ use crate::network::Network;
 /// intrazonal (origin = destination) entries are dropped, the intrazonal total is kept for reports.
 ///
 /// ```
-/// use algos_tap::{CostFactors, Demand, Link, Network};
+/// use urbanflow::tap::{CostFactors, Demand, Link, Network};
 /// let link = Link { from: 0, to: 1, capacity: 1.0, length: 0.0, free_flow_time: 1.0, b: 0.0, power: 0.0, toll: 0.0 };
 /// let net = Network::new(2, &[link], 0, CostFactors::default()).unwrap();
 /// let d = Demand::from_pairs(&net, [(0, 1, 5.0), (0, 1, 2.0), (1, 1, 9.0)]).unwrap();

@@ -9,8 +9,8 @@
 //! for this network. A file that fails any check is ignored and replaced.
 //!
 //! ```
-//! use algos_tap::demand_cache::{DemandFrom, read_demand_cached};
-//! use algos_tap::{CostFactors, Network};
+//! use urbanflow::tap::demand_cache::{DemandFrom, read_demand_cached};
+//! use urbanflow::tap::{CostFactors, Network};
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
 //! let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default())?;
 //! let cache = std::env::temp_dir().join(format!("urbanflow-doc-demand-{}", std::process::id()));
@@ -21,7 +21,7 @@
 //! assert!(matches!(again.from, DemandFrom::Cached(_)));
 //! assert_eq!(first.demand, again.demand);
 //! # std::fs::remove_dir_all(&cache).ok();
-//! # Ok::<(), algos_tap::TapError>(())
+//! # Ok::<(), urbanflow::tap::TapError>(())
 //! ```
 
 use std::path::Path;

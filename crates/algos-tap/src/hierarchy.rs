@@ -10,16 +10,16 @@
 //! canonical trees; the shortest-path total `Σ load · cost` is the same.
 //!
 //! ```
-//! use algos_tap::hierarchy::CchAon;
-//! use algos_tap::loader::AllOrNothing;
-//! use algos_tap::{AssignOptions, CostFactors, Demand, Network, solve::assign_with_loader};
+//! use urbanflow::tap::hierarchy::CchAon;
+//! use urbanflow::tap::loader::AllOrNothing;
+//! use urbanflow::tap::{AssignOptions, CostFactors, Demand, Network, solve::assign_with_loader};
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
 //! let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default())?;
 //! let demand = Demand::read_tntp(format!("{dir}/SiouxFalls_trips.tntp"), &net)?;
 //! let mut loader = CchAon::new(&net, &demand, false)?;
 //! let result = assign_with_loader(&net, &demand, &AssignOptions::default(), &mut loader, |_| {})?;
 //! assert!(result.last().relative_gap <= 1e-4);
-//! # Ok::<(), algos_tap::TapError>(())
+//! # Ok::<(), urbanflow::tap::TapError>(())
 //! ```
 
 use algos_sssp::cch::Cch;

@@ -15,14 +15,14 @@
 //! lower bound. [`catalog`] lists the standard networks with the best-known objectives.
 //!
 //! ```
-//! use algos_tap::{assign, AssignOptions, CostFactors, Demand, Network};
+//! use urbanflow::tap::{assign, AssignOptions, CostFactors, Demand, Network};
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
 //! let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default())?;
 //! let demand = Demand::read_tntp(format!("{dir}/SiouxFalls_trips.tntp"), &net)?;
 //! let result = assign(&net, &demand, &AssignOptions::default())?;
 //! assert!(result.last().relative_gap <= 1e-4);
 //! println!("relative gap {:.2e} after {} iterations", result.last().relative_gap, result.history.len());
-//! # Ok::<(), algos_tap::TapError>(())
+//! # Ok::<(), urbanflow::tap::TapError>(())
 //! ```
 
 mod aon;

@@ -3,15 +3,15 @@
 //! builds — urbanflow-mpi's, which loads a share of the origins on every rank and adds the shares up.
 //!
 //! ```
-//! use algos_tap::loader::{AllOrNothing, CpuAon};
-//! use algos_tap::{AssignOptions, CostFactors, Demand, Network, solve::assign_with_loader};
+//! use urbanflow::tap::loader::{AllOrNothing, CpuAon};
+//! use urbanflow::tap::{AssignOptions, CostFactors, Demand, Network, solve::assign_with_loader};
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
 //! let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default())?;
 //! let demand = Demand::read_tntp(format!("{dir}/SiouxFalls_trips.tntp"), &net)?;
 //! let mut loader = CpuAon::new(&net, false);
 //! let result = assign_with_loader(&net, &demand, &AssignOptions::default(), &mut loader, |_| {})?;
 //! assert!(result.last().relative_gap <= 1e-4);
-//! # Ok::<(), algos_tap::TapError>(())
+//! # Ok::<(), urbanflow::tap::TapError>(())
 //! ```
 
 use std::ops::Range;

@@ -112,8 +112,8 @@ impl Class<'_> {
 /// and the GPU loader are refused.
 ///
 /// ```
-/// use algos_tap::{AssignOptions, CostFactors, Demand, Link, Network};
-/// use algos_tap::multiclass::{UserClass, assign_classes};
+/// use urbanflow::tap::{AssignOptions, CostFactors, Demand, Link, Network};
+/// use urbanflow::tap::multiclass::{UserClass, assign_classes};
 /// let link = |from, to, t0| Link { from, to, capacity: 10.0, length: 1.0, free_flow_time: t0, b: 0.15, power: 4.0, toll: 0.0 };
 /// let net = Network::new(3, &[link(0, 1, 1.0), link(1, 2, 1.0), link(0, 2, 2.5)], 0, CostFactors::default()).unwrap();
 /// let cars = UserClass::new("cars", Demand::from_pairs(&net, [(0, 2, 30.0)]).unwrap());

@@ -45,7 +45,7 @@ pub struct Link {
 /// A directed road network ready for assignment.
 ///
 /// ```
-/// use algos_tap::{CostFactors, Link, Network};
+/// use urbanflow::tap::{CostFactors, Link, Network};
 /// let link = |from, to, t0| Link { from, to, capacity: 100.0, length: 1.0, free_flow_time: t0, b: 0.15, power: 4.0, toll: 0.0 };
 /// let net = Network::new(3, &[link(0, 1, 1.0), link(1, 2, 2.0)], 0, CostFactors::default()).unwrap();
 /// assert_eq!(net.num_links(), 2);
@@ -292,7 +292,7 @@ impl Network {
     ///
     /// ```
     /// # let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data");
-    /// let net = algos_tap::Network::read_tntp(dir.join("SiouxFalls_net.tntp"), Default::default()).unwrap();
+    /// let net = urbanflow::tap::Network::read_tntp(dir.join("SiouxFalls_net.tntp"), Default::default()).unwrap();
     /// let links = net.links_named("1-2, 2-1").unwrap();
     /// assert_eq!(links.len(), 2);
     /// assert!(net.links_named("1-24").unwrap_err().to_string().contains("no link from node 1 to node 24"));

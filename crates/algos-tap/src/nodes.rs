@@ -36,11 +36,11 @@ impl NodeCoords {
 /// number is the header; `~` starts a comment; a trailing `;` is optional. Errors name the file and line.
 ///
 /// ```no_run
-/// use algos_tap::{CostFactors, Network, nodes::read_node_tntp};
+/// use urbanflow::tap::{CostFactors, Network, nodes::read_node_tntp};
 /// let net = Network::read_tntp("SiouxFalls_net.tntp", CostFactors::default())?;
 /// let coords = read_node_tntp("SiouxFalls_node.tntp", &net)?;
 /// assert!(coords.xy.iter().all(Option::is_some));
-/// # Ok::<(), algos_tap::TapError>(())
+/// # Ok::<(), urbanflow::tap::TapError>(())
 /// ```
 pub fn read_node_tntp(path: impl AsRef<Path>, net: &Network) -> Result<NodeCoords, TapError> {
     let path = path.as_ref();

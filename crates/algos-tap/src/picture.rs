@@ -33,7 +33,7 @@ fn escape(s: &str) -> String {
 /// The relative gap of every iteration on a log scale, as an SVG document.
 ///
 /// ```
-/// use algos_tap::{AssignOptions, CostFactors, Demand, Link, Network, assign, picture::convergence_svg};
+/// use urbanflow::tap::{AssignOptions, CostFactors, Demand, Link, Network, assign, picture::convergence_svg};
 /// let link = |from, to, t0| Link { from, to, capacity: 10.0, length: 1.0, free_flow_time: t0, b: 0.15, power: 4.0, toll: 0.0 };
 /// let net = Network::new(3, &[link(0, 1, 1.0), link(1, 2, 1.0), link(0, 2, 2.5)], 0, CostFactors::default()).unwrap();
 /// let demand = Demand::from_pairs(&net, [(0, 2, 30.0)]).unwrap();
@@ -269,7 +269,7 @@ pub fn links_geojson(net: &Network, coords: &NodeCoords, flows: &[f64], costs: &
 /// Rasterises one of these SVG pictures to PNG bytes at `scale` (1 = the SVG's pixel size).
 ///
 /// ```
-/// let png = algos_tap::picture::svg_to_png(
+/// let png = urbanflow::tap::picture::svg_to_png(
 ///     r#"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="red"/></svg>"#,
 ///     2.0,
 /// )

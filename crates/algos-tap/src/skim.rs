@@ -34,7 +34,7 @@ pub struct Skims {
 /// `costs`).
 ///
 /// ```
-/// use algos_tap::{AssignOptions, CostFactors, Demand, Link, Network, assign, skim::skims};
+/// use urbanflow::tap::{AssignOptions, CostFactors, Demand, Link, Network, assign, skim::skims};
 /// let link = |from, to, t0| Link { from, to, capacity: 10.0, length: 2.0, free_flow_time: t0, b: 0.15, power: 4.0, toll: 0.0 };
 /// let net = Network::new(3, &[link(0, 2, 1.0), link(2, 1, 1.0), link(0, 1, 2.5)], 2, CostFactors::default()).unwrap();
 /// let demand = Demand::from_pairs(&net, [(0, 1, 30.0)]).unwrap();

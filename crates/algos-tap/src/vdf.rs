@@ -6,7 +6,7 @@
 //! them. Implement [`Vdf`] to plug in your own function.
 //!
 //! ```
-//! use algos_tap::vdf::{Bpr, Vdf};
+//! use urbanflow::tap::vdf::{Bpr, Vdf};
 //! let bpr = Bpr::new(vec![10.0], vec![0.15], vec![4.0], vec![1000.0]).unwrap();
 //! assert_eq!(bpr.time(0, 0.0), 10.0);
 //! assert!((bpr.time(0, 1000.0) - 11.5).abs() < 1e-12);

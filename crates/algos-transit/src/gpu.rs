@@ -8,9 +8,9 @@
 //! arrival under FIFO, and the function evaluation is the same integer arithmetic.
 //!
 //! ```no_run
-//! use algos_transit::gpu::GpuTdBatch;
-//! use algos_transit::{EapQuery, Nfa, ProfileQuery, Semantics};
-//! # fn demo(ctx: &gpu_runtime::GpuContext, g: &algos_transit::TdGraph) -> Result<(), algos_transit::TdError> {
+//! use urbanflow::transit::gpu::GpuTdBatch;
+//! use urbanflow::transit::{EapQuery, Nfa, ProfileQuery, Semantics};
+//! # fn demo(ctx: &urbanflow::gpu::GpuContext, g: &urbanflow::transit::TdGraph) -> Result<(), urbanflow::transit::TdError> {
 //! let profiles = [Nfa::walk_transit()];
 //! let mut batch = GpuTdBatch::new(ctx, g, &profiles, Semantics::Product)?;
 //! let q = ProfileQuery { query: EapQuery { source: 0, target: Some(1), depart: 8 * 3600 }, profile: 0 };

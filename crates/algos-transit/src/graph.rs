@@ -71,9 +71,9 @@ pub mod label {
 /// has the label `label[a]` and the travel-time function `csr.weights()[a]` of `store`.
 ///
 /// ```
-/// use algos_transit::{label, TdGraphBuilder};
+/// use urbanflow::transit::{label, TdGraphBuilder};
 /// let mut b = TdGraphBuilder::new(2);
-/// let ride = b.store_mut().push(algos_transit::FnKind::NextDeparture, [(3600, 600)]);
+/// let ride = b.store_mut().push(urbanflow::transit::FnKind::NextDeparture, [(3600, 600)]);
 /// b.add_arc(0, 1, label::BUS, ride);
 /// let g = b.build().unwrap();
 /// assert_eq!(g.travel_time(0, 0), 3600 + 600); // wait an hour, ride ten minutes

@@ -10,7 +10,7 @@ use super::graph::{MAX_LABELS, label};
 /// state of `accept`.
 ///
 /// ```
-/// use algos_transit::{label, Nfa};
+/// use urbanflow::transit::{label, Nfa};
 /// // "walk* (bus walk*)*": walk and bus freely, never drive.
 /// let no_car = Nfa::any_of(&[label::WALK, label::BUS]);
 /// assert!(no_car.accepts(&[label::WALK, label::BUS, label::WALK]));

@@ -160,7 +160,7 @@ impl PlfStore {
     /// Travel time of function `f` for a departure at absolute time `t` (seconds), exact.
     ///
     /// ```
-    /// use algos_transit::{FnKind, PlfStore, PERIOD};
+    /// use urbanflow::transit::{FnKind, PlfStore, PERIOD};
     /// let mut s = PlfStore::new();
     /// // Departures at 08:00 and 08:10, each riding 5 minutes.
     /// let bus = s.push(FnKind::NextDeparture, [(8 * 3600, 300), (8 * 3600 + 600, 300)]);

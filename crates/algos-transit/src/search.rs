@@ -170,7 +170,7 @@ fn check_query(g: &TdGraph, q: &EapQuery) -> Result<(), TdError> {
 /// product of `g` and `nfa`, exact under FIFO (which [`super::TdGraphBuilder::build`] enforces).
 ///
 /// ```
-/// use algos_transit::{earliest_arrival, label, EapQuery, FnKind, Nfa, Semantics, TdGraphBuilder};
+/// use urbanflow::transit::{earliest_arrival, label, EapQuery, FnKind, Nfa, Semantics, TdGraphBuilder};
 /// let mut b = TdGraphBuilder::new(3);
 /// b.add_constant_arc(0, 1, label::WALK, 300); // 5 minutes' walk to the stop
 /// let bus = b.store_mut().push(FnKind::NextDeparture, [(8 * 3600, 600), (8 * 3600 + 900, 600)]);

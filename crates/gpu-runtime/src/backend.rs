@@ -9,7 +9,7 @@ use crate::error::GpuError;
 /// The backend every urbanflow algorithm accepts.
 ///
 /// ```
-/// use gpu_runtime::{Backend, Resolved};
+/// use urbanflow::gpu::{Backend, Resolved};
 /// // `Cpu` always resolves to the CPU; `Auto` picks the shared GPU context when an adapter exists.
 /// assert!(matches!(Backend::Cpu.resolve(), Resolved::Cpu));
 /// ```

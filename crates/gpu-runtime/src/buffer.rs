@@ -9,11 +9,11 @@ use crate::error::GpuError;
 /// extra usages. Reuse one across dispatches instead of allocating per call.
 ///
 /// ```no_run
-/// use gpu_runtime::{GpuBuffer, GpuContext};
+/// use urbanflow::gpu::{GpuBuffer, GpuContext};
 /// let ctx = GpuContext::new()?;
 /// let buf = GpuBuffer::from_slice(&ctx, "xs", &[1u32, 2, 3])?;
 /// assert_eq!(buf.read(&ctx)?, vec![1, 2, 3]);
-/// # Ok::<(), gpu_runtime::GpuError>(())
+/// # Ok::<(), urbanflow::gpu::GpuError>(())
 /// ```
 #[derive(Debug)]
 pub struct GpuBuffer<T> {

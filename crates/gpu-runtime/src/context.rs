@@ -21,7 +21,7 @@ pub struct GpuOptions {
 /// A device and queue with what is known about them; pass it to every GPU algorithm.
 ///
 /// ```no_run
-/// let ctx = gpu_runtime::GpuContext::new().expect("a GPU adapter");
+/// let ctx = urbanflow::gpu::GpuContext::new().expect("a GPU adapter");
 /// println!("{}", ctx.describe());
 /// ```
 pub struct GpuContext {
@@ -173,8 +173,8 @@ pub fn auto_adapter() -> &'static AutoAdapter {
 /// the CPU backend would use, hundreds of times slower.
 ///
 /// ```
-/// use gpu_runtime::context::{AdapterSummary, auto_rule};
-/// use gpu_runtime::wgpu::DeviceType;
+/// use urbanflow::gpu::context::{AdapterSummary, auto_rule};
+/// use urbanflow::gpu::wgpu::DeviceType;
 /// let lavapipe = AdapterSummary {
 ///     name: "llvmpipe (LLVM 19.1.7, 256 bits)".into(),
 ///     backend: "Vulkan".into(),
@@ -313,11 +313,11 @@ impl GpuContext {
     /// `setup_s`.
     ///
     /// ```no_run
-    /// let ctx = gpu_runtime::GpuContext::new()?;
+    /// let ctx = urbanflow::gpu::GpuContext::new()?;
     /// let before = ctx.compile_time();
     /// // ... build a solver on `ctx` ...
     /// println!("pipelines: {:.3} s", (ctx.compile_time() - before).as_secs_f64());
-    /// # Ok::<(), gpu_runtime::GpuError>(())
+    /// # Ok::<(), urbanflow::gpu::GpuError>(())
     /// ```
     pub fn compile_time(&self) -> std::time::Duration {
         std::time::Duration::from_nanos(self.compiling_ns.load(Ordering::Relaxed))

@@ -20,7 +20,7 @@ use crate::error::GpuError;
 /// Which adapters to open, as given on a command line (`--gpus`) or in `URBANFLOW_GPUS`.
 ///
 /// ```
-/// use gpu_runtime::devices::DeviceSelection;
+/// use urbanflow::gpu::devices::DeviceSelection;
 /// assert_eq!("all".parse::<DeviceSelection>().unwrap(), DeviceSelection::All);
 /// assert_eq!("0,1".parse::<DeviceSelection>().unwrap(), DeviceSelection::Indices(vec![0, 1]));
 /// assert_eq!(

@@ -12,7 +12,7 @@ use crate::error::GpuError;
 /// dimension at most `max_per_dim`.
 ///
 /// ```
-/// use gpu_runtime::dispatch::grid_1d;
+/// use urbanflow::gpu::dispatch::grid_1d;
 /// assert_eq!(grid_1d(1000, 256, 65535).unwrap(), [4, 1, 1]);
 /// assert_eq!(grid_1d(0, 256, 65535).unwrap(), [0, 1, 1]);
 /// // 2^26 items of 256 per workgroup: 262,144 workgroups, split as 65,535 × 5.

@@ -85,7 +85,7 @@ pub const BUILT_WITH_GPU: bool = cfg!(feature = "gpu");
 /// stores a linked file's contents) and no crate reaches outside its own directory.
 ///
 /// ```ignore
-/// const COPY: gpu_runtime::Shader = gpu_runtime::shader!("copy");
+/// const COPY: urbanflow::gpu::Shader = urbanflow::gpu::shader!("copy");
 /// ```
 #[cfg(feature = "gpu")]
 #[macro_export]

@@ -10,7 +10,7 @@
 //! decoding — is parsed again and replaced, never an error.
 //!
 //! ```
-//! use gpu_runtime::parsed_cache::{Origin, through_cache};
+//! use urbanflow::gpu::parsed_cache::{Origin, through_cache};
 //! let dir = std::env::temp_dir().join(format!("urbanflow-doc-parsed-{}", std::process::id()));
 //! let source = dir.join("numbers.txt");
 //! std::fs::create_dir_all(&dir)?;

@@ -8,8 +8,8 @@
 //! to it on drop unless a mapping was left open by an error.
 //!
 //! ```no_run
-//! # use gpu_runtime::{GpuBuffer, GpuContext, readback::DoubleReadback};
-//! # fn demo(ctx: &GpuContext, rows: &GpuBuffer<u32>, blocks: usize) -> Result<(), gpu_runtime::GpuError> {
+//! # use urbanflow::gpu::{GpuBuffer, GpuContext, readback::DoubleReadback};
+//! # fn demo(ctx: &GpuContext, rows: &GpuBuffer<u32>, blocks: usize) -> Result<(), urbanflow::gpu::GpuError> {
 //! let mut readback = DoubleReadback::new(ctx, "rows");
 //! let mut pending = None;
 //! for _ in 0..blocks {

@@ -10,9 +10,9 @@
 //! labels, error scopes and timestamps behave the same for every algorithm.
 //!
 //! ```no_run
-//! # use gpu_runtime::{GpuContext, recording::{Recording, Workgroups}};
-//! # fn demo(ctx: &GpuContext, init: &gpu_runtime::wgpu::ComputePipeline, bind: &gpu_runtime::wgpu::BindGroup,
-//! #         state: &gpu_runtime::wgpu::Buffer) -> Result<(), gpu_runtime::GpuError> {
+//! # use urbanflow::gpu::{GpuContext, recording::{Recording, Workgroups}};
+//! # fn demo(ctx: &GpuContext, init: &urbanflow::gpu::wgpu::ComputePipeline, bind: &urbanflow::gpu::wgpu::BindGroup,
+//! #         state: &urbanflow::gpu::wgpu::Buffer) -> Result<(), urbanflow::gpu::GpuError> {
 //! let mut rec = Recording::new("start a batch");
 //! rec.clear(state, 0, None);
 //! rec.dispatch(init, bind, Workgroups::Fixed([64, 1, 1]));

@@ -11,10 +11,10 @@
 //! iterations. Within a compute pass wgpu orders each dispatch after the writes of the previous ones.
 //!
 //! ```no_run
-//! # use gpu_runtime::{GpuContext, Workgroups, sequence::{Sequence, Step}};
+//! # use urbanflow::gpu::{GpuContext, Workgroups, sequence::{Sequence, Step}};
 //! # fn demo(ctx: &GpuContext, relax: &wgpu::ComputePipeline, advance: &wgpu::ComputePipeline,
 //! #         bind_relax: &wgpu::BindGroup, bind_advance: &wgpu::BindGroup, args: &wgpu::Buffer)
-//! #         -> Result<(), gpu_runtime::GpuError> {
+//! #         -> Result<(), urbanflow::gpu::GpuError> {
 //! // Up to 1,000 iterations of: relax over a grid the advance kernel computed, then advance.
 //! let body = [
 //!     Step { pipeline: relax, bind_group: bind_relax, grid: Workgroups::Indirect(args.clone(), 0) },

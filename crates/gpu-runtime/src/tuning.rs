@@ -13,7 +13,7 @@
 //! again (the new values replace the old). `URBANFLOW_CACHE_DIR` moves the cache file's folder.
 //!
 //! ```
-//! use gpu_runtime::tuning::{LaunchConfig, tuned};
+//! use urbanflow::gpu::tuning::{LaunchConfig, tuned};
 //! # let key = ("doc adapter", "doc kernel v1", "n=10 (doc example, not stored)");
 //! let candidates = [LaunchConfig { workgroup_size: 64, batch: 8, param: 1 }, LaunchConfig { workgroup_size: 128, batch: 8, param: 1 }];
 //! // The measurement returns seconds per unit of work; the fastest candidate wins and is remembered.

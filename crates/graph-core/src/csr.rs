@@ -11,7 +11,7 @@ use crate::weight::Weight;
 /// upload to a GPU buffer with `bytemuck::cast_slice` and no copy.
 ///
 /// ```
-/// use graph_core::Csr;
+/// use urbanflow::graph::Csr;
 /// let g = Csr::from_parts(vec![0, 2, 3, 3], vec![1, 2, 2], vec![4u32, 1, 7]).unwrap();
 /// assert_eq!(g.num_vertices(), 3);
 /// assert_eq!(g.targets_of(0), &[1, 2]);
@@ -30,7 +30,7 @@ impl<W: Weight> Csr<W> {
     /// range and weights [`Weight::check`] refuses are errors naming the arc.
     ///
     /// ```
-    /// use graph_core::Csr;
+    /// use urbanflow::graph::Csr;
     /// let g = Csr::from_edges(3, [(2, 0, 5u32), (0, 1, 7), (0, 2, 1)]).unwrap();
     /// assert_eq!(g.out_arcs(0).collect::<Vec<_>>(), vec![(1, 7), (2, 1)]);
     /// assert!(Csr::from_edges(2, [(0, 2, 1u32)]).is_err());
@@ -177,7 +177,7 @@ impl<W: Weight> Csr<W> {
     /// like the builder's.
     ///
     /// ```
-    /// let g = graph_core::generators::grid_2d(3, 3);
+    /// let g = urbanflow::graph::generators::grid_2d(3, 3);
     /// let doubled = g.with_weights(g.weights().iter().map(|w| 2 * w).collect()).unwrap();
     /// assert_eq!(doubled.targets(), g.targets());
     /// assert!(g.with_weights(vec![1u32; 2]).is_err());

@@ -44,7 +44,7 @@ pub fn data_root() -> Option<PathBuf> {
 /// removed first. A name found nowhere comes back unchanged, so that the error names what was typed.
 ///
 /// ```
-/// use graph_core::datasets::resolve_input;
+/// use urbanflow::graph::datasets::resolve_input;
 /// use std::path::Path;
 /// let dir = std::env::temp_dir().join(format!("uf-resolve-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(dir.join("tntp")).unwrap();

@@ -44,7 +44,7 @@ pub fn grid_2d(rows: u32, cols: u32) -> Csr<u32> {
 /// An `a × b × c` 6-neighbour lattice, both directions, unit weights; vertex `(x · b + y) · c + z`.
 ///
 /// ```
-/// let g = graph_core::generators::grid_3d(2, 3, 4);
+/// let g = urbanflow::graph::generators::grid_3d(2, 3, 4);
 /// assert_eq!((g.num_vertices(), g.num_arcs()), (24, 2 * (12 + 16 + 18)));
 /// ```
 pub fn grid_3d(a: u32, b: u32, c: u32) -> Csr<u32> {
@@ -127,7 +127,7 @@ pub fn wheel(n: u32) -> Result<Csr<u32>, GraphError> {
 ///
 /// ```
 /// // The Heawood graph: [5, −5]^7, 14 vertices, 21 edges.
-/// let g = graph_core::generators::lcf(&[5, -5], 7).unwrap();
+/// let g = urbanflow::graph::generators::lcf(&[5, -5], 7).unwrap();
 /// assert_eq!((g.num_vertices(), g.num_arcs()), (14, 42));
 /// ```
 pub fn lcf(shifts: &[i32], repeats: u32) -> Result<Csr<u32>, GraphError> {
@@ -218,7 +218,7 @@ pub fn random_weights(g: &Csr<u32>, lo: u32, hi: u32, seed: u64) -> Result<Csr<u
 /// reserved weights, is an error.
 ///
 /// ```
-/// use graph_core::generators::random_graph;
+/// use urbanflow::graph::generators::random_graph;
 /// let g = random_graph(7, 100, 400, 0..=50).unwrap();
 /// assert_eq!((g.num_vertices(), g.num_arcs()), (100, 400));
 /// assert!(g.weights().iter().all(|&w| w <= 50));

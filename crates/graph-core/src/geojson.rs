@@ -4,7 +4,7 @@
 //! written in GeoJSON's `[longitude, latitude]` order with 7 decimals (about 1 cm).
 //!
 //! ```
-//! use graph_core::geojson::{Feature, feature_collection};
+//! use urbanflow::graph::geojson::{Feature, feature_collection};
 //! let road = Feature::line([(53.0793, 8.8017), (53.0801, 8.8044)])
 //!     .number("arrival_s", 42.5)
 //!     .text("name", "Am \"Wall\"");

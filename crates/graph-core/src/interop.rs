@@ -3,7 +3,7 @@
 //! `DiGraph` whose edge `i` is arc `i` (so predecessor arcs and K-shortest-path arcs index its edges).
 //!
 //! ```
-//! use graph_core::Csr;
+//! use urbanflow::graph::Csr;
 //! use petgraph::graph::DiGraph;
 //! let mut p = DiGraph::<&str, u32>::new();
 //! let (a, b, c) = (p.add_node("a"), p.add_node("b"), p.add_node("c"));
@@ -14,7 +14,7 @@
 //! assert_eq!(g.out_arcs(0).collect::<Vec<_>>(), vec![(1, 4), (2, 9)]);
 //! let back: DiGraph<(), u32> = g.to_petgraph();
 //! assert_eq!((back.node_count(), back.edge_count()), (3, 3));
-//! # Ok::<(), graph_core::GraphError>(())
+//! # Ok::<(), urbanflow::graph::GraphError>(())
 //! ```
 
 use petgraph::graph::{DiGraph, IndexType};

@@ -6,7 +6,7 @@
 //! writers for the usual road-graph formats (plain, `.gz` or `.xz`), and seeded generators.
 //!
 //! ```
-//! use graph_core::{GraphBuilder, DuplicatePolicy};
+//! use urbanflow::graph::{GraphBuilder, DuplicatePolicy};
 //!
 //! let mut b = GraphBuilder::<u32>::new(3).duplicates(DuplicatePolicy::KeepMin);
 //! b.add_arc(0, 1, 5).add_arc(0, 1, 3).add_arc(1, 2, 1);

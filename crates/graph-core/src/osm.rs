@@ -37,11 +37,11 @@
 //! segments next to a missing node are dropped, the rest kept, and both are counted in [`OsmReport`].
 //!
 //! ```no_run
-//! use graph_core::osm::{OsmOptions, Profile, import};
+//! use urbanflow::graph::osm::{OsmOptions, Profile, import};
 //! let g = import("porto.osm.pbf", &OsmOptions::new(Profile::Car))?;
-//! let (from, snapped_m) = g.snap(41.1496, -8.6109, graph_core::osm::DEFAULT_SNAP_LIMIT_M)?;
+//! let (from, snapped_m) = g.snap(41.1496, -8.6109, urbanflow::graph::osm::DEFAULT_SNAP_LIMIT_M)?;
 //! println!("{} vertices; Porto's centre is {snapped_m:.0} m from vertex {from}", g.graph.num_vertices());
-//! # Ok::<(), graph_core::GraphError>(())
+//! # Ok::<(), urbanflow::graph::GraphError>(())
 //! ```
 
 #[cfg(feature = "pbf")]
@@ -298,13 +298,13 @@ pub fn haversine_m((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
 /// first bytes). See the module documentation for the rules.
 ///
 /// ```
-/// use graph_core::osm::{OsmOptions, Profile, import};
+/// use urbanflow::graph::osm::{OsmOptions, Profile, import};
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/restrictions.osm");
 /// let g = import(path, &OsmOptions { largest_component: false, ..OsmOptions::new(Profile::Car) })?;
 /// let (lat, lon) = g.coords[0];
 /// assert_eq!(g.snap(lat, lon, 1.0)?.0, 0); // a vertex's own coordinate snaps to it
 /// assert!(g.snap(0.0, 0.0, 1_000.0).is_err()); // the Gulf of Guinea is not on this map
-/// # Ok::<(), graph_core::GraphError>(())
+/// # Ok::<(), urbanflow::graph::GraphError>(())
 /// ```
 pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, GraphError> {
     let path = path.as_ref();
@@ -329,13 +329,13 @@ pub fn import(path: impl AsRef<Path>, options: &OsmOptions) -> Result<OsmGraph, 
 /// the same rules as [`import`], errors naming the source `<elements>`.
 ///
 /// ```
-/// use graph_core::osm::{OsmElement, OsmOptions, Profile, import_elements};
+/// use urbanflow::graph::osm::{OsmElement, OsmOptions, Profile, import_elements};
 /// let node = |id, lon| OsmElement::Node { id, lat: 41.15, lon };
 /// let road = OsmElement::Way { id: 10, refs: vec![1, 2], tags: vec![("highway".into(), "residential".into())] };
 /// let g = import_elements(&[node(1, -8.61), node(2, -8.609), road], &OsmOptions::new(Profile::Car))?;
 /// assert_eq!((g.graph.num_vertices(), g.graph.num_arcs()), (2, 2));
 /// assert_eq!(g.way_ids, vec![10, 10]);
-/// # Ok::<(), graph_core::GraphError>(())
+/// # Ok::<(), urbanflow::graph::GraphError>(())
 /// ```
 pub fn import_elements(elements: &[OsmElement], options: &OsmOptions) -> Result<OsmGraph, GraphError> {
     let mut collector = Collector::new(options);
@@ -672,7 +672,7 @@ impl OsmGraph {
     /// milliseconds metric (u32) the integer engines take.
     ///
     /// ```
-    /// use graph_core::osm::{OsmMetric, OsmOptions, Profile, import};
+    /// use urbanflow::graph::osm::{OsmMetric, OsmOptions, Profile, import};
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/oneway.osm.pbf");
     /// let g = import(path, &OsmOptions::new(Profile::Car)).unwrap();
     /// let metres = g.graph_in(OsmMetric::Metres);

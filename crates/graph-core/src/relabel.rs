@@ -11,7 +11,7 @@ use crate::weight::Weight;
 /// A bijection between the caller's vertex ids ("old") and a new numbering.
 ///
 /// ```
-/// use graph_core::{generators, Permutation};
+/// use urbanflow::graph::{generators, Permutation};
 /// let g = generators::grid_2d(4, 5);
 /// let p = Permutation::rcm(&g);
 /// let h = g.relabel(&p);

@@ -25,7 +25,7 @@ impl Components {
 /// Strongly connected components of `g`.
 ///
 /// ```
-/// use graph_core::{GraphBuilder, scc::strongly_connected};
+/// use urbanflow::graph::{GraphBuilder, scc::strongly_connected};
 /// let mut b = GraphBuilder::<u32>::new(4);
 /// b.add_arc(0, 1, 1).add_arc(1, 0, 1).add_arc(1, 2, 1).add_arc(2, 3, 1);
 /// let (g, _) = b.build().unwrap();

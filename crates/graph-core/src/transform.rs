@@ -20,7 +20,7 @@ impl<W: Weight> Csr<W> {
     /// The reverse graph (every arc `u -> v` becomes `v -> u`), in O(n + m).
     ///
     /// ```
-    /// use graph_core::Csr;
+    /// use urbanflow::graph::Csr;
     /// let g = Csr::from_parts(vec![0, 2, 2, 2], vec![1, 2], vec![5u32, 6]).unwrap();
     /// let t = g.transpose();
     /// assert_eq!(t.graph.out_arcs(2).collect::<Vec<_>>(), vec![(0, 6)]);

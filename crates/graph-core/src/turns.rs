@@ -23,8 +23,8 @@
 //! ([`TurnOptions`]); [`TurnGraph::new`] from any graph and a turn function.
 //!
 //! ```
-//! use graph_core::Csr;
-//! use graph_core::turns::TurnGraph;
+//! use urbanflow::graph::Csr;
+//! use urbanflow::graph::turns::TurnGraph;
 //! // A line 0 - 1 - 2 in both directions; U-turns are banned, other turns cost 5.
 //! let g = Csr::from_edges(3, [(0, 1, 10), (1, 0, 10), (1, 2, 20), (2, 1, 20)])?;
 //! let tails = g.arc_tails();
@@ -36,7 +36,7 @@
 //! assert_eq!(turns, vec![(2, 25), (t.target(1), 0)]);
 //! // A route 0 → 2 is source(0) → 0 → 2 → target(2); it maps back to nodes 0, 1, 2.
 //! assert_eq!(t.path_nodes(&[t.source(0), 0, 2, t.target(2)]), vec![0, 1, 2]);
-//! # Ok::<(), graph_core::GraphError>(())
+//! # Ok::<(), urbanflow::graph::GraphError>(())
 //! ```
 
 use crate::GraphError;
@@ -304,13 +304,13 @@ impl TurnGraph {
     /// file's restrictions as `options` say.
     ///
     /// ```
-    /// use graph_core::osm::{OsmOptions, Profile, import};
-    /// use graph_core::turns::{TurnGraph, TurnOptions};
+    /// use urbanflow::graph::osm::{OsmOptions, Profile, import};
+    /// use urbanflow::graph::turns::{TurnGraph, TurnOptions};
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/restrictions.osm");
     /// let g = import(path, &OsmOptions { largest_component: false, ..OsmOptions::new(Profile::Car) })?;
     /// let t = TurnGraph::from_osm(&g, &TurnOptions::for_profile(Profile::Car))?;
     /// assert!(t.report.banned_by_restrictions > 0);
-    /// # Ok::<(), graph_core::GraphError>(())
+    /// # Ok::<(), urbanflow::graph::GraphError>(())
     /// ```
     pub fn from_osm(g: &OsmGraph, options: &TurnOptions) -> Result<Self, GraphError> {
         let road = &g.graph;

@@ -82,7 +82,7 @@ impl LocalComm {
     /// Runs `f` on `size` ranks (threads) and returns their results in rank order.
     ///
     /// ```
-    /// use urbanflow_mpi::{Comm, LocalComm};
+    /// use urbanflow::cluster::{Comm, LocalComm};
     /// let sums = LocalComm::run(3, |c| {
     ///     let mut v = [c.rank() as u64 + 1];
     ///     c.all_reduce_sum_u64(&mut v);

@@ -17,8 +17,8 @@
 //! (README, "Running on a cluster", has the Slurm line).
 //!
 //! ```
-//! use urbanflow_mpi::{Solo, many::{DistOptions, many_to_all}};
-//! let g = graph_core::generators::grid_2d(4, 4);
+//! use urbanflow::cluster::{Solo, many::{DistOptions, many_to_all}};
+//! let g = urbanflow::graph::generators::grid_2d(4, 4);
 //! let report = many_to_all(&Solo, &g, &[0, 5, 15], &DistOptions::default(), |_| {}).unwrap();
 //! assert_eq!((report.trees, report.checksum), (3, 3 * 48 - 16));
 //! ```

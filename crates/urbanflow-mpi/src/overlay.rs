@@ -5,18 +5,18 @@
 //! and the history equal the single-process CPU engine's bit for bit.
 //!
 //! ```
-//! use algos_overlay::dist::{CpuEngine, subgradient_dist_with};
-//! use algos_overlay::generator::{Family, generate};
-//! use algos_overlay::result::Silent;
-//! use algos_overlay::DistParams;
-//! use urbanflow_mpi::{Solo, overlay::DistributedDist};
+//! use urbanflow::overlay::dist::{CpuEngine, subgradient_dist_with};
+//! use urbanflow::overlay::generator::{Family, generate};
+//! use urbanflow::overlay::result::Silent;
+//! use urbanflow::overlay::DistParams;
+//! use urbanflow::cluster::{Solo, overlay::DistributedDist};
 //! let inst = generate(40, Family::A, 14.0, 2);
 //! let p = DistParams { ext_iters: 50, ..DistParams::default() };
 //! let one = subgradient_dist_with(&inst, &p, None, &mut CpuEngine::rayon(&inst, &p), &mut Silent)?;
 //! let mut engine = DistributedDist::new(&Solo, &inst, &p);
 //! let many = subgradient_dist_with(&inst, &p, None, &mut engine, &mut Silent)?;
 //! assert_eq!(one.bound.to_bits(), many.bound.to_bits());
-//! # Ok::<(), algos_overlay::OverlayError>(())
+//! # Ok::<(), urbanflow::overlay::OverlayError>(())
 //! ```
 
 use std::ops::Range;

@@ -9,7 +9,7 @@ use super::{Cut, Instance, Solution};
 /// position), the guillotine cuts as lines; the stock's origin is bottom-left.
 ///
 /// ```
-/// use algos_dp::guillotine::{Instance, Piece, pattern_svg, solve};
+/// use urbanflow::dp::guillotine::{Instance, Piece, pattern_svg, solve};
 /// let inst = Instance::new(10, 6, vec![Piece::new(4, 3, 12)]);
 /// let sol = solve(&inst).unwrap();
 /// let svg = pattern_svg(&inst, &sol);

@@ -124,7 +124,7 @@ pub struct BoundReport {
 /// round.
 ///
 /// ```
-/// use algos_dp::vrp::{BoundOptions, Cvrp, Relaxation, root_bound};
+/// use urbanflow::dp::vrp::{BoundOptions, Cvrp, Relaxation, root_bound};
 /// // Three customers on a line at 1, 2, 3 from the depot, capacity for two of them.
 /// let x = [0.0f64, 1.0, 2.0, 3.0];
 /// let cost: Vec<f64> = (0..16).map(|k| (x[k / 4] - x[k % 4]).abs()).collect();
@@ -133,7 +133,7 @@ pub struct BoundReport {
 /// let r = root_bound(&inst, &opts, &mut |_| {})?;
 /// // The optimum is 0-3-2-0 (6) + 0-1-0 (2) = 8: a lower bound cannot exceed it.
 /// assert!(r.converged && r.lower_bound <= 8.0 + 1e-6);
-/// # Ok::<(), algos_dp::DpError>(())
+/// # Ok::<(), urbanflow::dp::DpError>(())
 /// ```
 pub fn root_bound(
     inst: &Cvrp,

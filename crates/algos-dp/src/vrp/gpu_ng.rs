@@ -41,9 +41,9 @@ pub struct GpuPriceTimes {
 /// The ng-path DP of one instance and neighbourhoods on a GPU, tables kept on the device.
 ///
 /// ```no_run
-/// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, GpuNgPricer, NgSets};
-/// # fn demo(inst: &Cvrp, duals: &[f64]) -> Result<(), algos_dp::DpError> {
-/// let ctx = gpu_runtime::GpuContext::new()?;
+/// use urbanflow::dp::vrp::{ArcCosts, Costs, Cvrp, GpuNgPricer, NgSets};
+/// # fn demo(inst: &Cvrp, duals: &[f64]) -> Result<(), urbanflow::dp::DpError> {
+/// let ctx = urbanflow::gpu::GpuContext::new()?;
 /// let mut pricer = GpuNgPricer::new(&ctx, inst, &NgSets::nearest(inst, 8)?)?;
 /// let arcs = ArcCosts::new(inst, &Costs::Reduced(duals))?;
 /// let priced = pricer.price(&arcs, 100, -1e-6)?; // up to 100 routes of negative reduced cost

@@ -17,9 +17,9 @@ const WG: u32 = 128;
 /// The q-path DP of one instance on a GPU.
 ///
 /// ```no_run
-/// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, GpuQPaths, LoadSemantics};
-/// # fn demo(inst: &Cvrp) -> Result<(), algos_dp::DpError> {
-/// let ctx = gpu_runtime::GpuContext::new()?;
+/// use urbanflow::dp::vrp::{ArcCosts, Costs, Cvrp, GpuQPaths, LoadSemantics};
+/// # fn demo(inst: &Cvrp) -> Result<(), urbanflow::dp::DpError> {
+/// let ctx = urbanflow::gpu::GpuContext::new()?;
 /// let mut fw = GpuQPaths::new(&ctx, inst)?;
 /// fw.fill(&ArcCosts::new(inst, &Costs::Raw)?)?;
 /// let psi = fw.through_q(&fw, LoadSemantics::Exact)?; // symmetric costs: backward = forward

@@ -6,13 +6,13 @@ use super::DpError;
 /// (possibly asymmetric) cost matrix over the `n + 1` nodes.
 ///
 /// ```
-/// use algos_dp::vrp::Cvrp;
+/// use urbanflow::dp::vrp::Cvrp;
 /// // Depot and two customers on a line: 0 — 1 — 2, unit spacing.
 /// let cost = vec![0.0, 1.0, 2.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0];
 /// let inst = Cvrp::new("line", vec![0, 3, 4], 10, cost)?;
 /// assert_eq!(inst.customers(), 2);
 /// assert_eq!(inst.cost(1, 2), 1.0);
-/// # Ok::<(), algos_dp::DpError>(())
+/// # Ok::<(), urbanflow::dp::DpError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Cvrp {

@@ -12,14 +12,14 @@
 //! - Column generation over any [`Pricer`]: [`root_bound`], [`root_bound_with`], [`pricer`].
 //!
 //! ```
-//! use algos_dp::vrp::{ArcCosts, Costs, Cvrp, q_paths};
+//! use urbanflow::dp::vrp::{ArcCosts, Costs, Cvrp, q_paths};
 //! let x = [0.0f64, 1.0, 2.0];
 //! let cost: Vec<f64> = (0..9).map(|k| (x[k / 3] - x[k % 3]).abs()).collect();
 //! let inst = Cvrp::new("line", vec![0, 1, 1], 2, cost)?;
 //! let arcs = ArcCosts::new(&inst, &Costs::Raw)?;
 //! let t = q_paths(&inst, &arcs, false);
 //! assert_eq!(t.value(2, 2), 2.0); // 0 → 1 → 2
-//! # Ok::<(), algos_dp::DpError>(())
+//! # Ok::<(), urbanflow::dp::DpError>(())
 //! ```
 
 use crate::DpError;

@@ -166,14 +166,14 @@ pub struct NgDenseTable {
 /// `max_labels` bounds `(Q + 1)(n + 1) 2^(Δ−1)` ([`DpError::StateSpaceTooLarge`] beyond).
 ///
 /// ```
-/// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, NgPlan, NgSets, vrp_ng_mirror};
+/// use urbanflow::dp::vrp::{ArcCosts, Costs, Cvrp, NgPlan, NgSets, vrp_ng_mirror};
 /// let x = [0.0f64, 1.0, 2.0];
 /// let cost: Vec<f64> = (0..9).map(|k| (x[k / 3] - x[k % 3]).abs()).collect();
 /// let inst = Cvrp::new("line", vec![0, 1, 1], 2, cost)?;
 /// let plan = NgPlan::new(&inst, &NgSets::nearest(&inst, 2)?)?;
 /// let t = vrp_ng_mirror(&inst, &ArcCosts::new(&inst, &Costs::Raw)?, &plan, false, 1 << 20)?;
 /// assert_eq!(t.value(2, 2), 2.0); // 0 → 1 → 2
-/// # Ok::<(), algos_dp::DpError>(())
+/// # Ok::<(), urbanflow::dp::DpError>(())
 /// ```
 pub fn vrp_ng_mirror(
     inst: &Cvrp,

@@ -20,7 +20,7 @@ pub enum LoadSemantics {
 /// kernel kept the symmetric half-range, which can miss the minimum.
 ///
 /// ```
-/// use algos_dp::vrp::{ArcCosts, Costs, Cvrp, LoadSemantics, q_paths, through_q};
+/// use urbanflow::dp::vrp::{ArcCosts, Costs, Cvrp, LoadSemantics, q_paths, through_q};
 /// let x = [0.0f64, 1.0, 2.0];
 /// let cost: Vec<f64> = (0..9).map(|k| (x[k / 3] - x[k % 3]).abs()).collect();
 /// let inst = Cvrp::new("line", vec![0, 1, 1], 2, cost)?;
@@ -28,7 +28,7 @@ pub enum LoadSemantics {
 /// let psi = through_q(&inst, &t, &t, LoadSemantics::Exact);
 /// assert_eq!(psi[1 * 3 + 2], 4.0); // 0 → 2 → 0
 /// assert_eq!(psi[2 * 3 + 1], 4.0); // 0 → 1 → 2 → 0 (or back), through 1
-/// # Ok::<(), algos_dp::DpError>(())
+/// # Ok::<(), urbanflow::dp::DpError>(())
 /// ```
 pub fn through_q(inst: &Cvrp, fw: &QPathTable, bw: &QPathTable, sem: LoadSemantics) -> Vec<f64> {
     let m = inst.customers() + 1;

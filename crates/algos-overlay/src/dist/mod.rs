@@ -133,14 +133,14 @@ pub trait DistEngine {
 /// [`auto_engine`]).
 ///
 /// ```
-/// use algos_overlay::{DistParams, generator::{Family, generate}, subgradient_dist, lp_bound_exact};
-/// use gpu_runtime::Backend;
+/// use urbanflow::overlay::{DistParams, generator::{Family, generate}, subgradient_dist, lp_bound_exact};
+/// use urbanflow::gpu::Backend;
 /// let inst = generate(40, Family::A, 14.0, 2);
 /// let r = subgradient_dist(&inst, &DistParams::default(), None, Backend::Cpu)?;
 /// let lp = lp_bound_exact(&inst)?;
 /// assert!(r.bound >= lp * (1.0 - 1e-9));           // an upper bound, always
 /// assert!(r.bound >= r.primal.as_ref().unwrap().value);
-/// # Ok::<(), algos_overlay::OverlayError>(())
+/// # Ok::<(), urbanflow::overlay::OverlayError>(())
 /// ```
 pub fn subgradient_dist(
     inst: &MopInstance,

@@ -6,9 +6,9 @@
 //! computes the same product from the same layout; all three give Dijkstra's distances.
 //!
 //! ```
-//! use algos_sssp::cch::{Cch, CchQuery};
-//! use algos_sssp::cch::gpu_matrix::{Walks, cch_matrix_mirror};
-//! use graph_core::GraphBuilder;
+//! use urbanflow::sssp::cch::{Cch, CchQuery};
+//! use urbanflow::sssp::cch::gpu_matrix::{Walks, cch_matrix_mirror};
+//! use urbanflow::graph::GraphBuilder;
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
 //! let g = b.build().unwrap().0;

@@ -23,8 +23,8 @@
 //! one-way streets keep the same topology under every metric.
 //!
 //! ```
-//! use algos_sssp::cch::Cch;
-//! use graph_core::GraphBuilder;
+//! use urbanflow::sssp::cch::Cch;
+//! use urbanflow::graph::GraphBuilder;
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
 //! let g = b.build().unwrap().0;
@@ -108,8 +108,8 @@ impl Cch {
     /// with the default [`Bisector`].
     ///
     /// ```
-    /// use algos_sssp::cch::{Cch, CchQuery};
-    /// let g = graph_core::generators::grid_2d(20, 20); // unit weights
+    /// use urbanflow::sssp::cch::{Cch, CchQuery};
+    /// let g = urbanflow::graph::generators::grid_2d(20, 20); // unit weights
     /// let cch = Cch::build(&g)?; // once per graph shape
     /// let ch = cch.customise(g.weights())?; // once per metric: milliseconds on a city
     /// assert_eq!(CchQuery::new(&ch)?.distance(&ch, 0, 399)?, Some(38));
@@ -117,7 +117,7 @@ impl Cch {
     /// let doubled: Vec<u32> = g.weights().iter().map(|w| 2 * w).collect();
     /// let ch2 = cch.customise(&doubled)?;
     /// assert_eq!(CchQuery::new(&ch2)?.distance(&ch2, 0, 399)?, Some(76));
-    /// # Ok::<(), algos_sssp::SsspError>(())
+    /// # Ok::<(), urbanflow::sssp::SsspError>(())
     /// ```
     pub fn build<W: Weight>(graph: &Csr<W>) -> Result<Self, SsspError> {
         Self::build_with(graph, Bisector::default())

@@ -12,8 +12,8 @@
 //! ranks (Knopp, Sanders, Schultes, Schulz, Wagner 2007, on the elimination tree).
 //!
 //! ```
-//! use algos_sssp::cch::{Cch, CchQuery};
-//! use graph_core::GraphBuilder;
+//! use urbanflow::sssp::cch::{Cch, CchQuery};
+//! use urbanflow::graph::GraphBuilder;
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
 //! let g = b.build().unwrap().0;
@@ -121,8 +121,8 @@ impl CchQuery {
     /// CCH was built from), ending at `t`. `None` when `t` cannot be reached.
     ///
     /// ```
-    /// use algos_sssp::cch::{Cch, CchQuery};
-    /// use graph_core::GraphBuilder;
+    /// use urbanflow::sssp::cch::{Cch, CchQuery};
+    /// use urbanflow::graph::GraphBuilder;
     /// let mut b = GraphBuilder::new(4);
     /// b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
     /// let g = b.build().unwrap().0;
@@ -173,15 +173,15 @@ impl CchQuery {
     /// bound `u32::MAX − 1` is an error, as in Dijkstra.
     ///
     /// ```
-    /// use algos_sssp::cch::{Cch, CchQuery};
-    /// use graph_core::GraphBuilder;
+    /// use urbanflow::sssp::cch::{Cch, CchQuery};
+    /// use urbanflow::graph::GraphBuilder;
     /// let mut b = GraphBuilder::new(4);
     /// b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
     /// let g = b.build().unwrap().0;
     /// let ch = Cch::build(&g).unwrap().customise(g.weights()).unwrap();
     /// let m = CchQuery::matrix(&ch, &[0, 2], &[1, 3]).unwrap();
     /// assert_eq!(m.data, [3, 8, 2, 7]);
-    /// assert_eq!(CchQuery::matrix(&ch, &[3], &[0]).unwrap().get(0, 0), algos_sssp::UNREACHABLE);
+    /// assert_eq!(CchQuery::matrix(&ch, &[3], &[0]).unwrap().get(0, 0), urbanflow::sssp::UNREACHABLE);
     /// ```
     pub fn matrix(
         ch: &ContractionHierarchy,

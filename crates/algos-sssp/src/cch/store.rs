@@ -67,8 +67,8 @@ impl Cch {
     /// atomically.
     ///
     /// ```
-    /// use algos_sssp::cch::Cch;
-    /// let g = graph_core::generators::grid_2d(20, 20);
+    /// use urbanflow::sssp::cch::Cch;
+    /// let g = urbanflow::graph::generators::grid_2d(20, 20);
     /// let cch = Cch::build(&g).unwrap();
     /// let path = std::env::temp_dir().join(format!("doc-{}.cch", std::process::id()));
     /// cch.save(&g, &path).unwrap();

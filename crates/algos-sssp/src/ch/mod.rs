@@ -18,8 +18,8 @@
 //! for that.
 //!
 //! ```
-//! use algos_sssp::ch::ContractionHierarchy;
-//! use graph_core::GraphBuilder;
+//! use urbanflow::sssp::ch::ContractionHierarchy;
+//! use urbanflow::graph::GraphBuilder;
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
 //! let g = b.build().unwrap().0;
@@ -87,8 +87,8 @@ impl ContractionHierarchy {
     /// need for each target).
     ///
     /// ```
-    /// use algos_sssp::ch::ContractionHierarchy;
-    /// use graph_core::GraphBuilder;
+    /// use urbanflow::sssp::ch::ContractionHierarchy;
+    /// use urbanflow::graph::GraphBuilder;
     /// let mut b = GraphBuilder::new(4);
     /// b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
     /// let g = b.build().unwrap().0;

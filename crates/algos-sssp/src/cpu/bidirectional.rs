@@ -15,8 +15,8 @@
 //! arc `x → y` against the other's final label and set `mu ≤ |P|`, a contradiction.
 //!
 //! ```
-//! use algos_sssp::cpu::bidirectional::BidirectionalQuery;
-//! use graph_core::GraphBuilder;
+//! use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
+//! use urbanflow::graph::GraphBuilder;
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
 //! let g = b.build().unwrap().0;

@@ -9,9 +9,9 @@
 //! records predecessor arcs and the vertices touched when asked.
 //!
 //! ```
-//! use algos_sssp::cpu::queue::LazyHeap;
-//! use algos_sssp::cpu::search::{Settle, Workspace, dijkstra_search};
-//! let g = graph_core::generators::grid_2d(3, 3); // unit weights, vertex r * 3 + c
+//! use urbanflow::sssp::cpu::queue::LazyHeap;
+//! use urbanflow::sssp::cpu::search::{Settle, Workspace, dijkstra_search};
+//! let g = urbanflow::graph::generators::grid_2d(3, 3); // unit weights, vertex r * 3 + c
 //! let mut dist = vec![u32::MAX; 9];
 //! let mut ws = Workspace::new(LazyHeap::with_capacity(16)).with_predecessors(9);
 //! let mut order = Vec::new();

@@ -101,8 +101,8 @@ pub const KSP_PHAST_MAX_TARGETS_TO_BUILD: usize = 576;
 /// ([`TargetDistances::Auto`]).
 ///
 /// ```
-/// use algos_sssp::auto::HierarchyCost;
-/// use algos_sssp::ksp::ksp_phast_threshold;
+/// use urbanflow::sssp::auto::HierarchyCost;
+/// use urbanflow::sssp::ksp::ksp_phast_threshold;
 /// assert_eq!(ksp_phast_threshold(2, HierarchyCost::Cached), 32);
 /// assert_eq!(ksp_phast_threshold(2, HierarchyCost::ToBuild), 144);
 /// assert_eq!(ksp_phast_threshold(16, HierarchyCost::ToBuild), 576);
@@ -195,9 +195,9 @@ pub const AUTO_GPU_MAX_K: usize = 100;
 /// [`AUTO_GPU_MAX_K`], on a graph without zero-weight arcs; [`BatchStats::why`] says what it decided.
 ///
 /// ```
-/// use algos_sssp::ksp::ksp_batch;
-/// use gpu_runtime::Backend;
-/// let g = graph_core::generators::grid_2d(3, 3);
+/// use urbanflow::sssp::ksp::ksp_batch;
+/// use urbanflow::gpu::Backend;
+/// let g = urbanflow::graph::generators::grid_2d(3, 3);
 /// let (paths, stats) = ksp_batch(&g, &[(0, 8)], 3, Backend::Cpu).unwrap();
 /// assert_eq!(paths[0].iter().map(|p| p.cost).collect::<Vec<_>>(), [4, 4, 4]);
 /// assert_eq!(stats.gpu_queries, 0);
@@ -268,8 +268,8 @@ type Answer = (u32, Vec<Path>, u64, u64);
 /// the CPU's threads.
 ///
 /// ```
-/// use algos_sssp::ksp::{ksp_batch_cpu, mps};
-/// let g = graph_core::generators::grid_2d(4, 4); // unit weights: many ties
+/// use urbanflow::sssp::ksp::{ksp_batch_cpu, mps};
+/// let g = urbanflow::graph::generators::grid_2d(4, 4); // unit weights: many ties
 /// let queries = [(0, 15), (3, 12), (5, 15)];
 /// let (answers, stats) = ksp_batch_cpu(&g, &queries, 5).unwrap();
 /// assert_eq!(stats.targets, 2);
@@ -293,8 +293,8 @@ const PHAST_ROUND_BYTES: usize = 300 << 20;
 /// [`ksp_batch_cpu`] with the targets' distances computed as `distances` says.
 ///
 /// ```
-/// use algos_sssp::ksp::{TargetDistances, ksp_batch_cpu_with};
-/// let g = graph_core::generators::grid_2d(4, 4);
+/// use urbanflow::sssp::ksp::{TargetDistances, ksp_batch_cpu_with};
+/// let g = urbanflow::graph::generators::grid_2d(4, 4);
 /// let queries = [(0, 15), (3, 12), (5, 15)];
 /// let (by_phast, stats) = ksp_batch_cpu_with(&g, &queries, 5, TargetDistances::Phast).unwrap();
 /// assert_eq!(stats.distances, TargetDistances::Phast);

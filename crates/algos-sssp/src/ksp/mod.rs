@@ -17,8 +17,8 @@
 //! arcs and ties included.
 //!
 //! ```
-//! use algos_sssp::ksp::mps;
-//! use graph_core::GraphBuilder;
+//! use urbanflow::sssp::ksp::mps;
+//! use urbanflow::graph::GraphBuilder;
 //! // Two routes 0 → 3: through 1 (cost 2) and through 2 (cost 3); plus a slow direct arc (cost 10).
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 1).add_arc(1, 3, 1).add_arc(0, 2, 1).add_arc(2, 3, 2).add_arc(0, 3, 10);
@@ -79,14 +79,14 @@ impl Path {
     /// The vertices in the file's own ids (`loaded.ids`), from the source to the target.
     ///
     /// ```
-    /// use graph_core::io::{LoadOptions, load_graph};
+    /// use urbanflow::graph::io::{LoadOptions, load_graph};
     /// # let dir = std::env::temp_dir().join(format!("uf-ksp-ids-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir).unwrap();
     /// # let file = dir.join("tiny.gr");
     /// # std::fs::write(&file, "p sp 3 3\na 1 2 4\na 2 3 1\na 1 3 9\n").unwrap();
     /// let g = load_graph(&file, &LoadOptions::default())?;
     /// let (s, t) = (g.vertex(1).unwrap(), g.vertex(3).unwrap());
-    /// let (paths, _) = algos_sssp::ksp::yen(&g.graph, s, t, 2)?;
+    /// let (paths, _) = urbanflow::sssp::ksp::yen(&g.graph, s, t, 2)?;
     /// assert_eq!(paths[0].file_ids(&g), [1, 2, 3]);
     /// assert_eq!(paths[1].file_ids(&g), [1, 3]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -291,11 +291,11 @@ impl Order<'_, '_> {
 /// The `k` cheapest loopless paths from `s` to `t`, in (cost, arc sequence) order, by MPS.
 ///
 /// ```
-/// let g = graph_core::generators::grid_2d(3, 3); // unit weights: six shortest corner-to-corner paths
-/// let (paths, _) = algos_sssp::ksp::mps(&g, 0, 8, 8)?;
+/// let g = urbanflow::graph::generators::grid_2d(3, 3); // unit weights: six shortest corner-to-corner paths
+/// let (paths, _) = urbanflow::sssp::ksp::mps(&g, 0, 8, 8)?;
 /// assert_eq!(paths.iter().map(|p| p.cost).collect::<Vec<_>>(), [4, 4, 4, 4, 4, 4, 6, 6]);
 /// assert_eq!(paths[0].vertices(&g).first(), Some(&0));
-/// # Ok::<(), algos_sssp::SsspError>(())
+/// # Ok::<(), urbanflow::sssp::SsspError>(())
 /// ```
 ///
 /// For many sources towards one target build one [`MpsTarget`] and call its

@@ -36,8 +36,8 @@ const NO_ARC: u32 = u32::MAX;
 /// giving it out.)
 ///
 /// ```
-/// use algos_sssp::ksp::MpsTarget;
-/// use graph_core::GraphBuilder;
+/// use urbanflow::sssp::ksp::MpsTarget;
+/// use urbanflow::graph::GraphBuilder;
 /// let mut b = GraphBuilder::new(3);
 /// b.add_arc(0, 2, 5).add_arc(0, 1, 1).add_arc(1, 2, 1).add_arc(1, 0, 1);
 /// let g = b.build().unwrap().0;
@@ -96,9 +96,9 @@ impl<'g> MpsTarget<'g> {
     /// reduced costs assume it.
     ///
     /// ```
-    /// use algos_sssp::ch::ContractionHierarchy;
-    /// use algos_sssp::ksp::MpsTarget;
-    /// let g = graph_core::generators::grid_2d(3, 3);
+    /// use urbanflow::sssp::ch::ContractionHierarchy;
+    /// use urbanflow::sssp::ksp::MpsTarget;
+    /// let g = urbanflow::graph::generators::grid_2d(3, 3);
     /// let rev = g.transpose().graph;
     /// let pi = ContractionHierarchy::build(&g).unwrap().reversed().phast(&[8]).unwrap().remove(0);
     /// let to8 = MpsTarget::with_distances(&g, &rev, 8, pi).unwrap();

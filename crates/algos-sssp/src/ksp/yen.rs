@@ -21,8 +21,8 @@ use crate::paths::UNREACHABLE;
 /// (one restricted search per spur vertex of every accepted path: A* on the distances to `t`).
 ///
 /// ```
-/// use algos_sssp::ksp::{mps, yen};
-/// use graph_core::GraphBuilder;
+/// use urbanflow::sssp::ksp::{mps, yen};
+/// use urbanflow::graph::GraphBuilder;
 /// let mut b = GraphBuilder::new(4);
 /// b.add_arc(0, 1, 1).add_arc(1, 3, 1).add_arc(0, 2, 1).add_arc(2, 3, 1).add_arc(1, 2, 0);
 /// let g = b.build().unwrap().0;

@@ -31,7 +31,7 @@ impl DistanceMatrix {
 /// implement it, so code that consumes a matrix takes either.
 ///
 /// ```
-/// use algos_sssp::many::{DistanceMatrix, Matrix};
+/// use urbanflow::sssp::many::{DistanceMatrix, Matrix};
 /// fn nearest<M: Matrix>(m: &M, i: usize) -> Option<(u32, M::Value)> {
 ///     (0..m.targets().len())
 ///         .filter_map(|j| m.distance(i, j).map(|d| (m.targets()[j], d)))
@@ -74,12 +74,12 @@ impl Matrix for DistanceMatrix {
 /// The distances between every source and every target.
 ///
 /// ```
-/// use algos_sssp::many::{Matrix, distance_matrix};
-/// let g = graph_core::generators::grid_2d(4, 4); // unit weights, vertex = row * 4 + column
-/// let m = distance_matrix(&g, &[0, 5], &[15, 3], gpu_runtime::Backend::Cpu)?;
+/// use urbanflow::sssp::many::{Matrix, distance_matrix};
+/// let g = urbanflow::graph::generators::grid_2d(4, 4); // unit weights, vertex = row * 4 + column
+/// let m = distance_matrix(&g, &[0, 5], &[15, 3], urbanflow::gpu::Backend::Cpu)?;
 /// assert_eq!((m.get(0, 0), m.get(0, 1), m.get(1, 0), m.get(1, 1)), (6, 3, 4, 3));
 /// assert_eq!(m.distance(1, 0), Some(4));
-/// # Ok::<(), algos_sssp::SsspError>(())
+/// # Ok::<(), urbanflow::sssp::SsspError>(())
 /// ```
 pub fn distance_matrix(
     graph: &Csr<u32>,

@@ -73,9 +73,9 @@ fn check(graph: &Csr<u32>, sources: &[u32]) -> Result<(), SsspError> {
 /// [`many_to_all_with`] also runs the CPU and the GPU together.
 ///
 /// ```
-/// use algos_sssp::many::many_to_all;
-/// use graph_core::generators;
-/// use gpu_runtime::Backend;
+/// use urbanflow::sssp::many::many_to_all;
+/// use urbanflow::graph::generators;
+/// use urbanflow::gpu::Backend;
 /// let g = generators::grid_2d(4, 4);
 /// let mut total = 0u64;
 /// many_to_all(&g, &[0, 5, 15], Backend::Cpu, false, |b| {
@@ -242,10 +242,10 @@ pub fn many_to_all_with(
 /// order and on any thread.
 ///
 /// ```
-/// use algos_sssp::many::{ManyOptions, many_to_all_shared};
-/// use gpu_runtime::Backend;
+/// use urbanflow::sssp::many::{ManyOptions, many_to_all_shared};
+/// use urbanflow::gpu::Backend;
 /// use std::sync::atomic::{AtomicU64, Ordering};
-/// let g = graph_core::generators::grid_2d(4, 4);
+/// let g = urbanflow::graph::generators::grid_2d(4, 4);
 /// let total = AtomicU64::new(0);
 /// let opts = ManyOptions { backend: Backend::Cpu, ..Default::default() };
 /// many_to_all_shared(&g, &[0, 5, 15], &opts, |b| {
@@ -274,9 +274,9 @@ pub fn many_to_all_shared(
 /// blocks are copied in as they arrive. Predecessors are not written (use [`many_to_all_with`]).
 ///
 /// ```
-/// use algos_sssp::many::{ManyOptions, many_to_all_into};
-/// use gpu_runtime::Backend;
-/// let g = graph_core::generators::grid_2d(4, 4);
+/// use urbanflow::sssp::many::{ManyOptions, many_to_all_into};
+/// use urbanflow::gpu::Backend;
+/// let g = urbanflow::graph::generators::grid_2d(4, 4);
 /// let mut rows = vec![0; 2 * 16];
 /// many_to_all_into(&g, &[0, 15], &ManyOptions { backend: Backend::Cpu, ..Default::default() }, &mut rows).unwrap();
 /// assert_eq!((rows[0], rows[15], rows[16 + 15]), (0, 6, 0));

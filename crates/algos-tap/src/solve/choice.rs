@@ -95,8 +95,8 @@ pub fn choose_loader<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a
 /// user classes): (PHAST on a customisable hierarchy?, why).
 ///
 /// ```
-/// use algos_tap::AssignOptions;
-/// use algos_tap::solve::choose_cpu_trees;
+/// use urbanflow::tap::AssignOptions;
+/// use urbanflow::tap::solve::choose_cpu_trees;
 /// let big = 100_000_000; // origins × links, e.g. 2,000 origins on 50,000 links
 /// let (hierarchy, why) = choose_cpu_trees(big, &AssignOptions::default());
 /// assert!(hierarchy, "{why}");

@@ -111,7 +111,7 @@ impl Totals {
     /// The totals of flows `x` (one per link, in the network's link order) on `net`.
     ///
     /// ```
-    /// use algos_tap::{CostFactors, Link, Network, Totals};
+    /// use urbanflow::tap::{CostFactors, Link, Network, Totals};
     /// let link = Link { from: 0, to: 1, capacity: 100.0, length: 3.0, free_flow_time: 10.0, b: 0.0, power: 4.0, toll: 5.0 };
     /// let net = Network::new(2, &[link], 1, CostFactors { toll: 0.5, distance: 0.0 }).unwrap();
     /// let t = Totals::of(&net, &[4.0]);
@@ -179,7 +179,7 @@ pub(crate) fn check_flows(net: &Network, flows: &[f64], what: &'static str) -> R
 /// Solves the assignment. See [`assign_with_progress`] for a per-iteration callback.
 ///
 /// ```
-/// use algos_tap::{assign, AssignOptions, CostFactors, Demand, Link, Network};
+/// use urbanflow::tap::{assign, AssignOptions, CostFactors, Demand, Link, Network};
 /// // Two parallel roads from 0 to 1: t1 = 10 + x/100 (BPR, power 1), t2 = 20 (constant).
 /// let road = |t0, b| Link { from: 0, to: 1, capacity: 1000.0, length: 0.0, free_flow_time: t0, b, power: 1.0, toll: 0.0 };
 /// let net = Network::new(2, &[road(10.0, 1.0), road(20.0, 0.0)], 0, CostFactors::default()).unwrap();

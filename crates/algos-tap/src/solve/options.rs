@@ -152,7 +152,7 @@ impl<'a> AssignOptions<'a> {
     /// These options stopping at relative gap `gap` (the rest of the stop rule unchanged).
     ///
     /// ```
-    /// use algos_tap::AssignOptions;
+    /// use urbanflow::tap::AssignOptions;
     /// let opts = AssignOptions::default().with_gap(1e-5).with_max_iterations(2_000);
     /// assert_eq!((opts.stop.relative_gap, opts.stop.max_iterations), (1e-5, 2_000));
     /// ```

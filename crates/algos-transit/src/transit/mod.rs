@@ -402,10 +402,10 @@ impl TransitNetwork {
     /// Reads a GTFS feed (zip or folder) and builds the network of `date` (`YYYY-MM-DD`).
     ///
     /// ```no_run
-    /// use algos_transit::transit::{TransitNetwork, TransitOptions};
+    /// use urbanflow::transit::transit::{TransitNetwork, TransitOptions};
     /// let net = TransitNetwork::from_gtfs("nyc_subway_gtfs.zip", "2024-12-16", &TransitOptions::default())?;
     /// println!("{} stations, {} patterns", net.stations.len(), net.patterns.len());
-    /// # Ok::<(), algos_transit::TdError>(())
+    /// # Ok::<(), urbanflow::transit::TdError>(())
     /// ```
     pub fn from_gtfs(path: impl AsRef<Path>, date: &str, opts: &TransitOptions) -> Result<Self, TdError> {
         let path = path.as_ref();

@@ -91,7 +91,7 @@ fn is_dot_gr(path: &Path) -> bool {
 /// | numbers | [`GraphFormat::EdgeList`] |
 ///
 /// ```
-/// use graph_core::io::{GraphFormat, ParseIssue, detect_format};
+/// use urbanflow::graph::io::{GraphFormat, ParseIssue, detect_format};
 /// let dir = std::env::temp_dir().join(format!("uf-detect-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// std::fs::write(dir.join("ok.gr"), "c fine\np sp 2 1\na 1 2 3\n").unwrap();
@@ -294,7 +294,7 @@ impl Default for LoadOptions {
 /// [`read_graph_as`], and TNTP `_net` files as free-flow travel times × [`LoadOptions::tntp_units`].
 ///
 /// ```
-/// use graph_core::io::{LoadOptions, load_graph};
+/// use urbanflow::graph::io::{LoadOptions, load_graph};
 /// let dir = std::env::temp_dir().join(format!("uf-load-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// std::fs::write(dir.join("tiny.gr"), "p sp 3 2\na 1 2 5\na 2 3 7\n").unwrap();

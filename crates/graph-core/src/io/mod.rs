@@ -16,7 +16,7 @@
 //! dropped (parallel arcs and self-loops are kept unless [`ReadOptions`] says otherwise).
 //!
 //! ```
-//! use graph_core::io::{parse_dimacs_sp, ParseIssue, ReadOptions};
+//! use urbanflow::graph::io::{parse_dimacs_sp, ParseIssue, ReadOptions};
 //! let text = "c tiny\np sp 2 1\na 1 2 7\n";
 //! let g = parse_dimacs_sp::<u32>(text.as_bytes(), "tiny.gr", ReadOptions::default()).unwrap();
 //! assert_eq!(g.out_arcs(0).collect::<Vec<_>>(), vec![(1, 7)]);
@@ -76,7 +76,7 @@ pub struct ReadOptions {
 /// returned, kept beside the data so that a caller can show it.
 ///
 /// ```
-/// use graph_core::io::{ReadOptions, tntp::parse_trips_with};
+/// use urbanflow::graph::io::{ReadOptions, tntp::parse_trips_with};
 /// let text = "<NUMBER OF ZONES> 1\n<TOTAL OD FLOW> 10\n<END OF METADATA>\nOrigin 1\n1 : 3;\n";
 /// assert!(parse_trips_with(text.as_bytes(), "t_trips.tntp", ReadOptions::default()).is_err());
 /// let lenient = ReadOptions { lenient: true, ..Default::default() };

@@ -9,7 +9,7 @@
 //! several `d : flow;` pairs per line. Every error names the file and the line.
 //!
 //! ```
-//! use graph_core::io::tntp::parse_net;
+//! use urbanflow::graph::io::tntp::parse_net;
 //! let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 1\n\
 //!             <END OF METADATA>\n~ init_node term_node capacity length free_flow_time b power speed toll link_type ;\n\
 //!             1 2 100 1.5 3 0.15 4 0 0 1 ;\n";
@@ -140,7 +140,7 @@ impl TntpNet {
     /// Munich's). Vertex `v` of a dense numbering is node `node_ids()[v]`.
     ///
     /// ```
-    /// use graph_core::io::tntp::parse_net;
+    /// use urbanflow::graph::io::tntp::parse_net;
     /// let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 1\n\
     ///             <END OF METADATA>\n1000 70 100 1.5 2 0.15 4 0 0 1 ;\n";
     /// let net = parse_net(text.as_bytes(), "sparse_net.tntp").unwrap();
@@ -166,7 +166,7 @@ impl TntpNet {
     /// after scaling is an error naming its line.
     ///
     /// ```
-    /// use graph_core::io::tntp::parse_net;
+    /// use urbanflow::graph::io::tntp::parse_net;
     /// let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 2\n<FIRST THRU NODE> 1\n<NUMBER OF LINKS> 1\n\
     ///             <END OF METADATA>\n1 2 100 1.5 0.0125 0.15 4 0 0 1 ;\n";
     /// let g = parse_net(text.as_bytes(), "tiny_net.tntp").unwrap().free_flow_graph(1000.0).unwrap();
@@ -248,8 +248,8 @@ pub struct TntpNode {
 /// std::fs::create_dir_all(&dir).unwrap();
 /// std::fs::write(dir.join("Town_trips.tntp.xz"), b"").unwrap();
 /// let net = dir.join("Town_net.tntp");
-/// assert_eq!(graph_core::io::tntp::companion(&net, "trips"), Some(dir.join("Town_trips.tntp.xz")));
-/// assert_eq!(graph_core::io::tntp::companion(&net, "node"), None);
+/// assert_eq!(urbanflow::graph::io::tntp::companion(&net, "trips"), Some(dir.join("Town_trips.tntp.xz")));
+/// assert_eq!(urbanflow::graph::io::tntp::companion(&net, "node"), None);
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn companion(net: &Path, kind: &str) -> Option<PathBuf> {
@@ -420,7 +420,7 @@ pub fn parse_net(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpNet
 /// `opts.lenient`, which keeps every row read and lists the disagreements in [`TntpNet::warnings`].
 ///
 /// ```
-/// use graph_core::io::{ParseIssue, ReadOptions, tntp::parse_net_with};
+/// use urbanflow::graph::io::{ParseIssue, ReadOptions, tntp::parse_net_with};
 /// // A link to node 30 in a file that declares 24 nodes.
 /// let text = "<NUMBER OF ZONES> 1\n<NUMBER OF NODES> 24\n<NUMBER OF LINKS> 1\n<END OF METADATA>\n\
 ///             1 30 100 1.5 3 0.15 4 0 0 1 ;\n";
@@ -712,7 +712,7 @@ pub fn parse_trips(reader: impl BufRead, name: impl AsRef<Path>) -> Result<TntpT
 /// `opts.lenient`, which keeps every entry read and lists the disagreements in [`TntpTrips::warnings`].
 ///
 /// ```
-/// use graph_core::io::{ParseIssue, ReadOptions, tntp::parse_trips_with};
+/// use urbanflow::graph::io::{ParseIssue, ReadOptions, tntp::parse_trips_with};
 /// let cut = "<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 1 : 0.0;  2 : 1200.0;\nOrigin 2\n 1 : 12";
 /// let err = parse_trips_with(cut.as_bytes(), "cut_trips.tntp", ReadOptions::default()).unwrap_err();
 /// assert!(matches!(err.kind(), Some(ParseIssue::Truncated { .. })));

@@ -21,7 +21,7 @@ pub fn create_text(path: impl AsRef<Path>) -> io::Result<Box<dyn Write>> {
 /// Writes a DIMACS shortest-path file (`p sp n m`, 1-based `a u v w`), with `comments` as `c` lines.
 ///
 /// ```
-/// use graph_core::{io, Csr};
+/// use urbanflow::graph::{io, Csr};
 /// let g = Csr::from_parts(vec![0, 1, 1], vec![1], vec![7u32]).unwrap();
 /// let mut out = Vec::new();
 /// io::write_dimacs_sp(&g, &mut out, &["example"]).unwrap();
