@@ -206,3 +206,17 @@ def test_no_error_lines_on_import_and_probe():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
     assert run.returncode == 0, run.stderr
     assert not any(line.lstrip().startswith("error") for line in run.stderr.splitlines()), run.stderr
+
+
+def test_the_progress_bar_never_goes_back_and_shows_no_rate():
+    pytest.importorskip("tqdm")
+    bar_update = urbanflow._progress_bar(1e-4)
+    bar = bar_update.bar
+    seen = []
+    for i, gap in enumerate([1e-1, 1e-2, 3e-2, 1e-3, 2e-3, 1e-4]):  # gaps rise now and then
+        bar_update({"iteration": i + 1, "relative_gap": gap})
+        seen.append(bar.n)
+    assert seen == sorted(seen) and seen[-1] == 1000, seen
+    text = str(bar)
+    assert "/s" not in text and "‰" not in text, text
+    bar.close()

@@ -535,6 +535,7 @@ def _progress_bar(gap: float):
         bar.update(max(int(done * 1000) - bar.n, 0))
         bar.set_postfix_str(f"iteration {log['iteration']} gap {log['relative_gap']:.3e}")
 
+    update.bar = bar  # the caller (and the tests) can close or inspect it
     return update
 
 
