@@ -6,14 +6,19 @@
 //!
 //! 1. The sequential search runs for up to [`PROBE_TIME`]. A graph it finishes is done, with no
 //!    thread pool or GPU started.
-//! 2. Counting a larger graph: rayon counts; after [`GPU_QUIET_TIME`] a thread looks for an adapter
-//!    on which the GPU expansion was measured faster than the 16-core CPU ([`GPU_MEASURED_ON`],
-//!    docs/benchmarks.md) and starts it (device, pipelines: about 0.2 s on an H100). When the GPU is
-//!    ready, and rayon has had at least [`GPU_HEAD_START`] (the GPU's own fixed cost per run), the GPU
-//!    counts from the start. If rayon's progress says it has more than [`GPU_TAKEOVER_LEFT`] to go,
-//!    it stops and the GPU counts alone; otherwise both go on and the first count to finish is the
-//!    answer, so a graph rayon is about to finish is never handed to a GPU that might lose (the
-//!    earlier rule stopped rayon whenever the GPU was ready, 6 % slower on a 7 × 10 grid).
+//! 2. Counting a larger graph: rayon counts; after [`GPU_QUIET_TIME`] a thread takes the automatic
+//!    adapter (any hardware GPU: software adapters are never chosen automatically) and starts it
+//!    (device, pipelines: about 0.2 s on an H100). When the GPU is ready, and rayon has had at least
+//!    [`GPU_HEAD_START`] (the GPU's own fixed cost per run), the GPU counts from the start. Whether
+//!    rayon stops for it is measured on this machine, never read from the adapter's name: every count
+//!    the GPU finishes records its time over rayon's (estimated) whole count in the tuning cache, keyed
+//!    by adapter and driver ([`GpuRecord`]). On an adapter that has no such record, or whose record
+//!    says it is not clearly faster, both count and the first count to finish is the answer (a race:
+//!    never slower than rayon but for the GPU thread's share of the host). Where the record predicts
+//!    the GPU alone finishing well before rayon, and rayon has more than [`GPU_TAKEOVER_LEFT`] to go,
+//!    rayon stops and the GPU counts with the host to itself ([`gpu_takes_over`]). Where the record
+//!    predicts the GPU's count taking longer than rayon's time left, it does not count at all
+//!    ([`gpu_may_win`]).
 //!
 //! Listing, and counting with a limit, stay on the CPU. The GPU lists the 7 × 10 grid 2.5× faster
 //! than the sequential search on an H100 (the host decodes and hands over every cycle), but a listing
@@ -49,14 +54,93 @@ pub const GPU_QUIET_TIME: Duration = Duration::from_millis(80);
 /// so graphs rayon finishes sooner stay on it.
 pub const GPU_HEAD_START: Duration = Duration::from_millis(100);
 
-/// When the GPU is ready and rayon has more than this left to count (by its progress so far), rayon
-/// stops and the GPU counts alone; with less, both count and the first to finish wins. A GPU count
-/// beside rayon's 16 threads ran 0.1–0.15 s slower on a 6-cube than alone (H100 host), while on a
-/// 7 × 10 grid, which rayon finishes about when the GPU is ready, stopping rayon lost 6 %.
+/// When the GPU is ready, rayon stops for it only if it has more than this left to count (by its
+/// progress so far) and this machine's record says the GPU is clearly faster ([`gpu_takes_over`]). A
+/// GPU count beside rayon's 16 threads ran 0.1–0.15 s slower on a 6-cube than alone (H100 host); on a
+/// 7 × 10 grid, which rayon finishes soon after the GPU is ready, racing cost rayon 0.13 s on the H200
+/// host.
 pub const GPU_TAKEOVER_LEFT: Duration = Duration::from_millis(300);
 
-/// Adapters (name substrings) on which `Auto` may choose the GPU for large graphs.
-pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
+/// The tuning cache's name for the race's record ([`GpuRecord`]), with its version: a change to what is
+/// recorded changes it.
+const RECORD_KERNEL: &str = "chordless cycles: GPU count over rayon's v1";
+
+/// What this machine measured of the GPU against rayon, per adapter: the GPU's counting time over
+/// rayon's whole count on the same graph, from the last count the GPU finished (a race it won, or a
+/// takeover), raised to the bound a race it then lost gives (its share of rayon's time in that race).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuRecord {
+    /// GPU seconds ÷ rayon seconds (below 1: the GPU was faster).
+    pub gpu_over_rayon: f64,
+}
+
+/// Whether rayon stops for the GPU when it is ready: only where this adapter's record predicts the GPU
+/// alone finishing in at most 0.8 of the time rayon still needs, and rayon needs more than
+/// [`GPU_TAKEOVER_LEFT`]. Without a record, or without an estimate of rayon's time left yet, both count
+/// (the race decides, and records). A pure function of the measurements, for tests.
+///
+/// ```
+/// use std::time::Duration;
+/// use urbanflow::cycles::{GpuRecord, gpu_takes_over};
+/// let s = Duration::from_secs_f64;
+/// let fast = Some(GpuRecord { gpu_over_rayon: 0.14 }); // as measured on an 8 x 10 grid
+/// assert!(gpu_takes_over(fast, s(0.2), Some(s(6.0))));
+/// assert!(!gpu_takes_over(fast, s(0.2), Some(s(0.1)))); // rayon is nearly done
+/// assert!(!gpu_takes_over(None, s(0.2), Some(s(6.0)))); // never measured here: race
+/// assert!(!gpu_takes_over(Some(GpuRecord { gpu_over_rayon: 1.3 }), s(0.2), Some(s(6.0))));
+/// ```
+pub fn gpu_takes_over(
+    record: Option<GpuRecord>,
+    rayon_elapsed: Duration,
+    rayon_left: Option<Duration>,
+) -> bool {
+    let (Some(record), Some(left)) = (record, rayon_left) else { return false };
+    let predicted_gpu = (rayon_elapsed + left).mul_f64(record.gpu_over_rayon);
+    left > GPU_TAKEOVER_LEFT && predicted_gpu <= left.mul_f64(0.8)
+}
+
+/// Whether the GPU counts beside rayon (when it does not take over): unless this adapter's record
+/// predicts its count taking longer than rayon's time left. Without a record, or an estimate, it races
+/// (and the race records).
+///
+/// ```
+/// use std::time::Duration;
+/// use urbanflow::cycles::{GpuRecord, gpu_may_win};
+/// let s = Duration::from_secs_f64;
+/// let record = Some(GpuRecord { gpu_over_rayon: 0.35 });
+/// assert!(!gpu_may_win(record, s(0.3), Some(s(0.07)))); // a 7 x 10 grid: rayon is nearly done
+/// assert!(gpu_may_win(record, s(0.3), Some(s(4.5))));
+/// assert!(gpu_may_win(None, s(0.3), Some(s(0.07))));
+/// ```
+pub fn gpu_may_win(record: Option<GpuRecord>, rayon_elapsed: Duration, rayon_left: Option<Duration>) -> bool {
+    match (record, rayon_left) {
+        (Some(record), Some(left)) => (rayon_elapsed + left).mul_f64(record.gpu_over_rayon) < left,
+        _ => true,
+    }
+}
+
+/// The record of `ctx`'s adapter in the tuning cache, if this machine measured one.
+fn stored_record(ctx: &GpuContext) -> Option<GpuRecord> {
+    let key = gpu_runtime::tuning::adapter_key(ctx);
+    let t = gpu_runtime::tuning::stored_measurement((&key, RECORD_KERNEL, "any graph"), &RECORD_SLOT)?;
+    Some(GpuRecord { gpu_over_rayon: t })
+}
+
+/// Keeps `record` for `ctx`'s adapter (this process and the tuning cache file).
+fn store_record(ctx: &GpuContext, record: GpuRecord) {
+    if record.gpu_over_rayon.is_finite() && record.gpu_over_rayon > 0.0 {
+        let key = gpu_runtime::tuning::adapter_key(ctx);
+        gpu_runtime::tuning::store_measurement(
+            (&key, RECORD_KERNEL, "any graph"),
+            &RECORD_SLOT,
+            record.gpu_over_rayon,
+        );
+    }
+}
+
+/// The tuning cache keys measurements by launch setting too; the record has one slot.
+const RECORD_SLOT: gpu_runtime::tuning::LaunchConfig =
+    gpu_runtime::tuning::LaunchConfig { workgroup_size: 0, batch: 0, param: 0 };
 
 /// Where an enumeration ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,18 +190,17 @@ pub fn chordless_cycles_on(
             if let Some(stats) = chordless_cycles_until(g, opts, sink, Some(deadline))? {
                 return Ok((stats, Ran::Serial));
             }
-            race(g, opts, measured_gpu)
+            race(g, opts, hardware_gpu)
         }
     }
 }
 
-/// The shared context, if the automatic adapter is one on which the GPU expansion was measured faster
-/// than the 16-core CPU. Looking for adapters is itself slow (tens of milliseconds), so only the
-/// racing thread calls this.
-fn measured_gpu() -> Option<&'static GpuContext> {
-    let auto = gpu_runtime::context::auto_adapter();
-    let name = &auto.found[auto.chosen?].name;
-    if GPU_MEASURED_ON.iter().any(|m| name.contains(m)) { GpuContext::auto() } else { None }
+/// The shared context of the automatic adapter (a hardware GPU: software adapters are never chosen
+/// automatically). Looking for adapters is itself slow (tens of milliseconds), so only the racing
+/// thread calls this.
+fn hardware_gpu() -> Option<&'static GpuContext> {
+    gpu_runtime::context::auto_adapter().chosen?;
+    GpuContext::auto()
 }
 
 /// Race threads whose count was not needed (the CPU won) and that may still be inside the GPU
@@ -152,9 +235,9 @@ fn nap_until(deadline: Instant, done: &AtomicBool) {
 }
 
 /// Counts on rayon while a thread gets a GPU from `gpu` and starts it; once rayon has had its head
-/// start, the GPU counts from the start (on its own copy of the graph), in one of two ways (module
-/// docs): when rayon's progress says it has more than [`GPU_TAKEOVER_LEFT`] to go, rayon stops and the
-/// GPU counts alone, with the host to itself; else both go on and the first count to finish wins.
+/// start, and unless rayon is nearly done, the GPU counts from the start (on its own copy of the
+/// graph): alone, rayon stopped, where [`gpu_takes_over`] says so, else beside rayon, the first count
+/// to finish winning. Every GPU count that finishes updates this adapter's [`GpuRecord`].
 /// A CPU win does not wait for the thread: it wakes from its naps, and a GPU count under way stops at
 /// its next submission, but a device being created finishes first, so the thread is kept for
 /// [`settle`]; the context it made stays for later calls.
@@ -185,18 +268,51 @@ fn race(
         if finished.load(Ordering::Relaxed) {
             return;
         }
-        let takeover = seen.time_left().is_none_or(|left| left > GPU_TAKEOVER_LEFT);
-        if takeover {
+        // Rayon's whole count as its progress predicts it now (from the race's start).
+        let rayon_total = |left: Option<Duration>| left.map(|l| start.elapsed() + l);
+        let left = seen.time_left();
+        let gpu_start = Instant::now();
+        if gpu_takes_over(stored_record(ctx), start.elapsed(), left) {
+            let predicted = rayon_total(left);
             stop.store(true, Ordering::Relaxed);
             let never = AtomicBool::new(false);
-            let _ = tx.send(count_gpu_until(ctx, &graph, &opts_gpu, &never).ok().flatten());
+            let counted = count_gpu_until(ctx, &graph, &opts_gpu, &never).ok().flatten();
+            if let (Some(_), Some(total)) = (&counted, predicted) {
+                let gpu_over_rayon = gpu_start.elapsed().as_secs_f64() / total.as_secs_f64();
+                store_record(ctx, GpuRecord { gpu_over_rayon });
+            }
+            let _ = tx.send(counted);
+            return;
+        }
+        // A GPU this machine measured too slow to finish before rayon does not count: beside rayon it
+        // would only take host time from it (a 7 × 10 grid, which rayon counts in 0.45–0.49 s on the
+        // H200 host, took 0.59–0.62 s with the GPU racing). Rayon's early estimates run low on some
+        // graphs (an 8 × 10 grid's said under 0.3 s left of 5), so without a record the GPU races.
+        if !gpu_may_win(stored_record(ctx), start.elapsed(), left) {
             return;
         }
         // A GPU that fails (memory) leaves the count to rayon; one that rayon beat stops at its next
         // submission.
-        if let Ok(Some(stats)) = count_gpu_until(ctx, &graph, &opts_gpu, &finished) {
-            let _ = tx.send(Some(stats));
-            stop.store(true, Ordering::Relaxed);
+        match count_gpu_until(ctx, &graph, &opts_gpu, &finished) {
+            Ok(Some(stats)) => {
+                if let Some(total) = rayon_total(seen.time_left()) {
+                    let gpu_over_rayon = gpu_start.elapsed().as_secs_f64() / total.as_secs_f64();
+                    store_record(ctx, GpuRecord { gpu_over_rayon });
+                }
+                let _ = tx.send(Some(stats));
+                stop.store(true, Ordering::Relaxed);
+            }
+            // Rayon won: the GPU needed more than the time it had, at least that share of rayon's
+            // whole count. A record that promised less is raised to that bound (setting it to "no
+            // faster" would keep the GPU off graphs it wins by 9×: one lost 7 × 10 grid did that to
+            // the next 8 × 10). Without a record nothing is stored (the next run races too).
+            Ok(None) => {
+                let lower = gpu_start.elapsed().as_secs_f64() / start.elapsed().as_secs_f64().max(1e-9);
+                if stored_record(ctx).is_some_and(|r| r.gpu_over_rayon < lower) {
+                    store_record(ctx, GpuRecord { gpu_over_rayon: lower });
+                }
+            }
+            Err(_) => {}
         }
     });
     let counted = count_rayon_until(g, opts, &stop_rayon, &progress);

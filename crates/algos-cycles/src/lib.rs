@@ -34,8 +34,8 @@ mod graph;
 mod levels;
 
 pub use auto::{
-    GPU_HEAD_START, GPU_MEASURED_ON, GPU_QUIET_TIME, GPU_TAKEOVER_LEFT, PROBE_TIME, Ran, chordless_cycles_on,
-    settle,
+    GPU_HEAD_START, GPU_QUIET_TIME, GPU_TAKEOVER_LEFT, GpuRecord, PROBE_TIME, Ran, chordless_cycles_on,
+    gpu_may_win, gpu_takes_over, settle,
 };
 pub use enumerate::{
     ChordlessOptions, CycleStats, chordless_cycles, chordless_cycles_vec, count_chordless_cycles_rayon,
