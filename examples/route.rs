@@ -41,7 +41,7 @@ use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmGraph, OsmOptions, Profile,
 use urbanflow::graph::turns::TurnGraph;
 #[cfg(feature = "gpu")]
 use urbanflow::sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu_timed};
-use urbanflow::sssp::cch::{CacheUse, Cch, CchQuery};
+use urbanflow::sssp::cch::{Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
 use urbanflow::sssp::isochrone::{Reach, within};
@@ -293,15 +293,7 @@ fn run(args: Args) -> Result<(), Error> {
     // The order (the slow part) comes from the cache folder when this graph was prepared before.
     let (cch, cache) = Cch::build_cached(g)?;
     let build_s = t.elapsed().as_secs_f64();
-    let cache = match cache {
-        CacheUse::Loaded(p) => format!("loaded from {}", p.display()),
-        CacheUse::Built(p) => format!("built, saved to {}", p.display()),
-        CacheUse::Rebuilt(p, why) => {
-            format!("built: the saved file was refused ({why}); replaced at {}", p.display())
-        }
-        CacheUse::Uncached(why) => format!("built, not cached: {why}"),
-        other => format!("{other:?}"),
-    };
+    let cache = cache.to_string();
     let t = Instant::now();
     let (ch, unpacking) = cch.customise_with_unpacking(g.weights())?;
     let customise_s = t.elapsed().as_secs_f64();

@@ -57,15 +57,7 @@ impl Hierarchy {
         } else {
             (Cch::build(&graph)?, CacheUse::Uncached("cache=False".into()))
         };
-        let cache = match used {
-            CacheUse::Loaded(p) => format!("loaded from {}", p.display()),
-            CacheUse::Built(p) => format!("built, saved to {}", p.display()),
-            CacheUse::Rebuilt(p, why) => {
-                format!("built (the saved file was refused: {why}), saved to {}", p.display())
-            }
-            CacheUse::Uncached(why) => format!("built, not cached ({why})"),
-            other => format!("{other:?}"),
-        };
+        let cache = used.to_string();
         let build_s = t.elapsed().as_secs_f64();
         let cch = Arc::new(cch);
         let t = Instant::now();

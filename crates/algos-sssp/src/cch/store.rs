@@ -39,6 +39,21 @@ pub enum CacheUse {
     Uncached(String),
 }
 
+/// One phrase for reports: `loaded from …`, `built, saved to …`, `built: the saved file was refused
+/// (why); replaced at …`, `built, not cached: why`.
+impl std::fmt::Display for CacheUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheUse::Loaded(p) => write!(f, "loaded from {}", p.display()),
+            CacheUse::Built(p) => write!(f, "built, saved to {}", p.display()),
+            CacheUse::Rebuilt(p, why) => {
+                write!(f, "built: the saved file was refused ({why}); replaced at {}", p.display())
+            }
+            CacheUse::Uncached(why) => write!(f, "built, not cached: {why}"),
+        }
+    }
+}
+
 /// The shape of a graph as four words: vertices, arcs and fingerprints of offsets and heads (the two
 /// fingerprints on two threads: each is one chain of dependent multiplies, ~3 ms on NY).
 fn shape<W: Weight>(graph: &Csr<W>) -> [u64; 4] {
