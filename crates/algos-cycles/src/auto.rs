@@ -271,8 +271,9 @@ fn race(
         // Rayon's whole count as its progress predicts it now (from the race's start).
         let rayon_total = |left: Option<Duration>| left.map(|l| start.elapsed() + l);
         let left = seen.time_left();
+        let record = stored_record(ctx);
         let gpu_start = Instant::now();
-        if gpu_takes_over(stored_record(ctx), start.elapsed(), left) {
+        if gpu_takes_over(record, start.elapsed(), left) {
             let predicted = rayon_total(left);
             stop.store(true, Ordering::Relaxed);
             let never = AtomicBool::new(false);
@@ -288,7 +289,7 @@ fn race(
         // would only take host time from it (a 7 × 10 grid, which rayon counts in 0.45–0.49 s on the
         // H200 host, took 0.59–0.62 s with the GPU racing). Rayon's early estimates run low on some
         // graphs (an 8 × 10 grid's said under 0.3 s left of 5), so without a record the GPU races.
-        if !gpu_may_win(stored_record(ctx), start.elapsed(), left) {
+        if !gpu_may_win(record, start.elapsed(), left) {
             return;
         }
         // A GPU that fails (memory) leaves the count to rayon; one that rayon beat stops at its next
@@ -308,7 +309,7 @@ fn race(
             // the next 8 × 10). Without a record nothing is stored (the next run races too).
             Ok(None) => {
                 let lower = gpu_start.elapsed().as_secs_f64() / start.elapsed().as_secs_f64().max(1e-9);
-                if stored_record(ctx).is_some_and(|r| r.gpu_over_rayon < lower) {
+                if record.is_some_and(|r| r.gpu_over_rayon < lower) {
                     store_record(ctx, GpuRecord { gpu_over_rayon: lower });
                 }
             }
