@@ -253,7 +253,7 @@ class Graph:
         >>> h.path(0, 2)
         (1, array([0, 2], dtype=uint32))"""
         if self._h is None:
-            self._h = Hierarchy(self._g.hierarchy(cache=cache, threads=threads), self.n)
+            self._h = Hierarchy(self._g.hierarchy(cache=cache, threads=threads))
         return self._h
 
     def path(self, source: int, target: int, *, threads=None):
@@ -347,11 +347,10 @@ class Hierarchy:
     metric: microsecond routes and matrices without a search per pair. Vertices are the graph's
     0-based indices."""
 
-    __slots__ = ("_h", "_n")
+    __slots__ = ("_h",)
 
-    def __init__(self, inner: _Hierarchy, n: int):
+    def __init__(self, inner: _Hierarchy):
         self._h = inner
-        self._n = n
 
     def customise(self, weights=None, *, threads=None) -> None:
         """Puts new arc weights on the hierarchy (integers, one per arc in ``Graph.weights`` order),
