@@ -4,23 +4,24 @@
 //! cargo run --release --example doctor
 //! ```
 //! Prints the version, the CPU threads, every GPU adapter found, which one the automatic backend uses
-//! and why, the recorded single-source crossover for it, the tuning cache, the data directory and the
+//! and why, the device profile every automatic choice predicts from (`--calibrate` measures it again),
+//! the CPU's reference rate, the tuning cache, the data directory and the
 //! environment variables urbanflow reads.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 use urbanflow::gpu::context::auto_adapter;
-use urbanflow::gpu::{GpuContext, tuning};
+use urbanflow::gpu::{GpuContext, profile, tuning};
 use urbanflow::graph::datasets;
-use urbanflow::sssp::auto::crossover_for;
 
 /// Report what urbanflow sees on this machine (adapters, automatic choice, caches, data, environment).
 ///
 /// Example: doctor
 ///
-/// Paste the output into a bug report. Nothing is measured or changed; creating the chosen GPU's device
-/// (to list its features and limits) is the only work done.
+/// Paste the output into a bug report. Prints the device profile the automatic choices predict from
+/// (measured once per adapter and driver, about a second, and stored in the cache folder) and the CPU's
+/// reference rate (measured now, 0.1 s).
 #[derive(Parser)]
 #[command(
     version,
@@ -31,6 +32,10 @@ struct Args {
     /// (software adapters included) and list its features.
     #[arg(long)]
     all: bool,
+    /// Measure the device profile again (what every automatic choice predicts from) and store it; without
+    /// it a stored profile is printed, or measured once when there is none.
+    #[arg(long)]
+    calibrate: bool,
 }
 
 const ENV: [&str; 11] = [
@@ -48,6 +53,26 @@ const ENV: [&str; 11] = [
 ];
 
 mod startup;
+
+/// The device profile every automatic choice predicts from: stored, else measured now; measured
+/// again with `again` (`--calibrate`).
+#[cfg(feature = "gpu")]
+fn print_profile(ctx: &GpuContext, again: bool) {
+    use urbanflow::gpu::calibrate;
+    let profile = if again {
+        calibrate::recalibrate(ctx, &mut |step| eprintln!("urbanflow: {step}"))
+    } else {
+        calibrate::device_profile(ctx)
+    };
+    match profile {
+        Ok(p) => println!("profile    {p}"),
+        Err(e) => println!("profile    calibration failed: {e}"),
+    }
+}
+
+/// Without the GPU layer there is no device to profile.
+#[cfg(not(feature = "gpu"))]
+fn print_profile(_: &GpuContext, _: bool) {}
 
 fn main() -> ExitCode {
     startup::quiet_device_probe();
@@ -79,7 +104,7 @@ fn main() -> ExitCode {
     );
     let ctx = if auto.chosen.is_some() {
         GpuContext::auto()
-    } else if args.all {
+    } else if args.all || args.calibrate {
         GpuContext::shared()
     } else {
         None
@@ -87,18 +112,14 @@ fn main() -> ExitCode {
     if let Some(ctx) = ctx {
         println!("device     {}", ctx.describe());
         println!("           created in {:.3} s", ctx.creation_time().as_secs_f64());
-        match crossover_for(&ctx.info.name) {
-            Some(c) => println!(
-                "crossover  single source: {} from {} vertices (device ready) / {} (cold process)",
-                c.algorithm, c.min_vertices_warm, c.min_vertices_cold
-            ),
-            None => println!(
-                "crossover  none recorded for this adapter: one-source Auto runs Dijkstra on the CPU"
-            ),
-        }
+        print_profile(ctx, args.calibrate);
     } else if !auto.found.is_empty() {
-        println!("device     not opened (pass --all to open the adapter --backend gpu would use)");
+        println!(
+            "device     not opened (pass --all or --calibrate to open the adapter --backend gpu would use)"
+        );
     }
+    let cpu = profile::cpu_profile(rayon::current_num_threads());
+    println!("cpu rate   {cpu}");
     match tuning::cache_file() {
         Some(path) => {
             let entries = tuning::DiskCache::at(&path).entries().len();

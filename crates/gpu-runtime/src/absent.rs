@@ -75,12 +75,19 @@ pub struct AutoAdapter {
     pub chosen: Option<usize>,
     /// One sentence saying why.
     pub reason: String,
+    /// Seconds listing the adapters took: none here.
+    pub list_s: f64,
 }
 
 /// The automatic choice: the CPU, because this build has no GPU layer.
 pub fn auto_adapter() -> &'static AutoAdapter {
     static AUTO: std::sync::OnceLock<AutoAdapter> = std::sync::OnceLock::new();
-    AUTO.get_or_init(|| AutoAdapter { found: Vec::new(), chosen: None, reason: NOT_BUILT.into() })
+    AUTO.get_or_init(|| AutoAdapter {
+        found: Vec::new(),
+        chosen: None,
+        reason: NOT_BUILT.into(),
+        list_s: 0.0,
+    })
 }
 
 /// One adapter as listed (none is listed in a build without the `gpu` feature).

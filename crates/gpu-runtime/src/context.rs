@@ -153,18 +153,27 @@ pub struct AutoAdapter {
     pub chosen: Option<usize>,
     /// One sentence saying why.
     pub reason: String,
+    /// Seconds listing the adapters took (loading the drivers): what the first look costs a process.
+    pub list_s: f64,
+}
+
+static AUTO: OnceLock<AutoAdapter> = OnceLock::new();
+
+/// True once this process has listed the adapters ([`auto_adapter`]), so looking again costs nothing.
+pub fn adapters_listed() -> bool {
+    AUTO.get().is_some()
 }
 
 /// The automatic choice, decided once per process from the adapter list without creating a device.
 pub fn auto_adapter() -> &'static AutoAdapter {
-    static AUTO: OnceLock<AutoAdapter> = OnceLock::new();
     AUTO.get_or_init(|| {
+        let started = std::time::Instant::now();
         let opts = GpuOptions::default();
         let found: Vec<AdapterSummary> =
             adapters(&opts).iter().map(|a| AdapterSummary::of(&a.get_info())).collect();
         let named = name_filter(&opts);
         let (chosen, reason) = auto_rule(&found, named.as_deref());
-        AutoAdapter { found, chosen, reason }
+        AutoAdapter { found, chosen, reason, list_s: started.elapsed().as_secs_f64() }
     })
 }
 

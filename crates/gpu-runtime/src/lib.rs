@@ -14,6 +14,8 @@
 //! - [`readback`]: results streamed to the host through two staging buffers while the device goes on;
 //! - [`GpuTimer`]: GPU timestamps when the adapter has them;
 //! - [`Backend`]: the CPU / GPU / automatic choice every algorithm accepts;
+//! - [`profile`], [`calibrate`] and [`predict`]: what this machine's GPU and CPU were measured to do,
+//!   and the automatic choices' predictions from it (never from an adapter's name);
 //! - [`testing`]: run a test on every adapter, fail loudly in CI when there is none.
 //!
 //! Errors are one typed enum, [`GpuError`]; nothing here panics on a missing adapter, feature or limit.
@@ -21,6 +23,8 @@
 pub mod backend;
 #[cfg(feature = "gpu")]
 pub mod buffer;
+#[cfg(feature = "gpu")]
+pub mod calibrate;
 #[cfg(feature = "gpu")]
 pub mod context;
 #[cfg(not(feature = "gpu"))]
@@ -37,6 +41,8 @@ mod features;
 pub mod parsed_cache;
 #[cfg(feature = "gpu")]
 pub mod pipeline;
+pub mod predict;
+pub mod profile;
 #[cfg(feature = "gpu")]
 pub mod readback;
 #[cfg(feature = "gpu")]

@@ -1,0 +1,1 @@
+../../../shaders/calibrate_atomics.wgsl
