@@ -15,10 +15,10 @@ use std::time::Instant;
 use clap::Parser;
 use urbanflow::dp::generators::{randcut, testcut};
 use urbanflow::dp::guillotine::{
-    GpuOptions, Instance, Layout, check_pattern, pattern_svg, solve, solve_with_options,
+    GpuOptions, Grid, Instance, Layout, auto, check_pattern, pattern_svg, solve, solve_with_options,
 };
 use urbanflow::dp::io::{read_gcut, read_or_datasets_json};
-use urbanflow::gpu::{BackendChoice, Resolved};
+use urbanflow::gpu::{Backend, BackendChoice, Resolved};
 
 /// The optimal guillotine cutting pattern of a stock rectangle (unconstrained: any number of copies of
 /// each piece type), on the CPU (serial or all cores) or a GPU.
@@ -128,17 +128,23 @@ fn run(args: Args) -> Result<(), Error> {
     };
     let clock = common::SetupClock::start(&[]);
     let t = Instant::now();
-    let (sol, device) = match choice {
-        None => (solve(&inst)?, "cpu (1 thread)".to_string()),
+    let (sol, device, why) = match choice {
+        None => (solve(&inst)?, "cpu (1 thread)".to_string(), "asked for".to_string()),
         Some(choice) => {
             let backend = choice.backend()?;
             let options = GpuOptions { layout, ..Default::default() };
+            // Auto's choice with both predictions (the solve below makes the same one).
+            let why = match backend {
+                Backend::Auto => format!("auto: {}", auto::choose(&Grid::new(&inst)?).why),
+                _ => "asked for".to_string(),
+            };
             let (sol, report) = solve_with_options(&inst, backend, &options)?;
-            let device = match (report, backend.resolve()) {
-                (Some(r), Resolved::Gpu(ctx)) => format!("gpu ({}, {:?} layout)", ctx.info.name, r.layout),
+            // The device is looked at only when the GPU ran: Auto on the CPU never opens one.
+            let device = match report.map(|r| (r, backend.resolve())) {
+                Some((r, Resolved::Gpu(ctx))) => format!("gpu ({}, {:?} layout)", ctx.info.name, r.layout),
                 _ => format!("cpu ({} threads)", rayon::current_num_threads()),
             };
-            (sol, device)
+            (sol, device, why)
         }
     };
     let (setup_s, solve_s) = clock.split(t.elapsed().as_secs_f64(), &[]);
@@ -161,7 +167,7 @@ fn run(args: Args) -> Result<(), Error> {
             })
             .collect();
         println!(
-            "{{\"instance\":{name:?},\"width\":{},\"height\":{},\"types\":{},\"rotation\":{},\"value\":{},\"pieces_used\":{},\"placements\":[{}],\"normal_x\":{},\"normal_y\":{},\"candidates\":{},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"backend\":{device:?}}}",
+            "{{\"instance\":{name:?},\"width\":{},\"height\":{},\"types\":{},\"rotation\":{},\"value\":{},\"pieces_used\":{},\"placements\":[{}],\"normal_x\":{},\"normal_y\":{},\"candidates\":{},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"backend\":{device:?},\"why\":{why:?}}}",
             inst.width,
             inst.height,
             inst.pieces.len(),
@@ -192,6 +198,7 @@ fn run(args: Args) -> Result<(), Error> {
             sol.stats.xs, sol.stats.ys, sol.stats.candidates
         );
         println!("solve      {solve_s:.3} s on {device} (GPU setup {setup_s:.3} s apart)");
+        println!("why        {why}");
         if let Some(p) = &args.svg {
             println!("picture    {}", p.display());
         }

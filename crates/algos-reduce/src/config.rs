@@ -72,14 +72,6 @@ impl Default for ReduceConfig {
     }
 }
 
-/// Measured best launch shapes per adapter (name substring, workgroup size, grid cap), from the sweeps
-/// recorded in docs/benchmarks.md. Adapters not listed get [`ReduceConfig::default`].
-const TUNED: &[(&str, u32, u32)] = &[
-    // H100 80GB HBM3 sweep (2026-11-22): 512 × 528 beat 256 × 1056 at 64 MiB (2118 vs 2056 GB/s) and
-    // tied at 256 MiB.
-    ("h100", 512, 528),
-];
-
 /// A resolved launch: what the kernels and the CPU mirror need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Launch {
@@ -150,15 +142,11 @@ impl ReduceConfig {
         Ok(launch)
     }
 
-    /// The default configuration tuned for `ctx`'s adapter (see the tuning table in the source).
+    /// The configuration for `ctx`: the portable default within the device's limits. No adapter gets
+    /// a shape of its own by name: the best of the H100 sweep (512 × 528) beat the default by 3 % at
+    /// 64 MiB and tied at 256 MiB (docs/benchmarks.md), less than run-to-run noise elsewhere.
     pub fn tuned(ctx: &GpuContext) -> Self {
-        let name = ctx.info.name.to_lowercase();
-        let mut c = Self::default();
-        if let Some(&(_, wg, cap)) = TUNED.iter().find(|(n, _, _)| name.contains(n)) {
-            c.workgroup_size = wg;
-            c.max_workgroups = cap;
-        }
-        c.for_device(ctx)
+        Self::default().for_device(ctx)
     }
 
     /// The configuration clamped to what `ctx` allows (workgroup size limit).

@@ -3,10 +3,8 @@
 //!
 //! **One source.** A single [`crate::solve`] call on a GPU pays for what a warm benchmark does not:
 //! the device (when the process has none yet), pipeline compilation, the graph's upload and scratch
-//! allocation. `Auto` takes the GPU only on an adapter with a recorded [`Crossover`] and a graph at
-//! least that large; on any other adapter (unmeasured, or software) it runs Dijkstra on the CPU.
-//! No adapter is recorded today: on the H100, per process and per call (docs/benchmarks.md,
-//! "Automatic choices"), the GPU wins on generated road-like graphs from 2M vertices (LBR 2.6× warm,
+//! allocation. `Auto` runs Dijkstra on the CPU on every machine: on the H100, per process and per
+//! call (docs/benchmarks.md, "Automatic choices"), the GPU wins on generated road-like graphs from 2M vertices (LBR 2.6× warm,
 //! 1.1× cold) but loses 3× on the real Florida network at 1.07M vertices (LBR 225 ms against
 //! Dijkstra's 77 ms: long chains of degree-2 vertices make many dependent phases), so a vertex-count
 //! rule would make real road networks slower. Repeated queries on one graph belong on
@@ -21,91 +19,37 @@
 //! GPU's rate, below which the measured work queue was slower than the GPU alone (NY: 2,446 vs 2,702
 //! trees/s; bremen 10,510 vs 10,841).
 
-use gpu_runtime::context::auto_adapter;
-use gpu_runtime::{Backend, GpuContext, Resolved};
+use gpu_runtime::{Backend, Resolved};
 use graph_core::Csr;
 
 use crate::algorithm::Algorithm;
 
-/// Where a GPU single-source search starts paying off on one adapter, as measured per process
-/// (device creation, compilation, upload and search all counted) against the CPU's Dijkstra on the
-/// same host.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Crossover {
-    /// A substring of the adapter's name.
-    pub adapter: &'static str,
-    /// The GPU algorithm that wins from there.
-    pub algorithm: Algorithm,
-    /// Fewest vertices for which the GPU wins when the process has not created its device yet.
-    pub min_vertices_cold: u32,
-    /// Fewest vertices for which the GPU wins once the device exists and the pipelines are compiled.
-    pub min_vertices_warm: u32,
-}
-
-/// The recorded crossovers (docs/benchmarks.md, "Automatic choices", has the runs behind them).
-pub const CROSSOVERS: &[Crossover] = &[];
-
-/// The recorded crossover for an adapter name, if any.
-pub fn crossover_for(adapter_name: &str) -> Option<&'static Crossover> {
-    CROSSOVERS.iter().find(|c| adapter_name.contains(c.adapter))
-}
-
-/// What [`Algorithm::Auto`] runs for one source of `graph` on `backend`, and where, with the reason.
-/// Decided without creating a device when the answer is the CPU.
+/// What [`Algorithm::Auto`] runs for one source of `graph` on `backend`, and where, with the reason:
+/// Dijkstra on the CPU, whatever the adapter. A single search on a GPU pays for what the CPU does not
+/// (pipelines, the graph's upload, scratch buffers) and then runs as many dependent phases as the
+/// tree is deep; on real road networks that lost to Dijkstra at every size measured (Florida, 1.07 M
+/// vertices: LBR 225 ms against 77 ms on the H100 host, docs/benchmarks.md "Automatic choices"), and
+/// no per-device measurement can change the phase count. Name a GPU algorithm to run one; many
+/// sources go to [`crate::many`], whose Auto measures this machine.
 ///
 /// ```
 /// use urbanflow::sssp::{Algorithm, auto::single_source_choice};
 /// use urbanflow::gpu::Backend;
 /// let g = urbanflow::graph::generators::grid_2d(10, 10);
 /// let (algorithm, _backend, why) = single_source_choice(&g, Backend::Auto);
-/// assert_eq!(algorithm, Algorithm::Dijkstra); // small graphs never pay for a GPU
-/// assert!(!why.is_empty());
+/// assert_eq!(algorithm, Algorithm::Dijkstra);
+/// assert!(why.contains("phases"), "{why}");
 /// ```
 pub fn single_source_choice<'a>(graph: &Csr<u32>, backend: Backend<'a>) -> (Algorithm, Resolved<'a>, String) {
-    let n = graph.num_vertices();
-    let cpu = |why: String| (Algorithm::Dijkstra, Resolved::Cpu, why);
-    // Below every recorded crossover nothing needs to be known about the adapters (looking costs a
-    // driver load).
-    let smallest = CROSSOVERS.iter().map(|c| c.min_vertices_warm).min();
-    if n < smallest.unwrap_or(u32::MAX) && !matches!(backend, Backend::Cpu) {
-        return cpu(match smallest {
-            Some(s) => format!(
-                "{n} vertices: below every measured GPU crossover (the smallest is {s} vertices), Dijkstra \
-                 on the CPU is faster"
-            ),
-            None => "no GPU crossover is recorded: Dijkstra on the CPU is the safe choice".into(),
-        });
-    }
-    let (name, warm) = match backend {
-        Backend::Cpu => return cpu("the CPU backend was asked for".into()),
-        Backend::Gpu(ctx) => (ctx.info.name.clone(), true),
-        Backend::Auto => {
-            let auto = auto_adapter();
-            match auto.chosen {
-                None => return cpu(auto.reason.clone()),
-                Some(i) => (auto.found[i].name.clone(), GpuContext::shared_is_created()),
-            }
-        }
-    };
-    let Some(c) = crossover_for(&name) else {
-        return cpu(format!("no measured crossover for `{name}`: Dijkstra on the CPU is the safe choice"));
-    };
-    let min = if warm { c.min_vertices_warm } else { c.min_vertices_cold };
-    if n < min {
-        return cpu(format!(
-            "{n} vertices < {min}, where {} on `{name}` starts beating the CPU ({}): Dijkstra on the CPU",
-            c.algorithm,
-            if warm { "device ready" } else { "device creation included" }
-        ));
-    }
-    match backend.resolve() {
-        Resolved::Gpu(ctx) => (
-            c.algorithm,
-            Resolved::Gpu(ctx),
-            format!("{n} vertices ≥ {min}: {} on `{name}` is measured faster than the CPU", c.algorithm),
+    let why = match backend {
+        Backend::Cpu => "the CPU backend was asked for".to_string(),
+        _ => format!(
+            "one source on {} vertices: Dijkstra on the CPU (a GPU search runs as many dependent phases as \
+             the tree is deep, and lost to Dijkstra on every real road network measured)",
+            graph.num_vertices()
         ),
-        Resolved::Cpu => cpu(format!("`{name}` could not be opened: Dijkstra on the CPU")),
-    }
+    };
+    (Algorithm::Dijkstra, Resolved::Cpu, why)
 }
 
 /// Least share of the GPU's rate the CPU threads must add before they work beside it.

@@ -43,7 +43,7 @@ fn one_source_auto_runs_dijkstra_on_small_graphs_and_unmeasured_adapters() {
     let r = solve(&g, &Query::from(7), Algorithm::Auto, Backend::Auto).unwrap();
     assert_eq!(r.algorithm, Algorithm::Dijkstra);
     for_each_context("one_source_auto_unmeasured_adapter", |ctx| {
-        // No crossover is recorded for software adapters: Dijkstra, even on a GPU backend.
+        // One source: Dijkstra on the CPU whatever the adapter (a GPU algorithm is run by naming it).
         let (a, where_, why) = single_source_choice(&g, Backend::Gpu(ctx));
         assert_eq!(a, Algorithm::Dijkstra, "{why}");
         assert!(matches!(where_, Resolved::Cpu));

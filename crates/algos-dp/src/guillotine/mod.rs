@@ -34,6 +34,7 @@
 
 use crate::DpError;
 
+pub mod auto;
 mod dp;
 mod gpu;
 mod normal;
@@ -173,19 +174,9 @@ pub const MAX_SIDE: u32 = (1 << 30) - 1;
 /// [`DpError::TableTooLarge`] before anything that size is allocated.
 pub const MAX_CPU_TABLE_BYTES: u64 = 4 << 30;
 
-/// Fewest candidate cuts for which [`solve_with`]'s automatic backend uses a GPU, on adapters where
-/// that was measured ([`GPU_MEASURED_ON`]): on the H100, gcut13 (2.1 × 10⁹ candidates) took 0.11 s on
-/// the GPU against 0.48 s on 16 CPU threads (device creation ≈ 0.1 s more), while gcut12 (3.7 × 10⁶)
-/// was launch-bound (0.015 s against 0.017 s); sizes in between were not measured.
-pub const GPU_MIN_CANDIDATES: u64 = 2_000_000_000;
-
-/// Adapters (name substrings) on which the automatic backend may choose the GPU: the others run on
-/// the CPU until measured (docs/benchmarks.md, guillotine).
-pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
-
 /// The optimal pattern on `backend`: `Cpu` runs [`solve_rayon`], `Gpu` [`solve_gpu`], and `Auto` the
-/// GPU only on a measured hardware adapter for at least [`GPU_MIN_CANDIDATES`] candidate cuts (else the
-/// CPU). Also says whether the GPU ran.
+/// one predicted faster from this machine's measured constants ([`auto`]). Also says whether the GPU
+/// ran.
 pub fn solve_with(inst: &Instance, backend: gpu_runtime::Backend<'_>) -> Result<(Solution, bool), DpError> {
     solve_with_options(inst, backend, &GpuOptions::default()).map(|(s, r)| (s, r.is_some()))
 }
@@ -196,24 +187,13 @@ pub fn solve_with_options(
     backend: gpu_runtime::Backend<'_>,
     options: &GpuOptions,
 ) -> Result<(Solution, Option<GpuReport>), DpError> {
-    use gpu_runtime::{Backend, Resolved};
+    use gpu_runtime::Backend;
     let grid = Grid::new(inst)?;
     let ctx = match backend {
         Backend::Cpu => None,
         Backend::Gpu(ctx) => Some(ctx),
-        Backend::Auto => {
-            let auto = gpu_runtime::context::auto_adapter();
-            let measured =
-                auto.chosen.is_some_and(|i| GPU_MEASURED_ON.iter().any(|m| auto.found[i].name.contains(m)));
-            if measured && grid.candidates() >= GPU_MIN_CANDIDATES {
-                match backend.resolve() {
-                    Resolved::Gpu(ctx) => Some(ctx),
-                    Resolved::Cpu => None,
-                }
-            } else {
-                None
-            }
-        }
+        Backend::Auto if auto::choose(&grid).gpu_faster() => gpu_runtime::GpuContext::auto(),
+        Backend::Auto => None,
     };
     match ctx {
         Some(ctx) => solve_grid_gpu(ctx, &grid, options).map(|(s, r)| (s, Some(r))),

@@ -12,9 +12,6 @@ use crate::instance::MopInstance;
 
 const KERNEL: Shader = gpu_runtime::shader!("overlay_dist");
 
-/// Adapters on which the GPU engine was measured faster than all cores of the host (docs/benchmarks.md).
-pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
-
 /// External iterations recorded per command buffer.
 const ROUNDS_PER_SUBMIT: u32 = 64;
 

@@ -14,15 +14,16 @@
 //! [`subgradient_dist_with`] certifies every `check_every` external iterations: `z_LR(λ_ext)`
 //! evaluated over all edges in `f64` (never the seed's `Σ_h best_h`, which is no bound).
 
+pub mod auto;
 mod cpu;
 mod gpu;
 mod real;
 
 pub use cpu::{CpuEngine, OverlayDistMirror};
-pub use gpu::{GPU_MEASURED_ON, GpuDistOptions, GpuEngine};
+pub use gpu::{GpuDistOptions, GpuEngine};
 pub use real::Real;
 
-use gpu_runtime::{Backend, GpuContext, Resolved};
+use gpu_runtime::{Backend, GpuContext};
 
 use crate::error::OverlayError;
 use crate::instance::MopInstance;
@@ -168,42 +169,20 @@ pub fn engine_for<'a>(
     }
 }
 
-/// With the process's GPU context already created, `Auto` runs DIST on the GPU from this many nodes
-/// (H100, 500 external iterations, warm: 0.017 s against 0.028 s on 16 cores at n = 100; 15× at 1,000).
-pub const AUTO_GPU_MIN_NODES_WARM: usize = 100;
-
-/// Without a GPU context yet, `Auto` creates one only from this many nodes: a first call pays the
-/// device start-up (measured on the H100: 0.34–0.47 s for a whole n = 1,000 run including it, against
-/// 1.13–1.15 s on 16 cores; at 500 nodes start-up alone would eat the 0.3 s gain).
-pub const AUTO_GPU_MIN_NODES: usize = 1000;
-
-/// `Auto`'s choice: the GPU when [`GpuContext::auto`] finds a hardware adapter whose name is in
-/// [`GPU_MEASURED_ON`] and the instance is large enough ([`AUTO_GPU_MIN_NODES`], or
-/// [`AUTO_GPU_MIN_NODES_WARM`] once the context exists); else all CPU cores. The reason comes back in words.
+/// `Auto`'s choice: the engine predicted faster on this machine ([`auto`]), with the reason (both
+/// predictions) in words.
 pub fn auto_engine<'a>(
     inst: &MopInstance,
     p: &DistParams,
 ) -> Result<(Box<dyn DistEngine + 'a>, String), OverlayError> {
-    let n = inst.n();
-    let warm = GpuContext::shared_is_created();
-    let why = if n < AUTO_GPU_MIN_NODES_WARM {
-        format!("{n} nodes: below {AUTO_GPU_MIN_NODES_WARM} the GPU was not measured faster")
-    } else if !warm && n < AUTO_GPU_MIN_NODES {
-        format!("{n} nodes: below {AUTO_GPU_MIN_NODES} starting a GPU costs more than it saves")
-    } else {
-        match Backend::Auto.resolve() {
-            Resolved::Cpu => "no hardware GPU".to_string(),
-            Resolved::Gpu(ctx) if !GPU_MEASURED_ON.iter().any(|m| ctx.info.name.contains(m)) => {
-                format!("`{}` is not an adapter DIST was measured faster on", ctx.info.name)
-            }
-            Resolved::Gpu(ctx) => {
-                let e = GpuEngine::new(ctx, inst, p, &GpuDistOptions::default())?;
-                let from = if warm { AUTO_GPU_MIN_NODES_WARM } else { AUTO_GPU_MIN_NODES };
-                return Ok((Box::new(e), format!("GPU measured faster from {from} nodes")));
-            }
-        }
-    };
-    Ok((Box::new(CpuEngine::rayon(inst, p)), why))
+    let choice = auto::choose(inst.edges().len(), p);
+    if choice.gpu_faster()
+        && let Some(ctx) = GpuContext::auto()
+    {
+        let e = GpuEngine::new(ctx, inst, p, &GpuDistOptions::default())?;
+        return Ok((Box::new(e), format!("auto: {}", choice.why)));
+    }
+    Ok((Box::new(CpuEngine::rayon(inst, p)), format!("auto: {}", choice.why)))
 }
 
 /// DIST with a given engine and progress reports (which may stop the run), from `warm` (or λ = 0).

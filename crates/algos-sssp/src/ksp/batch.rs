@@ -17,7 +17,7 @@ use super::{MpsTarget, Path, check_vertex};
 use crate::ch::{ContractionHierarchy, LANES};
 
 /// What a batch did.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BatchStats {
     /// Queries answered.
     pub queries: usize,
@@ -35,7 +35,7 @@ pub struct BatchStats {
     /// more equal-cost paths at the K-th cost than it keeps, gather buffer.
     pub gpu_overflows: [u32; 6],
     /// Why the backend ran: what [`ksp_batch`] decided for `Backend::Auto`, or "asked for".
-    pub why: &'static str,
+    pub why: String,
     /// How the distances to the targets were computed (never [`TargetDistances::Auto`]).
     pub distances: TargetDistances,
     /// Why: "asked for", or what the automatic choice weighed.
@@ -176,23 +176,14 @@ pub(crate) fn reversed_hierarchy(g: &Csr<u32>) -> Result<(ContractionHierarchy, 
     Ok((ch, t.elapsed().as_secs_f64()))
 }
 
-/// Adapters (name substrings) on which `Backend::Auto` may give a batch to the GPU: measured faster
-/// than the 16-core CPU there (docs/benchmarks.md "Distances to the targets by PHAST", `ksp --pairs
-/// 1000` on NY, both taking their distances by PHAST: K = 10 2.4–3.1× the CPU batch, K = 100
-/// 1.5–1.7×; whole processes, device start included, 0.88–1.03 s against 1.31–1.49 s at K = 10).
-/// Others stay on the CPU until measured.
-pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
-/// Fewest queries `Backend::Auto` gives to a measured GPU (measured at 1,000; below, the device start
-/// is a larger share).
-pub const AUTO_GPU_MIN_QUERIES: usize = 1000;
 /// Largest K for which `Backend::Auto` uses a measured GPU (measured faster at K = 10 and 100; at
 /// K = 1,000 the GPU's capacities send many queries back to the CPU and it was slower).
 pub const AUTO_GPU_MAX_K: usize = 100;
 
 /// The `k` cheapest loopless paths of every `(source, target)` query, on `backend`:
-/// [`ksp_batch_cpu`] or [`ksp_batch_gpu`] (identical answers). `Backend::Auto` uses the GPU only on an
-/// adapter listed in [`GPU_MEASURED_ON`], for at least [`AUTO_GPU_MIN_QUERIES`] queries, K at most
-/// [`AUTO_GPU_MAX_K`], on a graph without zero-weight arcs; [`BatchStats::why`] says what it decided.
+/// [`ksp_batch_cpu`] or [`ksp_batch_gpu`] (identical answers). `Backend::Auto` uses the GPU where it is
+/// predicted faster on this machine ([`super::auto`]), for K at most [`AUTO_GPU_MAX_K`], on a graph
+/// without zero-weight arcs; [`BatchStats::why`] says what it decided, with both predictions.
 ///
 /// ```
 /// use urbanflow::sssp::ksp::ksp_batch;
@@ -220,8 +211,8 @@ pub fn ksp_batch_with(
     distances: TargetDistances,
 ) -> Result<(Vec<Vec<Path>>, BatchStats), SsspError> {
     let (ctx, why) = match backend {
-        Backend::Cpu => (None, "asked for"),
-        Backend::Gpu(ctx) => (Some(ctx), "asked for"),
+        Backend::Cpu => (None, "asked for".to_string()),
+        Backend::Gpu(ctx) => (Some(ctx), "asked for".to_string()),
         Backend::Auto => auto_gpu(g, queries.len(), k),
     };
     let (paths, mut stats) = match ctx {
@@ -238,26 +229,17 @@ pub fn ksp_batch_with(
 }
 
 /// `Backend::Auto`'s choice, with the reason.
-fn auto_gpu(g: &Csr<u32>, queries: usize, k: usize) -> (Option<&'static GpuContext>, &'static str) {
-    if queries < AUTO_GPU_MIN_QUERIES {
-        return (None, "auto: too few queries for the GPU to pay off");
-    }
+fn auto_gpu(g: &Csr<u32>, queries: usize, k: usize) -> (Option<&'static GpuContext>, String) {
     if k > AUTO_GPU_MAX_K {
-        return (None, "auto: K above what the GPU ranking was measured faster for");
+        return (None, "auto: K above what the GPU ranking was measured faster for".into());
     }
     if g.weights().contains(&0) {
-        return (None, "auto: zero-weight arcs (the GPU ranking refuses them)");
+        return (None, "auto: zero-weight arcs (the GPU ranking refuses them)".into());
     }
-    let auto = gpu_runtime::context::auto_adapter();
-    let Some(chosen) = auto.chosen else {
-        return (None, "auto: no hardware GPU");
-    };
-    if !GPU_MEASURED_ON.iter().any(|m| auto.found[chosen].name.contains(m)) {
-        return (None, "auto: the GPU ranking is not measured faster than the CPU on this adapter");
-    }
-    match GpuContext::auto() {
-        Some(ctx) => (Some(ctx), "auto: a GPU measured faster for large batches"),
-        None => (None, "auto: the GPU could not be started"),
+    let choice = super::auto::choose(queries, k, g.num_vertices() as usize);
+    match choice.gpu_faster().then(GpuContext::auto).flatten() {
+        Some(ctx) => (Some(ctx), format!("auto: {}", choice.why)),
+        None => (None, format!("auto: {}", choice.why)),
     }
 }
 
@@ -322,7 +304,7 @@ pub fn ksp_batch_cpu_with(
     let mut stats = BatchStats {
         queries: queries.len(),
         targets: groups.len(),
-        why: "asked for",
+        why: "asked for".into(),
         distances,
         distances_why,
         ..Default::default()

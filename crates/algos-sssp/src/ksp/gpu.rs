@@ -113,14 +113,14 @@ pub fn ksp_batch_gpu(
         check_vertex(g, "target", t)?;
     }
     let mut out = vec![Vec::new(); queries.len()];
-    let mut stats = BatchStats { queries: queries.len(), why: "asked for", ..Default::default() };
+    let mut stats = BatchStats { queries: queries.len(), why: "asked for".into(), ..Default::default() };
     if k == 0 || queries.is_empty() {
         stats.time = start.elapsed();
         return Ok((out, stats));
     }
     if g.weights().contains(&0) || k > u32::MAX as usize / 4 {
         let (answers, st) = super::ksp_batch_cpu_with(g, queries, k, opts.distances)?;
-        return Ok((answers, BatchStats { time: start.elapsed(), why: stats.why, ..st }));
+        return Ok((answers, BatchStats { time: start.elapsed(), why: stats.why.clone(), ..st }));
     }
     let rev = g.transpose().graph;
     let mut targets: Vec<u32> = queries.iter().map(|q| q.1).collect();

@@ -29,6 +29,7 @@
 //! assert_eq!(paths[1].vertices(&g), [0, 2, 3]);
 //! ```
 
+pub mod auto;
 mod batch;
 #[cfg(feature = "gpu")]
 mod gpu;
@@ -44,10 +45,9 @@ use graph_core::Csr;
 use crate::error::SsspError;
 
 pub use batch::{
-    AUTO_GPU_MAX_K, AUTO_GPU_MIN_QUERIES, BatchStats, GPU_MEASURED_ON, GpuPhases,
-    KSP_PHAST_MAX_TARGETS_TO_BUILD, KSP_PHAST_MIN_TARGETS_PER_THREAD_CACHED,
-    KSP_PHAST_MIN_TARGETS_PER_THREAD_TO_BUILD, TargetDistances, ksp_batch, ksp_batch_cpu, ksp_batch_cpu_with,
-    ksp_batch_with, ksp_phast_threshold,
+    AUTO_GPU_MAX_K, BatchStats, GpuPhases, KSP_PHAST_MAX_TARGETS_TO_BUILD,
+    KSP_PHAST_MIN_TARGETS_PER_THREAD_CACHED, KSP_PHAST_MIN_TARGETS_PER_THREAD_TO_BUILD, TargetDistances,
+    ksp_batch, ksp_batch_cpu, ksp_batch_cpu_with, ksp_batch_with, ksp_phast_threshold,
 };
 #[cfg(feature = "gpu")]
 pub use gpu::{DEFAULT_SLOTS, DEFAULT_SLOTS_MAX_K, KspGpuOptions, ksp_batch_gpu};
