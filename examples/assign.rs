@@ -168,7 +168,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
     let classes =
         args.classes.as_ref().map(|f| read_classes(f, &net, &demand)).transpose()?.unwrap_or_default();
     // What loads, why, and the trees it grows ("dijkstra" or "phast").
-    let (loader, loader_why, trees) = if args.classes.is_some() {
+    let (mut loader, mut loader_why, trees, raced) = if args.classes.is_some() {
         // Classes load on the CPU; the work counts every class's origins (the class file's shares of
         // the trips keep the trips' origins).
         let work = classes.iter().map(|c| c.demand.num_origins() as u64 * model.num_links() as u64).sum();
@@ -179,6 +179,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             loader,
             format!("several classes load on the CPU; trees: {why}"),
             if hierarchy { "phast" } else { "dijkstra" },
+            false,
         )
     } else {
         let c = choose_loader(model, &demand, &opts);
@@ -189,7 +190,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
             }
             _ => "dijkstra",
         };
-        (c.describe(), c.why, trees)
+        (c.describe(), c.why, trees, c.race)
     };
 
     // A bar on a terminal, a line every few seconds in a log (hidden with --json).
@@ -236,6 +237,7 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
                 history: r.history,
                 converged: r.converged,
                 select_link: Vec::new(),
+                loaded_by: loader.clone(),
             }
         }
     };
@@ -339,6 +341,11 @@ fn run(args: Args) -> Result<common::Outcome, Error> {
         common::Outcome::missed_if(args.model.missed(&result))
     };
     let interrupted = matches!(outcome, common::Outcome::Interrupted(_));
+    if raced {
+        // Auto's race decided during the run: where the loads ran, and the times it measured.
+        let (on, why) = result.loaded_by.split_once("; ").unwrap_or((&result.loaded_by, ""));
+        (loader, loader_why) = (on.to_string(), why.to_string());
+    }
     if args.json {
         let mut json = common::assignment_json(
             (&net_path, &trips_path),

@@ -267,6 +267,7 @@ pub fn assign<'py>(
                         history: r.history,
                         converged: r.converged,
                         select_link: Vec::new(),
+                        loaded_by: "cpu: several classes load on the CPU".into(),
                     };
                     (result, per_class)
                 }

@@ -1,14 +1,8 @@
-//! Where all-or-nothing loading runs: as asked, or — for [`Backend::Auto`], the default — on a GPU
-//! only where one was measured faster for a network this large, counting the GPU's setup. Never
-//! slower than the CPU on the networks measured, and it says why it chose.
-//!
-//! Measured on the H100 host (16 cores), `assign --gap 1e-4` (bi-conjugate Frank–Wolfe), wall time
-//! CPU vs GPU (docs/benchmarks.md, "Assignment: where Auto loads"): below a million origin × link
-//! pairs per loading the CPU wins by 2–40× (a GPU run pays 0.2–0.9 s of device and pipeline setup that
-//! the CPU's whole solve does not take); Berlin-Center (24.5 M) is a tie (0.80 vs 0.82 s); the GPU wins
-//! from Philadelphia (61 M: 4.5 vs 22.7 s) and Austin (140 M: 24.6 vs 76.8 s, both at the 1,000-iteration
-//! cap). Hessen (1.6 M) is the one network measured where the GPU was faster below the threshold (3.87
-//! vs 4.17 s, over 355 and 367 iterations).
+//! Where all-or-nothing loading runs: as asked, or — for [`Backend::Auto`], the default — on the CPU
+//! first, raced against this machine's GPU on one loading where the CPU's loadings are worth a GPU's
+//! start ([`super::race`]): the faster loads the rest. No adapter list or size threshold decides; the
+//! race measures this machine, and a GPU whose predicted start-up the assignment cannot repay is never
+//! started.
 //!
 //! On the CPU, [`Method::Auto`] trees come from PHAST on a customisable hierarchy ([`crate::hierarchy`])
 //! where that was measured faster, from [`CPU_PHAST_MIN_WORK_PER_THREAD`] origin × link pairs per
@@ -28,7 +22,6 @@
 //! milliseconds, and the second device adds its transfers and a join to every one), so the assignment
 //! runs on the first and says so. [`crate::loader::GpuLoader`] still splits for callers who build it.
 
-use gpu_runtime::context::auto_adapter;
 use gpu_runtime::{Backend, GpuContext, Resolved};
 
 use algos_sssp::many::Method;
@@ -36,10 +29,6 @@ use algos_sssp::many::Method;
 use super::options::{Algorithm, AssignOptions};
 use crate::demand::Demand;
 use crate::network::Network;
-
-/// Fewest origin × link pairs per all-or-nothing loading at which [`Backend::Auto`] loads on a GPU,
-/// for 16 CPU threads (measured); scaled by the thread count, since the CPU's rate is.
-pub const GPU_MIN_WORK_16_THREADS: u64 = 30_000_000;
 
 /// Fewest origin × link pairs per loading and per CPU thread at which [`Method::Auto`] grows the CPU's
 /// trees by PHAST on a customisable hierarchy (measured at 2 and 32 threads; below it Dijkstra per
@@ -50,10 +39,6 @@ pub const CPU_PHAST_MIN_WORK_PER_THREAD: u64 = 50_000;
 /// the CPU (the smallest measured reached; below it the f64 trees are exact to any gap).
 pub const CPU_PHAST_MIN_GAP: f64 = 1e-7;
 
-/// Adapters (name substrings) on which [`Backend::Auto`] may load on the GPU: where the threshold was
-/// measured. Elsewhere Auto stays on the CPU until measured.
-pub const GPU_MEASURED_ON: &[&str] = &["NVIDIA H100"];
-
 /// Where all-or-nothing loading runs, and why.
 #[derive(Debug, Clone)]
 pub struct LoaderChoice<'a> {
@@ -62,6 +47,8 @@ pub struct LoaderChoice<'a> {
     /// On the CPU: trees by PHAST on a customisable hierarchy ([`crate::hierarchy::CchAon`]) rather
     /// than f64 Dijkstra per origin. (GPUs take `opts.trees` as it is.)
     pub cpu_hierarchy: bool,
+    /// Auto: the CPU loads first and a GPU is raced against it on one loading ([`super::race`]).
+    pub race: bool,
     /// One sentence: asked for, or the automatic rule's numbers.
     pub why: String,
 }
@@ -81,7 +68,7 @@ impl LoaderChoice<'_> {
 /// Where [`super::assign`] loads for `opts` on this network and demand. Auto looks for a GPU only
 /// when the loading is large enough for one to pay, so small networks never pay an adapter search.
 pub fn choose_loader<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) -> LoaderChoice<'a> {
-    let mut choice = choose_devices(net, demand, opts);
+    let mut choice = choose_devices(opts);
     if choice.devices.is_empty() {
         let work = demand.num_origins() as u64 * net.num_links() as u64;
         let (hierarchy, why) = choose_cpu_trees(work, opts);
@@ -140,10 +127,14 @@ pub fn choose_cpu_trees(work: u64, opts: &AssignOptions) -> (bool, String) {
 }
 
 /// Where loading runs (devices or the CPU), and why.
-fn choose_devices<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) -> LoaderChoice<'a> {
-    let cpu = |why: String| LoaderChoice { devices: Vec::new(), cpu_hierarchy: false, why };
-    let gpus =
-        |devices: Vec<&'a GpuContext>, why: String| LoaderChoice { devices, cpu_hierarchy: false, why };
+fn choose_devices<'a>(opts: &AssignOptions<'a>) -> LoaderChoice<'a> {
+    let cpu = |why: String| LoaderChoice { devices: Vec::new(), cpu_hierarchy: false, race: false, why };
+    let gpus = |devices: Vec<&'a GpuContext>, why: String| LoaderChoice {
+        devices,
+        cpu_hierarchy: false,
+        race: false,
+        why,
+    };
     match opts.devices {
         _ if matches!(opts.backend, Backend::Cpu) => {}
         [] => {}
@@ -165,28 +156,13 @@ fn choose_devices<'a>(net: &Network, demand: &Demand, opts: &AssignOptions<'a>) 
         Backend::Auto if opts.algorithm == Algorithm::AlgorithmB => {
             cpu("auto: Algorithm B runs on the CPU (its gaps below 1e-7 need f64 shortest paths)".into())
         }
-        Backend::Auto => {
-            let threads = rayon::current_num_threads().max(1) as u64;
-            let work = demand.num_origins() as u64 * net.num_links() as u64;
-            let threshold = GPU_MIN_WORK_16_THREADS * threads / 16;
-            let size = format!(
-                "{:.1} M origin × link pairs per loading, GPU from {:.1} M at {threads} threads",
-                work as f64 / 1e6,
-                threshold as f64 / 1e6
-            );
-            if work < threshold {
-                return cpu(format!("auto: {size}: the CPU is faster on networks this small"));
-            }
-            let auto = auto_adapter();
-            let Some(i) = auto.chosen else { return cpu(format!("auto: {}", auto.reason)) };
-            let name = &auto.found[i].name;
-            if !GPU_MEASURED_ON.iter().any(|m| name.contains(m)) {
-                return cpu(format!("auto: {size}, but the GPU loader was not measured on {name}"));
-            }
-            match Backend::Auto.resolve() {
-                Resolved::Gpu(ctx) => gpus(vec![ctx], format!("auto: {size}")),
-                Resolved::Cpu => cpu(format!("auto: {size}, but no GPU could be opened")),
-            }
+        Backend::Auto if !gpu_runtime::BUILT_WITH_GPU => cpu("auto: built without the `gpu` feature".into()),
+        Backend::Auto if !opts.select_links.is_empty() => {
+            cpu("auto: select-link analysis records the CPU loader's exact trees".into())
         }
+        Backend::Auto => LoaderChoice {
+            race: true,
+            ..cpu("auto: the CPU loads first, timed; a GPU is raced on one loading where that can pay".into())
+        },
     }
 }

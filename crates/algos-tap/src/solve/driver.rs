@@ -141,6 +141,7 @@ pub(super) fn frank_wolfe_family(
         history: monitor.history,
         converged: monitor.converged,
         select_link,
+        loaded_by: loader.describe(),
     })
 }
 
@@ -179,6 +180,7 @@ pub(super) fn assign_b(
         history: monitor.history,
         converged: monitor.converged,
         select_link: Vec::new(),
+        loaded_by: format!("cpu ({} threads), Algorithm B's bushes", rayon::current_num_threads()),
     })
 }
 

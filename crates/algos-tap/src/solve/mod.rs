@@ -10,12 +10,13 @@ mod direction;
 mod driver;
 mod line_search;
 mod options;
+#[cfg(feature = "gpu")]
+pub mod race;
 
 use std::time::Instant;
 
 pub use choice::{
-    CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK_PER_THREAD, GPU_MEASURED_ON, GPU_MIN_WORK_16_THREADS, LoaderChoice,
-    choose_cpu_trees, choose_loader,
+    CPU_PHAST_MIN_GAP, CPU_PHAST_MIN_WORK_PER_THREAD, LoaderChoice, choose_cpu_trees, choose_loader,
 };
 pub(crate) use direction::{Combo, DirectionState, Points};
 pub(crate) use driver::Monitor;
@@ -77,6 +78,9 @@ pub struct Assignment {
     pub converged: bool,
     /// One entry per link of [`AssignOptions::select_links`]: the OD flows that use it.
     pub select_link: Vec<crate::select::SelectLink>,
+    /// Where the all-or-nothing loadings ran (`cpu (16 threads)`, `gpu (NAME)`, ...) and, when
+    /// [`gpu_runtime::Backend::Auto`] raced the CPU and a GPU, what it measured.
+    pub loaded_by: String,
 }
 
 impl Assignment {
@@ -233,7 +237,16 @@ pub fn assign_with_progress(
             Box::new(GpuLoader::with_method(&devices, net, demand, opts.allow_zone_transit, all, method)?)
         }
     };
-    frank_wolfe_family(net, demand, opts, loader.as_mut(), start, progress)
+    #[cfg(feature = "gpu")]
+    if choice.race {
+        let mut racer = race::RacingLoader::new(loader, opts.allow_zone_transit, opts.trees);
+        let mut result = frank_wolfe_family(net, demand, opts, &mut racer, start, progress)?;
+        result.loaded_by = format!("{}; {}", racer.describe(), racer.why());
+        return Ok(result);
+    }
+    let mut result = frank_wolfe_family(net, demand, opts, loader.as_mut(), start, progress)?;
+    result.loaded_by = format!("{}; {}", loader.describe(), choice.why);
+    Ok(result)
 }
 
 /// Solves the assignment by the Frank–Wolfe family with a given all-or-nothing loader (Algorithm B
