@@ -1,5 +1,5 @@
 //! What the distributed algorithms need from a message-passing layer, as one small trait: the MPI
-//! implementation ([`crate::MpiComm`], feature `mpi`) and a single-process one ([`Solo`]) that runs
+//! implementation (`MpiComm`, feature `mpi`) and a single-process one ([`Solo`]) that runs
 //! the same code without MPI.
 
 /// Ranks `0..size` exchanging plain numbers. Every call is collective unless it says otherwise: all

@@ -11,7 +11,7 @@
 //! - [`overlay::DistributedDist`]: the overlay bound's distributed subgradient (DIST) with the nodes
 //!   split over ranks and the multipliers exchanged every round, bounds bit-identical to one process.
 //!
-//! The transport is one small trait, [`Comm`]: [`MpiComm`] (feature `mpi`) or [`Solo`], which runs the
+//! The transport is one small trait, [`Comm`]: `MpiComm` (feature `mpi`) or [`Solo`], which runs the
 //! same code in one process without MPI. Run the examples as
 //! `mpirun -np 4 target/release/examples/many_to_all_mpi --graph G --sources 100000`
 //! (README, "Running on a cluster", has the Slurm line).
