@@ -336,6 +336,7 @@ pub fn assign<'py>(
     }
     let last = *result.last();
     out.set_item("converged", result.converged)?;
+    out.set_item("loaded_by", &result.loaded_by)?;
     out.set_item("iterations", result.history.len())?;
     out.set_item("relative_gap", last.relative_gap)?;
     out.set_item("tstt", last.tstt)?;

@@ -31,6 +31,7 @@ def test_flows_equal_the_example_bit_for_bit(tmp_path, algorithm, gap):
     rows = [line.split(",") for line in flows_csv.read_text().splitlines()[1:]]
     assert [float(x[3]) for x in rows] == r.flows.tolist()
     assert [float(x[4]) for x in rows] == r.costs.tolist()
+    assert r.loaded_by.startswith("cpu"), r.loaded_by
 
 
 def test_tables_and_dtypes(monkeypatch):
@@ -214,3 +215,11 @@ def test_turns_with_classes_and_select_link(tmp_path):
         urbanflow.assign(NET, TRIPS, select_link="1-3")
     with pytest.raises(urbanflow.errors.InvalidInputError, match="node id pairs"):
         urbanflow.assign(NET, TRIPS, classes=[{"name": "x", "banned": 7}])
+
+
+def test_auto_says_where_it_loaded():
+    # Sioux Falls' loadings never repay a GPU's start: the CPU, with the numbers that said so.
+    r = urbanflow.assign(NET, TRIPS, backend="auto")
+    assert r.loaded_by.startswith("cpu"), r.loaded_by
+    if "without the `gpu` feature" not in r.loaded_by:
+        assert "expected loadings" in r.loaded_by, r.loaded_by

@@ -460,7 +460,9 @@ class AssignResult:
     ``turns`` is the table of turning movements (node, from_node, to_node, from_link, to_link, volume,
     penalty); with
     select-link, ``select_link`` the table of OD flows on each selected link (link_from, link_to,
-    origin, destination, flow; node ids, rows with flow only)."""
+    origin, destination, flow; node ids, rows with flow only). ``loaded_by`` says where the
+    all-or-nothing loadings ran and why (with ``backend="auto"``, what the race between the CPU and
+    the GPU measured)."""
 
     flows: np.ndarray
     costs: np.ndarray
@@ -475,6 +477,7 @@ class AssignResult:
     classes: dict | None = None
     turns: Any = None
     select_link: Any = None
+    loaded_by: str = ""
 
     def __repr__(self) -> str:
         # A summary: the arrays and tables are one attribute away, and printing them whole buries it.
@@ -618,6 +621,7 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
         classes=per_class,
         turns=table(r["turns"], as_frame) if "turns" in r else None,
         select_link=table(r["select_link"], as_frame) if "select_link" in r else None,
+        loaded_by=r["loaded_by"],
     )
 
 

@@ -137,6 +137,7 @@ class AssignResult:
     classes: dict[str, npt.NDArray[np.float64]] | None = None
     turns: Any = None
     select_link: Any = None
+    loaded_by: str = ""
 
 def assign(net: Network | _Path, trips: Demand | _Path, *, algorithm: str = "bfw", gap: float = 1e-4,
            max_iters: int | None = None, system_optimum: bool = False, backend: _Backend = None, trees: str = "auto",
