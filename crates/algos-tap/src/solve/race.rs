@@ -157,23 +157,31 @@ impl<'a> RacingLoader<'a> {
             self.why = "auto: the CPU loads (the GPU could not be opened)".into();
             return Ok(Race::Cpu);
         };
-        let t = Instant::now();
-        let mut gpu = GpuLoader::with_method(
-            &[ctx],
-            net,
-            demand,
-            self.allow_zone_transit,
-            0..demand.num_origins(),
-            self.method,
-        )?;
         // The first GPU loading compiles pipelines and allocates staging buffers (3–4× a steady
-        // loading on the H200): it is part of the start; the second is the one compared.
-        let mut y = vec![0.0; net.num_links()];
-        gpu.load(net, demand, costs, &mut y)?;
-        let start_s = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        gpu.load(net, demand, costs, &mut y)?;
-        let gpu_s = t.elapsed().as_secs_f64();
+        // loading on the H200): it is part of the start; the second is the one compared. A GPU that
+        // fails here (out of memory on a large network, a lost device) leaves the CPU loading.
+        let timed = || -> Result<(GpuLoader<'static>, f64, f64), TapError> {
+            let t = Instant::now();
+            let all = 0..demand.num_origins();
+            let mut gpu =
+                GpuLoader::with_method(&[ctx], net, demand, self.allow_zone_transit, all, self.method)?;
+            let mut y = vec![0.0; net.num_links()];
+            gpu.load(net, demand, costs, &mut y)?;
+            let start_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            gpu.load(net, demand, costs, &mut y)?;
+            Ok((gpu, start_s, t.elapsed().as_secs_f64()))
+        };
+        let (gpu, start_s, gpu_s) = match timed() {
+            Ok(t) => t,
+            Err(e) => {
+                self.why = format!(
+                    "auto: the CPU loads ({:.1} ms a loading); the GPU's loader failed: {e}",
+                    cpu_s * 1e3
+                );
+                return Ok(Race::Cpu);
+            }
+        };
         let won = gpu_s < cpu_s;
         self.why = format!(
             "auto: raced one loading: GPU {:.1} ms against the CPU's {:.1} ms ({} loads; the GPU started in {:.2} s, \
