@@ -153,6 +153,25 @@ impl Demand {
         Some(Self { origins, offsets, dest, flow, intrazonal })
     }
 
+    /// The same pairs with other flows, one per pair in [`Demand::pairs`] order, each positive and
+    /// finite (what matrix estimation changes); `None` for a wrong count or a flow out of range.
+    pub fn with_flows(&self, flows: Vec<f64>) -> Option<Self> {
+        if flows.len() != self.flow.len() || flows.iter().any(|&f| !(f > 0.0 && f.is_finite())) {
+            return None;
+        }
+        Some(Self { flow: flows, ..self.clone() })
+    }
+
+    /// Whether `other` has exactly these OD pairs (whatever their flows).
+    pub fn same_pairs(&self, other: &Demand) -> bool {
+        self.origins == other.origins && self.offsets == other.offsets && self.dest == other.dest
+    }
+
+    /// The flow of every pair, in [`Demand::pairs`] order.
+    pub fn flows(&self) -> &[f64] {
+        &self.flow
+    }
+
     /// Every flow multiplied by `factor` (Chicago-Sketch's README suggests ×2 for testing).
     pub fn scaled(&self, factor: f64) -> Self {
         let mut d = self.clone();

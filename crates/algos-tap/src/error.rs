@@ -133,6 +133,17 @@ pub enum TapError {
         /// What is wrong, and what was expected.
         message: String,
     },
+    /// A count file (matrix estimation): a row naming a link the network lacks, a count that is not
+    /// a number ≥ 0, a link counted twice, a header without the columns needed.
+    #[error("{}:{line}: {message}", path.display())]
+    CountFile {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong, and what was expected.
+        message: String,
+    },
     /// An option outside its domain.
     #[error("invalid option: {0}")]
     InvalidOption(String),

@@ -39,6 +39,7 @@ pub mod loader;
 pub mod multiclass;
 pub mod network;
 pub mod nodes;
+pub mod odme;
 pub mod output;
 pub mod petgyn;
 pub mod phast_load;

@@ -8,6 +8,7 @@ use std::path::Path;
 use graph_core::io::create_text;
 use graph_core::io::tntp::read_flow;
 
+use crate::demand::Demand;
 use crate::error::TapError;
 use crate::network::Network;
 
@@ -60,6 +61,48 @@ pub fn write_flows_csv(
     write_rows(path, "link,from,to,flow,cost", net, flows, costs, |w, link, from, to, flow, cost| {
         writeln!(w, "{link},{from},{to},{flow},{cost}")
     })
+}
+
+/// Writes a matrix as a TNTP `_trips` file (`<NUMBER OF ZONES>` of `net`, one `Origin` block per
+/// origin with demand, file ids, flows written to round-trip exactly). Intrazonal demand is not
+/// assignable and [`Demand`] keeps only its total, so it is not written. A `.gz` or `.xz` extension
+/// compresses.
+///
+/// ```
+/// use urbanflow::tap::output::write_demand_tntp;
+/// use urbanflow::tap::{CostFactors, Demand, Link, Network};
+/// let road = |from, to| Link { from, to, capacity: 1.0, length: 1.0, free_flow_time: 1.0, b: 0.0, power: 1.0, toll: 0.0 };
+/// let net = Network::new(2, &[road(0, 1), road(1, 0)], 2, CostFactors::default()).unwrap();
+/// let demand = Demand::from_pairs(&net, [(0, 1, 12.5), (1, 0, 0.1)]).unwrap();
+/// let path = std::env::temp_dir().join("urbanflow-doc-trips.tntp");
+/// write_demand_tntp(&path, &net, &demand).unwrap();
+/// let back = Demand::read_tntp(&path, &net).unwrap();
+/// assert_eq!(back, demand);
+/// ```
+pub fn write_demand_tntp(path: impl AsRef<Path>, net: &Network, demand: &Demand) -> io::Result<()> {
+    let mut w = create_text(path)?;
+    writeln!(w, "<NUMBER OF ZONES> {}", net.num_zones())?;
+    writeln!(w, "<TOTAL OD FLOW> {}", demand.total())?;
+    writeln!(w, "<END OF METADATA>")?;
+    for (i, &o) in demand.origins().iter().enumerate() {
+        writeln!(w, "\nOrigin {}", net.node_id(o))?;
+        let (dests, flows) = demand.from_origin(i);
+        for (k, (&d, &f)) in dests.iter().zip(flows).enumerate() {
+            let end = if k % 5 == 4 || k + 1 == dests.len() { "\n" } else { "" };
+            write!(w, "{:6} : {f};{end}", net.node_id(d))?;
+        }
+    }
+    w.flush()
+}
+
+/// Writes a matrix as CSV: `origin,destination,demand` (file ids), one row per pair with demand.
+pub fn write_demand_csv(path: impl AsRef<Path>, net: &Network, demand: &Demand) -> io::Result<()> {
+    let mut w = create_text(path)?;
+    writeln!(w, "origin,destination,demand")?;
+    for (o, d, f) in demand.pairs() {
+        writeln!(w, "{},{},{f}", net.node_id(o), net.node_id(d))?;
+    }
+    w.flush()
 }
 
 /// What a modeller reads off an assignment for one link.

@@ -1,5 +1,8 @@
 //! Solver tests on networks with closed-form equilibria, plus determinism, monotonicity and errors.
 
+mod support;
+use support::grid_network;
+
 use algos_tap::{
     Algorithm, AssignOptions, CostFactors, Demand, Link, Network, Objective, Stop, TapError, assign, evaluate,
 };
@@ -88,47 +91,9 @@ fn two_parallel_links_closed_form() {
     assert!((r.flows[0] - x1).abs() < 1e-4, "{} vs {x1}", r.flows[0]);
 }
 
-/// A grid of two-way streets with BPR links and seeded demand between its corner zones.
-fn grid_network(side: u32) -> (Network, Demand) {
-    let mut rng = graph_core::rng::SplitMix64::new(11);
-    let mut links = Vec::new();
-    let id = |r: u32, c: u32| r * side + c;
-    for r in 0..side {
-        for c in 0..side {
-            for (rr, cc) in [(r + 1, c), (r, c + 1)] {
-                if rr < side && cc < side {
-                    for (u, v) in [(id(r, c), id(rr, cc)), (id(rr, cc), id(r, c))] {
-                        let t0 = 1.0 + (rng.next_u64() % 100) as f64 / 10.0;
-                        let cap = 200.0 + (rng.next_u64() % 800) as f64;
-                        links.push(Link {
-                            from: u,
-                            to: v,
-                            capacity: cap,
-                            length: 1.0,
-                            free_flow_time: t0,
-                            b: 0.15,
-                            power: 4.0,
-                            toll: 0.0,
-                        });
-                    }
-                }
-            }
-        }
-    }
-    let net = Network::new(side * side, &links, 0, CostFactors::default()).unwrap();
-    let zones: Vec<u32> = (0..side * side).step_by(3).collect();
-    let pairs: Vec<_> = zones
-        .iter()
-        .flat_map(|&o| zones.iter().map(move |&d| (o, d)))
-        .map(|(o, d)| (o, d, (rng.next_u64() % 50) as f64))
-        .collect();
-    let demand = Demand::from_pairs(&net, pairs).unwrap();
-    (net, demand)
-}
-
 #[test]
 fn flows_do_not_depend_on_the_thread_count() {
-    let (net, demand) = grid_network(12);
+    let (net, demand) = grid_network(12, 11, 1.0);
     // Algorithm B updates its bushes in parallel and measures gaps beside its next iteration.
     for (algorithm, gap) in [(Algorithm::BiconjugateFw, 1e-6), (Algorithm::AlgorithmB, 1e-11)] {
         let run = |threads| {
@@ -147,7 +112,7 @@ fn flows_do_not_depend_on_the_thread_count() {
 
 #[test]
 fn lower_bound_never_falls_and_objective_never_rises() {
-    let (net, demand) = grid_network(10);
+    let (net, demand) = grid_network(10, 11, 1.0);
     for alg in [Algorithm::FrankWolfe, Algorithm::ConjugateFw, Algorithm::BiconjugateFw] {
         // The Frank–Wolfe family tails off sublinearly; the conjugate variants later.
         let gap = match alg {
@@ -171,7 +136,7 @@ fn lower_bound_never_falls_and_objective_never_rises() {
 
 #[test]
 fn msa_converges_slowly_but_surely() {
-    let (net, demand) = grid_network(8);
+    let (net, demand) = grid_network(8, 11, 1.0);
     let r = assign(&net, &demand, &options(Algorithm::Msa, 1e-3)).unwrap();
     assert!(r.converged);
     let bfw = assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-3)).unwrap();
@@ -180,7 +145,7 @@ fn msa_converges_slowly_but_surely() {
 
 #[test]
 fn warm_start_continues_from_given_flows() {
-    let (net, demand) = grid_network(10);
+    let (net, demand) = grid_network(10, 11, 1.0);
     let first = assign(&net, &demand, &options(Algorithm::BiconjugateFw, 1e-4)).unwrap();
     let warm =
         AssignOptions { warm_start: Some(first.flows.clone()), ..options(Algorithm::BiconjugateFw, 1e-4) };

@@ -180,6 +180,14 @@ pub(crate) fn check_flows(net: &Network, flows: &[f64], what: &'static str) -> R
     Ok(())
 }
 
+/// `found` values where `expected` are needed (one per link, one per OD pair, ...).
+pub(crate) fn check_length(found: usize, expected: usize, what: &str) -> Result<(), TapError> {
+    if found != expected {
+        return Err(TapError::InvalidOption(format!("{found} {what} given: expected {expected}")));
+    }
+    Ok(())
+}
+
 /// Solves the assignment. See [`assign_with_progress`] for a per-iteration callback.
 ///
 /// ```

@@ -30,6 +30,8 @@ use crate::demand::Demand;
 use crate::error::TapError;
 use crate::network::Network;
 
+mod proportions;
+
 /// Flows below this (vehicles) count as unused.
 const FLOW_EPS: f64 = 1e-12;
 const NONE: u32 = u32::MAX;
@@ -105,6 +107,11 @@ impl Topology {
     /// Internal ids of the links entering `v`.
     fn into(&self, v: u32) -> std::ops::Range<usize> {
         self.in_offsets[v as usize] as usize..self.in_offsets[v as usize + 1] as usize
+    }
+
+    /// Network-order values in the internal link order.
+    pub(crate) fn to_internal_order(&self, values: &[f64]) -> Vec<f64> {
+        self.original.iter().map(|&a| values[a as usize]).collect()
     }
 
     /// Internal-order values back in the network's link order.
@@ -489,35 +496,86 @@ pub(crate) fn solve(
     net: &Network,
     demand: &Demand,
     allow_zone_transit: bool,
-    mut measure: impl FnMut(&[f64], &[f64], &mut Vec<f64>) -> Result<bool, crate::error::TapError>,
+    measure: impl FnMut(&[f64], &[f64], &mut Vec<f64>) -> Result<bool, crate::error::TapError>,
 ) -> Result<Vec<f64>, crate::error::TapError> {
-    let g = crate::aon::SearchGraph::new(net, !allow_zone_transit);
-    let topo = Topology::new(net);
-    let m = net.num_links();
-    let mut free = vec![0.0; m];
-    net.costs(&vec![0.0; m], &mut free);
-    let mut bushes = initial_bushes(net, &g, &topo, demand, &free)?;
-    let mut state = LinkState::new(net, &topo, total_flows(&bushes, m));
-    let mut scratch = Scratch::new(net.num_nodes(), m);
-    let mut y = vec![0.0; m];
-    let abort = AtomicBool::new(false);
-    loop {
-        // The gap of these flows is measured (on the other threads) while the next iteration runs on this
-        // one; the iteration gives way as soon as the measurement says stop. The flow trajectory does not
-        // depend on the measurement, so results are those of measuring first and iterating after.
-        let (x, cost) = (topo.to_network_order(&state.x), topo.to_network_order(&state.cost));
-        abort.store(false, Ordering::Relaxed);
-        let mut stop = Ok(false);
-        rayon::in_place_scope(|scope| {
-            scope.spawn(|_| iterate(net, &topo, &mut bushes, &mut state, &mut scratch, &abort));
-            stop = measure(&x, &cost, &mut y);
-            if !matches!(stop, Ok(false)) {
-                abort.store(true, Ordering::Relaxed);
+    let mut solver = BushSolver::new(net, demand, allow_zone_transit)?;
+    solver.run(net, measure, Overlap::MeasureWhileIterating)
+}
+
+/// Whether an iteration runs while the previous one's flows are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overlap {
+    /// Measure on the other threads while the next iteration runs, and drop that iteration when the
+    /// measurement says stop: fastest, but the bushes are left partly updated (a one-off solve).
+    MeasureWhileIterating,
+    /// Measure, then iterate: the bushes always hold exactly the flows last measured (a solve that
+    /// goes on from them: ODME).
+    MeasureThenIterate,
+}
+
+/// Algorithm B's state between solves: one bush per origin and the link costs at their flows.
+pub(crate) struct BushSolver {
+    pub(crate) topo: Topology,
+    pub(crate) bushes: Vec<Bush>,
+    pub(crate) state: LinkState,
+    scratch: Scratch,
+}
+
+impl BushSolver {
+    /// Bushes from the free-flow shortest-path trees, with `demand` loaded on them.
+    pub(crate) fn new(net: &Network, demand: &Demand, allow_zone_transit: bool) -> Result<Self, TapError> {
+        let g = crate::aon::SearchGraph::new(net, !allow_zone_transit);
+        let topo = Topology::new(net);
+        let m = net.num_links();
+        let mut free = vec![0.0; m];
+        net.costs(&vec![0.0; m], &mut free);
+        let bushes = initial_bushes(net, &g, &topo, demand, &free)?;
+        let state = LinkState::new(net, &topo, total_flows(&bushes, m));
+        Ok(Self { topo, bushes, state, scratch: Scratch::new(net.num_nodes(), m) })
+    }
+
+    /// Iterates until `measure` (given the flows and costs in network order, and scratch space) says
+    /// stop; returns the flows last measured, in network order.
+    pub(crate) fn run(
+        &mut self,
+        net: &Network,
+        mut measure: impl FnMut(&[f64], &[f64], &mut Vec<f64>) -> Result<bool, TapError>,
+        overlap: Overlap,
+    ) -> Result<Vec<f64>, TapError> {
+        let mut y = vec![0.0; self.state.x.len()];
+        let abort = AtomicBool::new(false);
+        let Self { topo, bushes, state, scratch } = self;
+        loop {
+            let (x, cost) = (topo.to_network_order(&state.x), topo.to_network_order(&state.cost));
+            if overlap == Overlap::MeasureThenIterate {
+                if measure(&x, &cost, &mut y)? {
+                    return Ok(x);
+                }
+                iterate(net, topo, bushes, state, scratch, &abort);
+                continue;
             }
-        });
-        if stop? {
-            return Ok(x);
+            // The gap of these flows is measured (on the other threads) while the next iteration runs on
+            // this one; the iteration gives way as soon as the measurement says stop. The flow trajectory
+            // does not depend on the measurement, so results are those of measuring first and iterating
+            // after.
+            abort.store(false, Ordering::Relaxed);
+            let mut stop = Ok(false);
+            rayon::in_place_scope(|scope| {
+                scope.spawn(|_| iterate(net, topo, bushes, state, scratch, &abort));
+                stop = measure(&x, &cost, &mut y);
+                if !matches!(stop, Ok(false)) {
+                    abort.store(true, Ordering::Relaxed);
+                }
+            });
+            if stop? {
+                return Ok(x);
+            }
         }
+    }
+
+    /// Recomputes the link state from the bushes' flows (after they were changed from outside).
+    pub(crate) fn refresh(&mut self, net: &Network) {
+        self.state = LinkState::new(net, &self.topo, total_flows(&self.bushes, self.state.x.len()));
     }
 }
 

@@ -1,0 +1,242 @@
+//! Traffic counts on links: what matrix estimation fits the assignment to.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use graph_core::io::open_text;
+
+use crate::error::TapError;
+use crate::network::Network;
+
+/// Counted links of a [`Network`], each with its count and the weight of its error in the objective.
+///
+/// ```
+/// use urbanflow::tap::odme::LinkCounts;
+/// use urbanflow::tap::{CostFactors, Link, Network};
+/// let road = |from, to| Link { from, to, capacity: 100.0, length: 1.0, free_flow_time: 1.0, b: 0.15, power: 4.0, toll: 0.0 };
+/// let net = Network::new(3, &[road(0, 1), road(1, 2)], 0, CostFactors::default()).unwrap();
+/// let counts = LinkCounts::new(&net, [(1, 350.0, 1.0)]).unwrap();
+/// assert_eq!((counts.len(), counts.links()[0], counts.counts()[0]), (1, 1, 350.0));
+/// assert!(LinkCounts::new(&net, [(7, 1.0, 1.0)]).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkCounts {
+    links: Vec<u32>,
+    counts: Vec<f64>,
+    weights: Vec<f64>,
+}
+
+impl LinkCounts {
+    /// Counts from `(link, count, weight)`: `link` in the network's link order (0-based), `count` ≥ 0,
+    /// `weight` > 0, each link at most once.
+    pub fn new(net: &Network, rows: impl IntoIterator<Item = (u32, f64, f64)>) -> Result<Self, TapError> {
+        let mut counts = Self { links: Vec::new(), counts: Vec::new(), weights: Vec::new() };
+        let mut seen = vec![false; net.num_links()];
+        for (link, count, weight) in rows {
+            let bad = |why: String| Err(TapError::InvalidOption(format!("count on link {link}: {why}")));
+            if link as usize >= net.num_links() {
+                return bad(format!("expected a link of the network (0..{})", net.num_links()));
+            }
+            if !(count >= 0.0 && count.is_finite()) {
+                return bad(format!("{count}: expected a finite count ≥ 0"));
+            }
+            if !(weight > 0.0 && weight.is_finite()) {
+                return bad(format!("weight {weight}: expected a finite weight > 0"));
+            }
+            if std::mem::replace(&mut seen[link as usize], true) {
+                return bad("counted twice".into());
+            }
+            counts.links.push(link);
+            counts.counts.push(count);
+            counts.weights.push(weight);
+        }
+        Ok(counts)
+    }
+
+    /// Reads counts from a CSV file with a header. Links are named by `from,to` (the network's node
+    /// ids; also `from_node_id,to_node_id` as Path4GMNS writes them, or `a_node,b_node`) or by `link`
+    /// (1-based, in the network file's order); the count is `count` (or `volume`, `flow`); `weight` is
+    /// optional (1 by default). Other columns are ignored, except Path4GMNS's
+    /// `measurement_type` (only `link` rows are link counts) and `upper_bound_flag` (a count that is an
+    /// upper bound is not an observation): rows they mark otherwise are errors, never dropped. `.gz`
+    /// and `.xz` files are read compressed.
+    ///
+    /// Every problem is an error naming the file and line: a link the network does not have (or has
+    /// twice between the same nodes, when named by its nodes), a count that is not a number ≥ 0, a
+    /// link counted twice.
+    pub fn read_csv(path: impl AsRef<Path>, net: &Network) -> Result<Self, TapError> {
+        let path = path.as_ref();
+        let error =
+            |line: u64, message: String| TapError::CountFile { path: path.to_path_buf(), line, message };
+        let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(open_text(path)?);
+        let header = reader.headers().map_err(|e| error(1, e.to_string()))?.clone();
+        let column = |names: &[&str]| {
+            header
+                .iter()
+                .position(|h| names.iter().any(|n| h.trim_start_matches('\u{feff}').eq_ignore_ascii_case(n)))
+        };
+        let from = column(&["from", "from_node", "from_node_id", "a_node", "init_node"]);
+        let to = column(&["to", "to_node", "to_node_id", "b_node", "term_node"]);
+        let link = column(&["link"]);
+        let count = column(&["count", "volume", "flow"]);
+        let weight = column(&["weight"]);
+        let kind = column(&["measurement_type"]);
+        let upper_bound = column(&["upper_bound_flag"]);
+        let expected = "expected a header with `count` and either `from,to` (node ids) or `link` (1-based)";
+        let Some(count) = count else {
+            return Err(error(1, format!("no count column (`count`, `volume` or `flow`): {expected}")));
+        };
+        if column(&["class"]).is_some() {
+            return Err(error(
+                1,
+                "a `class` column: counts per class need multi-class estimation, which is not implemented \
+                 yet (give one file of all-vehicle counts)"
+                    .into(),
+            ));
+        }
+        let by_nodes = match (from, to, link) {
+            (Some(f), Some(t), _) => Some((f, t)),
+            (None, None, Some(_)) => None,
+            _ => return Err(error(1, format!("links named neither by `from,to` nor by `link`: {expected}"))),
+        };
+        let mut between: HashMap<(u64, u64), Vec<u32>> = HashMap::new();
+        if by_nodes.is_some() {
+            for (a, l) in net.links().iter().enumerate() {
+                between.entry((net.node_id(l.from), net.node_id(l.to))).or_default().push(a as u32);
+            }
+        }
+        let mut rows = Vec::new();
+        let mut first_line = vec![0u64; net.num_links()];
+        for record in reader.records() {
+            let record = record.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                error(line, e.to_string())
+            })?;
+            let line = record.position().map_or(0, |p| p.line());
+            let field = |i: usize| record.get(i).unwrap_or("");
+            let number = |i: usize, what: &str| -> Result<f64, TapError> {
+                field(i)
+                    .parse::<f64>()
+                    .map_err(|_| error(line, format!("{what} `{}`: expected a number", field(i))))
+            };
+            if let Some(k) = kind.filter(|&k| !field(k).eq_ignore_ascii_case("link")) {
+                return Err(error(
+                    line,
+                    format!(
+                        "measurement_type `{}`: expected `link` (zone totals are not link counts)",
+                        field(k)
+                    ),
+                ));
+            }
+            if let Some(u) = upper_bound.filter(|&u| !matches!(field(u), "" | "0")) {
+                return Err(error(
+                    line,
+                    format!("upper_bound_flag `{}`: expected 0 (a bound is not an observed count)", field(u)),
+                ));
+            }
+            let a = match by_nodes {
+                Some((f, t)) => {
+                    let id = |i: usize, what: &str| {
+                        field(i)
+                            .parse::<u64>()
+                            .map_err(|_| error(line, format!("{what} `{}`: expected a node id", field(i))))
+                    };
+                    let (u, v) = (id(f, "from")?, id(t, "to")?);
+                    match between.get(&(u, v)).map(Vec::as_slice) {
+                        Some([a]) => *a,
+                        Some(_) => {
+                            return Err(error(
+                                line,
+                                format!(
+                                    "the network has several links from {u} to {v}: name the link by `link` (1-based)"
+                                ),
+                            ));
+                        }
+                        None => {
+                            return Err(error(
+                                line,
+                                format!("no link from node {u} to node {v} in the network"),
+                            ));
+                        }
+                    }
+                }
+                None => {
+                    let i = link.expect("links named by number");
+                    match field(i).parse::<u64>() {
+                        Ok(k) if k >= 1 && k <= net.num_links() as u64 => (k - 1) as u32,
+                        _ => {
+                            return Err(error(
+                                line,
+                                format!(
+                                    "link `{}`: expected a link number from 1 to {}",
+                                    field(i),
+                                    net.num_links()
+                                ),
+                            ));
+                        }
+                    }
+                }
+            };
+            let c = number(count, "count")?;
+            if !(c >= 0.0 && c.is_finite()) {
+                return Err(error(line, format!("count {c}: expected a finite count ≥ 0")));
+            }
+            let w = match weight {
+                Some(i) if !field(i).is_empty() => number(i, "weight")?,
+                _ => 1.0,
+            };
+            if !(w > 0.0 && w.is_finite()) {
+                return Err(error(line, format!("weight {w}: expected a finite weight > 0")));
+            }
+            if first_line[a as usize] != 0 {
+                let l = &net.links()[a as usize];
+                return Err(error(
+                    line,
+                    format!(
+                        "link {}→{} is counted twice (first on line {})",
+                        net.node_id(l.from),
+                        net.node_id(l.to),
+                        first_line[a as usize]
+                    ),
+                ));
+            }
+            first_line[a as usize] = line;
+            rows.push((a, c, w));
+        }
+        if rows.is_empty() {
+            return Err(error(1, "no counts: expected at least one counted link".into()));
+        }
+        Self::new(net, rows)
+    }
+
+    /// Number of counted links.
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Whether no link is counted.
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// The counted links, in the network's link order (0-based), as given.
+    pub fn links(&self) -> &[u32] {
+        &self.links
+    }
+
+    /// The counts, one per counted link.
+    pub fn counts(&self) -> &[f64] {
+        &self.counts
+    }
+
+    /// The weights, one per counted link.
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    /// The counts of `flows` (one per network link): what counting these flows would have given, with
+    /// these counts' weights — counts made from a known matrix, for tests and synthetic studies.
+    pub fn with_counts_of(&self, flows: &[f64]) -> Self {
+        Self { counts: self.links.iter().map(|&a| flows[a as usize]).collect(), ..self.clone() }
+    }
+}

@@ -1,0 +1,290 @@
+//! Matrix estimation from counts: the gradient against finite differences, the true matrix as a fixed
+//! point, known matrices recovered from their counts, and count files that are refused with file:line.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use algos_tap::odme::{EquilibriumRoutes, LinkCounts, OdmeOptions, estimate_od, perturbed};
+use algos_tap::{Algorithm, AssignOptions, CostFactors, Demand, Link, Network, Stop, TapError, assign};
+use graph_core::datasets::data_path;
+use graph_core::rng::SplitMix64;
+use proptest::prelude::*;
+use support::grid_network;
+
+fn tight() -> Stop {
+    Stop { relative_gap: 1e-11, max_iterations: 5_000, ..Stop::default() }
+}
+
+/// `½ Σ w (v − ĉ)²` of flows `v` against `counts`.
+fn objective(counts: &LinkCounts, v: &[f64]) -> f64 {
+    counts
+        .links()
+        .iter()
+        .zip(counts.counts())
+        .zip(counts.weights())
+        .map(|((&a, &c), &w)| 0.5 * w * (v[a as usize] - c).powi(2))
+        .sum()
+}
+
+/// Counts on about a third of the links: the equilibrium flow times a seeded factor in [0.7, 1.3],
+/// weights in [0.5, 2].
+fn noisy_counts(net: &Network, flows: &[f64], seed: u64) -> LinkCounts {
+    let mut rng = SplitMix64::new(seed);
+    let mut rows = Vec::new();
+    for a in 0..net.num_links() as u32 {
+        if rng.below(3) == 0 {
+            rows.push((a, flows[a as usize] * (0.7 + 0.6 * rng.unit_f64()), 0.5 + 1.5 * rng.unit_f64()));
+        }
+    }
+    LinkCounts::new(net, rows).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Spiess's gradient is the derivative of the objective with the equilibrium's route proportions
+    /// held: central differences of `Z` along single cells (flows by the backward pass, which is
+    /// linear, so the differences are exact but for rounding) equal the forward pass's mean error
+    /// costs, on congested grids where pairs split over several routes.
+    #[test]
+    fn gradient_equals_finite_differences_with_routes_held(seed in 0u64..1_000, side in 4u32..7, scale in 5.0f64..25.0) {
+        let (net, demand) = grid_network(side, seed, scale);
+        let (routes, solved) = EquilibriumRoutes::solve(&net, &demand, tight(), false, None).unwrap();
+        prop_assert!(solved.converged);
+        let counts = noisy_counts(&net, routes.flows(), seed + 1);
+        let mut error = vec![0.0; net.num_links()];
+        for ((&a, &c), &w) in counts.links().iter().zip(counts.counts()).zip(counts.weights()) {
+            error[a as usize] = w * (routes.flows()[a as usize] - c);
+        }
+        let gradient = routes.od_mean_costs(&net, &error).unwrap();
+        let scale_of = gradient.iter().fold(0.0f64, |m, g| m.max(g.abs())).max(1e-12);
+        let g = demand.flows().to_vec();
+        let mut rng = SplitMix64::new(seed + 2);
+        for _ in 0..8 {
+            let k = rng.below(g.len() as u64) as usize;
+            let h = 1e-3 * g[k];
+            let at = |delta: f64| {
+                let mut v = g.clone();
+                v[k] += delta;
+                objective(&counts, &routes.route_flows(&net, &v).unwrap())
+            };
+            let fd = (at(h) - at(-h)) / (2.0 * h);
+            prop_assert!((fd - gradient[k]).abs() <= 1e-6 * scale_of, "pair {k}: {fd} vs {}", gradient[k]);
+        }
+    }
+}
+
+/// The backward pass with the solved demand gives the solved flows back (the warm start moves
+/// nothing), and the grids used above do split pairs over several routes.
+#[test]
+fn routes_reproduce_their_flows_and_split_pairs() {
+    let (net, demand) = grid_network(6, 3, 20.0);
+    let (routes, _) = EquilibriumRoutes::solve(&net, &demand, tight(), false, None).unwrap();
+    let again = routes.route_flows(&net, demand.flows()).unwrap();
+    let top = routes.flows().iter().fold(0.0f64, |m, &x| m.max(x));
+    for (a, (x, y)) in routes.flows().iter().zip(&again).enumerate() {
+        assert!((x - y).abs() <= 1e-9 * top, "link {a}: {x} vs {y}");
+    }
+    // One pair at a time: some link carries a share strictly between 0 and 1.
+    let split = (0..demand.num_pairs()).any(|k| {
+        let mut one = vec![0.0; demand.num_pairs()];
+        one[k] = 1.0;
+        routes.route_flows(&net, &one).unwrap().iter().any(|&p| p > 1e-3 && p < 1.0 - 1e-3)
+    });
+    assert!(split, "no pair uses two routes: the gradient tests would not test proportions");
+}
+
+/// What the gradient is not: the equilibrium's own response. Two roads, t1 = 10 + x/100 and t2 = 20:
+/// 3000 trips split 1000 / 2000; one more trip goes wholly to road 2 (road 1's time is pinned at 20),
+/// while the gradient spreads it a third / two thirds. Counting road 1 at 900: the gradient is
+/// (1000 − 900) / 3, the equilibrium's derivative 0. docs/odme.md explains why the method holds the
+/// proportions.
+#[test]
+fn gradient_holds_proportions_not_the_equilibrium_response() {
+    let road = |t0, b| Link {
+        from: 0,
+        to: 1,
+        capacity: 1000.0,
+        length: 0.0,
+        free_flow_time: t0,
+        b,
+        power: 1.0,
+        toll: 0.0,
+    };
+    let net = Network::new(2, &[road(10.0, 1.0), road(20.0, 0.0)], 0, CostFactors::default()).unwrap();
+    let demand = Demand::from_pairs(&net, [(0, 1, 3000.0)]).unwrap();
+    let (routes, _) = EquilibriumRoutes::solve(&net, &demand, tight(), false, None).unwrap();
+    let counts = LinkCounts::new(&net, [(0, 900.0, 1.0)]).unwrap();
+    let error = [routes.flows()[0] - 900.0, 0.0];
+    let gradient = routes.od_mean_costs(&net, &error).unwrap()[0];
+    assert!((gradient - 100.0 / 3.0).abs() < 1e-6, "{gradient}");
+    let resolved = |d: f64| {
+        let demand = Demand::from_pairs(&net, [(0, 1, d)]).unwrap();
+        let (r, _) = EquilibriumRoutes::solve(&net, &demand, tight(), false, None).unwrap();
+        objective(&counts, r.flows())
+    };
+    let response = (resolved(3010.0) - resolved(2990.0)) / 20.0;
+    assert!(response.abs() < 1e-6, "{response}");
+}
+
+fn sioux_falls() -> (Network, Demand) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data");
+    let net = Network::read_tntp(dir.join("SiouxFalls_net.tntp"), CostFactors::default()).unwrap();
+    let demand = Demand::read_tntp(dir.join("SiouxFalls_trips.tntp"), &net).unwrap();
+    (net, demand)
+}
+
+/// Counts on every `every`-th link, made by assigning `truth` to a relative gap of 1e-10.
+fn counts_of(net: &Network, truth: &Demand, every: usize) -> LinkCounts {
+    let opts = AssignOptions { algorithm: Algorithm::AlgorithmB, ..Default::default() }.with_gap(1e-10);
+    let flows = assign(net, truth, &opts).unwrap().flows;
+    LinkCounts::new(net, (0..net.num_links() as u32).step_by(every).map(|a| (a, flows[a as usize], 1.0)))
+        .unwrap()
+}
+
+#[test]
+fn the_true_matrix_is_a_fixed_point() {
+    let (net, truth) = sioux_falls();
+    let counts = counts_of(&net, &truth, 3);
+    let opts = OdmeOptions { outer_iterations: 5, inner: tight(), ..Default::default() };
+    let result = estimate_od(&net, &truth, &counts, &opts, |_| {}).unwrap();
+    for it in &result.history[1..] {
+        assert!(it.min_factor > 1.0 - 1e-6 && it.max_factor < 1.0 + 1e-6, "{it:?}");
+    }
+    for (g, t) in result.demand.flows().iter().zip(truth.flows()) {
+        assert!((g - t).abs() <= 1e-6 * t, "{g} vs {t}");
+    }
+    assert!(result.last().fit.rmse < 1e-3, "{:?}", result.last().fit);
+}
+
+/// From a perturbed seed, counts made from the true matrix are reproduced: RMSE down by ≥ 90 %,
+/// the objective never up between outer iterations.
+fn recovers(net: &Network, truth: &Demand, every: usize, outer: u32, inner_gap: f64) {
+    let counts = counts_of(net, truth, every);
+    let seed = perturbed(truth, 0.5, 42).unwrap();
+    let inner = Stop { relative_gap: inner_gap, ..Stop::default() };
+    let opts = OdmeOptions { outer_iterations: outer, inner, ..Default::default() };
+    let result = estimate_od(net, &seed, &counts, &opts, |_| {}).unwrap();
+    let (first, last) = (result.history[0].fit, result.last().fit);
+    assert!(last.rmse <= 0.1 * first.rmse, "RMSE {} → {}", first.rmse, last.rmse);
+    for w in result.history.windows(2) {
+        assert!(w[1].fit.objective <= w[0].fit.objective, "objective up: {:?} → {:?}", w[0], w[1]);
+    }
+    assert!(result.reached_target, "{last:?}");
+}
+
+#[test]
+fn sioux_falls_counts_of_a_known_matrix_are_reproduced() {
+    let (net, truth) = sioux_falls();
+    recovers(&net, &truth, 2, 30, 1e-4);
+}
+
+#[test]
+fn chicago_sketch_counts_of_a_known_matrix_are_reproduced() {
+    let Some(dir) = data_path("tntp/Chicago-Sketch", "ODME on Chicago-Sketch") else { return };
+    let net =
+        Network::read_tntp(dir.join("ChicagoSketch_net.tntp"), CostFactors { toll: 0.02, distance: 0.04 })
+            .unwrap();
+    let truth = Demand::read_tntp(dir.join("ChicagoSketch_trips.tntp.xz"), &net).unwrap();
+    recovers(&net, &truth, 8, 20, 1e-6);
+}
+
+#[test]
+fn chicago_sketch_measured_counts_are_read_whole() {
+    let Some(file) = data_path("counts/chicago-sketch/measurement.csv", "Chicago-Sketch counts") else {
+        return;
+    };
+    let dir = file.parent().unwrap().join("../../tntp/Chicago-Sketch");
+    let net = Network::read_tntp(dir.join("ChicagoSketch_net.tntp"), CostFactors::default()).unwrap();
+    let counts = LinkCounts::read_csv(&file, &net).unwrap();
+    assert_eq!(counts.len(), 374);
+    assert!(counts.counts().iter().all(|&c| c > 0.0));
+}
+
+/// A count file in a temporary folder.
+fn count_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("urbanflow-odme-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn bad_count_files_are_refused_with_file_and_line() {
+    let (net, _) = sioux_falls();
+    let ok =
+        LinkCounts::read_csv(count_file("ok.csv", "from,to,count,weight\n1,2,4494.6,2\n2,1,4518.0,\n"), &net)
+            .unwrap();
+    assert_eq!(
+        (ok.links(), ok.counts(), ok.weights()),
+        (&[0u32, 2][..], &[4494.6, 4518.0][..], &[2.0, 1.0][..])
+    );
+    let by_number = LinkCounts::read_csv(count_file("n.csv", "link,count\n76,10\n"), &net).unwrap();
+    assert_eq!(by_number.links(), &[75]);
+    let cases = [
+        ("unknown.csv", "from,to,count\n1,2,5\n1,24,5\n", 3, "no link from node 1 to node 24"),
+        ("negative.csv", "from,to,count\n1,2,-5\n", 2, "expected a finite count ≥ 0"),
+        ("text.csv", "from,to,count\n1,2,many\n", 2, "count `many`: expected a number"),
+        ("twice.csv", "from,to,count\n1,2,5\n1,3,5\n1,2,6\n", 4, "counted twice (first on line 2)"),
+        ("header.csv", "a,b,c\n1,2,5\n", 1, "no count column"),
+        ("nodes.csv", "from,count\n1,5\n", 1, "links named neither"),
+        ("number.csv", "link,count\n77,5\n", 2, "expected a link number from 1 to 76"),
+        ("class.csv", "from,to,count,class\n1,2,5,car\n", 1, "multi-class"),
+        (
+            "zone.csv",
+            "measurement_type,from_node_id,to_node_id,count\nproduction,1,2,5\n",
+            2,
+            "measurement_type",
+        ),
+        ("bound.csv", "from,to,count,upper_bound_flag\n1,2,5,1\n", 2, "upper_bound_flag"),
+        ("weight.csv", "from,to,count,weight\n1,2,5,0\n", 2, "expected a finite weight > 0"),
+        ("short.csv", "from,to,count\n1,2\n", 2, ""),
+        ("empty.csv", "from,to,count\n", 1, "no counts"),
+    ];
+    for (name, text, line, message) in cases {
+        let path = count_file(name, text);
+        match LinkCounts::read_csv(&path, &net) {
+            Err(e @ TapError::CountFile { .. }) => {
+                let shown = e.to_string();
+                assert!(shown.starts_with(&format!("{}:{line}: ", path.display())), "{name}: {shown}");
+                assert!(shown.contains(message), "{name}: {shown}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn parallel_links_must_be_named_by_number() {
+    let road = |from, to| Link {
+        from,
+        to,
+        capacity: 10.0,
+        length: 1.0,
+        free_flow_time: 1.0,
+        b: 0.15,
+        power: 4.0,
+        toll: 0.0,
+    };
+    let net = Network::new(2, &[road(0, 1), road(0, 1)], 0, CostFactors::default()).unwrap();
+    let err = LinkCounts::read_csv(count_file("parallel.csv", "from,to,count\n1,2,5\n"), &net).unwrap_err();
+    assert!(err.to_string().contains("several links from 1 to 2"), "{err}");
+    let counts = LinkCounts::read_csv(count_file("parallel-n.csv", "link,count\n2,5\n"), &net).unwrap();
+    assert_eq!(counts.links(), &[1]);
+}
+
+#[test]
+fn options_out_of_range_are_errors() {
+    let (net, demand) = sioux_falls();
+    let counts = LinkCounts::new(&net, [(0, 100.0, 1.0)]).unwrap();
+    for opts in [
+        OdmeOptions { max_change: 1.0, ..Default::default() },
+        OdmeOptions { target_geh_share: 1.5, ..Default::default() },
+        OdmeOptions { inner: Stop { max_iterations: 0, ..Stop::default() }, ..Default::default() },
+    ] {
+        let err = estimate_od(&net, &demand, &counts, &opts, |_| {}).unwrap_err();
+        assert!(matches!(err, TapError::InvalidOption(_)), "{err}");
+    }
+}
