@@ -288,3 +288,18 @@ fn options_out_of_range_are_errors() {
         assert!(matches!(err, TapError::InvalidOption(_)), "{err}");
     }
 }
+
+#[test]
+fn estimates_do_not_depend_on_the_thread_count() {
+    let (net, truth) = grid_network(8, 5, 15.0);
+    let counts = counts_of(&net, &truth, 2);
+    let seed = perturbed(&truth, 0.3, 9).unwrap();
+    let run = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let opts = OdmeOptions { outer_iterations: 4, ..Default::default() };
+        pool.install(|| estimate_od(&net, &seed, &counts, &opts, |_| {}).unwrap())
+    };
+    let (one, four) = (run(1), run(4));
+    assert_eq!(one.demand, four.demand);
+    assert_eq!(one.flows, four.flows);
+}

@@ -6,6 +6,7 @@
 mod errors;
 mod graph;
 mod hierarchy;
+mod odme;
 mod osm;
 mod paths;
 mod run;
@@ -23,6 +24,7 @@ fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tap::Demand>()?;
     m.add_function(wrap_pyfunction!(tap::assign, m)?)?;
     m.add_function(wrap_pyfunction!(tap::skims, m)?)?;
+    m.add_function(wrap_pyfunction!(odme::estimate_od, m)?)?;
     m.add_class::<osm::OsmGraph>()?;
     m.add_class::<transit::Transit>()?;
     m.add("UNREACHABLE", urbanflow::sssp::UNREACHABLE)?;

@@ -53,6 +53,26 @@ impl LinkCounts {
         Ok(counts)
     }
 
+    /// Counts from `(from, to, count, weight)` with the links named by their nodes' ids as in the
+    /// network's file; a pair of nodes with no link, or with several (name those by
+    /// [`LinkCounts::new`]), is an error naming the row (0-based).
+    pub fn between_nodes(
+        net: &Network,
+        rows: impl IntoIterator<Item = (u64, u64, f64, f64)>,
+    ) -> Result<Self, TapError> {
+        let between = links_between(net);
+        let rows = rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, (u, v, c, w))| {
+                link_named(&between, u, v)
+                    .map(|a| (a, c, w))
+                    .map_err(|why| TapError::InvalidOption(format!("count row {i}: {why}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::new(net, rows)
+    }
+
     /// Reads counts from a CSV file with a header. Links are named by `from,to` (the network's node
     /// ids; also `from_node_id,to_node_id` as Path4GMNS writes them, or `a_node,b_node`) or by `link`
     /// (1-based, in the network file's order); the count is `count` (or `volume`, `flow`); `weight` is
@@ -99,12 +119,7 @@ impl LinkCounts {
             (None, None, Some(_)) => None,
             _ => return Err(error(1, format!("links named neither by `from,to` nor by `link`: {expected}"))),
         };
-        let mut between: HashMap<(u64, u64), Vec<u32>> = HashMap::new();
-        if by_nodes.is_some() {
-            for (a, l) in net.links().iter().enumerate() {
-                between.entry((net.node_id(l.from), net.node_id(l.to))).or_default().push(a as u32);
-            }
-        }
+        let between = if by_nodes.is_some() { links_between(net) } else { HashMap::new() };
         let mut rows = Vec::new();
         let mut first_line = vec![0u64; net.num_links()];
         for record in reader.records() {
@@ -238,5 +253,25 @@ impl LinkCounts {
     /// these counts' weights — counts made from a known matrix, for tests and synthetic studies.
     pub fn with_counts_of(&self, flows: &[f64]) -> Self {
         Self { counts: self.links.iter().map(|&a| flows[a as usize]).collect(), ..self.clone() }
+    }
+}
+
+/// The links between each pair of node ids (file ids), in link order.
+fn links_between(net: &Network) -> HashMap<(u64, u64), Vec<u32>> {
+    let mut between: HashMap<(u64, u64), Vec<u32>> = HashMap::new();
+    for (a, l) in net.links().iter().enumerate() {
+        between.entry((net.node_id(l.from), net.node_id(l.to))).or_default().push(a as u32);
+    }
+    between
+}
+
+/// The one link from node `u` to node `v`, or why there is none to count.
+fn link_named(between: &HashMap<(u64, u64), Vec<u32>>, u: u64, v: u64) -> Result<u32, String> {
+    match between.get(&(u, v)).map(Vec::as_slice) {
+        Some([a]) => Ok(*a),
+        Some(_) => {
+            Err(format!("the network has several links from {u} to {v}: name the link by `link` (1-based)"))
+        }
+        None => Err(format!("no link from node {u} to node {v} in the network")),
     }
 }

@@ -42,6 +42,7 @@ from ._urbanflow import Network as _Network
 from ._urbanflow import OsmGraph as _OsmGraph
 from ._urbanflow import Transit as _Transit
 from ._urbanflow import assign as _assign
+from ._urbanflow import estimate_od as _estimate_od
 from ._urbanflow import skims as _skims
 from .errors import InvalidInputError
 
@@ -54,6 +55,8 @@ __all__ = [
     "AssignResult",
     "assign",
     "skims",
+    "OdmeResult",
+    "estimate_od",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -635,6 +638,80 @@ def skims(net, result: AssignResult, *, threads=None) -> dict:
             f"skims: the result has {len(result.flows)} link flows but the network has {net.num_links} links "
             f"(the result of another network?)")
     return _skims(net, np.ascontiguousarray(result.flows), np.ascontiguousarray(result.costs), threads=threads)
+
+
+@dataclass(frozen=True)
+class OdmeResult:
+    """A matrix estimated from counts: ``matrix`` (zones × zones float64, row = origin, by zone index:
+    zone ``k`` of the file at ``k - 1``), ``demand`` (the same as a ``Demand``, ready for ``assign``),
+    ``pairs`` (table: origin, destination, demand; node ids), ``counted`` (table: link, from, to,
+    count, weight, flow, geh), ``history`` (table per outer iteration, the seed's first: iteration,
+    seconds, objective, rmse, percent_rmse, r_squared, geh_below_5, max_geh, total_demand, step,
+    min_factor, max_factor, inner_iterations, inner_gap, halvings), the estimate's link ``flows`` and
+    ``costs``, whether the GEH target was reached and why the iterations ``stopped``."""
+
+    matrix: np.ndarray
+    demand: Any
+    pairs: Any
+    counted: Any
+    history: Any
+    flows: np.ndarray
+    costs: np.ndarray
+    reached_target: bool
+    stopped: str
+
+    def __repr__(self) -> str:
+        return (f"OdmeResult(zones={self.matrix.shape[0]}, pairs={len(self.pairs['demand'])}, "
+                f"reached_target={self.reached_target}, stopped={self.stopped!r})")
+
+
+def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4, max_change: float = 10.0,
+                target: float = 0.95, threads=None, progress=None, as_frame: bool | None = None) -> OdmeResult:
+    """Origin–destination matrix estimation from link counts (Spiess's gradient method on the user
+    equilibrium; docs/odme.md): adjusts the seed ``trips`` until its equilibrium on ``net`` reproduces
+    ``counts``.
+
+    ``net``: a ``Network`` or a TNTP ``_net`` path; ``trips``: the seed, a ``Demand`` or a ``_trips``
+    path (zero cells stay zero); ``counts``: the path of a count CSV (``from,to,count`` or
+    ``link,count``, optional ``weight``; Path4GMNS's measurement.csv as it is), or columns ``from``,
+    ``to`` (node ids), ``count`` and optionally ``weight`` (a dict of arrays or a pandas DataFrame).
+    ``outer``: gradient steps; ``inner_gap``: each equilibrium's relative gap (Algorithm B);
+    ``max_change``: no cell changes by more than this factor per step; ``target``: the share of
+    counted links that must end with GEH < 5 — a warning says when it is missed. ``progress``: called
+    with each outer iteration's measures (a dict: iteration, seconds, objective, rmse, geh_below_5,
+    total_demand); returning False, or raising, ends the call. Ctrl-C stops at the end of the outer
+    iteration."""
+    if not isinstance(net, _Network):
+        net = _Network.from_tntp(os.fspath(net))
+    if not isinstance(trips, _Demand):
+        trips = _Demand.from_tntp(os.fspath(trips), net)
+    if not isinstance(counts, (str, os.PathLike)):
+        columns = {name: np.asarray(counts[name], dtype=np.float64) for name in ("from", "to", "count")
+                   if name in counts}
+        if "weight" in counts:
+            columns["weight"] = np.asarray(counts["weight"], dtype=np.float64)
+        counts = columns
+    r = _estimate_od(net, trips, counts, outer=outer, inner_gap=inner_gap, max_change=max_change, target=target,
+                     threads=threads, progress=progress)
+    if not r["reached_target"]:
+        share = r["history"]["geh_below_5"][-1]
+        warnings.warn(
+            f"{100 * share:.1f}% of counted links have GEH < 5, below the target {100 * target:.1f}% "
+            f"({r['stopped']}; see OdmeResult.history)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return OdmeResult(
+        matrix=r["matrix"],
+        demand=r["demand"],
+        pairs=table(r["pairs"], as_frame),
+        counted=table(r["counted"], as_frame),
+        history=table(r["history"], as_frame),
+        flows=r["flows"],
+        costs=r["costs"],
+        reached_target=r["reached_target"],
+        stopped=r["stopped"],
+    )
 
 
 def _seconds(t, what: str) -> int:

@@ -17,6 +17,8 @@ __all__ = [
     "AssignResult",
     "assign",
     "skims",
+    "OdmeResult",
+    "estimate_od",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -145,6 +147,22 @@ def assign(net: Network | _Path, trips: Demand | _Path, *, algorithm: str = "bfw
            classes: _Path | list[dict[str, Any]] | None = None, turns: _Path | None = None,
            split_all_junctions: bool = False, select_link: list[tuple[int, int]] | None = None) -> AssignResult: ...
 def skims(net: Network | _Path, result: AssignResult, *, threads: int | None = None) -> dict[str, npt.NDArray[np.float64]]: ...
+
+@dataclass(frozen=True)
+class OdmeResult:
+    matrix: npt.NDArray[np.float64]
+    demand: Demand
+    pairs: Any
+    counted: Any
+    history: Any
+    flows: npt.NDArray[np.float64]
+    costs: npt.NDArray[np.float64]
+    reached_target: bool
+    stopped: str
+
+def estimate_od(net: Network | _Path, trips: Demand | _Path, counts: _Path | Any, *, outer: int = 10,
+                inner_gap: float = 1e-4, max_change: float = 10.0, target: float = 0.95, threads: int | None = None,
+                progress: Any = None, as_frame: bool | None = None) -> OdmeResult: ...
 
 _Where = int | str | tuple[float, float]
 _Time = str | int

@@ -1,0 +1,192 @@
+//! Matrix estimation from counts: `estimate_od`, returning plain columns and the dense matrix.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use numpy::IntoPyArray;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use urbanflow::tap::Stop;
+use urbanflow::tap::odme::{LinkCounts, OdmeIteration, OdmeOptions, estimate_od as estimate};
+
+use crate::errors::Error;
+use crate::run::{Run, report_progress, run_watching};
+use crate::tap::{Demand, Network};
+
+/// Where the counts come from: a CSV file, or columns of node ids, counts and weights.
+enum Counts {
+    File(PathBuf),
+    Columns(Vec<(u64, u64, f64, f64)>),
+}
+
+/// Origin–destination matrix estimation (see the Python `estimate_od`); returns a dict of results.
+#[pyfunction]
+#[pyo3(signature = (net, demand, counts, *, outer = 10, inner_gap = 1e-4, max_change = 10.0, target = 0.95, threads = None, progress = None))]
+#[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
+pub fn estimate_od<'py>(
+    py: Python<'py>,
+    net: &Network,
+    demand: &Demand,
+    counts: Bound<'py, PyAny>,
+    outer: u32,
+    inner_gap: f64,
+    max_change: f64,
+    target: f64,
+    threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let counts = if let Ok(columns) = counts.cast::<PyDict>() {
+        let column = |name: &str| -> PyResult<Option<Vec<f64>>> {
+            columns.get_item(name)?.map(|c| c.extract::<Vec<f64>>()).transpose()
+        };
+        let (Some(from), Some(to), Some(count)) = (column("from")?, column("to")?, column("count")?) else {
+            return Err(Error::Input(
+                "counts: expected columns \"from\", \"to\" (node ids) and \"count\"".into(),
+            )
+            .into());
+        };
+        let weight = column("weight")?.unwrap_or_else(|| vec![1.0; count.len()]);
+        if from.len() != count.len() || to.len() != count.len() || weight.len() != count.len() {
+            return Err(Error::Input("counts: columns of different lengths".into()).into());
+        }
+        let id = |x: f64| {
+            if x >= 0.0 && x.fract() == 0.0 {
+                Ok(x as u64)
+            } else {
+                Err(Error::Input(format!("counts: node id {x}: expected an integer ≥ 0")))
+            }
+        };
+        let mut rows = Vec::with_capacity(count.len());
+        for i in 0..count.len() {
+            rows.push((id(from[i])?, id(to[i])?, count[i], weight[i]));
+        }
+        Counts::Columns(rows)
+    } else {
+        let path: PathBuf = py.import("os")?.call_method1("fspath", (counts,))?.extract()?;
+        Counts::File(crate::paths::input_path(path)?)
+    };
+    let (n, d) = (Arc::clone(&net.net), Arc::clone(&demand.demand));
+    let logs: Arc<Mutex<Vec<OdmeIteration>>> = Arc::default();
+    let sent = Arc::clone(&logs);
+    let tick = move |py: Python<'_>| -> PyResult<()> {
+        let Some(callback) = &progress else { return Ok(()) };
+        let new: Vec<OdmeIteration> = std::mem::take(&mut *logs.lock().unwrap_or_else(|p| p.into_inner()));
+        for log in new {
+            let d = PyDict::new(py);
+            d.set_item("iteration", log.iteration)?;
+            d.set_item("seconds", log.seconds)?;
+            d.set_item("objective", log.fit.objective)?;
+            d.set_item("rmse", log.fit.rmse)?;
+            d.set_item("geh_below_5", log.fit.geh_below_5)?;
+            d.set_item("total_demand", log.total_demand)?;
+            report_progress(py, callback, (d,))?;
+        }
+        Ok(())
+    };
+    let (result, counts) = run_watching(
+        py,
+        Run { threads },
+        move |cancel| {
+            let counts = match counts {
+                Counts::File(path) => LinkCounts::read_csv(&path, &n)?,
+                Counts::Columns(rows) => LinkCounts::between_nodes(&n, rows)?,
+            };
+            let opts = OdmeOptions {
+                outer_iterations: outer,
+                inner: Stop { relative_gap: inner_gap, ..Stop::default() },
+                max_change,
+                target_geh_share: target,
+                // Ctrl-C or a callback's False stops at the end of the outer iteration.
+                cancel: Some(cancel.flag()),
+                ..OdmeOptions::default()
+            };
+            let log = |it: &OdmeIteration| sent.lock().unwrap_or_else(|p| p.into_inner()).push(*it);
+            Ok((estimate(&n, &d, &counts, &opts, log)?, counts))
+        },
+        tick,
+    )?;
+    let rust_net = &net.net;
+    let zones = rust_net.num_zones() as usize;
+    let mut matrix = vec![0.0; zones * zones];
+    let (mut o, mut dd, mut g) = (Vec::new(), Vec::new(), Vec::new());
+    for (origin, destination, flow) in result.demand.pairs() {
+        let (i, j) = (origin as usize, destination as usize);
+        if i >= zones || j >= zones {
+            return Err(Error::Input(format!(
+                "a pair {}→{} between nodes that are not zones (the network declares {zones} zones)",
+                rust_net.node_id(origin),
+                rust_net.node_id(destination)
+            ))
+            .into());
+        }
+        matrix[i * zones + j] = flow;
+        o.push(rust_net.node_id(origin));
+        dd.push(rust_net.node_id(destination));
+        g.push(flow);
+    }
+    let out = PyDict::new(py);
+    let matrix = numpy::ndarray::Array2::from_shape_vec((zones, zones), matrix)
+        .map_err(|e| Error::Input(e.to_string()))?;
+    out.set_item("matrix", matrix.into_pyarray(py))?;
+    let pairs = PyDict::new(py);
+    pairs.set_item("origin", o.into_pyarray(py))?;
+    pairs.set_item("destination", dd.into_pyarray(py))?;
+    pairs.set_item("demand", g.into_pyarray(py))?;
+    out.set_item("pairs", pairs)?;
+    let links = rust_net.links();
+    let c = PyDict::new(py);
+    c.set_item("link", result.counted.iter().map(|x| x.link + 1).collect::<Vec<u32>>().into_pyarray(py))?;
+    c.set_item(
+        "from",
+        result
+            .counted
+            .iter()
+            .map(|x| rust_net.node_id(links[x.link as usize].from))
+            .collect::<Vec<u64>>()
+            .into_pyarray(py),
+    )?;
+    c.set_item(
+        "to",
+        result
+            .counted
+            .iter()
+            .map(|x| rust_net.node_id(links[x.link as usize].to))
+            .collect::<Vec<u64>>()
+            .into_pyarray(py),
+    )?;
+    c.set_item("count", result.counted.iter().map(|x| x.count).collect::<Vec<f64>>().into_pyarray(py))?;
+    c.set_item("weight", counts.weights().to_vec().into_pyarray(py))?;
+    c.set_item("flow", result.counted.iter().map(|x| x.flow).collect::<Vec<f64>>().into_pyarray(py))?;
+    c.set_item("geh", result.counted.iter().map(|x| x.geh).collect::<Vec<f64>>().into_pyarray(py))?;
+    out.set_item("counted", c)?;
+    let h = PyDict::new(py);
+    let col = |f: fn(&OdmeIteration) -> f64| result.history.iter().map(f).collect::<Vec<f64>>();
+    h.set_item(
+        "iteration",
+        result.history.iter().map(|x| x.iteration).collect::<Vec<u32>>().into_pyarray(py),
+    )?;
+    h.set_item("seconds", col(|x| x.seconds).into_pyarray(py))?;
+    h.set_item("objective", col(|x| x.fit.objective).into_pyarray(py))?;
+    h.set_item("rmse", col(|x| x.fit.rmse).into_pyarray(py))?;
+    h.set_item("percent_rmse", col(|x| x.fit.percent_rmse).into_pyarray(py))?;
+    h.set_item("r_squared", col(|x| x.fit.r_squared).into_pyarray(py))?;
+    h.set_item("geh_below_5", col(|x| x.fit.geh_below_5).into_pyarray(py))?;
+    h.set_item("max_geh", col(|x| x.fit.max_geh).into_pyarray(py))?;
+    h.set_item("total_demand", col(|x| x.total_demand).into_pyarray(py))?;
+    h.set_item("step", col(|x| x.step).into_pyarray(py))?;
+    h.set_item("min_factor", col(|x| x.min_factor).into_pyarray(py))?;
+    h.set_item("max_factor", col(|x| x.max_factor).into_pyarray(py))?;
+    h.set_item(
+        "inner_iterations",
+        result.history.iter().map(|x| x.inner_iterations).collect::<Vec<u32>>().into_pyarray(py),
+    )?;
+    h.set_item("inner_gap", col(|x| x.inner_gap).into_pyarray(py))?;
+    h.set_item("halvings", result.history.iter().map(|x| x.halvings).collect::<Vec<u32>>().into_pyarray(py))?;
+    out.set_item("history", h)?;
+    out.set_item("demand", Demand { demand: Arc::new(result.demand) }.into_pyobject(py)?)?;
+    out.set_item("reached_target", result.reached_target)?;
+    out.set_item("stopped", &result.stopped)?;
+    out.set_item("flows", result.flows.into_pyarray(py))?;
+    out.set_item("costs", result.costs.into_pyarray(py))?;
+    Ok(out)
+}
