@@ -242,6 +242,7 @@ fn bad_count_files_are_refused_with_file_and_line() {
         ("weight.csv", "from,to,count,weight\n1,2,5,0\n", 2, "expected a finite weight > 0"),
         ("short.csv", "from,to,count\n1,2\n", 2, ""),
         ("empty.csv", "from,to,count\n", 1, "no counts"),
+        ("mismatch.csv", "link,from,to,count\n1,1,3,5\n", 2, "link 1 runs from 1 to 2, not from 1 to 3"),
     ];
     for (name, text, line, message) in cases {
         let path = count_file(name, text);
@@ -272,6 +273,8 @@ fn parallel_links_must_be_named_by_number() {
     let err = LinkCounts::read_csv(count_file("parallel.csv", "from,to,count\n1,2,5\n"), &net).unwrap_err();
     assert!(err.to_string().contains("several links from 1 to 2"), "{err}");
     let counts = LinkCounts::read_csv(count_file("parallel-n.csv", "link,count\n2,5\n"), &net).unwrap();
+    assert_eq!(counts.links(), &[1]);
+    let counts = LinkCounts::read_csv(count_file("parallel-nodes.csv", "link,from,to,count\n2,1,2,5\n"), &net).unwrap();
     assert_eq!(counts.links(), &[1]);
 }
 

@@ -75,7 +75,8 @@ impl LinkCounts {
 
     /// Reads counts from a CSV file with a header. Links are named by `from,to` (the network's node
     /// ids; also `from_node_id,to_node_id` as Path4GMNS writes them, or `a_node,b_node`) or by `link`
-    /// (1-based, in the network file's order); the count is `count` (or `volume`, `flow`); `weight` is
+    /// (1-based, in the network file's order; `from,to` beside it must then be that link's nodes —
+    /// the way to count one of several parallel links); the count is `count` (or `volume`, `flow`); `weight` is
     /// optional (1 by default). Other columns are ignored, except Path4GMNS's
     /// `measurement_type` (only `link` rows are link counts) and `upper_bound_flag` (a count that is an
     /// upper bound is not an observation): rows they mark otherwise are errors, never dropped. `.gz`
@@ -119,7 +120,7 @@ impl LinkCounts {
             (None, None, Some(_)) => None,
             _ => return Err(error(1, format!("links named neither by `from,to` nor by `link`: {expected}"))),
         };
-        let between = if by_nodes.is_some() { links_between(net) } else { HashMap::new() };
+        let between = if link.is_none() { links_between(net) } else { HashMap::new() };
         let mut rows = Vec::new();
         let mut first_line = vec![0u64; net.num_links()];
         for record in reader.records() {
@@ -149,47 +150,40 @@ impl LinkCounts {
                     format!("upper_bound_flag `{}`: expected 0 (a bound is not an observed count)", field(u)),
                 ));
             }
-            let a = match by_nodes {
-                Some((f, t)) => {
-                    let id = |i: usize, what: &str| {
-                        field(i)
-                            .parse::<u64>()
-                            .map_err(|_| error(line, format!("{what} `{}`: expected a node id", field(i))))
-                    };
-                    let (u, v) = (id(f, "from")?, id(t, "to")?);
-                    match between.get(&(u, v)).map(Vec::as_slice) {
-                        Some([a]) => *a,
-                        Some(_) => {
-                            return Err(error(
-                                line,
-                                format!(
-                                    "the network has several links from {u} to {v}: name the link by `link` (1-based)"
-                                ),
-                            ));
-                        }
-                        None => {
-                            return Err(error(
-                                line,
-                                format!("no link from node {u} to node {v} in the network"),
-                            ));
-                        }
-                    }
-                }
-                None => {
-                    let i = link.expect("links named by number");
-                    match field(i).parse::<u64>() {
+            let node = |i: usize, what: &str| {
+                field(i)
+                    .parse::<u64>()
+                    .map_err(|_| error(line, format!("{what} `{}`: expected a node id", field(i))))
+            };
+            let a = match link {
+                Some(i) => {
+                    let a = match field(i).parse::<u64>() {
                         Ok(k) if k >= 1 && k <= net.num_links() as u64 => (k - 1) as u32,
                         _ => {
+                            let n = net.num_links();
                             return Err(error(
                                 line,
-                                format!(
-                                    "link `{}`: expected a link number from 1 to {}",
-                                    field(i),
-                                    net.num_links()
-                                ),
+                                format!("link `{}`: expected a link number from 1 to {n}", field(i)),
+                            ));
+                        }
+                    };
+                    // Nodes given beside the number must be that link's.
+                    if let Some((f, t)) = by_nodes {
+                        let l = &net.links()[a as usize];
+                        let (u, v) = (node(f, "from")?, node(t, "to")?);
+                        let (lu, lv) = (net.node_id(l.from), net.node_id(l.to));
+                        if (u, v) != (lu, lv) {
+                            return Err(error(
+                                line,
+                                format!("link {} runs from {lu} to {lv}, not from {u} to {v}", a + 1),
                             ));
                         }
                     }
+                    a
+                }
+                None => {
+                    let (f, t) = by_nodes.expect("links named by their nodes");
+                    link_named(&between, node(f, "from")?, node(t, "to")?).map_err(|why| error(line, why))?
                 }
             };
             let c = number(count, "count")?;
