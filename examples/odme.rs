@@ -150,7 +150,8 @@ fn run(args: &Args) -> Result<Outcome, Error> {
             "percent_rmse": it.fit.percent_rmse, "r_squared": it.fit.r_squared, "geh_below_5": it.fit.geh_below_5,
             "max_geh": it.fit.max_geh, "total_demand": it.total_demand, "step": it.step,
             "min_factor": it.min_factor, "max_factor": it.max_factor,
-            "inner_iterations": it.inner_iterations, "inner_gap": it.inner_gap,
+            "inner_iterations": it.inner_iterations, "inner_gap": it.inner_gap, "halvings": it.halvings,
+            "gradient_s": it.gradient_s,
         })).collect();
         let report = serde_json::json!({
             "counts": counts.len(), "pairs": seed.num_pairs(), "seed_demand": seed.total(),

@@ -274,7 +274,9 @@ fn parallel_links_must_be_named_by_number() {
     assert!(err.to_string().contains("several links from 1 to 2"), "{err}");
     let counts = LinkCounts::read_csv(count_file("parallel-n.csv", "link,count\n2,5\n"), &net).unwrap();
     assert_eq!(counts.links(), &[1]);
-    let counts = LinkCounts::read_csv(count_file("parallel-nodes.csv", "link,from,to,count\n2,1,2,5\n"), &net).unwrap();
+    let counts =
+        LinkCounts::read_csv(count_file("parallel-nodes.csv", "link,from,to,count\n2,1,2,5\n"), &net)
+            .unwrap();
     assert_eq!(counts.links(), &[1]);
 }
 

@@ -111,6 +111,10 @@ pub struct OdmeIteration {
     /// How many times the step was halved because the re-solved equilibrium fitted worse than the
     /// last matrix (each halving re-solves the equilibrium once more).
     pub halvings: u32,
+    /// Seconds of this iteration in the gradient, the flows' derivative and the line search (passes
+    /// over the bushes); the rest since the previous report is the equilibrium (warm start, Algorithm
+    /// B, the halvings' re-solves).
+    pub gradient_s: f64,
 }
 
 /// The result of an estimation.
@@ -156,24 +160,30 @@ pub fn estimate_od(
     let mut demand = seed.clone();
     let mut fit = Fit::of(counts, routes.flows());
     let mut history = Vec::new();
-    let mut report =
-        |iteration, fit, demand: &Demand, step, factors: (f64, f64), solved: Solved, halvings| {
-            let log = OdmeIteration {
-                iteration,
-                seconds: start.elapsed().as_secs_f64(),
-                fit,
-                total_demand: demand.total(),
-                step,
-                min_factor: factors.0,
-                max_factor: factors.1,
-                inner_iterations: solved.iterations,
-                inner_gap: solved.gap,
-                halvings,
-            };
-            progress(&log);
-            history.push(log);
+    let mut report = |iteration,
+                      fit,
+                      demand: &Demand,
+                      step,
+                      factors: (f64, f64),
+                      solved: Solved,
+                      (halvings, gradient_s)| {
+        let log = OdmeIteration {
+            iteration,
+            seconds: start.elapsed().as_secs_f64(),
+            fit,
+            total_demand: demand.total(),
+            step,
+            min_factor: factors.0,
+            max_factor: factors.1,
+            inner_iterations: solved.iterations,
+            inner_gap: solved.gap,
+            halvings,
+            gradient_s,
         };
-    report(0, fit, &demand, 0.0, (1.0, 1.0), solved, 0);
+        progress(&log);
+        history.push(log);
+    };
+    report(0, fit, &demand, 0.0, (1.0, 1.0), solved, (0, 0.0));
     let mut stopped = format!("{} outer iterations done", opts.outer_iterations);
     // The flows of the last accepted matrix when the routes moved on from it (a rejected step).
     let mut kept_flows = None;
@@ -183,6 +193,7 @@ pub fn estimate_od(
             break;
         }
         // The counts' errors as link costs; the gradient is their mean over each pair's routes.
+        let passes = Instant::now();
         let flows = routes.flows();
         let mut error = vec![0.0; net.num_links()];
         for ((&a, &c), &w) in counts.links().iter().zip(counts.counts()).zip(counts.weights()) {
@@ -209,6 +220,7 @@ pub fn estimate_od(
         // With the routes held the step lowers Z; the re-solved equilibrium may not (its own response,
         // and the inner gap's noise): halve the step until it does, or stop at the last accepted matrix.
         let accepted = (demand.clone(), routes.flows().to_vec(), fit);
+        let gradient_s = passes.elapsed().as_secs_f64();
         let mut tried = 0;
         loop {
             let factors: Vec<f64> = gradient.iter().map(|d| 1.0 - step * d).collect();
@@ -222,7 +234,7 @@ pub fn estimate_od(
             solved = routes.resolve(net, &demand, opts.inner, opts.cancel)?;
             fit = Fit::of(counts, routes.flows());
             if fit.objective <= accepted.2.objective {
-                report(iteration, fit, &demand, step, range, solved, tried);
+                report(iteration, fit, &demand, step, range, solved, (tried, gradient_s));
                 break;
             }
             tried += 1;
