@@ -133,10 +133,10 @@ pub enum TapError {
         /// What is wrong, and what was expected.
         message: String,
     },
-    /// A count file (matrix estimation): a row naming a link the network lacks, a count that is not
-    /// a number ≥ 0, a link counted twice, a header without the columns needed.
+    /// A CSV table users bring — link counts, matrices, zone totals: a row naming a link or zone that
+    /// does not exist, a value out of its domain, a repeated key, a header without the columns needed.
     #[error("{}:{line}: {message}", path.display())]
-    CountFile {
+    TableFile {
         /// The file.
         path: PathBuf,
         /// 1-based line number.

@@ -36,6 +36,7 @@ pub mod fixed;
 pub mod gpu;
 pub mod hierarchy;
 pub mod loader;
+pub mod matrix;
 pub mod multiclass;
 pub mod network;
 pub mod nodes;

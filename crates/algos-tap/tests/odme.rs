@@ -247,7 +247,7 @@ fn bad_count_files_are_refused_with_file_and_line() {
     for (name, text, line, message) in cases {
         let path = count_file(name, text);
         match LinkCounts::read_csv(&path, &net) {
-            Err(e @ TapError::CountFile { .. }) => {
+            Err(e @ TapError::TableFile { .. }) => {
                 let shown = e.to_string();
                 assert!(shown.starts_with(&format!("{}:{line}: ", path.display())), "{name}: {shown}");
                 assert!(shown.contains(message), "{name}: {shown}");

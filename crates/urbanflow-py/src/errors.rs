@@ -151,7 +151,7 @@ fn tap_error(e: TapError) -> PyErr {
         | TapError::BadLink { path, line, .. }
         | TapError::UnknownZone { path, line, .. }
         | TapError::TurnFile { path, line, .. }
-        | TapError::CountFile { path, line, .. } => raise::<FormatError>(message, file_at(&path, Some(line))),
+        | TapError::TableFile { path, line, .. } => raise::<FormatError>(message, file_at(&path, Some(line))),
         TapError::UnknownLink { path, .. } | TapError::ZoneCountMismatch { trips: path, .. } => {
             raise::<FormatError>(message, file_at(&path, None))
         }

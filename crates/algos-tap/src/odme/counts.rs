@@ -88,7 +88,7 @@ impl LinkCounts {
     pub fn read_csv(path: impl AsRef<Path>, net: &Network) -> Result<Self, TapError> {
         let path = path.as_ref();
         let error =
-            |line: u64, message: String| TapError::CountFile { path: path.to_path_buf(), line, message };
+            |line: u64, message: String| TapError::TableFile { path: path.to_path_buf(), line, message };
         let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(open_text(path)?);
         let header = reader.headers().map_err(|e| error(1, e.to_string()))?.clone();
         let column = |names: &[&str]| {

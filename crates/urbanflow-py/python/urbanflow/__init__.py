@@ -43,6 +43,8 @@ from ._urbanflow import OsmGraph as _OsmGraph
 from ._urbanflow import Transit as _Transit
 from ._urbanflow import assign as _assign
 from ._urbanflow import estimate_od as _estimate_od
+from ._urbanflow import gravity as _gravity
+from ._urbanflow import ipf as _ipf
 from ._urbanflow import skims as _skims
 from .errors import InvalidInputError
 
@@ -57,6 +59,9 @@ __all__ = [
     "skims",
     "OdmeResult",
     "estimate_od",
+    "Balanced",
+    "ipf",
+    "gravity",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -712,6 +717,54 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
         reached_target=r["reached_target"],
         stopped=r["stopped"],
     )
+
+
+@dataclass(frozen=True)
+class Balanced:
+    """A distributed or balanced matrix: ``matrix`` (float64, rows × columns), the ``iterations`` of
+    IPF, its last ``gap`` (the largest row or column correction ``max(f, 1/f) - 1``), whether it
+    ``converged``, and the largest relative ``row_residual`` and ``column_residual`` of the totals."""
+
+    matrix: np.ndarray
+    iterations: int
+    gap: float
+    converged: bool
+    row_residual: float
+    column_residual: float
+
+
+def _balanced(r: dict, what: str, tolerance: float) -> Balanced:
+    if not r["converged"]:
+        warnings.warn(f"{what} stopped after {r['iterations']} iterations at gap {r['gap']:.3e}, above the "
+                      f"tolerance {tolerance:.1e} (raise max_iterations)", RuntimeWarning, stacklevel=3)
+    return Balanced(**r)
+
+
+def ipf(seed, rows, cols, *, tolerance: float = 1e-12, max_iterations: int = 10_000, scale_columns: bool = False,
+        threads=None) -> Balanced:
+    """Iterative proportional fitting (Furness): ``seed`` (rows × columns, finite, ≥ 0) scaled by row
+    and column factors until its totals meet ``rows`` and ``cols``. Stops when every row and column
+    correction is within ``tolerance`` of 1 (AequilibraE's convergence level; the default agrees with
+    any IPF run to convergence to about 1e-10). Totals that differ by more than 1e-9 relative raise
+    ``InvalidInputError`` unless ``scale_columns=True``; zero cells stay zero."""
+    seed = np.ascontiguousarray(seed, dtype=np.float64)
+    r = _ipf(seed, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(cols, dtype=np.float64),
+             tolerance=tolerance, max_iterations=max_iterations, scale_columns=scale_columns, threads=threads)
+    return _balanced(r, "ipf", tolerance)
+
+
+def gravity(costs, rows, cols, deterrence: str, *, constraint: str = "doubly", tolerance: float = 1e-12,
+            max_iterations: int = 10_000, scale_columns: bool = False, threads=None) -> Balanced:
+    """Trips by the gravity model: ``rows[i] * cols[j] * f(costs[i, j])`` with ``deterrence`` one of
+    ``"power:a"`` (``c**-a``), ``"expo:b"`` (``exp(-b c)``) or ``"gamma:a,b"`` (``c**a exp(-b c)``,
+    AequilibraE's forms; a non-finite deterrence, e.g. a zero cost under power, gives no trips), then
+    balanced to both totals by IPF (``constraint="doubly"``, AequilibraE's GravityApplication) or scaled
+    per row (``"production"``). ``costs`` may hold ``inf`` for unreachable pairs."""
+    costs = np.ascontiguousarray(costs, dtype=np.float64)
+    r = _gravity(costs, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(cols, dtype=np.float64),
+                 deterrence, constraint=constraint, tolerance=tolerance, max_iterations=max_iterations,
+                 scale_columns=scale_columns, threads=threads)
+    return _balanced(r, "gravity", tolerance)
 
 
 def _seconds(t, what: str) -> int:

@@ -19,6 +19,9 @@ __all__ = [
     "skims",
     "OdmeResult",
     "estimate_od",
+    "Balanced",
+    "ipf",
+    "gravity",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -163,6 +166,21 @@ class OdmeResult:
 def estimate_od(net: Network | _Path, trips: Demand | _Path, counts: _Path | Any, *, outer: int = 10,
                 inner_gap: float = 1e-4, max_change: float = 10.0, target: float = 0.95, threads: int | None = None,
                 progress: Any = None, as_frame: bool | None = None) -> OdmeResult: ...
+
+@dataclass(frozen=True)
+class Balanced:
+    matrix: npt.NDArray[np.float64]
+    iterations: int
+    gap: float
+    converged: bool
+    row_residual: float
+    column_residual: float
+
+def ipf(seed: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, *, tolerance: float = 1e-12,
+        max_iterations: int = 10_000, scale_columns: bool = False, threads: int | None = None) -> Balanced: ...
+def gravity(costs: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, deterrence: str, *,
+            constraint: str = "doubly", tolerance: float = 1e-12, max_iterations: int = 10_000,
+            scale_columns: bool = False, threads: int | None = None) -> Balanced: ...
 
 _Where = int | str | tuple[float, float]
 _Time = str | int

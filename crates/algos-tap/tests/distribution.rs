@@ -1,0 +1,215 @@
+//! Trip distribution against AequilibraE 1.7.2 (fixtures from scripts/fixtures/aequilibrae_distribution.py
+//! on the Sioux Falls matrices it ships), plus properties on random matrices and file errors.
+
+use std::path::{Path, PathBuf};
+
+use algos_tap::TapError;
+use algos_tap::matrix::{Constraint, Deterrence, IpfOptions, ZoneMatrix, ZoneTotals, gravity, ipf};
+use graph_core::rng::SplitMix64;
+use proptest::prelude::*;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/distribution").join(name)
+}
+
+/// The study's zones and totals, and a matrix of it.
+fn totals() -> (Vec<u64>, Vec<f64>, Vec<f64>) {
+    let rows = ZoneTotals::read_csv(fixture("rows.csv")).unwrap();
+    let cols = ZoneTotals::read_csv(fixture("cols.csv")).unwrap();
+    let c = cols.in_order_of(&rows.zones, "columns").unwrap();
+    (rows.zones, rows.totals, c)
+}
+
+fn matrix(name: &str, zones: &[u64], missing: f64) -> ZoneMatrix {
+    ZoneMatrix::read_csv(fixture(name), zones, missing).unwrap()
+}
+
+/// Every cell within `tol` of AequilibraE's, relative to the largest cell.
+fn assert_close(ours: &[f64], theirs: &[f64], tol: f64, what: &str) {
+    let top = theirs.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    for (k, (a, b)) in ours.iter().zip(theirs).enumerate() {
+        assert!((a - b).abs() <= tol * top, "{what}: cell {k}: ours {a}, AequilibraE {b}");
+    }
+}
+
+const AEQ_TOLERANCE: f64 = 1e-13;
+
+#[test]
+fn ipf_equals_aequilibrae() {
+    let (zones, rows, cols) = totals();
+    let seed = matrix("seed.csv", &zones, 0.0);
+    let opts = IpfOptions { tolerance: AEQ_TOLERANCE, ..Default::default() };
+    let b = ipf(seed.values(), &rows, &cols, &opts).unwrap();
+    assert!(b.converged && b.row_residual < 1e-12 && b.column_residual < 1e-12, "{b:?}");
+    assert_close(&b.matrix, matrix("ipf.csv", &zones, 0.0).values(), 1e-9, "ipf");
+}
+
+#[test]
+fn gravity_equals_aequilibrae() {
+    let (zones, rows, cols) = totals();
+    let costs = matrix("costs.csv", &zones, f64::INFINITY);
+    let opts = IpfOptions { tolerance: AEQ_TOLERANCE, ..Default::default() };
+    for (file, deterrence) in [
+        ("gravity_power.csv", Deterrence::Power { alpha: 2.0 }),
+        ("gravity_expo.csv", Deterrence::Exponential { beta: 0.1 }),
+        ("gravity_gamma.csv", Deterrence::Gamma { alpha: -0.5, beta: 0.05 }),
+    ] {
+        let b = gravity(costs.values(), &rows, &cols, deterrence, Constraint::Doubly, &opts).unwrap();
+        assert!(b.converged, "{file}: {b:?}");
+        assert_close(&b.matrix, matrix(file, &zones, 0.0).values(), 1e-9, file);
+    }
+}
+
+/// A random seed (some zero cells) and consistent random totals.
+fn random_problem(seed: u64, n: usize, m: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let mut rng = SplitMix64::new(seed);
+    let s: Vec<f64> =
+        (0..n * m).map(|_| if rng.below(5) == 0 { 0.0 } else { 1.0 + 99.0 * rng.unit_f64() }).collect();
+    let rows: Vec<f64> = (0..n).map(|_| 10.0 + 1000.0 * rng.unit_f64()).collect();
+    let mut cols: Vec<f64> = (0..m).map(|_| 10.0 + 1000.0 * rng.unit_f64()).collect();
+    let scale = rows.iter().sum::<f64>() / cols.iter().sum::<f64>();
+    cols.iter_mut().for_each(|c| *c *= scale);
+    (s, rows, cols)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Totals are met, zero cells stay zero, and the seed's cross-product ratios are kept (IPF only
+    /// scales rows and columns); the same bits on 1 and 3 threads.
+    #[test]
+    fn ipf_meets_totals_and_keeps_ratios(seed in 0u64..10_000, n in 2usize..40, m in 2usize..40) {
+        let (s, rows, cols) = random_problem(seed, n, m);
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| ipf(&s, &rows, &cols, &IpfOptions::default()))
+        };
+        let b = match run(1) {
+            Ok(b) => b,
+            // A random zero pattern can leave a row or column with no cell: refused, named.
+            Err(TapError::InvalidOption(why)) => { prop_assert!(why.contains("all zero")); return Ok(()); }
+            Err(e) => return Err(TestCaseError::fail(e.to_string())),
+        };
+        prop_assert_eq!(&b, &run(3).unwrap());
+        if !b.converged {
+            // Zero patterns can make the totals unreachable: then IPF never settles.
+            return Ok(());
+        }
+        prop_assert!(b.row_residual < 1e-9 && b.column_residual < 1e-9, "{:?}", (b.row_residual, b.column_residual));
+        for (x, y) in s.iter().zip(&b.matrix) {
+            prop_assert_eq!(*x == 0.0, *y == 0.0);
+        }
+        let (i, j) = (0, 1);
+        let (p, q) = (1, 0);
+        let cell = |x: &[f64], r: usize, c: usize| x[r * m + c];
+        if [cell(&s, i, p), cell(&s, i, q), cell(&s, j, p), cell(&s, j, q)].iter().all(|&v| v > 0.0) {
+            let before = cell(&s, i, p) * cell(&s, j, q) / (cell(&s, i, q) * cell(&s, j, p));
+            let after = cell(&b.matrix, i, p) * cell(&b.matrix, j, q) / (cell(&b.matrix, i, q) * cell(&b.matrix, j, p));
+            prop_assert!((before - after).abs() <= 1e-9 * before);
+        }
+    }
+
+    /// Symmetric costs and equal productions and attractions give a symmetric doubly-constrained matrix.
+    #[test]
+    fn gravity_is_symmetric_on_symmetric_data(seed in 0u64..10_000, n in 2usize..30) {
+        let mut rng = SplitMix64::new(seed);
+        let mut costs = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..i {
+                let c = 1.0 + 20.0 * rng.unit_f64();
+                costs[i * n + j] = c;
+                costs[j * n + i] = c;
+            }
+            costs[i * n + i] = 0.5;
+        }
+        let totals: Vec<f64> = (0..n).map(|_| 10.0 + 100.0 * rng.unit_f64()).collect();
+        let b = gravity(&costs, &totals, &totals, Deterrence::Exponential { beta: 0.2 }, Constraint::Doubly, &IpfOptions::default()).unwrap();
+        for i in 0..n {
+            for j in 0..n {
+                let (x, y) = (b.matrix[i * n + j], b.matrix[j * n + i]);
+                prop_assert!((x - y).abs() <= 1e-9 * x.max(y), "{i},{j}: {x} vs {y}");
+            }
+        }
+        // Production-constrained: rows exact.
+        let p = gravity(&costs, &totals, &totals, Deterrence::Power { alpha: 1.5 }, Constraint::Production, &IpfOptions::default()).unwrap();
+        prop_assert!(p.row_residual < 1e-12);
+    }
+}
+
+#[test]
+fn inconsistent_totals_are_refused_unless_scaled() {
+    let seed = [1.0, 1.0, 1.0, 1.0];
+    let err = ipf(&seed, &[10.0, 10.0], &[5.0, 10.0], &IpfOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("row targets total 20 but column targets 15"), "{err}");
+    let b =
+        ipf(&seed, &[10.0, 10.0], &[5.0, 10.0], &IpfOptions { scale_columns: true, ..Default::default() })
+            .unwrap();
+    assert!((b.matrix[0] + b.matrix[2] - 20.0 / 3.0).abs() < 1e-9, "{:?}", b.matrix);
+    for (rows, cols, seed, want) in [
+        (vec![1.0, 1.0], vec![1.0, 1.0], vec![1.0, 1.0, 1.0], "3 cells for 2 rows × 2 columns"),
+        (vec![1.0, 1.0], vec![1.0, 1.0], vec![1.0, f64::NAN, 1.0, 1.0], "seed cell (0, 1) is NaN"),
+        (vec![1.0, -1.0], vec![0.0, 0.0], vec![1.0; 4], "row target 1 is -1"),
+        (
+            vec![2.0, 0.0],
+            vec![1.0, 1.0],
+            vec![0.0, 0.0, 1.0, 1.0],
+            "row 0 has target 2 but its seed row is all zero",
+        ),
+    ] {
+        let err = ipf(&seed, &rows, &cols, &IpfOptions::default()).unwrap_err();
+        assert!(err.to_string().contains(want), "{err}");
+    }
+}
+
+/// A CSV in a temporary folder.
+fn csv_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("urbanflow-distribution-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn bad_matrix_and_totals_files_name_file_and_line() {
+    let zones = [1, 2];
+    let cases: [(&str, &str, u64, &str); 5] = [
+        ("zone.csv", "origin,destination,value\n1,2,5\n1,3,5\n", 3, "destination 3 is not a zone"),
+        ("twice.csv", "origin,destination,value\n1,2,5\n1,2,6\n", 3, "listed twice (first on line 2)"),
+        ("nan.csv", "origin,destination,value\n1,2,NaN\n", 2, "expected a finite value ≥ 0"),
+        ("text.csv", "origin,destination,value\n1,two,5\n", 2, "destination `two`: expected a zone id"),
+        ("header.csv", "o,d\n1,2\n", 1, "no `value` column"),
+    ];
+    for (name, text, line, want) in cases {
+        let path = csv_file(name, text);
+        let err = ZoneMatrix::read_csv(&path, &zones, 0.0).unwrap_err();
+        assert!(matches!(err, TapError::TableFile { .. }), "{err:?}");
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with(&format!("{}:{line}: ", path.display())) && shown.contains(want),
+            "{shown}"
+        );
+    }
+    let err = ZoneTotals::read_csv(csv_file("t.csv", "zone,total\n1,5\n1,6\n")).unwrap_err();
+    assert!(err.to_string().contains(":3: zone 1 is listed twice"), "{err}");
+    let err = ZoneTotals::read_csv(csv_file("neg.csv", "zone,total\n1,-5\n")).unwrap_err();
+    assert!(err.to_string().contains(":2: total -5"), "{err}");
+    let costs = ZoneMatrix::read_csv(
+        csv_file("costs.csv", "origin,destination,value\n1,2,5\n"),
+        &zones,
+        f64::INFINITY,
+    )
+    .unwrap();
+    assert_eq!(costs.values(), &[f64::INFINITY, 5.0, f64::INFINITY, f64::INFINITY]);
+}
+
+#[test]
+fn deterrence_names_parse_and_print() {
+    for s in ["power:2", "expo:0.1", "gamma:-0.5,0.05"] {
+        let d: Deterrence = s.parse().unwrap();
+        assert_eq!(d.to_string(), s);
+    }
+    for bad in ["power", "power:x", "gamma:1", "normal:1", "expo:inf"] {
+        assert!(bad.parse::<Deterrence>().is_err(), "{bad}");
+    }
+}
