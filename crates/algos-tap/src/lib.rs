@@ -37,6 +37,7 @@ pub mod gpu;
 pub mod hierarchy;
 pub mod loader;
 pub mod matrix;
+pub mod model;
 pub mod multiclass;
 pub mod network;
 pub mod nodes;

@@ -90,6 +90,21 @@ pub fn ipf(seed: &[f64], rows: &[f64], columns: &[f64], opts: &IpfOptions) -> Re
         let (new_a, column_sums) = row_pass(seed, rows, &b, m);
         let new_b: Vec<f64> =
             (0..m).map(|j| if columns[j] > 0.0 { columns[j] / column_sums[j] } else { 0.0 }).collect();
+        // Zero cells can make the totals unreachable: factors then run to 0 and ∞ until they stop being
+        // numbers. Refused, never reported as converged.
+        let broken = |f: &[f64]| f.iter().position(|x| !x.is_finite());
+        if let Some(i) = broken(&new_a) {
+            return bad(format!(
+                "the row and column totals cannot both be met with this seed's zero cells: row {i}'s factor \
+                 left the finite range after {iterations} iterations"
+            ));
+        }
+        if let Some(j) = broken(&new_b) {
+            return bad(format!(
+                "the row and column totals cannot both be met with this seed's zero cells: column {j}'s \
+                 factor left the finite range after {iterations} iterations"
+            ));
+        }
         gap = correction(&a, &new_a).max(correction(&b, &new_b));
         (a, b) = (new_a, new_b);
     }

@@ -15,6 +15,7 @@
 //! assert!((trips.get(10, 20).unwrap() + trips.get(10, 10).unwrap() - 10.0).abs() < 1e-9);
 //! ```
 
+mod calibrate;
 mod gravity;
 mod ipf;
 
@@ -24,6 +25,8 @@ use std::path::Path;
 
 use graph_core::io::{create_text, open_text};
 
+pub(crate) use calibrate::mean_cost;
+pub use calibrate::{Calibrated, calibrate};
 pub use gravity::{Constraint, Deterrence, gravity};
 pub use ipf::{Balanced, IpfOptions, ipf};
 
