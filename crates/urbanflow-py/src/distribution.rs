@@ -94,3 +94,89 @@ pub fn gravity<'py>(
     })?;
     result(py, b, n, m)
 }
+
+/// Calibrates the gravity model's parameter to an observed matrix (see the Python `calibrate`).
+#[pyfunction]
+#[pyo3(signature = (costs, observed, form = "expo", *, tolerance = 1e-9, threads = None))]
+pub fn calibrate<'py>(
+    py: Python<'py>,
+    costs: PyReadonlyArray2<'py, f64>,
+    observed: PyReadonlyArray2<'py, f64>,
+    form: &str,
+    tolerance: f64,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let n = observed.as_array().shape()[0];
+    let observed = square(&observed, n, n, "observed")?;
+    let costs = square(&costs, n, n, "costs")?;
+    let form = match form {
+        "expo" => Deterrence::Exponential { beta: 0.0 },
+        "power" => Deterrence::Power { alpha: 0.0 },
+        other => return Err(Error::Input(format!("form `{other}`: expected \"expo\" or \"power\"")).into()),
+    };
+    let c = run(py, Run { threads }, move |_| {
+        Ok(urbanflow::tap::matrix::calibrate(&costs, &observed, form, tolerance, &IpfOptions::default())?)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("deterrence", c.deterrence.to_string())?;
+    d.set_item("observed_mean_cost", c.observed_mean_cost)?;
+    d.set_item("model_mean_cost", c.model_mean_cost)?;
+    d.set_item("applications", c.applications)?;
+    d.set_item("converged", c.converged)?;
+    Ok(d)
+}
+
+/// The skims ↔ demand loop (see the Python `run_model`).
+#[pyfunction]
+#[pyo3(signature = (net, rows, cols, deterrence, *, gap = 1e-4, demand_change = 1e-3, max_loops = 50, averaging = None, threads = None))]
+#[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
+pub fn run_model<'py>(
+    py: Python<'py>,
+    net: &crate::tap::Network,
+    rows: PyReadonlyArray1<'py, f64>,
+    cols: PyReadonlyArray1<'py, f64>,
+    deterrence: &str,
+    gap: f64,
+    demand_change: f64,
+    max_loops: u32,
+    averaging: Option<f64>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use urbanflow::tap::model::{Averaging, ModelOptions};
+    let (rows, cols) = (vector(&rows, "rows")?, vector(&cols, "cols")?);
+    let deterrence: Deterrence = deterrence.parse().map_err(Error::Input)?;
+    let n = std::sync::Arc::clone(&net.net);
+    let zones = n.num_zones() as usize;
+    let r = crate::run::run(py, Run { threads }, move |cancel| {
+        let opts = ModelOptions {
+            assignment: urbanflow::tap::Stop { relative_gap: gap, ..Default::default() },
+            demand_change,
+            max_loops,
+            averaging: averaging.map_or(Averaging::Msa, Averaging::Fixed),
+            cancel: Some(cancel.flag()),
+            ..ModelOptions::new(deterrence)
+        };
+        Ok(urbanflow::tap::model::run_model(&n, &rows, &cols, &opts, |_| {})?)
+    })?;
+    let d = PyDict::new(py);
+    let m = numpy::ndarray::Array2::from_shape_vec((zones, zones), r.matrix)
+        .map_err(|e| Error::Input(e.to_string()))?;
+    d.set_item("matrix", m.into_pyarray(py))?;
+    d.set_item("converged", r.converged)?;
+    d.set_item("flows", r.flows.into_pyarray(py))?;
+    d.set_item("costs", r.costs.into_pyarray(py))?;
+    let h = PyDict::new(py);
+    let col = |f: fn(&urbanflow::tap::model::ModelLoop) -> f64| r.history.iter().map(f).collect::<Vec<f64>>();
+    h.set_item("loop", r.history.iter().map(|l| l.iteration).collect::<Vec<u32>>().into_pyarray(py))?;
+    h.set_item("seconds", col(|l| l.seconds).into_pyarray(py))?;
+    h.set_item("demand_change", col(|l| l.demand_change).into_pyarray(py))?;
+    h.set_item("relative_gap", col(|l| l.relative_gap).into_pyarray(py))?;
+    h.set_item("mean_cost", col(|l| l.mean_cost).into_pyarray(py))?;
+    h.set_item("total_demand", col(|l| l.total_demand).into_pyarray(py))?;
+    h.set_item(
+        "assignment_iterations",
+        r.history.iter().map(|l| l.assignment_iterations).collect::<Vec<u32>>().into_pyarray(py),
+    )?;
+    d.set_item("history", h)?;
+    Ok(d)
+}

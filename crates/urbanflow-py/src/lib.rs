@@ -28,6 +28,8 @@ fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(odme::estimate_od, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::ipf, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::gravity, m)?)?;
+    m.add_function(wrap_pyfunction!(distribution::calibrate, m)?)?;
+    m.add_function(wrap_pyfunction!(distribution::run_model, m)?)?;
     m.add_class::<osm::OsmGraph>()?;
     m.add_class::<transit::Transit>()?;
     m.add("UNREACHABLE", urbanflow::sssp::UNREACHABLE)?;

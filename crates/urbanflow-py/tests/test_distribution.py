@@ -72,3 +72,17 @@ def test_bad_input_is_refused():
         urbanflow.gravity(np.ones((2, 2)), [1.0, 1.0], [1.0, 1.0], "normal:1")
     with pytest.warns(RuntimeWarning, match="ipf stopped after 1 iterations"):
         urbanflow.ipf(np.array([[1.0, 2.0], [3.0, 4.0]]), [10.0, 20.0], [12.0, 18.0], max_iterations=1)
+
+
+def test_calibrate_and_the_model_loop():
+    costs = dense("costs.csv", ZONES, np.inf)
+    observed = urbanflow.gravity(costs, ROWS, COLS, "expo:0.15").matrix
+    c = urbanflow.calibrate(costs, observed, "expo", tolerance=1e-12)
+    assert c["converged"] and c["deterrence"].startswith("expo:")
+    assert float(c["deterrence"].split(":")[1]) == pytest.approx(0.15, rel=1e-6)
+    net = REPO / "examples" / "data" / "SiouxFalls_net.tntp"
+    r = urbanflow.run_model(net, ROWS, COLS, "expo:0.12", as_frame=False)
+    assert r.converged and r.matrix.shape == (24, 24)
+    assert np.allclose(r.matrix.sum(axis=1), ROWS, rtol=1e-9)
+    assert r.history["demand_change"][-1] < 1e-3 and r.history["relative_gap"][-1] <= 1e-4
+    assert r.history["loop"].tolist() == list(range(1, len(r.history["loop"]) + 1))

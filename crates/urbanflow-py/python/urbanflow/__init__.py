@@ -43,7 +43,9 @@ from ._urbanflow import OsmGraph as _OsmGraph
 from ._urbanflow import Transit as _Transit
 from ._urbanflow import assign as _assign
 from ._urbanflow import estimate_od as _estimate_od
+from ._urbanflow import calibrate as _calibrate
 from ._urbanflow import gravity as _gravity
+from ._urbanflow import run_model as _run_model
 from ._urbanflow import ipf as _ipf
 from ._urbanflow import skims as _skims
 from .errors import InvalidInputError
@@ -62,6 +64,9 @@ __all__ = [
     "Balanced",
     "ipf",
     "gravity",
+    "calibrate",
+    "ModelResult",
+    "run_model",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -765,6 +770,50 @@ def gravity(costs, rows, cols, deterrence: str, *, constraint: str = "doubly", t
                  deterrence, constraint=constraint, tolerance=tolerance, max_iterations=max_iterations,
                  scale_columns=scale_columns, threads=threads)
     return _balanced(r, "gravity", tolerance)
+
+
+def calibrate(costs, observed, form: str = "expo", *, tolerance: float = 1e-9, threads=None) -> dict:
+    """The gravity model's parameter (``form`` "expo": β, "power": α) whose doubly constrained matrix
+    over ``costs`` reproduces the ``observed`` matrix's trip-weighted mean cost (Hyman's method): a dict
+    with ``deterrence`` (a string for ``gravity``/``run_model``), ``observed_mean_cost``,
+    ``model_mean_cost``, ``applications`` and ``converged``."""
+    return _calibrate(np.ascontiguousarray(costs, dtype=np.float64), np.ascontiguousarray(observed, dtype=np.float64),
+                      form, tolerance=tolerance, threads=threads)
+
+
+@dataclass(frozen=True)
+class ModelResult:
+    """The skims ↔ demand loop's result: the final ``matrix`` (zones × zones float64, zone indices),
+    whether the demand ``converged`` (settled below ``demand_change`` with the last equilibrium at its
+    gap), the equilibrium's link ``flows`` and ``costs``, and the ``history`` table per loop (loop,
+    seconds, demand_change, relative_gap, mean_cost, total_demand, assignment_iterations)."""
+
+    matrix: np.ndarray
+    converged: bool
+    flows: np.ndarray
+    costs: np.ndarray
+    history: Any
+
+
+def run_model(net, rows, cols, deterrence: str, *, gap: float = 1e-4, demand_change: float = 1e-3,
+              max_loops: int = 50, averaging: float | None = None, threads=None,
+              as_frame: bool | None = None) -> ModelResult:
+    """A travel model's loop on ``net``: gravity distribution of zone productions ``rows`` and
+    attractions ``cols`` over the generalised-cost skims (``deterrence`` as for ``gravity``), user
+    equilibrium (Algorithm B to ``gap``, warm from the previous loop), new skims, and again, the
+    matrix averaged between loops (``averaging=None``: the method of successive averages; a number:
+    that fixed share) until it changes by less than ``demand_change``. A warning says when it did not
+    settle within ``max_loops``."""
+    if not isinstance(net, _Network):
+        net = _Network.from_tntp(os.fspath(net))
+    r = _run_model(net, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(cols, dtype=np.float64),
+                   deterrence, gap=gap, demand_change=demand_change, max_loops=max_loops, averaging=averaging,
+                   threads=threads)
+    if not r["converged"]:
+        warnings.warn(f"the demand still changed after {max_loops} loops (see ModelResult.history)", RuntimeWarning,
+                      stacklevel=2)
+    return ModelResult(matrix=r["matrix"], converged=r["converged"], flows=r["flows"], costs=r["costs"],
+                       history=table(r["history"], as_frame))
 
 
 def _seconds(t, what: str) -> int:

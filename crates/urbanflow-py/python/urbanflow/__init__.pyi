@@ -22,6 +22,9 @@ __all__ = [
     "Balanced",
     "ipf",
     "gravity",
+    "calibrate",
+    "ModelResult",
+    "run_model",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -181,6 +184,21 @@ def ipf(seed: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, *, tolera
 def gravity(costs: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, deterrence: str, *,
             constraint: str = "doubly", tolerance: float = 1e-12, max_iterations: int = 10_000,
             scale_columns: bool = False, threads: int | None = None) -> Balanced: ...
+
+def calibrate(costs: npt.ArrayLike, observed: npt.ArrayLike, form: str = "expo", *, tolerance: float = 1e-9,
+              threads: int | None = None) -> dict[str, Any]: ...
+
+@dataclass(frozen=True)
+class ModelResult:
+    matrix: npt.NDArray[np.float64]
+    converged: bool
+    flows: npt.NDArray[np.float64]
+    costs: npt.NDArray[np.float64]
+    history: Any
+
+def run_model(net: Network | _Path, rows: npt.ArrayLike, cols: npt.ArrayLike, deterrence: str, *, gap: float = 1e-4,
+              demand_change: float = 1e-3, max_loops: int = 50, averaging: float | None = None,
+              threads: int | None = None, as_frame: bool | None = None) -> ModelResult: ...
 
 _Where = int | str | tuple[float, float]
 _Time = str | int
