@@ -21,7 +21,11 @@ fn square(a: &PyReadonlyArray2<'_, f64>, rows: usize, cols: usize, what: &str) -
             "{what}: shape {shape:?}, expected ({rows}, {cols}) from the totals"
         )));
     }
-    Ok(a.as_array().iter().copied().collect())
+    // A C-contiguous array (what the Python layer passes) is one copy of memory.
+    Ok(match a.as_slice() {
+        Ok(s) => s.to_vec(),
+        Err(_) => a.as_array().iter().copied().collect(),
+    })
 }
 
 fn result<'py>(py: Python<'py>, b: Balanced, rows: usize, cols: usize) -> PyResult<Bound<'py, PyDict>> {
@@ -55,7 +59,8 @@ pub fn ipf<'py>(
     let (n, m) = (rows.len(), cols.len());
     let seed = square(&seed, n, m, "seed")?;
     let opts = IpfOptions { tolerance, max_iterations, scale_columns };
-    let b = run(py, Run { threads }, move |_| Ok(urbanflow::tap::matrix::ipf(&seed, &rows, &cols, &opts)?))?;
+    let b =
+        run(py, Run { threads }, move |_| Ok(urbanflow::tap::matrix::ipf_owned(seed, &rows, &cols, &opts)?))?;
     result(py, b, n, m)
 }
 

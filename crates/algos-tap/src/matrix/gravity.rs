@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use rayon::prelude::*;
 
-use super::ipf::{Balanced, IpfOptions, ipf, residuals};
+use super::ipf::{Balanced, IpfOptions, ipf_owned, residuals};
 use crate::error::TapError;
 
 /// How trips fall off with cost `c`. AequilibraE's forms and parameter names: `Power` is `c^−α`,
@@ -137,7 +137,7 @@ pub fn gravity(
             if sum > 0.0 {
                 seed.iter_mut().for_each(|t| *t *= total / sum);
             }
-            ipf(&seed, productions, attractions, opts)
+            ipf_owned(seed, productions, attractions, opts)
         }
         Constraint::Production => {
             for (i, row) in seed.chunks_mut(m.max(1)).enumerate() {

@@ -70,11 +70,26 @@ const ROW_CHUNK: usize = 64;
 /// assert!((m[0] * m[3] / (m[1] * m[2]) - 4.0 / 6.0).abs() < 1e-9);
 /// ```
 pub fn ipf(seed: &[f64], rows: &[f64], columns: &[f64], opts: &IpfOptions) -> Result<Balanced, TapError> {
+    ipf_owned(seed.to_vec(), rows, columns, opts)
+}
+
+/// [`ipf`] on a seed the caller gives away: the balanced matrix is written over it (no second matrix
+/// in memory; what bindings that already copied their input use).
+pub fn ipf_owned(
+    seed: Vec<f64>,
+    rows: &[f64],
+    columns: &[f64],
+    opts: &IpfOptions,
+) -> Result<Balanced, TapError> {
     let (n, m) = (rows.len(), columns.len());
-    let columns = check(seed, rows, columns, opts)?;
+    let columns = check(&seed, rows, columns, opts)?;
     let bad = |why: String| Err(TapError::InvalidOption(why));
-    // Rows and columns whose seed is all zero cannot carry a positive target.
-    let (row_sums, column_sums) = sums(seed, &vec![1.0; n], m);
+    // One pass: the seed's values checked, and its row and column sums (a row or column whose seed is
+    // all zero cannot carry a positive target).
+    let (row_sums, column_sums, first_bad) = sums(&seed, m);
+    if let Some(k) = first_bad {
+        return bad(format!("seed cell ({}, {}) is {}: expected a finite value ≥ 0", k / m, k % m, seed[k]));
+    }
     if let Some(i) = (0..n).find(|&i| rows[i] > 0.0 && row_sums[i] == 0.0) {
         return bad(format!("row {i} has target {} but its seed row is all zero", rows[i]));
     }
@@ -87,7 +102,7 @@ pub fn ipf(seed: &[f64], rows: &[f64], columns: &[f64], opts: &IpfOptions) -> Re
     let (mut iterations, mut gap) = (0, f64::INFINITY);
     while iterations < opts.max_iterations && gap >= opts.tolerance {
         iterations += 1;
-        let (new_a, column_sums) = row_pass(seed, rows, &b, m);
+        let (new_a, column_sums) = row_pass(&seed, rows, &b, m);
         let new_b: Vec<f64> =
             (0..m).map(|j| if columns[j] > 0.0 { columns[j] / column_sums[j] } else { 0.0 }).collect();
         // Zero cells can make the totals unreachable: factors then run to 0 and ∞ until they stop being
@@ -108,11 +123,13 @@ pub fn ipf(seed: &[f64], rows: &[f64], columns: &[f64], opts: &IpfOptions) -> Re
         gap = correction(&a, &new_a).max(correction(&b, &new_b));
         (a, b) = (new_a, new_b);
     }
-    let matrix: Vec<f64> = seed
-        .par_chunks(m.max(1))
-        .zip(&a)
-        .flat_map_iter(|(row, &ai)| row.iter().zip(&b).map(move |(s, bj)| s * ai * bj))
-        .collect();
+    // The factors applied in place, the totals summed in the same pass for the residuals.
+    let mut matrix = seed;
+    matrix.par_chunks_mut(m.max(1)).zip(&a).for_each(|(row, &ai)| {
+        for (t, bj) in row.iter_mut().zip(&b) {
+            *t *= ai * bj;
+        }
+    });
     let (row_residual, column_residual) = residuals(&matrix, rows, &columns);
     Ok(Balanced { iterations, gap, converged: gap < opts.tolerance, row_residual, column_residual, matrix })
 }
@@ -120,7 +137,7 @@ pub fn ipf(seed: &[f64], rows: &[f64], columns: &[f64], opts: &IpfOptions) -> Re
 /// The largest relative differences of `matrix`'s row and column totals from `rows` and `columns`
 /// (absolute where a target is 0).
 pub(super) fn residuals(matrix: &[f64], rows: &[f64], columns: &[f64]) -> (f64, f64) {
-    let (row_totals, column_totals) = sums(matrix, &vec![1.0; rows.len()], columns.len());
+    let (row_totals, column_totals, _) = sums(matrix, columns.len());
     let residual = |got: &[f64], want: &[f64]| {
         got.iter()
             .zip(want)
@@ -177,26 +194,34 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
     lanes.iter().sum::<f64>() + tail
 }
 
-/// Row sums and column sums of `matrix` with rows weighted by `a`.
-fn sums(matrix: &[f64], a: &[f64], m: usize) -> (Vec<f64>, Vec<f64>) {
-    let row_sums: Vec<f64> = matrix.par_chunks(m.max(1)).map(|r| r.iter().sum()).collect();
-    let parts: Vec<Vec<f64>> = matrix
-        .par_chunks((ROW_CHUNK * m).max(1))
+/// Row sums and column sums of `matrix` (`m` columns) in one pass — each row's sum, then the row
+/// added to its chunk's column sums while in cache — and the first cell that is not finite and ≥ 0.
+fn sums(matrix: &[f64], m: usize) -> (Vec<f64>, Vec<f64>, Option<usize>) {
+    let width = m.max(1);
+    let parts: Vec<(Vec<f64>, Vec<f64>, Option<usize>)> = matrix
+        .par_chunks(ROW_CHUNK * width)
         .enumerate()
         .map(|(c, block)| {
-            let mut s = vec![0.0; m];
-            for (k, row) in block.chunks(m.max(1)).enumerate() {
-                let w = a[c * ROW_CHUNK + k];
-                s.iter_mut().zip(row).for_each(|(t, x)| *t += w * x);
+            let (mut rows, mut columns, mut bad) = (Vec::with_capacity(ROW_CHUNK), vec![0.0; m], None);
+            for (k, row) in block.chunks(width).enumerate() {
+                rows.push(row.iter().sum::<f64>());
+                columns.iter_mut().zip(row).for_each(|(t, x)| *t += x);
+                if bad.is_none() && !row.iter().all(|x| *x >= 0.0 && x.is_finite()) {
+                    let j = row.iter().position(|x| !(*x >= 0.0 && x.is_finite())).expect("a bad cell");
+                    bad = Some((c * ROW_CHUNK + k) * width + j);
+                }
             }
-            s
+            (rows, columns, bad)
         })
         .collect();
-    let mut column_sums = vec![0.0; m];
-    for p in parts {
-        column_sums.iter_mut().zip(&p).for_each(|(s, x)| *s += x);
+    let (mut row_sums, mut column_sums, mut first_bad) =
+        (Vec::with_capacity(matrix.len() / width), vec![0.0; m], None);
+    for (rows, columns, bad) in parts {
+        row_sums.extend(rows);
+        column_sums.iter_mut().zip(&columns).for_each(|(s, x)| *s += x);
+        first_bad = first_bad.or(bad);
     }
-    (row_sums.into_iter().take(a.len()).collect(), column_sums)
+    (row_sums, column_sums, first_bad)
 }
 
 /// The largest `max(f, 1/f) − 1` over the corrections `f = new / old` of positive factors.
@@ -221,10 +246,6 @@ fn check(seed: &[f64], rows: &[f64], columns: &[f64], opts: &IpfOptions) -> Resu
             rows.len(),
             columns.len()
         ));
-    }
-    if let Some(k) = seed.iter().position(|v| !(*v >= 0.0 && v.is_finite())) {
-        let m = columns.len().max(1);
-        return bad(format!("seed cell ({}, {}) is {}: expected a finite value ≥ 0", k / m, k % m, seed[k]));
     }
     for (what, v) in [("row", rows), ("column", columns)] {
         if let Some(k) = v.iter().position(|t| !(*t >= 0.0 && t.is_finite())) {

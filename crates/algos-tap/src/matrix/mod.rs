@@ -28,7 +28,7 @@ use graph_core::io::{create_text, open_text};
 pub(crate) use calibrate::mean_cost;
 pub use calibrate::{Calibrated, calibrate};
 pub use gravity::{Constraint, Deterrence, gravity};
-pub use ipf::{Balanced, IpfOptions, ipf};
+pub use ipf::{Balanced, IpfOptions, ipf, ipf_owned};
 
 use crate::error::TapError;
 
