@@ -98,7 +98,7 @@ pub enum Constraint {
 
 /// Trips from `productions` (rows) to `attractions` (columns) by a gravity model over `costs` (row-major,
 /// zones × zones, ∞ where unreachable): `P_i A_j f(c_ij)` scaled to the productions' total, then
-/// balanced to both totals by [`ipf`] (`Doubly`, AequilibraE's `GravityApplication`), or normalised per
+/// balanced to both totals by [`ipf`](crate::matrix::ipf) (`Doubly`, AequilibraE's `GravityApplication`), or normalised per
 /// row (`Production`). For `Doubly` the totals must agree as [`IpfOptions::scale_columns`] says.
 ///
 /// ```
