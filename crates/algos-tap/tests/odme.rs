@@ -308,3 +308,15 @@ fn estimates_do_not_depend_on_the_thread_count() {
     assert_eq!(one.demand, four.demand);
     assert_eq!(one.flows, four.flows);
 }
+
+#[test]
+fn a_cancelled_estimate_returns_what_it_has() {
+    let (net, truth) = sioux_falls();
+    let counts = counts_of(&net, &truth, 3);
+    let flag = std::sync::atomic::AtomicBool::new(true);
+    let opts = OdmeOptions { cancel: Some(&flag), ..Default::default() };
+    let seed = truth.scaled(1.2);
+    let r = estimate_od(&net, &seed, &counts, &opts, |_| {}).unwrap();
+    assert_eq!((r.stopped.as_str(), r.history.len()), ("cancelled", 1));
+    assert_eq!(r.demand, seed);
+}

@@ -238,6 +238,12 @@ pub fn estimate_od(
                 break;
             }
             tried += 1;
+            // Cancelled during this re-solve: its flows are not an equilibrium, keep the last matrix.
+            if opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                stopped = "cancelled".into();
+                (demand, kept_flows, fit) = (accepted.0, Some(accepted.1), accepted.2);
+                break;
+            }
             if tried > MAX_HALVINGS {
                 stopped = format!(
                     "the objective rose after every step tried in outer iteration {iteration} (the last {}): \
