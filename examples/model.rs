@@ -115,8 +115,8 @@ fn run(args: &Args) -> Result<Outcome, Error> {
     if !args.json {
         if let Some(c) = &calibration {
             println!(
-                "calibrated {} (mean cost {:.4} observed, {:.4} model, {} gravity runs)",
-                c.deterrence, c.observed_mean_cost, c.model_mean_cost, c.applications
+                "calibrated {} (mean cost {:.4} observed, {:.4} model; trip-length coincidence ratio {:.3}; {} gravity runs)",
+                c.deterrence, c.observed_mean_cost, c.model_mean_cost, c.coincidence_ratio, c.applications
             );
         }
         println!(
@@ -155,6 +155,7 @@ fn run(args: &Args) -> Result<Outcome, Error> {
         })).collect();
         let report = serde_json::json!({
             "deterrence": deterrence.to_string(), "calibration_mean_cost": calibration.as_ref().map(|c| c.observed_mean_cost),
+            "coincidence_ratio": calibration.as_ref().map(|c| c.coincidence_ratio),
             "setup_s": setup_s, "seconds": seconds, "loops": loops, "converged": result.converged, "history": history,
         });
         println!("{report}");

@@ -234,7 +234,7 @@ fn calibration_recovers_the_parameter_of_a_gravity_matrix() {
         let observed =
             gravity(costs.values(), &rows, &cols, truth, Constraint::Doubly, &opts).unwrap().matrix;
         let c = algos_tap::matrix::calibrate(costs.values(), &observed, form, 1e-12, &opts).unwrap();
-        assert!(c.converged, "{c:?}");
+        assert!(c.converged && c.coincidence_ratio > 0.999, "{c:?}");
         let (got, want) = match (c.deterrence, truth) {
             (Deterrence::Exponential { beta: g }, Deterrence::Exponential { beta: w }) => (g, w),
             (Deterrence::Power { alpha: g }, Deterrence::Power { alpha: w }) => (g, w),

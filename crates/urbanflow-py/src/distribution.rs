@@ -127,6 +127,7 @@ pub fn calibrate<'py>(
     d.set_item("observed_mean_cost", c.observed_mean_cost)?;
     d.set_item("model_mean_cost", c.model_mean_cost)?;
     d.set_item("applications", c.applications)?;
+    d.set_item("coincidence_ratio", c.coincidence_ratio)?;
     d.set_item("converged", c.converged)?;
     Ok(d)
 }

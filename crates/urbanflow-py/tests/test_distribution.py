@@ -78,7 +78,7 @@ def test_calibrate_and_the_model_loop():
     costs = dense("costs.csv", ZONES, np.inf)
     observed = urbanflow.gravity(costs, ROWS, COLS, "expo:0.15").matrix
     c = urbanflow.calibrate(costs, observed, "expo", tolerance=1e-12)
-    assert c["converged"] and c["deterrence"].startswith("expo:")
+    assert c["converged"] and c["deterrence"].startswith("expo:") and c["coincidence_ratio"] > 0.999
     assert float(c["deterrence"].split(":")[1]) == pytest.approx(0.15, rel=1e-6)
     net = REPO / "examples" / "data" / "SiouxFalls_net.tntp"
     r = urbanflow.run_model(net, ROWS, COLS, "expo:0.12", as_frame=False)

@@ -16,6 +16,9 @@ pub struct Calibrated {
     pub model_mean_cost: f64,
     /// Gravity applications run (each one an IPF).
     pub applications: u32,
+    /// [`coincidence_ratio`] of the observed and calibrated trip-length distributions, in bands of a
+    /// tenth of the observed mean cost (1: the same distribution).
+    pub coincidence_ratio: f64,
     /// Whether the mean costs agree to the tolerance.
     pub converged: bool,
 }
@@ -74,28 +77,30 @@ pub fn calibrate(
     if target.is_nan() || target <= 0.0 {
         return Err(TapError::InvalidOption("the observed trips have no positive mean cost to match".into()));
     }
-    let mean_at = |b: f64| -> Result<f64, TapError> {
+    let mean_at = |b: f64| -> Result<(f64, Vec<f64>), TapError> {
         let g = gravity(costs, &rows, &cols, with(b)?, Constraint::Doubly, ipf_options)?;
-        Ok(mean_cost(&g.matrix, costs))
+        Ok((mean_cost(&g.matrix, costs), g.matrix))
     };
     let mut b_prev = 1.0 / target;
-    let mut c_prev = mean_at(b_prev)?;
+    let mut c_prev = mean_at(b_prev)?.0;
     let mut b = b_prev * c_prev / target;
-    let mut c = mean_at(b)?;
+    let mut c = mean_at(b)?.0;
     let mut applications = 2;
     const MAX_APPLICATIONS: u32 = 100;
     while (c - target).abs() > tolerance * target && applications < MAX_APPLICATIONS && c != c_prev {
         let next = ((target - c_prev) * b - (target - c) * b_prev) / (c - c_prev);
         (b_prev, c_prev) = (b, c);
         b = next;
-        c = mean_at(b)?;
+        c = mean_at(b)?.0;
         applications += 1;
     }
+    let (c, model) = mean_at(b)?;
     Ok(Calibrated {
         deterrence: with(b)?,
         observed_mean_cost: target,
         model_mean_cost: c,
-        applications,
+        applications: applications + 1,
+        coincidence_ratio: coincidence_ratio(observed, &model, costs, target / 10.0),
         converged: (c - target).abs() <= tolerance * target,
     })
 }
@@ -110,4 +115,41 @@ pub(crate) fn mean_cost(trips: &[f64], cost: &[f64]) -> f64 {
         }
     }
     if total > 0.0 { weighted / total } else { 0.0 }
+}
+
+/// The coincidence ratio of two matrices' trip-length distributions over `costs`, in cost bands of
+/// width `band`: `Σ_k min(p_k, q_k) / Σ_k max(p_k, q_k)` with `p`, `q` the shares of each matrix's trips
+/// per band (cells of infinite cost left out). 1 for the same distribution, 0 for disjoint ones.
+///
+/// ```
+/// use urbanflow::tap::matrix::coincidence_ratio;
+/// let costs = [1.0, 5.0, 5.0, 1.0];
+/// assert_eq!(coincidence_ratio(&[3.0, 1.0, 1.0, 3.0], &[6.0, 2.0, 2.0, 6.0], &costs, 2.0), 1.0);
+/// assert_eq!(coincidence_ratio(&[1.0, 0.0, 0.0, 1.0], &[0.0, 1.0, 1.0, 0.0], &costs, 2.0), 0.0);
+/// ```
+pub fn coincidence_ratio(a: &[f64], b: &[f64], costs: &[f64], band: f64) -> f64 {
+    let bands = |m: &[f64]| {
+        let mut shares: Vec<f64> = Vec::new();
+        let mut total = 0.0;
+        for (t, c) in m.iter().zip(costs) {
+            if c.is_finite() && *t > 0.0 {
+                let k = (c / band).floor().max(0.0) as usize;
+                if shares.len() <= k {
+                    shares.resize(k + 1, 0.0);
+                }
+                shares[k] += t;
+                total += t;
+            }
+        }
+        shares.iter_mut().for_each(|s| *s /= total.max(f64::MIN_POSITIVE));
+        shares
+    };
+    let (p, q) = (bands(a), bands(b));
+    let (mut low, mut high) = (0.0, 0.0);
+    for k in 0..p.len().max(q.len()) {
+        let (x, y) = (p.get(k).copied().unwrap_or(0.0), q.get(k).copied().unwrap_or(0.0));
+        low += x.min(y);
+        high += x.max(y);
+    }
+    if high > 0.0 { low / high } else { 1.0 }
 }

@@ -26,7 +26,7 @@ use std::path::Path;
 use graph_core::io::{create_text, open_text};
 
 pub(crate) use calibrate::mean_cost;
-pub use calibrate::{Calibrated, calibrate};
+pub use calibrate::{Calibrated, calibrate, coincidence_ratio};
 pub use gravity::{Constraint, Deterrence, gravity};
 pub use ipf::{Balanced, IpfOptions, ipf, ipf_owned};
 

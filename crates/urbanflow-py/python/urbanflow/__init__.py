@@ -776,7 +776,8 @@ def calibrate(costs, observed, form: str = "expo", *, tolerance: float = 1e-9, t
     """The gravity model's parameter (``form`` "expo": β, "power": α) whose doubly constrained matrix
     over ``costs`` reproduces the ``observed`` matrix's trip-weighted mean cost (Hyman's method): a dict
     with ``deterrence`` (a string for ``gravity``/``run_model``), ``observed_mean_cost``,
-    ``model_mean_cost``, ``applications`` and ``converged``."""
+    ``model_mean_cost``, ``coincidence_ratio`` (of the trip-length distributions, bands of a tenth of the
+    observed mean cost), ``applications`` and ``converged``."""
     return _calibrate(np.ascontiguousarray(costs, dtype=np.float64), np.ascontiguousarray(observed, dtype=np.float64),
                       form, tolerance=tolerance, threads=threads)
 
