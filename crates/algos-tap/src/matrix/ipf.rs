@@ -124,12 +124,22 @@ pub fn ipf_owned(
         (a, b) = (new_a, new_b);
     }
     // The factors applied in place, the totals summed in the same pass for the residuals.
+    // `(s a_i) b_j`, so a zero cell stays 0 even where `a_i b_j` overflows (0 × ∞ would be NaN).
     let mut matrix = seed;
     matrix.par_chunks_mut(m.max(1)).zip(&a).for_each(|(row, &ai)| {
         for (t, bj) in row.iter_mut().zip(&b) {
-            *t *= ai * bj;
+            *t = *t * ai * bj;
         }
     });
+    // Factors that diverged (totals the zero cells make unreachable) can overflow a cell: refused.
+    if let Some(k) = matrix.iter().position(|x| !x.is_finite()) {
+        return bad(format!(
+            "the row and column totals cannot both be met with this seed's zero cells: cell ({}, {}) \
+             overflowed after {iterations} iterations",
+            k / m.max(1),
+            k % m.max(1)
+        ));
+    }
     let (row_residual, column_residual) = residuals(&matrix, rows, &columns);
     Ok(Balanced { iterations, gap, converged: gap < opts.tolerance, row_residual, column_residual, matrix })
 }
