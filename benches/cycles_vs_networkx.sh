@@ -18,5 +18,5 @@ for _ in range(3):
 print(f'{{"tool":"networkx {nx.__version__}","graph":"grid {sys.argv[1]}","cycles":{n},"median_s":{statistics.median(times):.4f}}}')
 PY
 for _ in 1 2 3; do
-  ./target/release/examples/cycles --generate "grid:$spec" --backend serial --count-only --json
+  ./target/release/urbanflow cycles --generate "grid:$spec" --backend serial --count-only --json
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The Python package against its peers and against the Rust examples, side by side in one run
+"""The Python package against its peers and against the `urbanflow` command, side by side in one run
 (issue 37). Needs the package installed (`pip install ./crates/urbanflow-py`), scipy and networkx, and
-the release examples (`cargo build --release --examples`).
+the release command (`cargo build --release -p urbanflow-cli`).
 
 1. NY, 1,000 trees: urbanflow (all threads, and one) against scipy's `dijkstra(A, indices=...)` (one
    thread) and networkx (on the first `--nx` sources, scaled), rows checked equal.
@@ -29,8 +29,9 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 def release(name):
+    """`urbanflow <name>`, release build, as the start of a command line (the list is spliced in)."""
     target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    return str(target / "release" / "examples" / name)
+    return [str(target / "release" / "urbanflow"), name]
 
 
 def median_time(f, repeat):
@@ -112,7 +113,7 @@ def trees_against_peers(a, g, sources, out):
 def overhead(a, data, ny, g, out):
     """Part 2: the same work through the Rust examples (their solve_s) and through Python, alternating."""
     def rust_trees():
-        r = subprocess.run([release("many_to_all"), "--graph", str(ny), "--sources", "64", "--seed", "1",
+        r = subprocess.run([*release("trees"), "--graph", str(ny), "--sources", "64", "--seed", "1",
                             "--method", "trees", "--backend", "cpu", "--json"], capture_output=True, text=True,
                            check=True)
         return json.loads(r.stdout.strip().splitlines()[-1])
@@ -131,7 +132,7 @@ def overhead(a, data, ny, g, out):
     cs = data / "tntp" / "Chicago-Sketch"
     net, trips = cs / "ChicagoSketch_net.tntp", cs / "ChicagoSketch_trips.tntp.xz"
     def rust_assign():
-        r = subprocess.run([release("assign"), "--net", str(net), "--trips", str(trips), "--gap", "1e-4",
+        r = subprocess.run([*release("assign"), "--net", str(net), "--trips", str(trips), "--gap", "1e-4",
                             "--backend", "cpu", "--json"], capture_output=True, text=True, check=True)
         return json.loads(r.stdout)["solve_s"]
     network = urbanflow.Network.from_tntp(net)

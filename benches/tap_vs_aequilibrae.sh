@@ -14,6 +14,6 @@ cargo bench --bench tap -- --threads "$T" --algorithms bfw,b --networks Chicago-
 # toll and distance factors, BFW to 1e-4 on both sides.
 python3 benches/aequilibrae_tap.py --data "$DATA" --cores "$T" --gap 1e-4 --networks Chicago-Sketch --truck-share 0.1 --truck-pce 2.5 2>/dev/null
 printf 'cars 1.0 0.9 0 0 -\ntrucks 2.5 0.1 0 0 -\n' > /tmp/urbanflow-cars-trucks.txt
-cargo run --release --example assign -- --net "$DATA/tntp/Chicago-Sketch/ChicagoSketch_net.tntp" \
+cargo run --release -p urbanflow-cli -- assign --net "$DATA/tntp/Chicago-Sketch/ChicagoSketch_net.tntp" \
     --trips "$DATA/tntp/Chicago-Sketch/ChicagoSketch_trips.tntp.xz" --toll-factor 0.02 --distance-factor 0.04 \
     --classes /tmp/urbanflow-cars-trucks.txt --gap 1e-4 --threads "$T" --json 2>/dev/null

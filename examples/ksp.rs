@@ -1,254 +1,58 @@
-//! K shortest loopless paths between two vertices of a graph, or for many random pairs at once.
+//! K shortest loopless paths: one pair answered by two algorithms, then a batch of pairs, each path in
+//! the file's own vertex ids.
 //!
 //! ```text
-//! cargo run --release --example ksp -- --graph ../shared/data/road/weighted/NY.gr.xz \
-//!     --source 1 --target 5000 --k 10
-//! cargo run --release --example ksp -- --graph ../shared/data/road/weighted/NY.gr.xz \
-//!     --pairs 1000 --seed 1 --k 10 --backend gpu --json --out paths.tsv
+//! cargo run --release --example ksp                                     # the bundled small road graph
+//! cargo run --release --example ksp -- ../shared/data/road/weighted/NY.gr.xz 1 5000 10
 //! ```
-//! Vertex ids are the file's own (1-based in DIMACS files). Paths come cheapest first; equal costs in
-//! the order of their arc sequences, the same on every algorithm and backend.
+//! `urbanflow ksp` is the full command (random batches, the GPU, paths to a file).
 
-mod common;
-use common::Error;
-
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, ValueEnum};
-use urbanflow::gpu::{BackendChoice, Resolved};
-use urbanflow::graph::rng::SplitMix64;
-use urbanflow::sssp::ksp::{Path, TargetDistances, ksp_batch_with, mps, yen};
+use urbanflow::gpu::Backend;
+use urbanflow::sssp::ksp::{ksp_batch, mps, yen};
+use urbanflow::{LoadOptions, load_graph};
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Algo {
-    /// Martins–Pascoal–Santos deviation ranking (the default).
-    Mps,
-    /// Yen's algorithm (one restricted Dijkstra per spur: slow, the classic baseline).
-    Yen,
-}
-
-/// The K cheapest loopless paths from a source to a target (or for N random pairs).
-///
-/// Example: ksp --graph NY.gr.xz --source 1 --target 5000 --k 10 --json
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
-    /// The graph file (default: the bundled small road graph).
-    #[command(flatten)]
-    input: common::GraphArgs,
-    /// Source vertex, as numbered in the file.
-    #[arg(long, default_value_t = 1)]
-    source: u64,
-    /// Target vertex, as numbered in the file.
-    #[arg(long, default_value_t = 2)]
-    target: u64,
-    /// Paths per query (at least 1).
-    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
-    k: usize,
-    /// mps or yen (one query; batches always use MPS).
-    #[arg(long, value_enum, default_value = "mps")]
-    algorithm: Algo,
-    /// cpu, gpu or auto for batches (default: $URBANFLOW_BACKEND, else auto).
-    #[arg(long)]
-    backend: Option<BackendChoice>,
-    /// Batch mode: this many random (source, target) pairs instead of --source/--target.
-    #[arg(long)]
-    pairs: Option<usize>,
-    /// Seed of the random pairs.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Batch mode: write every path to this file, one per line: query number, source, target, rank,
-    /// cost, then the vertices (file ids), tab-separated.
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Batch mode: how the distances to the targets are computed: searches (one per target), phast
-    /// (on the graph's customisable hierarchy, reversed; its order cached) or auto (PHAST when the
-    /// targets pay for the hierarchy).
-    #[arg(long, default_value = "auto")]
-    distances: TargetDistances,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-}
-
-/// `--k`: a count of paths, 0 refused (it would print "none" as if the target were unreachable).
-fn at_least_one(s: &str) -> Result<usize, Error> {
-    match s.parse::<usize>() {
-        Ok(0) => Err("expected at least 1 path; 0 asks for nothing".into()),
-        Ok(k) => Ok(k),
-        Err(_) => Err(format!("`{s}` is not a count of paths").into()),
-    }
-}
-
-fn run(args: Args) -> Result<(), Error> {
-    let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
-    // The device of --backend gpu starts while the graph is read.
-    let (devices, input) =
-        common::read_beside_devices(choice, None, || args.input.load(common::bundled_road_graph));
-    devices?;
-    let backend = choice.backend()?;
-    let common::LoadedInput { path, loaded, load_s } = input?;
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let file = args
+        .next()
+        .unwrap_or(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/small-road.gr.gz").into());
+    let loaded = load_graph(&file, &LoadOptions::default())?;
     let g = &loaded.graph;
-    let n = g.num_vertices();
-    if let Some(pairs) = args.pairs {
-        let mut rng = SplitMix64::new(args.seed);
-        let queries: Vec<(u32, u32)> =
-            (0..pairs).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32)).collect();
-        let clock = common::SetupClock::start(&[]);
-        let t = Instant::now();
-        let (answers, stats) = ksp_batch_with(g, &queries, args.k, backend, args.distances)?;
-        let (setup_s, solve_s) = clock.split(t.elapsed().as_secs_f64(), &[]);
-        let paths: usize = answers.iter().map(Vec::len).sum();
-        if let Some(out) = &args.out {
-            write_paths(out, &queries, &answers, g, &loaded.ids)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
-        }
-        let ran = if stats.gpu_queries > 0 {
-            format!("{}", backend.resolve())
-        } else {
-            format!("{}", Resolved::Cpu)
-        };
-        if args.json {
-            println!(
-                "{{\"graph\":{:?},\"vertices\":{n},\"arcs\":{},\"pairs\":{pairs},\"k\":{},\"paths_found\":{paths},\"gpu_queries\":{},\"backend\":{ran:?},\"why\":{:?},\"distances\":\"{:?}\",\"distances_why\":{:?},\"hierarchy_s\":{:.6},\"gpu_phases_s\":{{\"setup\":{:.6},\"distances\":{:.6},\"ranking\":{:.6},\"tail\":{:.6},\"release\":{:.6},\"batch\":{:.6}}},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"queries_per_s\":{:.1}}}",
-                path.display().to_string(),
-                g.num_arcs(),
-                args.k,
-                stats.gpu_queries,
-                stats.why,
-                stats.distances,
-                stats.distances_why,
-                stats.hierarchy_s,
-                stats.gpu.setup_s,
-                stats.gpu.distances_s,
-                stats.gpu.ranking_s,
-                stats.gpu.tail_s,
-                stats.gpu.release_s,
-                stats.time.as_secs_f64(),
-                pairs as f64 / solve_s
-            );
-        } else {
-            println!("graph      {} ({n} vertices, {} arcs)", path.display(), g.num_arcs());
-            println!("queries    {pairs} random pairs (seed {}), K = {}", args.seed, args.k);
-            println!("backend    {ran} ({}; {} of {pairs} queries on the GPU)", stats.why, stats.gpu_queries);
-            println!(
-                "distances  to {} targets by {} ({}; hierarchy {:.3} s)",
-                stats.targets,
-                match stats.distances {
-                    TargetDistances::Phast => "PHAST on the reversed hierarchy",
-                    _ => "one search per target",
-                },
-                stats.distances_why,
-                stats.hierarchy_s
-            );
-            if stats.gpu_queries > 0 {
-                let p = stats.gpu;
-                println!(
-                    "GPU        setup {:.3} s, distances submitted {:.3} s, ranking {:.3} s, then answers {:.3} s",
-                    p.setup_s, p.distances_s, p.ranking_s, p.tail_s
-                );
-            }
-            println!(
-                "paths      {paths} ({} targets unreachable or short of K)",
-                answers.iter().filter(|a| a.len() < args.k).count()
-            );
-            println!(
-                "solve      {solve_s:.3} s, {:.1} queries/s (load {load_s:.3} s, GPU setup {setup_s:.3} s)",
-                pairs as f64 / solve_s
-            );
-        }
-        return Ok(());
-    }
-    let vertex = |id: u64, what: &str| {
-        loaded.vertex(id).ok_or(format!(
-            "{what} {id} is not a vertex of {}: ids run {}..={}",
-            path.display(),
-            loaded.ids.first().copied().unwrap_or(0),
-            loaded.ids.last().copied().unwrap_or(0)
-        ))
-    };
-    let (s, t) = (vertex(args.source, "source")?, vertex(args.target, "target")?);
-    let clock = Instant::now();
-    let (paths, stats) = match args.algorithm {
-        Algo::Mps => mps(g, s, t, args.k),
-        Algo::Yen => yen(g, s, t, args.k),
-    }?;
-    let solve_s = clock.elapsed().as_secs_f64();
-    let ids = |p: &Path| -> Vec<u64> { p.file_ids(&loaded) };
-    if args.json {
-        let list: Vec<String> = paths
-            .iter()
-            .map(|p| {
-                let v: Vec<String> = ids(p).iter().map(u64::to_string).collect();
-                format!("{{\"cost\":{},\"vertices\":[{}]}}", p.cost, v.join(","))
-            })
-            .collect();
+    let vertex = |id: u64| loaded.vertex(id).ok_or(format!("{id} is not a vertex of {file}"));
+    let s = vertex(args.next().map_or(Ok(1), |a| a.parse())?)?;
+    let t = vertex(args.next().map_or(Ok(2000), |a| a.parse())?)?;
+    let k: usize = args.next().map_or(Ok(5), |a| a.parse())?;
+
+    // MPS (a tree of shortest paths to the target, deviations ranked by reduced cost) and Yen's
+    // algorithm give the same costs; MPS is usually much faster.
+    for (name, run) in [("mps", mps as fn(_, _, _, _) -> _), ("yen", yen)] {
+        let clock = Instant::now();
+        let (paths, stats) = run(g, s, t, k)?;
         println!(
-            "{{\"graph\":{:?},\"source\":{},\"target\":{},\"k\":{},\"algorithm\":\"{}\",\"found\":{},\"pops\":{},\"looped_pops\":{},\"searches\":{},\"load_s\":{load_s:.6},\"solve_s\":{solve_s:.6},\"paths\":[{}]}}",
-            path.display().to_string(),
-            args.source,
-            args.target,
-            args.k,
-            format!("{:?}", args.algorithm).to_lowercase(),
+            "{name}: {} paths in {:.2} ms ({} searches)",
             paths.len(),
-            stats.pops,
-            stats.looped_pops,
-            stats.searches,
-            list.join(",")
+            clock.elapsed().as_secs_f64() * 1e3,
+            stats.searches
         );
-    } else {
-        println!("graph      {} ({n} vertices, {} arcs)", path.display(), g.num_arcs());
-        println!("query      {} -> {}, K = {} ({:?})", args.source, args.target, args.k, args.algorithm);
-        if paths.is_empty() {
-            println!("paths      none: {} cannot be reached from {}", args.target, args.source);
+        for p in &paths {
+            let ids = p.file_ids(&loaded);
+            println!("  cost {:>8}  {} vertices: {} … {}", p.cost, ids.len(), ids[0], ids[ids.len() - 1]);
         }
-        for (i, p) in paths.iter().enumerate() {
-            let v = ids(p);
-            let shown: Vec<String> = if v.len() > 12 {
-                v[..5]
-                    .iter()
-                    .map(u64::to_string)
-                    .chain(["…".into()])
-                    .chain(v[v.len() - 5..].iter().map(u64::to_string))
-                    .collect()
-            } else {
-                v.iter().map(u64::to_string).collect()
-            };
-            println!("{:>4}  cost {:>10}  {:>5} vertices  {}", i + 1, p.cost, v.len(), shown.join(" "));
-        }
-        println!(
-            "work       {} pops ({} looped), {} shortest-path searches",
-            stats.pops, stats.looped_pops, stats.searches
-        );
-        println!("solve      {solve_s:.6} s (load {load_s:.3} s)");
     }
+
+    // A batch of pairs: the library decides where the reverse searches run and says why.
+    let pairs: Vec<(u32, u32)> =
+        (0..20).map(|i| (i * 7 % g.num_vertices(), (i * 131 + 50) % g.num_vertices())).collect();
+    let clock = Instant::now();
+    let (answers, stats) = ksp_batch(g, &pairs, k, Backend::Auto)?;
+    println!(
+        "batch of {} pairs: {} paths in {:.3} s ({})",
+        pairs.len(),
+        answers.iter().map(Vec::len).sum::<usize>(),
+        clock.elapsed().as_secs_f64(),
+        stats.why
+    );
     Ok(())
-}
-
-/// One line per path of a batch.
-fn write_paths(
-    out: &std::path::Path,
-    queries: &[(u32, u32)],
-    answers: &[Vec<Path>],
-    g: &urbanflow::graph::Csr<u32>,
-    ids: &[u64],
-) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
-    for (q, (&(s, t), paths)) in queries.iter().zip(answers).enumerate() {
-        for (rank, p) in paths.iter().enumerate() {
-            write!(w, "{q}\t{}\t{}\t{}\t{}", ids[s as usize], ids[t as usize], rank + 1, p.cost)?;
-            for v in p.vertices(g) {
-                write!(w, "\t{}", ids[v as usize])?;
-            }
-            writeln!(w)?;
-        }
-    }
-    w.flush()
-}
-
-fn main() -> ExitCode {
-    common::finish(run(common::parse_args::<Args>()))
 }

@@ -1,206 +1,42 @@
-//! Certified upper bounds for the membership overlay problem, by centralised (STD) or distributed
-//! (DIST) subgradient, on the CPU or a GPU, with a feasible overlay and the exact LP bound beside.
+//! The membership overlay problem: peers choose connection bandwidths to maximise expected
+//! throughput. Lagrangean relaxation gives a certified upper bound and a feasible overlay, so the gap
+//! between them says how good the overlay is.
 //!
 //! ```text
-//! cargo run --release --example overlay -- --generate n=1000,family=a,l=14,seed=1 --method dist --backend gpu
-//! cargo run --release --example overlay -- --instance peers.mop --method std --json
+//! cargo run --release --example overlay            # a generated instance of 200 peers
+//! cargo run --release --example overlay -- 1000    # of 1,000 peers
 //! ```
+//! `urbanflow overlay` is the full command (instance files, the STD method, the GPU, histories).
 
-mod common;
-use common::Error;
-
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
-use indicatif::{ProgressBar, ProgressStyle};
-use urbanflow::gpu::{Backend, BackendChoice};
-use urbanflow::overlay::dist::engine_for;
-use urbanflow::overlay::generator::Spec;
-use urbanflow::overlay::io::{read_instance, write_instance};
-use urbanflow::overlay::{
-    BoundResult, Control, CpuEngine, DistEngine, DistParams, HistoryPoint, MopInstance, StdParams,
-    lp_bound_exact, subgradient_dist_with, subgradient_std_observed,
-};
+use urbanflow::gpu::Backend;
+use urbanflow::overlay::generator::{Family, generate};
+use urbanflow::overlay::{DistParams, lp_bound_exact, subgradient_dist};
 
-/// Upper bound on the membership overlay problem (peers choosing connection bandwidths to maximise
-/// expected throughput) by Lagrangean relaxation, with a feasible overlay and its gap.
-///
-/// Example: overlay --generate n=500,family=b,l=128,seed=2 --method dist --json
-///
-/// The bound is certified: z_LR(λ) recomputed over all edges in double precision at the final
-/// multipliers (the seed's per-node sum is printed beside it as `local_sum` and is no bound).
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
-    /// An instance file (format: see `urbanflow::overlay::io`).
-    #[arg(long, value_parser = common::input_file, conflicts_with = "generate")]
-    instance: Option<PathBuf>,
-    /// n=N[,family=a|b][,l=14|128][,seed=S]: the benchmark generator (complete graph; default n=100).
-    #[arg(long)]
-    generate: Option<String>,
-    /// std (centralised) or dist (distributed).
-    #[arg(long, default_value = "dist")]
-    method: String,
-    /// cpu (all cores), serial (one thread), gpu or auto (default: $URBANFLOW_BACKEND, else auto: the
-    /// GPU only on an adapter and size where DIST was measured faster). STD always runs serially.
-    #[arg(long)]
-    backend: Option<String>,
-    /// Iterations: STD iterations (default 10,000) or DIST external iterations (default 500).
-    #[arg(long)]
-    iters: Option<u32>,
-    /// DIST inner iterations per external iteration.
-    #[arg(long, default_value_t = 20)]
-    inner: u32,
-    /// Compute the exact LP bound (default: up to 250 nodes).
-    #[arg(long, overrides_with = "no_lp")]
-    lp: bool,
-    /// Do not compute the exact LP bound.
-    #[arg(long)]
-    no_lp: bool,
-    /// Worker threads for the CPU (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Use the seed's parameters (StdParams::seed / DistParams::seed) instead of the corrected defaults.
-    #[arg(long)]
-    seed_params: bool,
-    /// Save the instance in the text format.
-    #[arg(long)]
-    write: Option<PathBuf>,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-}
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let peers: usize = std::env::args().nth(1).map_or(Ok(200), |s| s.parse())?;
+    // A seeded instance of family A (bandwidth limit 14): the same instance on every machine.
+    let inst = generate(peers, Family::A, 14.0, 1);
+    println!("{} peers, {} candidate connections", inst.n(), inst.edges().len());
 
-fn main() -> ExitCode {
-    common::finish(run(common::parse_args::<Args>()))
-}
-
-fn instance(args: &Args) -> Result<(String, MopInstance), Error> {
-    match (&args.instance, &args.generate) {
-        (Some(path), None) => Ok((path.display().to_string(), read_instance(path)?)),
-        (None, Some(spec)) => {
-            let spec: Spec = spec.parse().map_err(|e| format!("--generate: {e}"))?;
-            Ok((spec.name(), spec.generate()))
-        }
-        _ => {
-            // No input: a small generated instance, like every example's default.
-            let spec: Spec = "n=100,family=a,l=14,seed=1".parse()?;
-            Ok((spec.name(), spec.generate()))
-        }
-    }
-}
-
-fn run(args: Args) -> Result<(), Error> {
-    if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
-    }
-    let (name, inst) = instance(&args)?;
-    if let Some(path) = &args.write {
-        write_instance(&inst, path)?;
-    }
-    let backend_name = common::backend_flag(args.backend.as_deref());
-    let bar = (!args.json).then(|| {
-        let bar = ProgressBar::new(1);
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg}")
-                .expect("valid template"),
-        );
-        bar
-    });
-    let mut observer = |p: &HistoryPoint, total: u32| {
-        if let Some(bar) = &bar {
-            bar.set_length(total as u64);
-            bar.set_position(p.iteration as u64);
-            bar.set_message(format!("iteration {} bound {:.6}", p.iteration, p.bound));
-        }
-        Control::Continue
-    };
-    let clock = common::SetupClock::start(&[]);
+    // DIST: the subgradient method on the distributed relaxation; Backend::Auto runs its inner
+    // problems on a GPU only where that was measured faster here.
     let t = Instant::now();
-    let (result, why): (BoundResult, String) = match args.method.as_str() {
-        "std" => {
-            let base = if args.seed_params { StdParams::seed() } else { StdParams::default() };
-            let p = StdParams { max_iter: args.iters.unwrap_or(10_000), ..base };
-            let r = subgradient_std_observed(&inst, &p, None, &mut observer)?;
-            (r, "STD is serial".into())
-        }
-        "dist" => {
-            let base = if args.seed_params { DistParams::seed() } else { DistParams::default() };
-            let p = DistParams { ext_iters: args.iters.unwrap_or(500), inner_iters: args.inner, ..base };
-            let (mut engine, why): (Box<dyn DistEngine>, String) = if backend_name == "serial" {
-                (Box::new(CpuEngine::serial(&inst, &p)), "asked for one thread".into())
-            } else {
-                let choice: BackendChoice = backend_name.parse()?;
-                let backend: Backend = choice.backend()?;
-                engine_for(&inst, &p, backend)?
-            };
-            let r = subgradient_dist_with(&inst, &p, None, engine.as_mut(), &mut observer)?;
-            (r, why)
-        }
-        other => return Err(format!("--method {other}: expected std or dist").into()),
-    };
-    let (setup_s, solve_s) = clock.split(t.elapsed().as_secs_f64(), &[]);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let want_lp = args.lp || (!args.no_lp && inst.n() <= 250);
-    let lp = if want_lp {
-        let t = Instant::now();
-        Some((lp_bound_exact(&inst)?, t.elapsed().as_secs_f64()))
-    } else {
-        None
-    };
-    let primal = result.primal.as_ref().map(|p| p.value);
-    if args.json {
-        let history: Vec<_> = result
-            .history
-            .iter()
-            .map(|h| serde_json::json!({"iteration": h.iteration, "bound": h.bound, "seconds": h.seconds}))
-            .collect();
-        let v = serde_json::json!({
-            "instance": name,
-            "nodes": inst.n(),
-            "edges": inst.edges().len(),
-            "method": args.method,
-            "engine": result.engine,
-            "why": why,
-            "bound": result.bound,
-            "primal": primal,
-            "gap": result.gap(),
-            "lp_bound": lp.map(|l| l.0),
-            "lp_s": lp.map(|l| l.1),
-            "bound_above_lp": lp.map(|l| (result.bound - l.0) / l.0),
-            "local_sum": result.local_sum,
-            "iterations": result.iterations,
-            "solve_s": solve_s,
-            "setup_s": setup_s,
-            "history": history,
-        });
-        println!("{v}");
-    } else {
-        println!("{name}: {} peers, {} candidate connections", inst.n(), inst.edges().len());
-        println!("method     {} on {} ({why})", args.method, result.engine);
-        println!(
-            "bound      {:.6} (certified z_LR after {} iterations, {solve_s:.3} s; GPU setup {setup_s:.3} s apart)",
-            result.bound, result.iterations
-        );
-        if let Some(s) = result.local_sum {
-            println!("local sum  {s:.6} (the seed's Σ best_h: not a bound)");
-        }
-        if let (Some(p), Some(g)) = (primal, result.gap()) {
-            println!("primal     {p:.6} (greedy feasible overlay), gap {:.4} %", 100.0 * g);
-        }
-        match lp {
-            Some((l, s)) => {
-                println!(
-                    "LP bound   {l:.6} (exact, {s:.2} s): the bound is {:.5} % above it",
-                    100.0 * (result.bound - l) / l
-                )
-            }
-            None => println!("LP bound   not computed (default up to 250 nodes; --lp forces it)"),
-        }
+    let r = subgradient_dist(&inst, &DistParams::default(), None, Backend::Auto)?;
+    let seconds = t.elapsed().as_secs_f64();
+    let feasible = r.primal.as_ref().map_or(f64::NAN, |p| p.value);
+    println!(
+        "upper bound {:.4}, feasible overlay {:.4}: gap {:.2} % in {seconds:.2} s",
+        r.bound,
+        feasible,
+        100.0 * (r.bound - feasible) / r.bound
+    );
+
+    // On small instances the LP relaxation, solved exactly, checks the bound: bound ≥ LP ≥ feasible.
+    if inst.n() <= 250 {
+        let lp = lp_bound_exact(&inst)?;
+        println!("LP relaxation {lp:.4}: the bound is {:.3} % above it", 100.0 * (r.bound - lp) / lp);
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{example, repo};
+use support::{command, repo};
 
 use urbanflow::graph::datasets::data_path;
 
@@ -58,7 +58,7 @@ fn a_net_missing_a_column_is_refused() {
     std::fs::write(&net, out_lines.join("\n") + "\n").unwrap();
     let trips = bundled("SiouxFalls_trips.tntp");
     let args = ["--net", net.to_str().unwrap(), "--trips", trips.to_str().unwrap(), "--json"];
-    let out = example("assign", &args, None);
+    let out = command("assign", &args, None);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("nob_net.tntp:"), "{err}");
@@ -67,7 +67,7 @@ fn a_net_missing_a_column_is_refused() {
     assert!(stdout(&out).is_empty());
     let mut lenient = args.to_vec();
     lenient.push("--lenient");
-    let out = example("assign", &lenient, None);
+    let out = command("assign", &lenient, None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("warning: "), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).ok();
@@ -82,7 +82,7 @@ fn trips_of_another_network_are_refused() {
     };
     let trips = bundled("SiouxFalls_trips.tntp");
     let args = ["--net", anaheim.to_str().unwrap(), "--trips", trips.to_str().unwrap(), "--no-cache"];
-    let out = example("assign", &args, None);
+    let out = command("assign", &args, None);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("SiouxFalls_trips.tntp: <NUMBER OF ZONES> is 24 but the network"), "{err}");
@@ -106,26 +106,26 @@ fn unreachable_is_an_answer_everywhere() {
     for extra in [&[][..], &["--no-hierarchy"][..]] {
         let mut args = vec!["--graph", g, "--from", "1", "--to", "4", "--json"];
         args.extend_from_slice(extra);
-        let out = example("route", &args, None);
+        let out = command("route", &args, None);
         assert_eq!(out.status.code(), Some(0), "route {extra:?}: {}", stderr(&out));
         let j = json(&out);
         assert!(j["distance"].is_null() && j["path"].as_array().unwrap().is_empty(), "{j}");
         args.retain(|a| *a != "--json");
-        let out = example("route", &args, None);
+        let out = command("route", &args, None);
         assert_eq!(out.status.code(), Some(0));
         assert!(stdout(&out).contains("1 → 4: unreachable"), "{}", stdout(&out));
     }
     // --check compares with Dijkstra, which agrees.
-    let out = example("route", &["--graph", g, "--from", "1", "--to", "4", "--check", "--json"], None);
+    let out = command("route", &["--graph", g, "--from", "1", "--to", "4", "--check", "--json"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = example("sssp", &["--graph", g, "--source", "1", "--target", "4", "--json"], None);
+    let out = command("sssp", &["--graph", g, "--source", "1", "--target", "4", "--json"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(json(&out)["target_distance"].is_null());
-    let out = example("ksp", &["--graph", g, "--source", "1", "--target", "4", "--k", "3", "--json"], None);
+    let out = command("ksp", &["--graph", g, "--source", "1", "--target", "4", "--k", "3", "--json"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(json(&out)["paths"].as_array().unwrap().is_empty());
     // A reachable target still has its distance and path.
-    let out = example("route", &["--graph", g, "--from", "4", "--to", "3", "--json"], None);
+    let out = command("route", &["--graph", g, "--from", "4", "--to", "3", "--json"], None);
     let j = json(&out);
     assert_eq!(j["distance"], 13);
     assert_eq!(j["path"], serde_json::json!([4, 1, 2, 3]));
@@ -138,11 +138,9 @@ fn unreachable_is_an_answer_everywhere() {
 fn ctrl_c_keeps_what_the_assignment_did() {
     let dir = scratch("sigint");
     let links = dir.join("links.csv");
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("examples/assign");
     // MSA never reaches a gap of 1e-15: only the signal ends this run.
-    let child = Command::new(&bin)
-        .args(["--algorithm", "msa", "--gap", "1e-15", "--max-iters", "100000000", "--links-out"])
+    let child = Command::new(support::urbanflow_bin())
+        .args(["assign", "--algorithm", "msa", "--gap", "1e-15", "--max-iters", "100000000", "--links-out"])
         .arg(&links)
         .env("URBANFLOW_BACKEND", "cpu")
         .stdout(Stdio::piped())
@@ -171,11 +169,12 @@ fn ctrl_c_keeps_what_the_assignment_did() {
 #[test]
 fn a_good_run_prints_no_error_line() {
     let out =
-        example("sssp", &["--graph", bundled("small-road.gr.gz").to_str().unwrap(), "--source", "1"], None);
+        command("sssp", &["--graph", bundled("small-road.gr.gz").to_str().unwrap(), "--source", "1"], None);
     assert_eq!(out.status.code(), Some(0));
     // As a user starts it: without cargo's NODEVICE_SELECT (.cargo/config.toml) and without a session.
-    let auto = Command::new(out_bin("sssp"))
+    let auto = Command::new(support::urbanflow_bin())
         .args([
+            "sssp",
             "--graph",
             bundled("small-road.gr.gz").to_str().unwrap(),
             "--source",
@@ -192,9 +191,4 @@ fn a_good_run_prints_no_error_line() {
         let err = stderr(run);
         assert!(!err.lines().any(|l| l.trim_start().starts_with("error")), "{err}");
     }
-}
-
-fn out_bin(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("examples").join(name)
 }

@@ -1,4 +1,4 @@
-//! What a user meets on bad input and in logs (issue 38), one test per case: the examples as a user runs
+//! What a user meets on bad input and in logs (issue 38), one test per case: the commands as a user runs
 //! them (exit code, stderr) and the library calls behind them. Exit codes: 0 success, 1 error, 2 a target
 //! not reached.
 
@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod support;
-use support::{example, repo};
+use support::{command, repo};
 
 use urbanflow::graph::datasets::data_root;
 use urbanflow::graph::io::{ParseIssue, ReadOptions, parse_dimacs_sp};
@@ -30,7 +30,7 @@ fn assign_with_trips(trips: &Path, extra: &[&str]) -> Output {
     let net = bundled("SiouxFalls_net.tntp");
     let mut args = vec!["--net", net.to_str().unwrap(), "--trips", trips.to_str().unwrap(), "--json"];
     args.extend_from_slice(extra);
-    example("assign", &args, None)
+    command("assign", &args, None)
 }
 
 /// Item 1: A trips file cut after line 122 (whole lines lost) or inside a number is refused with the line;
@@ -82,7 +82,7 @@ fn a_link_to_an_undeclared_node_is_refused() {
     let net = dir.join("node30_net.tntp");
     std::fs::write(&net, text.replace(last, &bad_row)).unwrap();
     let trips = bundled("SiouxFalls_trips.tntp");
-    let out = example(
+    let out = command(
         "assign",
         &["--net", net.to_str().unwrap(), "--trips", trips.to_str().unwrap(), "--json"],
         None,
@@ -97,7 +97,7 @@ fn a_link_to_an_undeclared_node_is_refused() {
 #[test]
 fn a_far_start_is_refused() {
     let pbf = repo().join("crates/graph-core/tests/data/oneway.osm.pbf");
-    let out = example("sssp", &["--osm", pbf.to_str().unwrap(), "--from", "0,0", "--json"], None);
+    let out = command("sssp", &["--osm", pbf.to_str().unwrap(), "--from", "0,0", "--json"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("beyond the 1000 m snapping limit"), "{}", stderr(&out));
 }
@@ -108,7 +108,7 @@ fn a_far_start_is_refused() {
 fn a_far_journey_start_is_refused() {
     let feed = repo().join("crates/algos-transit/tests/data/mini_gtfs");
     let out =
-        example("journey", &["--gtfs", feed.to_str().unwrap(), "--from", "0,0", "--to", "0.001,0.001"], None);
+        command("journey", &["--gtfs", feed.to_str().unwrap(), "--from", "0,0", "--to", "0.001,0.001"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--from 0.000000,0.000000 is"), "{}", stderr(&out));
     assert!(stderr(&out).contains("snapping limit"), "{}", stderr(&out));
@@ -117,7 +117,7 @@ fn a_far_journey_start_is_refused() {
 /// Item 5: `--k 0` is a usage error, not "none: … cannot be reached".
 #[test]
 fn k_zero_is_refused() {
-    let out = example("ksp", &["--k", "0"], None);
+    let out = command("ksp", &["--k", "0"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("at least 1 path"), "{}", stderr(&out));
     assert!(!String::from_utf8_lossy(&out.stdout).contains("none"));
@@ -127,17 +127,17 @@ fn k_zero_is_refused() {
 /// error exits with 1 (clap's own 2 would read as a missed target).
 #[test]
 fn a_missed_gap_exits_with_two() {
-    let out = example("assign", &["--max-iters", "3", "--json"], None);
+    let out = command("assign", &["--max-iters", "3", "--json"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("target not reached"), "{}", stderr(&out));
     assert!(stderr(&out).contains("--max-iters 3"), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["converged"], false);
-    let out = example("assign", &["--gap", "1e-3", "--json"], None);
+    let out = command("assign", &["--gap", "1e-3", "--json"], None);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(example("assign", &["--no-such-flag"], None).status.code(), Some(1));
-    assert_eq!(example("assign", &["--help"], None).status.code(), Some(0));
-    let help = example("assign", &["--help"], None);
+    assert_eq!(command("assign", &["--no-such-flag"], None).status.code(), Some(1));
+    assert_eq!(command("assign", &["--help"], None).status.code(), Some(0));
+    let help = command("assign", &["--help"], None);
     assert!(String::from_utf8_lossy(&help.stdout).contains("Exit codes: 0 success, 1 error"));
 }
 
@@ -145,11 +145,11 @@ fn a_missed_gap_exits_with_two() {
 /// `URBANFLOW_PROGRESS_SECONDS=0`), for `assign` and `many_to_all`.
 #[test]
 fn progress_lines_reach_logs() {
-    let out = example("assign", &["--gap", "1e-4"], None);
+    let out = command("assign", &["--gap", "1e-4"], None);
     assert_eq!(out.status.code(), Some(0));
     let lines = stderr(&out).lines().filter(|l| l.contains("assignment: iteration")).count();
     assert!(lines >= 3, "{}", stderr(&out));
-    let out = example("many_to_all", &["--sources", "24"], None);
+    let out = command("trees", &["--sources", "24"], None);
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("trees: 24 of 24 trees"), "{}", stderr(&out));
 }
@@ -212,10 +212,8 @@ fn data_names_resolve_from_anywhere() {
     let elsewhere = scratch("elsewhere");
     for name in ["tntp/SiouxFalls/SiouxFalls_net.tntp", "../shared/data/tntp/SiouxFalls/SiouxFalls_net.tntp"]
     {
-        let bin = std::env::current_exe().unwrap();
-        let bin = bin.parent().unwrap().parent().unwrap().join("examples/assign");
-        let out = Command::new(bin)
-            .args(["--net", name, "--gap", "1e-2", "--json"])
+        let out = Command::new(support::urbanflow_bin())
+            .args(["assign", "--net", name, "--gap", "1e-2", "--json"])
             .env("URBANFLOW_DATA", &root)
             .env("URBANFLOW_BACKEND", "cpu")
             .current_dir(&elsewhere)
@@ -233,14 +231,14 @@ fn assign_with_turns() {
     let dir = scratch("turns");
     let bad = dir.join("bad_turns.tntp");
     std::fs::write(&bad, "<END OF METADATA>\n1,2 3,4 1 ;\n").unwrap();
-    let out = example("assign", &["--turns", bad.to_str().unwrap()], None);
+    let out = command("assign", &["--turns", bad.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("bad_turns.tntp:2: 1,2 then 3,4: not a turn"), "{}", stderr(&out));
     let good = dir.join("sf_turns.tntp");
     std::fs::write(&good, "<NUMBER OF TURNS> 2\n<END OF METADATA>\n9,10 10,15 ban ;\n17,16 16,8 2.5 ;\n")
         .unwrap();
     let flows = dir.join("turn_flows.csv");
-    let out = example(
+    let out = command(
         "assign",
         &["--turns", good.to_str().unwrap(), "--turn-flows-out", flows.to_str().unwrap(), "--json"],
         None,

@@ -12,15 +12,15 @@ P4G_DATA=${1:?the Path4GMNS Chicago_Sketch data folder}
 DATA=${URBANFLOW_DATA:-../shared/data}
 C=$DATA/tntp/Chicago-Sketch
 COUNTS=$DATA/counts/chicago-sketch/measurement.csv
-cargo build -q --release -p urbanflow-examples --example odme --example assign
-B=target/release/examples
+cargo build -q --release -p urbanflow-cli
+U=target/release/urbanflow
 t() { /usr/bin/time -f "%e s wall, %M KB peak" "$@"; }
 echo "== assign --algorithm b --gap 1e-4 (toll 0.02, distance 0.04)"
-t $B/assign --net $C/ChicagoSketch_net.tntp --toll-factor 0.02 --distance-factor 0.04 --algorithm b --gap 1e-4 --backend cpu | tail -1
+t $U assign --net $C/ChicagoSketch_net.tntp --toll-factor 0.02 --distance-factor 0.04 --algorithm b --gap 1e-4 --backend cpu | tail -1
 echo "== odme --perturb 0.5 --outer 10 (toll 0.02, distance 0.04)"
-t $B/odme --net $C/ChicagoSketch_net.tntp --counts $COUNTS --toll-factor 0.02 --distance-factor 0.04 --perturb 0.5 --outer 10 | sed -n '3p;$p'
+t $U odme --net $C/ChicagoSketch_net.tntp --counts $COUNTS --toll-factor 0.02 --distance-factor 0.04 --perturb 0.5 --outer 10 | sed -n '3p;$p'
 echo "== odme --outer 20 (no toll or distance terms, from the trips file)"
-t $B/odme --net $C/ChicagoSketch_net.tntp --counts $COUNTS --outer 20 | sed -n '3p;$p'
+t $U odme --net $C/ChicagoSketch_net.tntp --counts $COUNTS --outer 20 | sed -n '3p;$p'
 echo "== Path4GMNS 0.10.0: find_ue(20, 20) + conduct_odme(20)"
 # shellcheck disable=SC1091
 . "${P4G_VENV:-/tmp/p4gvenv}/bin/activate"

@@ -2,8 +2,8 @@
 
     python scripts/bench/python_routes.py [--graph ../shared/data/road/weighted/NY.gr.xz] [--rounds 5]
 
-Needs the package installed (pip install ./crates/urbanflow-py) and the `route` example built (cargo
-build --release --examples). Prints one JSON object: the hierarchy's setup, the 200 x 200 matrix from
+Needs the package installed (pip install ./crates/urbanflow-py) and the `urbanflow` command built (cargo
+build --release -p urbanflow-cli). Prints one JSON object: the hierarchy's setup, the 200 x 200 matrix from
 Python (best of the rounds) beside the `route --matrix` command's own matrix time on the same points, the
 old path (a tree per source), and point-to-point paths by the hierarchy and by bidirectional Dijkstra.
 """
@@ -67,10 +67,10 @@ def main():
         o, t_ = pathlib.Path(d) / "o.txt", pathlib.Path(d) / "d.txt"
         o.write_text("\n".join(str(int(ids[v])) for v in src) + "\n")
         t_.write_text("\n".join(str(int(ids[v])) for v in dst) + "\n")
-        exe = REPO / "target/release/examples/route"
+        exe = REPO / "target/release/urbanflow"
         rust = []
         for _ in range(a.rounds):
-            r = subprocess.run([exe, "--graph", a.graph, "--matrix", o, t_, "--backend", "cpu", "--json"],
+            r = subprocess.run([exe, "route", "--graph", a.graph, "--matrix", o, t_, "--backend", "cpu", "--json"],
                                capture_output=True, text=True, check=True)
             rust.append(json.loads(r.stdout)["matrix_s"])
         out["matrix_rust_command_s"] = (min(rust), max(rust))

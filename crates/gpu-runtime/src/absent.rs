@@ -97,6 +97,13 @@ pub struct AdapterSummary {
     pub name: String,
 }
 
+/// The name, as the GPU build's summary starts (so reports print the same way in both builds).
+impl std::fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{Backend, BackendChoice, GpuError, Resolved};

@@ -4,7 +4,7 @@
 //! Ranks work in rounds of one block each; after every round one small all-reduce tells every rank
 //! how far the job is (rank 0 reports progress) and whether a rank failed — then all of them stop with
 //! [`MpiError::RankFailed`], so no rank ever returns a partial result as if it were whole. The
-//! checksum (the sum of all reached distances mod 2^64, as the single-process `many_to_all` example
+//! checksum (the sum of all reached distances mod 2^64, as the single-process `urbanflow trees`
 //! prints) does not depend on the split. With a checkpoint directory every completed block is recorded,
 //! and a restarted job skips those.
 

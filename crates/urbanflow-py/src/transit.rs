@@ -1,5 +1,5 @@
 //! `Transit`: a GTFS feed built into a time-dependent network for one service day, and earliest-arrival
-//! journeys on it (walking, transit, cycling to stations), as the `journey` example answers them.
+//! journeys on it (walking, transit, cycling to stations), as `urbanflow journey` answers them.
 
 use std::path::PathBuf;
 use std::sync::Arc;

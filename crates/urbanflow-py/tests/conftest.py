@@ -1,4 +1,4 @@
-"""Shared helpers: the repository, the example binaries cargo built, seeded random graphs."""
+"""Shared helpers: the repository, the `urbanflow` command cargo built, seeded random graphs."""
 
 import os
 import pathlib
@@ -14,13 +14,15 @@ def target_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
 
 
-def example(name: str) -> pathlib.Path:
-    """An example binary built by `cargo test`/`cargo build --examples` (debug first, then release)."""
+def command(name: str) -> list[str]:
+    """`urbanflow <name>` as built by `cargo test`/`cargo build -p urbanflow-cli` (debug first, then
+    release): the start of a command line for subprocess."""
+    exe = "urbanflow.exe" if os.name == "nt" else "urbanflow"
     for profile in ("debug", "release"):
-        path = target_dir() / profile / "examples" / name
+        path = target_dir() / profile / exe
         if path.exists():
-            return path
-    pytest.skip(f"example `{name}` not built (cargo build --examples)")
+            return [str(path), name]
+    pytest.skip(f"the urbanflow command is not built (cargo build -p urbanflow-cli)")
 
 
 def random_arcs(seed: int, n: int, m: int, lo: int = 0, hi: int = 1000):

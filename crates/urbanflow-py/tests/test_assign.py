@@ -1,4 +1,4 @@
-"""Assignment from Python equals the Rust example bit for bit (flows, costs, iterations), tables come
+"""Assignment from Python equals the `urbanflow` command bit for bit (flows, costs, iterations), tables come
 as DataFrames or dicts, and the documented dtypes hold."""
 
 import json
@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 import urbanflow
-from conftest import DATA, example
+from conftest import DATA, command
 
 NET, TRIPS = DATA / "SiouxFalls_net.tntp", DATA / "SiouxFalls_trips.tntp"
 
 
 @pytest.mark.parametrize("algorithm,gap", [("bfw", 1e-4), ("b", 1e-10), ("msa", 1e-2)])
-def test_flows_equal_the_example_bit_for_bit(tmp_path, algorithm, gap):
+def test_flows_equal_the_command_bit_for_bit(tmp_path, algorithm, gap):
     flows_csv = tmp_path / "flows.csv"
     out = subprocess.run(
-        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--algorithm", algorithm, "--gap",
+        [*command("assign"), "--net", str(NET), "--trips", str(TRIPS), "--algorithm", algorithm, "--gap",
          str(gap), "--max-iters", "1000", "--threads", "2", "--backend", "cpu", "--json", "--flows-out",
          str(flows_csv)],
         capture_output=True, text=True, check=True,
@@ -69,10 +69,10 @@ def test_cached_demand_equals_the_parsed_one(tmp_path, monkeypatch):
     assert a.flows.tolist() == b.flows.tolist()
 
 
-def test_skims_equal_the_example(tmp_path):
+def test_skims_equal_the_command(tmp_path):
     skims_csv = tmp_path / "skims.csv"
     subprocess.run(
-        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--gap", "1e-4", "--threads", "2",
+        [*command("assign"), "--net", str(NET), "--trips", str(TRIPS), "--gap", "1e-4", "--threads", "2",
          "--backend", "cpu", "--skims", str(skims_csv), "--json"],
         capture_output=True, text=True, check=True,
     )
@@ -102,12 +102,12 @@ def test_progress_callback():
         urbanflow.assign(NET, TRIPS, gap=1e-12, max_iters=2000, backend="cpu", progress=boom)
 
 
-def test_classes_equal_the_example_bit_for_bit(tmp_path):
+def test_classes_equal_the_command_bit_for_bit(tmp_path):
     """Two classes from the bundled class file: the PCE flows equal `assign --classes` bit for bit."""
     classes = DATA / "SiouxFalls_classes.txt"
     flows_csv = tmp_path / "flows.csv"
     subprocess.run(
-        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--classes", str(classes), "--gap",
+        [*command("assign"), "--net", str(NET), "--trips", str(TRIPS), "--classes", str(classes), "--gap",
          "1e-4", "--threads", "2", "--json", "--flows-out", str(flows_csv)],
         capture_output=True, text=True, check=True,
     )
@@ -147,12 +147,12 @@ TURNS = """<NUMBER OF TURNS> 3
 """
 
 
-def test_turns_equal_the_example_bit_for_bit(tmp_path):
+def test_turns_equal_the_command_bit_for_bit(tmp_path):
     turns = tmp_path / "sf_turns.tntp"
     turns.write_text(TURNS.replace("10,15 15,19 ban trucks ;\n", "").replace("<NUMBER OF TURNS> 3", "<NUMBER OF TURNS> 2"))
     flows_csv, turn_csv = tmp_path / "flows.csv", tmp_path / "turns.csv"
     out = subprocess.run(
-        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--turns", str(turns), "--gap", "1e-4",
+        [*command("assign"), "--net", str(NET), "--trips", str(TRIPS), "--turns", str(turns), "--gap", "1e-4",
          "--threads", "2", "--backend", "cpu", "--json", "--flows-out", str(flows_csv), "--turn-flows-out",
          str(turn_csv)],
         capture_output=True, text=True, check=True,
@@ -193,7 +193,7 @@ def test_turns_with_classes_and_select_link(tmp_path):
 
     sel = tmp_path / "select.csv"
     subprocess.run(
-        [str(example("assign")), "--net", str(NET), "--trips", str(TRIPS), "--select-link", "1-3,10-15", "--gap",
+        [*command("assign"), "--net", str(NET), "--trips", str(TRIPS), "--select-link", "1-3,10-15", "--gap",
          "1e-4", "--threads", "2", "--backend", "cpu", "--json", "--select-out", str(sel)],
         capture_output=True, text=True, check=True,
     )

@@ -1,6 +1,6 @@
 """IPF and the gravity model from Python: equal to AequilibraE 1.7.2's results on its Sioux Falls
 matrices (fixtures made by scripts/fixtures/aequilibrae_distribution.py), equal to the `matrix`
-example bit for bit, and refusing bad input."""
+`urbanflow` command bit for bit, and refusing bad input."""
 
 import csv
 import json
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import urbanflow
-from conftest import REPO, example
+from conftest import REPO, command
 
 FIX = REPO / "crates" / "algos-tap" / "tests" / "fixtures" / "distribution"
 
@@ -48,9 +48,9 @@ def test_ipf_and_gravity_equal_aequilibrae():
     assert np.allclose(p.matrix.sum(axis=1), ROWS, rtol=1e-12)
 
 
-def test_ipf_equals_the_example_bit_for_bit(tmp_path):
+def test_ipf_equals_the_command_bit_for_bit(tmp_path):
     out = tmp_path / "trips.csv"
-    run = subprocess.run([str(example("matrix")), "ipf", "--seed", str(FIX / "seed.csv"), "--rows", str(FIX / "rows.csv"),
+    run = subprocess.run([*command("matrix"), "ipf", "--seed", str(FIX / "seed.csv"), "--rows", str(FIX / "rows.csv"),
                           "--cols", str(FIX / "cols.csv"), "--out", str(out), "--json"],
                          capture_output=True, text=True, check=True)
     report = json.loads(run.stdout)

@@ -1,4 +1,4 @@
-"""Matrix estimation from Python equals the Rust example bit for bit, takes counts as a file or as
+"""Matrix estimation from Python equals the `urbanflow` command bit for bit, takes counts as a file or as
 columns, returns the documented tables, and refuses bad counts with file:line."""
 
 import json
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import urbanflow
-from conftest import DATA, example
+from conftest import DATA, command
 
 NET, TRIPS = DATA / "SiouxFalls_net.tntp", DATA / "SiouxFalls_trips.tntp"
 
@@ -25,10 +25,10 @@ def counts_csv(tmp_path_factory):
 
 
 @pytest.mark.filterwarnings("ignore:.*GEH < 5")
-def test_estimate_equals_the_example_bit_for_bit(tmp_path, counts_csv):
+def test_estimate_equals_the_command_bit_for_bit(tmp_path, counts_csv):
     out_csv = tmp_path / "estimated.csv"
     run = subprocess.run(
-        [str(example("odme")), "--net", str(NET), "--trips", str(TRIPS), "--counts", str(counts_csv), "--perturb",
+        [*command("odme"), "--net", str(NET), "--trips", str(TRIPS), "--counts", str(counts_csv), "--perturb",
          "0.5", "--outer", "6", "--json", "--out", str(out_csv), "--threads", "2"],
         capture_output=True, text=True,
     )
@@ -36,7 +36,7 @@ def test_estimate_equals_the_example_bit_for_bit(tmp_path, counts_csv):
     want = json.loads(run.stdout)
     # The example's --perturb seed, written out, is the same seed for Python.
     seed_run = subprocess.run(
-        [str(example("odme")), "--net", str(NET), "--trips", str(TRIPS), "--counts", str(counts_csv), "--perturb",
+        [*command("odme"), "--net", str(NET), "--trips", str(TRIPS), "--counts", str(counts_csv), "--perturb",
          "0.5", "--outer", "0", "--out", str(tmp_path / "seed.tntp")],
         capture_output=True, text=True,
     )

@@ -1,4 +1,4 @@
-"""GTFS journeys from Python equal the `journey` example's (arrival and legs), on the bundled mini feed
+"""GTFS journeys from Python equal `urbanflow journey`'s (arrival and legs), on the bundled mini feed
 and on the New York subway; one-to-all arrivals agree with single journeys; errors are typed."""
 
 import json
@@ -9,21 +9,21 @@ import numpy as np
 import pytest
 
 import urbanflow
-from conftest import REPO, example, shared_data
+from conftest import REPO, command, shared_data
 
 MINI = REPO / "crates" / "algos-transit" / "tests" / "data" / "mini_gtfs"
 
 
-def example_journey(feed, src, dst, depart, profile="walk+transit", date=None):
-    cmd = [str(example("journey")), "--gtfs", str(feed), "--from", f"{src[0]},{src[1]}", "--to",
+def command_journey(feed, src, dst, depart, profile="walk+transit", date=None):
+    cmd = [*command("journey"), "--gtfs", str(feed), "--from", f"{src[0]},{src[1]}", "--to",
            f"{dst[0]},{dst[1]}", "--depart", depart, "--profile", profile, "--json"]
     if date:
         cmd += ["--date", date]
     return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
 
 
-def same_as_example(feed, src, dst, depart, date=None):
-    want = example_journey(feed, src, dst, depart, date=date)
+def same_as_command(feed, src, dst, depart, date=None):
+    want = command_journey(feed, src, dst, depart, date=date)
     t = urbanflow.Transit.from_gtfs(feed, date=date, places=[src, dst])
     j = t.journey(0, 1, depart, as_frame=False)
     if want.get("arrival_s") is None:
@@ -42,18 +42,18 @@ def same_as_example(feed, src, dst, depart, date=None):
     return t, j
 
 
-def test_mini_feed_journey_equals_the_example():
+def test_mini_feed_journey_equals_the_command():
     # From station One to station Three on a Tuesday morning: the feed's red line.
-    t, j = same_as_example(MINI, (48.8500, 2.3500), (48.8700, 2.3500), "07:55", date="2025-04-08")
+    t, j = same_as_command(MINI, (48.8500, 2.3500), (48.8700, 2.3500), "07:55", date="2025-04-08")
     assert j is not None and j.duration > 0
     assert "metro" in list(j.legs["mode"])
     assert t.date == "2025-04-08"
     assert t.stats()["stations"] == len(t.stations(as_frame=False)["id"])
 
 
-def test_new_york_subway_journey_equals_the_example():
+def test_new_york_subway_journey_equals_the_command():
     feed = shared_data("transit/nyc_subway_gtfs.zip")
-    t, j = same_as_example(feed, (40.8898, -73.8986), (40.7020, -74.0130), "08:00")
+    t, j = same_as_command(feed, (40.8898, -73.8986), (40.7020, -74.0130), "08:00")
     assert j is not None
     assert 30 * 60 < j.duration < 3 * 3600
     # One search to every station agrees with the journey to the station nearest the destination.

@@ -28,7 +28,7 @@ import numpy as np
 # layer asks for a Wayland display whenever the GPU adapters are listed and libwayland prints a false
 # "error: XDG_RUNTIME_DIR is invalid or not set" on stderr. The layer only orders GPUs for a display and
 # urbanflow orders adapters itself, so it is switched off here, before the extension loads, unless the
-# user chose otherwise (the command-line tools do the same: examples/startup.rs).
+# user chose otherwise (the `urbanflow` command does the same: crates/urbanflow-cli/src/startup.rs).
 if not os.path.isdir(os.environ.get("XDG_RUNTIME_DIR", "") or "/nonexistent"):
     os.environ.setdefault("NODEVICE_SELECT", "1")
 
@@ -851,7 +851,7 @@ class Journey:
 
 class Transit:
     """A public-transport network of one service day, built from a GTFS feed: earliest-arrival
-    journeys on foot, by transit and by bicycle to stations (the ``journey`` example's engine).
+    journeys on foot, by transit and by bicycle to stations (the engine of ``urbanflow journey``).
 
     >>> t = urbanflow.Transit.from_gtfs("nyc_subway_gtfs.zip", places=[(40.8898, -73.8986), (40.7020, -74.0130)])
     >>> j = t.journey(0, 1, "08:00")          # place 0 to place 1

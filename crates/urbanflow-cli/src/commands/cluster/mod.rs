@@ -1,10 +1,15 @@
-//! What the MPI examples share: the GPUs of a rank (`--gpus local`) and how a failed rank ends the job.
+//! `urbanflow cluster`: the commands that run as the ranks of an MPI job (`mpirun -np 4 urbanflow cluster
+//! trees ...`), with what they share: the GPUs of a rank (`--gpus local`) and how a failed rank ends the
+//! job.
+
+pub mod assign;
+pub mod trees;
 
 use std::process::ExitCode;
 
 use urbanflow::cluster::{Comm, MpiComm};
 
-use crate::common::{Error, Outcome};
+use crate::outcome::{Error, Outcome};
 use urbanflow::gpu::devices::DeviceSelection;
 
 /// This rank's index on its host, from the launcher's environment (OpenMPI, Slurm, MPICH/Hydra).
@@ -41,20 +46,41 @@ pub enum Failure {
     Local(String),
 }
 
-impl<E: Into<crate::common::Error>> From<E> for Failure {
+impl<E: Into<crate::outcome::Error>> From<E> for Failure {
     fn from(e: E) -> Self {
         Failure::Local(e.into().to_string())
+    }
+}
+
+/// Commands that run as the ranks of an MPI job: start them with `mpirun` or `srun`.
+///
+/// Example: mpirun -np 4 urbanflow cluster trees --graph NY.gr.xz --sources 100000 --json
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    Trees(trees::Args),
+    Assign(assign::Args),
+}
+
+/// Runs the cluster command on this rank.
+pub fn main(args: Args) -> ExitCode {
+    match args.command {
+        Command::Trees(a) => main_with(|comm| trees::run(comm, a)),
+        Command::Assign(a) => main_with(|comm| assign::run(comm, a)),
     }
 }
 
 /// Initialises MPI, runs `run`, and ends the job as [`Failure`] says.
 /// A missed target (every rank has the same result) exits with 2 on every rank, rank 0 saying which.
 pub fn main_with<T: Into<Outcome>>(run: impl FnOnce(&MpiComm) -> Result<T, Failure>) -> ExitCode {
-    // Before MPI's threads start.
-    crate::common::startup::quiet_device_probe();
     let comm = match MpiComm::init() {
         Ok(c) => c,
-        Err(e) => return crate::common::finish(Err::<(), _>(e.into())),
+        Err(e) => return crate::outcome::finish(Err::<(), _>(e.into())),
     };
     match run(&comm).map(Into::into) {
         Ok(Outcome::Done) => ExitCode::SUCCESS,

@@ -1,18 +1,15 @@
 //! Unconstrained two-dimensional guillotine cutting: the optimal value and cutting pattern.
 //!
 //! ```text
-//! cargo run --release --example guillotine -- --instance ../shared/data/cutting/gcut/gcut13.txt --svg gcut13.svg
-//! cargo run --release --example guillotine -- --generate randcut:2000,1500,7 --backend gpu --json
+//! urbanflow cut --instance ../shared/data/cutting/gcut/gcut13.txt --svg gcut13.svg
+//! urbanflow cut --generate randcut:2000,1500,7 --backend gpu --json
 //! ```
 
-mod common;
-use common::Error;
+use crate::outcome::Error;
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
 use urbanflow::dp::generators::{randcut, testcut};
 use urbanflow::dp::guillotine::{
     GpuOptions, Grid, Instance, Layout, auto, check_pattern, pattern_svg, solve, solve_with_options,
@@ -23,17 +20,17 @@ use urbanflow::gpu::{Backend, BackendChoice, Resolved};
 /// The optimal guillotine cutting pattern of a stock rectangle (unconstrained: any number of copies of
 /// each piece type), on the CPU (serial or all cores) or a GPU.
 ///
-/// Example: guillotine --instance gcut13.txt --rotation --svg pattern.svg
+/// Example: urbanflow cut --instance gcut13.txt --rotation --svg pattern.svg
 ///
 /// Reads OR-Library gcut files (`m`, stock `L W`, then `l w v` per piece), OR-Datasets JSON files
 /// (`.json`: one stock in `Objects`, pieces in `Items`), or generates a seeded instance:
 /// `randcut:W,H,SEED` (a random guillotine partition: the optimum is W·H) or `testcut:W,SEED` (the
 /// benchmark family of Boschetti et al.). The pattern is checked independently before it is printed.
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
     /// An OR-Library gcut file, or an OR-Datasets JSON file (by its `.json` extension).
-    #[arg(long, value_parser = common::input_file, conflicts_with = "generate")]
+    #[arg(long, value_parser = crate::args::files::input_file, conflicts_with = "generate")]
     instance: Option<PathBuf>,
     /// randcut:W,H,SEED (types: 40) or testcut:W,SEED (types: 80).
     #[arg(long)]
@@ -110,7 +107,7 @@ fn instance(args: &Args) -> Result<(String, Instance), Error> {
     Ok((inst.0, inst.1.with_rotation(args.rotation)))
 }
 
-fn run(args: Args) -> Result<(), Error> {
+pub fn run(args: Args) -> Result<(), Error> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
@@ -126,7 +123,7 @@ fn run(args: Args) -> Result<(), Error> {
         "gap-filled" | "gapfilled" => Layout::GapFilled,
         other => return Err(format!("--layout `{other}`: expected auto, compact or gap-filled").into()),
     };
-    let clock = common::SetupClock::start(&[]);
+    let clock = crate::devices::SetupClock::start(&[]);
     let t = Instant::now();
     let (sol, device, why) = match choice {
         None => (solve(&inst)?, "cpu (1 thread)".to_string(), "asked for".to_string()),
@@ -159,26 +156,19 @@ fn run(args: Args) -> Result<(), Error> {
         .map(|p| inst.pieces[p.piece as usize].w as u64 * inst.pieces[p.piece as usize].h as u64)
         .sum();
     if args.json {
-        let placements: Vec<String> = sol
+        let placements: Vec<_> = sol
             .placements
             .iter()
-            .map(|p| {
-                format!("{{\"piece\":{},\"x\":{},\"y\":{},\"rotated\":{}}}", p.piece + 1, p.x, p.y, p.rotated)
-            })
+            .map(|p| serde_json::json!({"piece": p.piece + 1, "x": p.x, "y": p.y, "rotated": p.rotated}))
             .collect();
-        println!(
-            "{{\"instance\":{name:?},\"width\":{},\"height\":{},\"types\":{},\"rotation\":{},\"value\":{},\"pieces_used\":{},\"placements\":[{}],\"normal_x\":{},\"normal_y\":{},\"candidates\":{},\"solve_s\":{solve_s:.6},\"setup_s\":{setup_s:.6},\"backend\":{device:?},\"why\":{why:?}}}",
-            inst.width,
-            inst.height,
-            inst.pieces.len(),
-            inst.rotation,
-            sol.value,
-            sol.placements.len(),
-            placements.join(","),
-            sol.stats.xs,
-            sol.stats.ys,
-            sol.stats.candidates,
-        );
+        let json = serde_json::json!({
+            "instance": name, "width": inst.width, "height": inst.height, "types": inst.pieces.len(),
+            "rotation": inst.rotation, "value": sol.value, "pieces_used": sol.placements.len(),
+            "placements": placements, "normal_x": sol.stats.xs, "normal_y": sol.stats.ys,
+            "candidates": sol.stats.candidates, "solve_s": solve_s, "setup_s": setup_s, "backend": device,
+            "why": why,
+        });
+        println!("{json}");
     } else {
         println!(
             "instance   {name} ({} × {}, {} piece types{})",
@@ -204,8 +194,4 @@ fn run(args: Args) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn main() -> ExitCode {
-    common::finish(run(common::parse_args::<Args>()))
 }

@@ -1,10 +1,10 @@
 //! Shortest-path trees from many sources over the ranks of an MPI job (`many_to_all` on a cluster).
 //!
 //! ```text
-//! cargo build --release --features urbanflow/mpi --example many_to_all_mpi
-//! mpirun -np 4 target/release/examples/many_to_all_mpi --graph ../shared/data/road/weighted/NY.gr.xz \
+//! cargo install --path crates/urbanflow-cli --features mpi
+//! mpirun -np 4 urbanflow cluster trees --graph ../shared/data/road/weighted/NY.gr.xz \
 //!     --sources 100000 --checkpoint /scratch/ny-ckpt --json
-//! srun -N 8 --ntasks-per-node=2 target/release/examples/many_to_all_mpi --graph G --sources all --gpus local
+//! srun -N 8 --ntasks-per-node=2 urbanflow cluster trees --graph G --sources all --gpus local
 //! ```
 //! Same graph, sources, backends and checksum as the `many_to_all` example, plus the rank layout: the
 //! sources are cut into blocks of `--block`, block `b` goes to rank `b mod ranks`, and every rank
@@ -12,15 +12,11 @@
 //! and the result (`--json`: one object, with `ranks`). `--checkpoint DIR` records completed blocks so
 //! a restarted job skips them; `--rows-dir DIR` writes each block's rows (or `--targets` columns).
 
-mod cluster_common;
-use cluster_common::Failure;
-mod common;
+use super::Failure;
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
 use urbanflow::cluster::many::{DistOptions, many_to_all};
 use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
@@ -30,12 +26,12 @@ use urbanflow::sssp::many::{ManyOptions, Method, Schedule};
 
 /// Shortest-path trees from many sources, spread over the ranks of an MPI job.
 ///
-/// Example: mpirun -np 4 many_to_all_mpi --graph bremen_time.gr.gz --sources 10000 --json
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
+/// Example: mpirun -np 4 urbanflow cluster trees --graph bremen_time.gr.gz --sources 10000 --json
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
     #[command(flatten)]
-    input: common::GraphSourceArgs,
+    input: crate::args::graph::GraphSourceArgs,
     /// cpu, gpu or auto, on every rank (default: $URBANFLOW_BACKEND, else auto).
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -74,7 +70,7 @@ struct Args {
     abort_after_blocks: Option<usize>,
 }
 
-fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
+pub fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
@@ -84,8 +80,8 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
         (None, Some(_)) => BackendChoice::Gpu,
         (None, None) => BackendChoice::from_env()?,
     };
-    let selection = cluster_common::rank_gpus(args.gpus.as_deref(), rank)?;
-    let devices = common::open_gpus(selection.as_ref())?;
+    let selection = super::rank_gpus(args.gpus.as_deref(), rank)?;
+    let devices = crate::devices::open_gpus(selection.as_ref())?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
         None => choice.backend()?,
@@ -97,9 +93,12 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     let (g, ids) = (&loaded.graph, &loaded.ids);
     let targets = match &args.targets {
         None => None,
-        Some(t) => {
-            Some(common::pick_sources(t, g.num_vertices(), loaded.zones.as_deref(), args.input.seed + 1)?)
-        }
+        Some(t) => Some(crate::args::graph::pick_sources(
+            t,
+            g.num_vertices(),
+            loaded.zones.as_deref(),
+            args.input.seed + 1,
+        )?),
     };
     // PHAST: one customisable hierarchy per rank (its order from the cache folder when this graph was
     // prepared before), shared by all its blocks (so `Auto` decides here, on the share).
@@ -152,7 +151,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
     }
     let computed: u64 = report.trees_per_rank.iter().sum();
     let trees_per_s = computed as f64 / report.seconds.max(1e-12);
-    let device = common::backend_name(backend, &devices);
+    let device = crate::devices::backend_name(backend, &devices);
     if args.json {
         let src: Vec<String> = sources.iter().map(|&s| ids[s as usize].to_string()).collect();
         let json = serde_json::json!({
@@ -203,8 +202,4 @@ fn run(comm: &MpiComm, args: Args) -> Result<(), Failure> {
         println!("checksum  {}", report.checksum);
     }
     Ok(())
-}
-
-fn main() -> ExitCode {
-    cluster_common::main_with(|comm| run(comm, common::parse_args::<Args>()))
 }

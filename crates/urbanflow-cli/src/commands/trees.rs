@@ -1,9 +1,9 @@
 //! Shortest-path trees from many sources at once, on the CPU, the GPU, or both together.
 //!
 //! ```text
-//! cargo run --release --example many_to_all -- --graph ../shared/data/road/osm-small/bremen_time.gr.gz \
+//! urbanflow trees --graph ../shared/data/road/osm-small/bremen_time.gr.gz \
 //!     --sources 10000 --backend gpu --json
-//! cargo run --release --example many_to_all -- --graph ../shared/data/tntp/chicago-regional/ChicagoRegional_net.tntp \
+//! urbanflow trees --graph ../shared/data/tntp/chicago-regional/ChicagoRegional_net.tntp \
 //!     --sources zones --backend auto
 //! ```
 //! `--graph` takes a DIMACS `.gr` file (plain, .gz, .xz) or a TNTP `_net` file, read as a plain graph
@@ -13,14 +13,11 @@
 //! distances over all trees, mod 2^64 (equal on every backend). `--json` prints one JSON object with
 //! `sources` (ids as in the file), `trees_per_s`, `checksum`, `solve_s` and how the work was split.
 
-mod common;
-use common::Error;
+use crate::outcome::Error;
 
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
-use clap::Parser;
 use urbanflow::gpu::{BackendChoice, GpuContext, Resolved};
 #[cfg(feature = "gpu")]
 use urbanflow::sssp::gpu::BatchConfig;
@@ -30,16 +27,16 @@ use urbanflow::sssp::tuning;
 
 /// Shortest-path trees from many sources at once, on the CPU, the GPU or both, with trees per second.
 ///
-/// Example: many_to_all --graph bremen_time.gr.gz --sources 10000 --json
+/// Example: urbanflow trees --graph bremen_time.gr.gz --sources 10000 --json
 ///
 /// With the default `--backend auto --schedule auto`, the first trees are timed on the CPU and the GPU
 /// is used only when measured faster (launch settings are measured once per graph and adapter and kept
 /// in the user's cache directory; URBANFLOW_TUNE=off|refresh). The output says what ran and why.
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
     #[command(flatten)]
-    input: common::GraphSourceArgs,
+    input: crate::args::graph::GraphSourceArgs,
     /// cpu, gpu or auto (default: $URBANFLOW_BACKEND, else auto: a hardware GPU if there is one).
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -76,7 +73,7 @@ struct Args {
     json: bool,
 }
 
-fn run(args: Args) -> Result<(), Error> {
+pub fn run(args: Args) -> Result<(), Error> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
@@ -86,7 +83,8 @@ fn run(args: Args) -> Result<(), Error> {
         (None, None) => BackendChoice::from_env()?,
     };
     // The devices of --gpus or --backend gpu start while the graph is read.
-    let (devices, input) = common::read_beside_devices(choice, args.gpus.as_ref(), || args.input.load());
+    let (devices, input) =
+        crate::devices::read_beside_devices(choice, args.gpus.as_ref(), || args.input.load());
     let devices = devices?;
     let backend = match devices.first() {
         Some(ctx) => urbanflow::Backend::Gpu(ctx),
@@ -117,14 +115,15 @@ fn run(args: Args) -> Result<(), Error> {
     };
     let opts =
         ManyOptions { backend, schedule, gpu, devices: &devices, method: args.method, ..Default::default() };
-    let clock = common::SetupClock::start(&devices);
+    let clock = crate::devices::SetupClock::start(&devices);
     let t = Instant::now();
     // A sink every GPU's thread may call at once: the rows never leave their readback buffers.
     let (sum, count) = (AtomicU64::new(0), AtomicUsize::new(0));
     // Trees done on stderr: a bar on a terminal, a line every few seconds in a log.
-    let progress = std::sync::Mutex::new(common::Progress::new("trees", sources.len() as u64, args.json));
+    let progress =
+        std::sync::Mutex::new(crate::progress::Progress::new("trees", sources.len() as u64, args.json));
     let out = many_to_all_shared(g, &sources, &opts, |b| {
-        sum.fetch_add(common::row_checksum(b.dist), Ordering::Relaxed);
+        sum.fetch_add(crate::args::graph::row_checksum(b.dist), Ordering::Relaxed);
         let done = count.fetch_add(b.sources.len(), Ordering::Relaxed) + b.sources.len();
         if let Ok(mut p) = progress.lock() {
             p.update(done as u64, || format!("{done} of {} trees", sources.len()));
@@ -147,7 +146,7 @@ fn run(args: Args) -> Result<(), Error> {
     let trees_per_s = trees as f64 / solve_s;
     let threads = rayon::current_num_threads();
     let device = match (out.gpu_trees, GpuContext::shared().filter(|_| GpuContext::shared_is_created())) {
-        (1.., _) if !devices.is_empty() => common::backend_name(backend, &devices),
+        (1.., _) if !devices.is_empty() => crate::devices::backend_name(backend, &devices),
         (1.., Some(ctx)) => Resolved::Gpu(ctx).to_string(),
         _ => format!("cpu ({threads} threads)"),
     };
@@ -207,8 +206,4 @@ fn run(args: Args) -> Result<(), Error> {
         println!("checksum  {checksum}");
     }
     Ok(())
-}
-
-fn main() -> ExitCode {
-    common::finish(run(common::parse_args::<Args>()))
 }

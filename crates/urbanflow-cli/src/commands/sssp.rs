@@ -1,7 +1,7 @@
 //! Single-source shortest paths on a road graph.
 //!
 //! ```text
-//! cargo run --release --example sssp -- --graph ../shared/data/road/weighted/NY.gr.xz --source 1 \
+//! urbanflow sssp --graph ../shared/data/road/weighted/NY.gr.xz --source 1 \
 //!     --algorithm near-far --backend gpu --json
 //! ```
 //! Vertex ids on the command line are the file's own (1-based in DIMACS files). Prints the number of
@@ -11,19 +11,16 @@
 //! On an OpenStreetMap extract, a route between two coordinates (travel time and length):
 //!
 //! ```text
-//! cargo run --release --example sssp -- --osm ../shared/data/osm/porto/porto_portugal.osm.pbf \
+//! urbanflow sssp --osm ../shared/data/osm/porto/porto_portugal.osm.pbf \
 //!     --profile car --from 41.1579,-8.6291 --to 41.1456,-8.6108 --json --geojson route.geojson
 //! ```
 //! Without `--to`, everything reachable within `--within` minutes, and with `--geojson` its tree.
 
-mod common;
-use common::Error;
+use crate::outcome::Error;
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
 use urbanflow::gpu::{Backend, BackendChoice, GpuContext, Resolved};
 use urbanflow::graph::geojson::feature_collection;
 use urbanflow::graph::osm::{OsmOptions, Profile, import};
@@ -32,18 +29,18 @@ use urbanflow::sssp::{Algorithm, Query, solve};
 
 /// Shortest paths from one source of a road graph, on the CPU or a GPU.
 ///
-/// Example: sssp --graph NY.gr.xz --source 1 --target 5000 --json
+/// Example: urbanflow sssp --graph NY.gr.xz --source 1 --target 5000 --json
 ///
 /// Vertex ids are the file's own (1-based in DIMACS files, node numbers in TNTP files). `--algorithm
 /// auto` runs Dijkstra on the CPU unless the GPU is measured faster for a graph this large on this
 /// adapter, counting what this one call pays (device, compilation, upload); the output says which ran
 /// and why.
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
     /// The graph file (default: the bundled small road graph).
     #[command(flatten)]
-    input: common::GraphArgs,
+    input: crate::args::graph::GraphArgs,
     /// Source vertex, as numbered in the file.
     #[arg(long, default_value_t = 1)]
     source: u64,
@@ -66,7 +63,7 @@ struct Args {
     #[arg(long)]
     json: bool,
     /// An OpenStreetMap PBF extract: route from --from to --to (instead of --graph and --source).
-    #[arg(long, value_parser = common::input_file, conflicts_with = "graph", requires = "from")]
+    #[arg(long, value_parser = crate::args::files::input_file, conflicts_with = "graph", requires = "from")]
     osm: Option<PathBuf>,
     /// With --osm: car, bike or walk.
     #[arg(long, default_value = "car")]
@@ -96,7 +93,7 @@ struct Args {
 /// A route on an OpenStreetMap extract: snap both ends, shortest travel time (milliseconds on the
 /// arcs), then the path's real-valued travel time and length.
 fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<(), Error> {
-    let from = common::lat_lon(args.from.as_deref().unwrap_or_default(), "--from")?;
+    let from = crate::args::files::lat_lon(args.from.as_deref().unwrap_or_default(), "--from")?;
     let t = Instant::now();
     let g = import(path, &OsmOptions::new(args.profile))?;
     let import_s = t.elapsed().as_secs_f64();
@@ -104,10 +101,11 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     let Some(to) = args.to.as_deref() else {
         return reach_tree(args, &g, s, from_m, import_s, backend);
     };
-    let to = common::lat_lon(to, "--to")?;
+    let to = crate::args::files::lat_lon(to, "--to")?;
     let (d, to_m) = g.snap(to.0, to.1, args.snap_limit_m).map_err(|e| format!("--to: {e}"))?;
-    let turns =
-        common::turns_wanted(args.profile, args.no_turns).then(|| common::turn_graph(&g)).transpose()?;
+    let turns = crate::args::osm::turns_wanted(args.profile, args.no_turns)
+        .then(|| crate::args::osm::turn_graph(&g))
+        .transpose()?;
     let t = Instant::now();
     // With turns the route runs on the turn graph, from s's source vertex to d's target vertex.
     let (graph, from_v, to_v) = match &turns {
@@ -121,12 +119,13 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
         // Unreachable is an answer (exit 0), as in `route` and `ksp`.
         let (from_node, to_node) = (g.osm_ids[s as usize], g.osm_ids[d as usize]);
         if args.json {
-            println!(
-                "{{\"osm\":{:?},\"profile\":\"{}\",\"from_osm_node\":{from_node},\"to_osm_node\":{to_node},\"from_snap_m\":{from_m:.1},\"to_snap_m\":{to_m:.1},\"travel_time_s\":null,\"length_m\":null,\"path_vertices\":0,\"algorithm\":\"{}\",\"import_s\":{import_s:.3},\"route_s\":{route_s:.6}}}",
-                path.display().to_string(),
-                args.profile,
-                r.algorithm
-            );
+            let json = serde_json::json!({
+                "osm": path.display().to_string(), "profile": args.profile.to_string(),
+                "from_osm_node": from_node, "to_osm_node": to_node, "from_snap_m": from_m, "to_snap_m": to_m,
+                "travel_time_s": null, "length_m": null, "path_vertices": 0,
+                "algorithm": r.algorithm.to_string(), "import_s": import_s, "route_s": route_s,
+            });
+            println!("{json}");
         } else {
             println!("route      OSM node {from_node} → OSM node {to_node}: unreachable (no path)");
         }
@@ -159,21 +158,17 @@ fn run_osm(args: &Args, path: &std::path::Path, backend: Backend<'_>) -> Result<
     }
     let rep = &g.report;
     if args.json {
-        println!(
-            "{{\"osm\":{:?},\"profile\":\"{}\",\"vertices\":{},\"arcs\":{},\"from_osm_node\":{},\"to_osm_node\":{},\"from_snap_m\":{from_m:.1},\"to_snap_m\":{to_m:.1},\"travel_time_s\":{time_s:.3},\"length_m\":{length_m:.1},\"travel_time_ms_routed\":{ms},\"path_vertices\":{},\"algorithm\":\"{}\",\"import_s\":{import_s:.3},\"route_s\":{route_s:.6},\"ways_used\":{},\"ways_cut\":{},\"vertices_before_scc\":{},\"components\":{},\"turn_cost_s\":{turn_s:.3},\"turns\":{turns_line:?}}}",
-            path.display().to_string(),
-            args.profile,
-            g.graph.num_vertices(),
-            g.graph.num_arcs(),
-            g.osm_ids[s as usize],
-            g.osm_ids[d as usize],
-            path_v.len(),
-            r.algorithm,
-            rep.ways_used,
-            rep.ways_cut,
-            rep.vertices_before_scc,
-            rep.components,
-        );
+        let json = serde_json::json!({
+            "osm": path.display().to_string(), "profile": args.profile.to_string(),
+            "vertices": g.graph.num_vertices(), "arcs": g.graph.num_arcs(),
+            "from_osm_node": g.osm_ids[s as usize], "to_osm_node": g.osm_ids[d as usize],
+            "from_snap_m": from_m, "to_snap_m": to_m, "travel_time_s": time_s, "length_m": length_m,
+            "travel_time_ms_routed": ms, "path_vertices": path_v.len(), "algorithm": r.algorithm.to_string(),
+            "import_s": import_s, "route_s": route_s, "ways_used": rep.ways_used, "ways_cut": rep.ways_cut,
+            "vertices_before_scc": rep.vertices_before_scc, "components": rep.components,
+            "turn_cost_s": turn_s, "turns": turns_line,
+        });
+        println!("{json}");
     } else {
         println!(
             "graph      {} ({} profile: {} vertices, {} arcs in the largest strongly connected component of {} vertices)",
@@ -219,8 +214,9 @@ fn reach_tree(
         return Err(format!("--within {}: expected a positive number of minutes", args.within).into());
     }
     let cutoff_ms = (args.within * 60_000.0).min(u32::MAX as f64 - 2.0) as u32;
-    let turns =
-        common::turns_wanted(args.profile, args.no_turns).then(|| common::turn_graph(g)).transpose()?;
+    let turns = crate::args::osm::turns_wanted(args.profile, args.no_turns)
+        .then(|| crate::args::osm::turn_graph(g))
+        .transpose()?;
     let t = Instant::now();
     let (graph, from_v) = match &turns {
         Some((tg, _)) => (&tg.graph, tg.source(s)),
@@ -264,14 +260,13 @@ fn reach_tree(
         std::fs::write(file, feature_collection(features)).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     if args.json {
-        println!(
-            "{{\"osm\":{:?},\"profile\":\"{}\",\"from_osm_node\":{},\"from_snap_m\":{from_m:.1},\"within_min\":{},\"reached\":{reached},\"tree_arcs\":{},\"import_s\":{import_s:.3},\"tree_s\":{tree_s:.6},\"turns\":{turns_line:?}}}",
-            args.osm.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-            args.profile,
-            g.osm_ids[s as usize],
-            args.within,
-            tree_arcs
-        );
+        let json = serde_json::json!({
+            "osm": args.osm.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            "profile": args.profile.to_string(), "from_osm_node": g.osm_ids[s as usize], "from_snap_m": from_m,
+            "within_min": args.within, "reached": reached, "tree_arcs": tree_arcs, "import_s": import_s,
+            "tree_s": tree_s, "turns": turns_line,
+        });
+        println!("{json}");
     } else {
         println!("turns      {turns_line}");
         println!(
@@ -285,17 +280,18 @@ fn reach_tree(
     Ok(())
 }
 
-fn run(args: Args) -> Result<(), Error> {
+pub fn run(args: Args) -> Result<(), Error> {
     let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
     if let Some(osm) = &args.osm {
         return run_osm(&args, osm, choice.backend()?);
     }
     // The device of --backend gpu starts while the graph is read.
-    let (devices, input) =
-        common::read_beside_devices(choice, None, || args.input.load(common::bundled_road_graph));
+    let (devices, input) = crate::devices::read_beside_devices(choice, None, || {
+        args.input.load(crate::args::files::bundled_road_graph)
+    });
     devices?;
     let backend = choice.backend()?;
-    let common::LoadedInput { path, loaded, load_s } = input?;
+    let crate::args::graph::LoadedInput { path, loaded, load_s } = input?;
     let g = &loaded.graph;
     let vertex = |id: u64, what: &str| {
         loaded.vertex(id).ok_or(format!(
@@ -323,7 +319,7 @@ fn run(args: Args) -> Result<(), Error> {
     let mut result = None;
     let mut setup_s = 0.0;
     for i in 0..args.repeat.max(1) {
-        let clock = common::SetupClock::start(&[]);
+        let clock = crate::devices::SetupClock::start(&[]);
         let t = Instant::now();
         let r = solve(g, &q, args.algorithm, backend)?;
         let (setup, s) = clock.split(t.elapsed().as_secs_f64(), &[]);
@@ -350,30 +346,17 @@ fn run(args: Args) -> Result<(), Error> {
         .map_or(0.0, |c| c.creation_time().as_secs_f64());
     let target_info = target.map(|t| (r.distance(t), r.path_to(g, t).map(|p| p.len())));
     if args.json {
-        let (td, tl) = match target_info {
-            Some((d, l)) => {
-                (d.map_or("null".into(), |d| d.to_string()), l.map_or("null".into(), |l| l.to_string()))
-            }
-            None => ("null".into(), "null".into()),
-        };
-        println!(
-            "{{\"graph\":{:?},\"format\":\"{}\",\"vertices\":{},\"arcs\":{},\"source\":{},\"algorithm\":\"{}\",\"ran\":\"{}\",\"backend\":{:?},\"why\":{:?},\"reached\":{},\"checksum\":{},\"target_distance\":{td},\"target_path_vertices\":{tl},\"phases\":{},\"dispatches\":{},\"readbacks\":{},\"load_s\":{load_s:.6},\"solve_s\":{first_s:.6},\"best_solve_s\":{best_s:.6},\"repeat\":{},\"context_s\":{context_s:.6},\"setup_s\":{setup_s:.6}}}",
-            path.display().to_string(),
-            loaded.format,
-            g.num_vertices(),
-            g.num_arcs(),
-            args.source,
-            args.algorithm,
-            r.algorithm,
-            device,
-            why,
-            r.reached(),
-            r.checksum(),
-            r.stats.phases,
-            r.stats.dispatches,
-            r.stats.readbacks,
-            args.repeat.max(1),
-        );
+        let (td, tl) = target_info.unwrap_or((None, None));
+        let json = serde_json::json!({
+            "graph": path.display().to_string(), "format": loaded.format.to_string(),
+            "vertices": g.num_vertices(), "arcs": g.num_arcs(), "source": args.source,
+            "algorithm": args.algorithm.to_string(), "ran": r.algorithm.to_string(), "backend": device,
+            "why": why, "reached": r.reached(), "checksum": r.checksum(), "target_distance": td,
+            "target_path_vertices": tl, "phases": r.stats.phases, "dispatches": r.stats.dispatches,
+            "readbacks": r.stats.readbacks, "load_s": load_s, "solve_s": first_s, "best_solve_s": best_s,
+            "repeat": args.repeat.max(1), "context_s": context_s, "setup_s": setup_s,
+        });
+        println!("{json}");
     } else {
         println!(
             "graph      {} ({} format, {} vertices, {} arcs)",
@@ -409,8 +392,4 @@ fn run(args: Args) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn main() -> ExitCode {
-    common::finish(run(common::parse_args::<Args>()))
 }

@@ -1,18 +1,15 @@
 //! Loads a road graph and prints its statistics and the compute backend chosen.
 //!
 //! ```text
-//! cargo run --release --example graph_stats                 # the bundled small road graph
-//! cargo run --release --example graph_stats -- FILE.gr.xz   # any DIMACS / PACE / edge-list file
+//! urbanflow stats                 # the bundled small road graph
+//! urbanflow stats FILE.gr.xz   # any DIMACS / PACE / edge-list file
 //! ```
 //! `URBANFLOW_BACKEND=cpu|gpu|auto` (or `--backend`) chooses the backend.
-
-mod common;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
 use urbanflow::gpu::context::auto_adapter;
 use urbanflow::gpu::{BackendChoice, Resolved};
 use urbanflow::graph::Permutation;
@@ -20,13 +17,13 @@ use urbanflow::graph::io::{GraphFormat, LoadOptions, load_graph};
 
 /// Statistics of a graph file (size, degrees, weights, bandwidth) and the backend urbanflow would use.
 ///
-/// Example: graph_stats ../shared/data/road/weighted/NY.gr.xz
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
+/// Example: urbanflow stats ../shared/data/road/weighted/NY.gr.xz
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
     /// Graph file (DIMACS `.gr`, PACE `.gr`, 0-based `a u v w`, edge list, TNTP `_net`; plain, .gz or
     /// .xz). Default: the bundled small road graph.
-    #[arg(value_parser = common::input_file)]
+    #[arg(value_parser = crate::args::files::input_file)]
     graph: Option<PathBuf>,
     /// The file's format: auto, dimacs, dimacs0, pace, edges or tntp.
     #[arg(long, default_value = "auto")]
@@ -36,9 +33,9 @@ struct Args {
     backend: Option<BackendChoice>,
 }
 
-fn main() -> ExitCode {
-    let args = common::parse_args::<Args>();
-    let path = args.graph.unwrap_or_else(common::bundled_road_graph);
+/// Prints the statistics.
+pub fn run(args: Args) -> ExitCode {
+    let path = args.graph.unwrap_or_else(crate::args::files::bundled_road_graph);
     let choice = match args.backend.map_or_else(BackendChoice::from_env, Ok) {
         Ok(c) => c,
         Err(e) => {

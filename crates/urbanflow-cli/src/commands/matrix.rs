@@ -1,21 +1,20 @@
 //! Trip distribution on zone matrices: iterative proportional fitting and the gravity model.
 //!
 //! ```text
-//! cargo run --release --example matrix -- ipf --seed seed.csv --rows rows.csv --cols cols.csv --out trips.csv
-//! cargo run --release --example matrix -- gravity --costs skims.csv --rows rows.csv --cols cols.csv \
+//! urbanflow matrix ipf --seed seed.csv --rows rows.csv --cols cols.csv --out trips.csv
+//! urbanflow matrix gravity --costs skims.csv --rows rows.csv --cols cols.csv \
 //!     --deterrence gamma:-0.5,0.05 --out trips.csv
 //! ```
 //! Matrices are CSV `origin,destination,value` (zone ids; cells not listed are 0, or unreachable in a
 //! cost matrix), totals `zone,total`; the zones are the rows file's. A report goes to stderr (`--json`:
 //! one JSON object on stdout); exit 2 when IPF stops at `--max-iterations` before `--tolerance`.
 
-mod common;
-use common::{Error, Outcome};
+use crate::outcome::{Error, Outcome};
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::{Args as ClapArgs, Parser, Subcommand};
+use clap::{Args as ClapArgs, Subcommand};
 use urbanflow::tap::matrix::{
     Balanced, Constraint, Deterrence, IpfOptions, ZoneMatrix, ZoneTotals, gravity, ipf,
 };
@@ -23,10 +22,10 @@ use urbanflow::tap::matrix::{
 /// Trip distribution: balance a matrix to row and column totals (IPF), or distribute trips by a gravity
 /// model over a cost matrix.
 ///
-/// Example: matrix ipf --seed seed.csv --rows rows.csv --cols cols.csv --out trips.csv
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
+/// Example: urbanflow matrix ipf --seed seed.csv --rows rows.csv --cols cols.csv --out trips.csv
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
     #[command(subcommand)]
     command: Command,
 }
@@ -36,7 +35,7 @@ enum Command {
     /// Balance a seed matrix to row and column totals (Furness / IPF).
     Ipf {
         /// The seed matrix (origin,destination,value).
-        #[arg(long, value_parser = common::input_file)]
+        #[arg(long, value_parser = crate::args::files::input_file)]
         seed: PathBuf,
         #[command(flatten)]
         common: Shared,
@@ -44,7 +43,7 @@ enum Command {
     /// Trips by a doubly (or production) constrained gravity model.
     Gravity {
         /// The cost matrix (origin,destination,value; cells not listed are unreachable).
-        #[arg(long, value_parser = common::input_file)]
+        #[arg(long, value_parser = crate::args::files::input_file)]
         costs: PathBuf,
         /// power:α (c^-α), expo:β (e^-βc) or gamma:α,β (c^α e^-βc), AequilibraE's forms.
         #[arg(long)]
@@ -60,10 +59,10 @@ enum Command {
 #[derive(ClapArgs)]
 struct Shared {
     /// Row totals (zone,total): the zones, in this order.
-    #[arg(long, value_parser = common::input_file)]
+    #[arg(long, value_parser = crate::args::files::input_file)]
     rows: PathBuf,
     /// Column totals (zone,total), the same zones.
-    #[arg(long, value_parser = common::input_file)]
+    #[arg(long, value_parser = crate::args::files::input_file)]
     cols: PathBuf,
     /// Stop when every row and column correction is within this of 1.
     #[arg(long, default_value_t = 1e-12)]
@@ -85,12 +84,7 @@ struct Shared {
     threads: Option<usize>,
 }
 
-fn main() -> std::process::ExitCode {
-    let args: Args = common::parse_args();
-    common::finish(run(&args))
-}
-
-fn run(args: &Args) -> Result<Outcome, Error> {
+pub fn run(args: &Args) -> Result<Outcome, Error> {
     let shared = match &args.command {
         Command::Ipf { common, .. } | Command::Gravity { common, .. } => common,
     };

@@ -1,7 +1,7 @@
 //! What urbanflow sees on this machine: paste its output into a bug report.
 //!
 //! ```text
-//! cargo run --release --example doctor
+//! urbanflow doctor
 //! ```
 //! Prints the version, the CPU threads, every GPU adapter found, which one the automatic backend uses
 //! and why, the device profile every automatic choice predicts from (`--calibrate` measures it again),
@@ -10,24 +10,23 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use urbanflow::gpu::context::auto_adapter;
 use urbanflow::gpu::{GpuContext, profile, tuning};
 use urbanflow::graph::datasets;
 
 /// Report what urbanflow sees on this machine (adapters, automatic choice, caches, data, environment).
 ///
-/// Example: doctor
+/// Example: urbanflow doctor
 ///
 /// Paste the output into a bug report. Prints the device profile the automatic choices predict from
 /// (measured once per adapter and driver, about a second, and stored in the cache folder) and the CPU's
 /// reference rate (measured now, 0.1 s).
-#[derive(Parser)]
+#[derive(clap::Args)]
 #[command(
     version,
     after_help = "Exit codes: 0 success, 1 error (bad arguments, a file that cannot be written)."
 )]
-struct Args {
+pub struct Args {
     /// Also open a device on the adapter `--backend gpu` would use when the automatic backend uses none
     /// (software adapters included) and list its features.
     #[arg(long)]
@@ -52,8 +51,6 @@ const ENV: [&str; 11] = [
     "NODEVICE_SELECT",
 ];
 
-mod startup;
-
 /// The device profile every automatic choice predicts from: stored, else measured now; measured
 /// again with `again` (`--calibrate`).
 #[cfg(feature = "gpu")]
@@ -74,12 +71,8 @@ fn print_profile(ctx: &GpuContext, again: bool) {
 #[cfg(not(feature = "gpu"))]
 fn print_profile(_: &GpuContext, _: bool) {}
 
-fn main() -> ExitCode {
-    startup::quiet_device_probe();
-    let args = Args::try_parse().unwrap_or_else(|e| {
-        let _ = e.print();
-        std::process::exit(if e.use_stderr() { 1 } else { 0 })
-    });
+/// Prints the report.
+pub fn run(args: Args) -> ExitCode {
     println!("urbanflow {}", env!("CARGO_PKG_VERSION"));
     println!("system     {} {}", std::env::consts::OS, std::env::consts::ARCH);
     println!(

@@ -9,7 +9,7 @@ use std::path::Path;
 /// display, and urbanflow orders the adapters itself (`gpu::context::adapters`). Without a session the
 /// layer is switched off with its own variable, `NODEVICE_SELECT=1`, unless the user set it.
 ///
-/// Called first thing in `main` (through `common::parse_args`; before MPI starts in the cluster examples).
+/// Called first thing in `main` (before MPI starts in `urbanflow cluster`).
 #[allow(unsafe_code)] // the one exception to the workspace's rule: see SAFETY below
 pub fn quiet_device_probe() {
     let session = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).is_dir());

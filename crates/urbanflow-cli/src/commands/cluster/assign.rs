@@ -1,25 +1,21 @@
 //! Static traffic assignment with all-or-nothing loading spread over the ranks of an MPI job.
 //!
 //! ```text
-//! cargo build --release --features urbanflow/mpi --example assign_mpi
-//! mpirun -np 4 target/release/examples/assign_mpi --net ../shared/data/tntp/Philadelphia/Philadelphia_net.tntp.xz \
+//! cargo install --path crates/urbanflow-cli --features mpi
+//! mpirun -np 4 urbanflow cluster assign --net ../shared/data/tntp/Philadelphia/Philadelphia_net.tntp.xz \
 //!     --algorithm bfw --gap 1e-4 --threads 4 --json
 //! ```
-//! Same network, trips, methods, stop rule and JSON as the `assign` example, plus `ranks`: every rank
+//! Same network, trips, methods, stop rule and JSON as `urbanflow assign`, plus `ranks`: every rank
 //! runs the same Frank–Wolfe iterations and loads only its share of the origins (CPU: contiguous
 //! origin blocks, added in the single-process order along the ranks, so the flows are bit-identical
 //! to `assign`'s; GPU: fixed-point loads all-reduced, bit-identical to one GPU's). Rank 0 prints
 //! progress, the result and `--flows-out`. The JSON adds the time spent exchanging loads.
 
-mod cluster_common;
-use cluster_common::Failure;
-mod common;
+use super::Failure;
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
 use urbanflow::cluster::assign::DistributedAon;
 use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
@@ -29,14 +25,14 @@ use urbanflow::tap::{IterationLog, assign_with_loader};
 
 /// Static traffic assignment of a TNTP network, all-or-nothing loading spread over MPI ranks.
 ///
-/// Example: mpirun -np 2 assign_mpi --net ChicagoSketch_net.tntp --gap 1e-5 --json
-#[derive(Parser)]
-#[command(version, after_help = common::EXIT_CODES)]
-struct Args {
+/// Example: mpirun -np 2 urbanflow cluster assign --net ChicagoSketch_net.tntp --gap 1e-5 --json
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
     #[command(flatten)]
-    model: common::ModelArgs,
+    model: crate::args::model::ModelArgs,
     #[command(flatten)]
-    turn_args: common::TurnArgs,
+    turn_args: crate::args::model::TurnArgs,
     /// cpu (f64, the default) or gpu (fixed point) loading on every rank.
     #[arg(long)]
     backend: Option<BackendChoice>,
@@ -54,7 +50,7 @@ struct Args {
     json: bool,
 }
 
-fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
+pub fn run(comm: &MpiComm, args: Args) -> Result<crate::outcome::Outcome, Failure> {
     let (rank, ranks) = (comm.rank(), comm.size());
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
@@ -81,11 +77,9 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     };
     let selection = match choice {
         BackendChoice::Cpu => None,
-        _ => {
-            cluster_common::rank_gpus(args.gpus.as_deref(), rank)?.or(Some(DeviceSelection::Indices(vec![0])))
-        }
+        _ => super::rank_gpus(args.gpus.as_deref(), rank)?.or(Some(DeviceSelection::Indices(vec![0]))),
     };
-    let devices = common::open_gpus(selection.as_ref())?;
+    let devices = crate::devices::open_gpus(selection.as_ref())?;
     let device_refs: Vec<&urbanflow::gpu::GpuContext> = devices.iter().collect();
     let mut loader = if device_refs.is_empty() {
         DistributedAon::cpu(comm, model, &demand, false)
@@ -113,12 +107,12 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
         per_rank[k * ranks..(k + 1) * ranks].iter().map(|&b| f64::from_bits(b)).collect()
     };
     let (comm_s, load_share_s, wait_s) = (seconds(0), seconds(1), seconds(2));
-    let outcome = common::Outcome::missed_if(args.model.missed(&result));
+    let outcome = crate::outcome::Outcome::missed_if(args.model.missed(&result));
     if rank != 0 {
         return Ok(outcome);
     }
     // Results in the network's own links.
-    let turns_line = expanded.as_ref().map(|(e, table)| common::turns_summary(&net, e, table));
+    let turns_line = expanded.as_ref().map(|(e, table)| crate::args::model::turns_summary(&net, e, table));
     let result = match &expanded {
         None => result,
         Some((e, _)) => urbanflow::tap::Assignment {
@@ -142,7 +136,7 @@ fn run(comm: &MpiComm, args: Args) -> Result<common::Outcome, Failure> {
     let overhead = comm_s.iter().cloned().fold(0.0, f64::max) / solve_s.max(1e-12);
     let waiting = wait_s.iter().cloned().fold(0.0, f64::max) / solve_s.max(1e-12);
     if args.json {
-        let mut json = common::assignment_json(
+        let mut json = crate::args::model::assignment_json(
             (&net_path, &trips_path),
             &args.model,
             loader_name(&device_refs),
@@ -192,8 +186,4 @@ fn loader_name(devices: &[&urbanflow::gpu::GpuContext]) -> String {
         1 => format!("gpu ({})", devices[0].info.name),
         k => format!("{k} gpus"),
     }
-}
-
-fn main() -> ExitCode {
-    cluster_common::main_with(|comm| run(comm, common::parse_args::<Args>()))
 }

@@ -1,0 +1,6 @@
+//! Argument groups several commands share, and the inputs they read.
+
+pub mod files;
+pub mod graph;
+pub mod model;
+pub mod osm;

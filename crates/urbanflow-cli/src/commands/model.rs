@@ -1,0 +1,164 @@
+//! A whole travel model's loop on a TNTP network: skims → gravity distribution → assignment → skims,
+//! with the gravity model calibrated to the trips file first.
+//!
+//! ```text
+//! urbanflow model --net ../shared/data/tntp/Chicago-Sketch/ChicagoSketch_net.tntp \
+//!     --toll-factor 0.02 --distance-factor 0.04 --calibrate expo
+//! ```
+//! The trips file gives the zones' productions and attractions and, with `--calibrate`, the mean cost
+//! the gravity model must reproduce (on the skims of the trips file's own equilibrium). One row per loop
+//! (demand change, gap, mean cost); `--json` prints one object; `--out F.csv` writes the final matrix.
+//! Exit 2 when the loop stops at `--max-loops` before the demand settles.
+
+use crate::outcome::{Error, Outcome};
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use urbanflow::tap::matrix::{Deterrence, IpfOptions, ZoneMatrix, calibrate};
+use urbanflow::tap::model::{ModelLoop, ModelOptions, dense_matrix, run_model};
+use urbanflow::tap::odme::EquilibriumRoutes;
+use urbanflow::tap::skim::skims;
+use urbanflow::tap::{CostFactors, Demand, Network, Stop};
+
+/// Skims ↔ demand feedback: distribute trips by a gravity model, assign them, skim, and again, until the
+/// demand settles.
+///
+/// Example: urbanflow model --net ChicagoSketch_net.tntp --calibrate expo --json
+#[derive(clap::Args)]
+#[command(version, after_help = crate::outcome::EXIT_CODES)]
+pub struct Args {
+    /// TNTP network file.
+    #[arg(long, value_parser = crate::args::files::input_file)]
+    net: PathBuf,
+    /// TNTP trips file: the productions and attractions (default: beside the network).
+    #[arg(long, value_parser = crate::args::files::input_file)]
+    trips: Option<PathBuf>,
+    /// Time units per toll unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    toll_factor: f64,
+    /// Time units per length unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    distance_factor: f64,
+    /// The deterrence as given (power:α, expo:β, gamma:α,β).
+    #[arg(long, conflicts_with = "calibrate")]
+    deterrence: Option<Deterrence>,
+    /// Calibrate `expo` (β) or `power` (α) to the trips file's mean generalised cost on its equilibrium.
+    #[arg(long)]
+    calibrate: Option<String>,
+    /// Relative gap of each equilibrium (Algorithm B).
+    #[arg(long, default_value_t = 1e-4)]
+    gap: f64,
+    /// Stop when the matrix changes by less than this (relative, summed over cells).
+    #[arg(long, default_value_t = 1e-3)]
+    demand_change: f64,
+    /// At most this many loops.
+    #[arg(long, default_value_t = 50)]
+    max_loops: u32,
+    /// Write the final matrix here (origin,destination,value in zone ids).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &Args) -> Result<Outcome, Error> {
+    let start = Instant::now();
+    let net = Network::read_tntp(
+        &args.net,
+        CostFactors { toll: args.toll_factor, distance: args.distance_factor },
+    )?;
+    let trips = match &args.trips {
+        Some(t) => t.clone(),
+        None => crate::args::model::trips_beside(&args.net)?,
+    };
+    let observed = Demand::read_tntp(&trips, &net)?;
+    let zones = net.num_zones() as usize;
+    let dense = dense_matrix(&observed, zones)?;
+    let rows: Vec<f64> = dense.chunks(zones).map(|r| r.iter().sum()).collect();
+    let cols: Vec<f64> = (0..zones).map(|j| (0..zones).map(|i| dense[i * zones + j]).sum()).collect();
+    let stop = Stop { relative_gap: args.gap, ..Stop::default() };
+    let (deterrence, calibration) = match (&args.deterrence, args.calibrate.as_deref()) {
+        (Some(d), None) => (*d, None),
+        (None, Some(form)) => {
+            let form: Deterrence = match form {
+                "expo" => Deterrence::Exponential { beta: 0.0 },
+                "power" => Deterrence::Power { alpha: 0.0 },
+                other => return Err(format!("--calibrate {other}: expected expo or power").into()),
+            };
+            // The trips file's own equilibrium gives the costs its trip lengths are measured on.
+            let (routes, _) = EquilibriumRoutes::solve(&net, &observed, stop, false, None)?;
+            let mut costs = vec![0.0; net.num_links()];
+            net.costs(routes.flows(), &mut costs);
+            let base = skims(&net, routes.flows(), &costs)?;
+            let c = calibrate(&base.cost, &dense, form, 1e-9, &IpfOptions::default())?;
+            (c.deterrence, Some(c))
+        }
+        _ => return Err("give --deterrence or --calibrate".into()),
+    };
+    let setup_s = start.elapsed().as_secs_f64();
+    let opts = ModelOptions {
+        assignment: stop,
+        demand_change: args.demand_change,
+        max_loops: args.max_loops,
+        cancel: Some(crate::outcome::interrupt_flag()),
+        ..ModelOptions::new(deterrence)
+    };
+    if !args.json {
+        if let Some(c) = &calibration {
+            println!(
+                "calibrated {} (mean cost {:.4} observed, {:.4} model; trip-length coincidence ratio {:.3}; {} gravity runs)",
+                c.deterrence, c.observed_mean_cost, c.model_mean_cost, c.coincidence_ratio, c.applications
+            );
+        }
+        println!(
+            "{:>5} {:>8} {:>12} {:>10} {:>6} {:>10} {:>12}",
+            "loop", "seconds", "change", "gap", "iters", "mean cost", "demand"
+        );
+    }
+    let row = |l: &ModelLoop| {
+        println!(
+            "{:>5} {:>8.3} {:>12.3e} {:>10.3e} {:>6} {:>10.4} {:>12.1}",
+            l.iteration,
+            setup_s + l.seconds,
+            l.demand_change,
+            l.relative_gap,
+            l.assignment_iterations,
+            l.mean_cost,
+            l.total_demand
+        );
+    };
+    let result = run_model(&net, &rows, &cols, &opts, |l| {
+        if !args.json {
+            row(l)
+        }
+    })?;
+    if let Some(out) = &args.out {
+        let ids: Vec<u64> = (0..zones as u32).map(|z| net.node_id(z)).collect();
+        ZoneMatrix::new(ids, result.matrix.clone())?.write_csv(out, false)?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let loops = result.history.len();
+    if args.json {
+        let history: Vec<serde_json::Value> = result.history.iter().map(|l| serde_json::json!({
+            "loop": l.iteration, "seconds": l.seconds, "demand_change": l.demand_change, "relative_gap": l.relative_gap,
+            "assignment_iterations": l.assignment_iterations, "mean_cost": l.mean_cost, "total_demand": l.total_demand,
+            "ipf_iterations": l.ipf_iterations,
+        })).collect();
+        let report = serde_json::json!({
+            "deterrence": deterrence.to_string(), "calibration_mean_cost": calibration.as_ref().map(|c| c.observed_mean_cost),
+            "coincidence_ratio": calibration.as_ref().map(|c| c.coincidence_ratio),
+            "setup_s": setup_s, "seconds": seconds, "loops": loops, "converged": result.converged, "history": history,
+        });
+        println!("{report}");
+    } else {
+        println!(
+            "{} after {loops} loops in {seconds:.3} s (setup {setup_s:.3} s)",
+            if result.converged { "settled" } else { "not settled" }
+        );
+    }
+    Ok(Outcome::missed_if(
+        (!result.converged).then(|| format!("the demand still changed after --max-loops {}", args.max_loops)),
+    ))
+}
