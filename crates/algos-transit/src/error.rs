@@ -125,6 +125,17 @@ pub enum TdError {
     /// Any other parameter outside its range.
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
+    /// A table a user brings (transit edges, zones, demand) that cannot be read as it stands: a value
+    /// out of its domain, a vertex or zone that does not exist, a repeated key, a missing column.
+    #[error("{}:{line}: {message}", path.display())]
+    TableFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// 1-based line number (1 is the header).
+        line: u64,
+        /// What is wrong, and what was expected.
+        message: String,
+    },
     /// A GPU error.
     #[error(transparent)]
     Gpu(#[from] GpuError),

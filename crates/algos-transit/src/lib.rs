@@ -12,8 +12,11 @@
 //!   on a GPU, one query per workgroup, with the same integer results.
 //! - [`transit`]: networks from GTFS feeds (service date, frequencies, transfers) with walking, cycling
 //!   and road layers; [`generate`]: the spec's seeded synthetic road + timetable instances.
+//! - [`strategies`]: frequency-based transit assignment of a demand matrix by optimal strategies
+//!   (Spiess & Florian): edge volumes and zone-to-zone skims on a hyperpath graph.
 //!
-//! Times are whole seconds (`u32`, absolute; the time of day is `t % 86,400`), everywhere.
+//! Journey times are whole seconds (`u32`, absolute; the time of day is `t % 86,400`); [`strategies`]
+//! takes f64 times and frequencies in the user's units.
 
 mod error;
 pub mod generate;
@@ -22,6 +25,7 @@ mod graph;
 mod nfa;
 mod plf;
 mod search;
+pub mod strategies;
 pub mod transit;
 
 pub use error::TdError;

@@ -1,0 +1,222 @@
+//! Zones (where trips start and end in the transit graph) and the demand between them, in the user's
+//! zone ids.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::graph::HyperpathGraph;
+use crate::TdError;
+
+/// The zones of a transit graph: each zone's id and the vertices its trips start from and end at (the
+/// same vertex, or two where centroid flows are blocked).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Zones {
+    ids: Vec<i64>,
+    origin: Vec<u32>,
+    destination: Vec<u32>,
+    index: HashMap<i64, u32>,
+}
+
+impl Zones {
+    /// Zones from `(id, origin vertex, destination vertex)`.
+    pub fn new(
+        g: &HyperpathGraph,
+        zones: impl IntoIterator<Item = (i64, u32, u32)>,
+    ) -> Result<Self, TdError> {
+        let mut z =
+            Self { ids: Vec::new(), origin: Vec::new(), destination: Vec::new(), index: HashMap::new() };
+        for (id, o, d) in zones {
+            if o >= g.num_vertices() || d >= g.num_vertices() {
+                return Err(TdError::InvalidParameter(format!(
+                    "zone {id}: vertex {} is not in the graph ({} vertices)",
+                    o.max(d),
+                    g.num_vertices()
+                )));
+            }
+            if z.index.insert(id, z.ids.len() as u32).is_some() {
+                return Err(TdError::InvalidParameter(format!("zone {id} is given twice")));
+            }
+            z.ids.push(id);
+            z.origin.push(o);
+            z.destination.push(d);
+        }
+        Ok(z)
+    }
+
+    /// Every vertex its own zone (zone id = vertex id).
+    pub fn every_vertex(g: &HyperpathGraph) -> Self {
+        Self::new(g, (0..g.num_vertices()).map(|v| (v as i64, v, v))).expect("vertices are in the graph")
+    }
+
+    /// Reads `zone_id,origin_vertex,destination_vertex` (or `zone_id,vertex`), other columns ignored;
+    /// AequilibraE's zone tables and the shared Coquimbo `zones.csv` read as they are. A vertex not in
+    /// the graph or a repeated zone is refused with file and line.
+    pub fn read_csv(path: impl AsRef<Path>, g: &HyperpathGraph) -> Result<Self, TdError> {
+        let path = path.as_ref();
+        let bad = |line: u64, message: String| TdError::TableFile { path: path.to_path_buf(), line, message };
+        let mut reader = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_path(path)
+            .map_err(|e| bad(0, format!("cannot open: {e}")))?;
+        let header = reader.headers().map_err(|e| bad(1, format!("no header: {e}")))?.clone();
+        let column = |name: &str| header.iter().position(|h| h.trim_start_matches('\u{feff}') == name);
+        let id = column("zone_id").ok_or_else(|| bad(1, "no `zone_id` column".into()))?;
+        let (o, d) = match (column("origin_vertex"), column("destination_vertex"), column("vertex")) {
+            (Some(o), Some(d), _) => (o, d),
+            (_, _, Some(v)) => (v, v),
+            _ => {
+                return Err(bad(
+                    1,
+                    "expected origin_vertex and destination_vertex columns, or vertex".into(),
+                ));
+            }
+        };
+        let mut rows = Vec::new();
+        let mut lines = HashMap::new();
+        for (row, record) in reader.records().enumerate() {
+            let record = record.map_err(|e| bad(row as u64 + 2, e.to_string()))?;
+            let at = record.position().map_or(row as u64 + 2, |p| p.line());
+            let field = |c: usize| record.get(c).unwrap_or("");
+            let zone: i64 = field(id)
+                .parse()
+                .map_err(|_| bad(at, format!("zone_id `{}`: expected an integer", field(id))))?;
+            let vertex = |c: usize| -> Result<u32, TdError> {
+                let v: u32 =
+                    field(c).parse().map_err(|_| bad(at, format!("`{}`: expected a vertex id", field(c))))?;
+                if v >= g.num_vertices() {
+                    return Err(bad(
+                        at,
+                        format!("vertex {v} is not in the graph ({} vertices)", g.num_vertices()),
+                    ));
+                }
+                Ok(v)
+            };
+            rows.push((zone, vertex(o)?, vertex(d)?));
+            if let Some(first) = lines.insert(zone, at) {
+                return Err(bad(at, format!("zone {zone} repeats line {first}")));
+            }
+        }
+        Self::new(g, rows)
+    }
+
+    /// Number of zones.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Zone `z`'s id.
+    pub fn id(&self, z: usize) -> i64 {
+        self.ids[z]
+    }
+
+    /// The index of the zone with this id.
+    pub fn index_of(&self, id: i64) -> Option<usize> {
+        self.index.get(&id).map(|&z| z as usize)
+    }
+
+    /// Zone `z`'s origin vertex.
+    pub fn origin(&self, z: usize) -> u32 {
+        self.origin[z]
+    }
+
+    /// Zone `z`'s destination vertex.
+    pub fn destination(&self, z: usize) -> u32 {
+        self.destination[z]
+    }
+}
+
+/// Trips between zones: `(origin zone index, destination zone index, trips)`, each pair once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransitDemand {
+    pub(crate) pairs: Vec<(u32, u32, f64)>,
+}
+
+impl TransitDemand {
+    /// Demand from `(origin zone id, destination zone id, trips)`; zero rows are dropped, an unknown zone,
+    /// a negative or non-finite number of trips and a repeated pair are refused.
+    pub fn new(zones: &Zones, rows: impl IntoIterator<Item = (i64, i64, f64)>) -> Result<Self, TdError> {
+        let mut pairs = Vec::new();
+        let mut seen = HashMap::new();
+        for (k, (o, d, trips)) in rows.into_iter().enumerate() {
+            Self::check(zones, o, d, trips, &mut seen, k as u64).map_err(TdError::InvalidParameter)?;
+            if trips > 0.0 {
+                pairs.push((zones.index_of(o).unwrap() as u32, zones.index_of(d).unwrap() as u32, trips));
+            }
+        }
+        Ok(Self { pairs })
+    }
+
+    fn check(
+        zones: &Zones,
+        o: i64,
+        d: i64,
+        trips: f64,
+        seen: &mut HashMap<(i64, i64), u64>,
+        at: u64,
+    ) -> Result<(), String> {
+        for z in [o, d] {
+            if zones.index_of(z).is_none() {
+                return Err(format!("zone {z} is not among the {} zones", zones.len()));
+            }
+        }
+        if !(trips.is_finite() && trips >= 0.0) {
+            return Err(format!("{o} → {d}: {trips} trips; expected a finite number ≥ 0"));
+        }
+        if let Some(first) = seen.insert((o, d), at) {
+            return Err(format!("the pair {o} → {d} is given twice (first at {first})"));
+        }
+        Ok(())
+    }
+
+    /// Reads `origin,destination,demand` (zone ids; the third column may also be named `trips`), with
+    /// file:line errors.
+    pub fn read_csv(path: impl AsRef<Path>, zones: &Zones) -> Result<Self, TdError> {
+        let path = path.as_ref();
+        let bad = |line: u64, message: String| TdError::TableFile { path: path.to_path_buf(), line, message };
+        let mut reader = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_path(path)
+            .map_err(|e| bad(0, format!("cannot open: {e}")))?;
+        let header = reader.headers().map_err(|e| bad(1, format!("no header: {e}")))?.clone();
+        let column =
+            |names: &[&str]| header.iter().position(|h| names.contains(&h.trim_start_matches('\u{feff}')));
+        let (co, cd, ct) = match (column(&["origin"]), column(&["destination"]), column(&["demand", "trips"]))
+        {
+            (Some(o), Some(d), Some(t)) => (o, d, t),
+            _ => return Err(bad(1, "expected the columns origin,destination,demand".into())),
+        };
+        let mut pairs = Vec::new();
+        let mut seen = HashMap::new();
+        for (row, record) in reader.records().enumerate() {
+            let record = record.map_err(|e| bad(row as u64 + 2, e.to_string()))?;
+            let at = record.position().map_or(row as u64 + 2, |p| p.line());
+            let field = |c: usize| record.get(c).unwrap_or("");
+            let zone = |c: usize| -> Result<i64, TdError> {
+                field(c).parse().map_err(|_| bad(at, format!("`{}`: expected a zone id", field(c))))
+            };
+            let (o, d) = (zone(co)?, zone(cd)?);
+            let trips: f64 =
+                field(ct).parse().map_err(|_| bad(at, format!("`{}`: expected a number", field(ct))))?;
+            Self::check(zones, o, d, trips, &mut seen, at).map_err(|m| bad(at, m))?;
+            if trips > 0.0 {
+                pairs.push((zones.index_of(o).unwrap() as u32, zones.index_of(d).unwrap() as u32, trips));
+            }
+        }
+        Ok(Self { pairs })
+    }
+
+    /// Total trips.
+    pub fn total(&self) -> f64 {
+        self.pairs.iter().map(|p| p.2).sum()
+    }
+
+    /// Number of zone pairs with trips.
+    pub fn num_pairs(&self) -> usize {
+        self.pairs.len()
+    }
+}
