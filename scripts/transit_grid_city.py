@@ -9,6 +9,11 @@ link_id,tail,head,trav_time,freq,link_type,line_id,stop_id), `zones.csv` and `de
 
 Times in seconds, frequencies in 1/s (1/headway: the wait at a stop is the combined headway, as in
 AequilibraE's graphs). Vertices: stops 0..side²-1, then one vertex per (line, stop) the line serves.
+Boarding takes 10 s and alighting 5 s, and every walking link and ride between stops has its own time
+(within ±10 % of spacing / speed): no two strategies cost the same, so every optimal-strategies solver
+must return the same volumes (on a grid of equal times, equally good routes would be split however
+each solver breaks its ties, and zero-time edges make alighting and boarding again cost a label's
+rounding error).
 Only the standard library and the seed decide the output (same files on every machine).
 """
 
@@ -63,16 +68,17 @@ def main():
                 v = next_vertex
                 next_vertex += 1
                 verts.append(v)
-                edges.append((s, v, 0.0, 1.0 / headway, "boarding", name, s))
-                edges.append((v, s, 0.0, float("inf"), "alighting", name, s))
+                edges.append((s, v, 10.0, 1.0 / headway, "boarding", name, s))
+                edges.append((v, s, 5.0, float("inf"), "alighting", name, s))
             for u, v in zip(verts, verts[1:]):
-                edges.append((u, v, a.spacing / bus_speed, float("inf"), "on-board", name, ""))
+                ride = a.spacing / bus_speed * rng.uniform(0.9, 1.1)
+                edges.append((u, v, ride, float("inf"), "on-board", name, ""))
     for r in range(a.side):
         for c in range(a.side):
             for dr, dc in ((0, 1), (1, 0)):
                 if r + dr < a.side and c + dc < a.side:
                     s, t = stop(r, c), stop(r + dr, c + dc)
-                    w = a.spacing / walk_speed
+                    w = a.spacing / walk_speed * rng.uniform(0.9, 1.1)
                     edges.append((s, t, w, float("inf"), "walking", "", ""))
                     edges.append((t, s, w, float("inf"), "walking", "", ""))
     os.makedirs(a.out, exist_ok=True)

@@ -8,11 +8,13 @@ use std::process::{Command, Output};
 
 use urbanflow::graph::datasets::data_path;
 
+mod support;
+
+/// Runs `urbanflow <name> <args>` as a user would, with Auto and a cache folder of its own.
 fn run(name: &str, args: &[&str], cache: &Path, envs: &[(&str, &str)]) -> Output {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
-    let mut cmd = Command::new(&bin);
-    cmd.args(args)
+    let mut cmd = Command::new(support::urbanflow_bin());
+    cmd.arg(name)
+        .args(args)
         .env("URBANFLOW_BACKEND", "auto")
         .env("URBANFLOW_CACHE_DIR", cache)
         .env("URBANFLOW_PROGRESS_SECONDS", "0")

@@ -4,7 +4,7 @@
 //! completed blocks and refuse another job's directory, written rows equal the distance matrix, the
 //! distributed loader equals the CPU loader bit for bit.
 //!
-//! With the `mpi` feature (CI builds it): the `many_to_all_mpi` and `assign_mpi` examples under
+//! With the `mpi` feature (CI builds it): `urbanflow cluster trees` and `cluster assign` under
 //! `mpirun -np 2` (oversubscribed on the 2-core CI machine) against single-process results computed
 //! here — checksums, flows bit for bit on the CPU and on the GPU (lavapipe), a job aborted after half
 //! its blocks and restarted, and a failing rank ending the job with its error.
@@ -116,27 +116,29 @@ fn solo_distributed_loader_equals_the_cpu_loader() {
     assert_eq!(loader.calls, want.history.len() + 1, "the free-flow loading, then one per iteration");
 }
 
-/// `mpirun` with what running as root in a container needs.
+/// `mpirun … urbanflow cluster <command>` with what running as root in a container needs (the
+/// command built with its `mpi` feature: `cargo test --features urbanflow/mpi,urbanflow-cli/mpi`).
 #[cfg(feature = "mpi")]
-fn mpirun(ranks: usize, example: &str, args: &[&str]) -> std::process::Output {
+fn mpirun(ranks: usize, command: &str, args: &[&str]) -> std::process::Output {
     let exe = std::env::current_exe().unwrap();
-    let examples = exe.parent().unwrap().parent().unwrap().join("examples");
-    let bin = examples.join(example);
-    assert!(
-        bin.exists(),
-        "{} not built (cargo test builds examples with --features urbanflow/mpi)",
-        bin.display()
-    );
+    let bin =
+        exe.parent().unwrap().parent().unwrap().join(format!("urbanflow{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.exists(), "{} not built (cargo test --workspace builds it)", bin.display());
     let out = std::process::Command::new("mpirun")
         .args(["-np", &ranks.to_string(), "--oversubscribe", "--bind-to", "none"])
         .arg(&bin)
+        .args(["cluster", command])
         .args(args)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .output()
         .expect("mpirun (the mpi feature needs OpenMPI or MPICH installed)");
-    eprintln!("mpirun -np {ranks} {example} {}: {}", args.join(" "), out.status);
+    eprintln!("mpirun -np {ranks} urbanflow cluster {command} {}: {}", args.join(" "), out.status);
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("unrecognized subcommand 'cluster'"),
+        "the urbanflow command was built without its `mpi` feature (add urbanflow-cli/mpi)"
+    );
     out
 }
 
@@ -158,7 +160,7 @@ fn mpi_two_ranks_give_the_single_process_checksum_and_survive_a_restart() {
     let common = ["--graph", graph, "--sources", "all", "--backend", "cpu", "--threads", "1", "--json"];
     let all: Vec<u32> = (0..g.num_vertices()).collect();
     let want = reference_checksum(&g, &all);
-    let out = mpirun(2, "many_to_all_mpi", &[&common[..], &["--block", "64"]].concat());
+    let out = mpirun(2, "trees", &[&common[..], &["--block", "64"]].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let j = json_of(&out);
     assert_eq!(j["ranks"], 2);
@@ -175,14 +177,14 @@ fn mpi_two_ranks_give_the_single_process_checksum_and_survive_a_restart() {
     let blocks = (g.num_vertices() as usize).div_ceil(32);
     let half = (blocks / 2).to_string();
     let args = [&common[..], &["--block", "32", "--checkpoint", ck]].concat();
-    let killed = mpirun(2, "many_to_all_mpi", &[&args[..], &["--abort-after-blocks", &half]].concat());
+    let killed = mpirun(2, "trees", &[&args[..], &["--abort-after-blocks", &half]].concat());
     assert!(!killed.status.success(), "the aborted job must fail");
     let recorded = std::fs::read_dir(&ckpt)
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "done"))
         .count();
     assert!(recorded >= blocks / 2 && recorded < blocks, "{recorded} of {blocks} blocks recorded");
-    let restarted = mpirun(2, "many_to_all_mpi", &args);
+    let restarted = mpirun(2, "trees", &args);
     assert!(restarted.status.success(), "{}", String::from_utf8_lossy(&restarted.stderr));
     let j = json_of(&restarted);
     assert_eq!(j["checksum"].as_u64().unwrap(), want);
@@ -190,7 +192,7 @@ fn mpi_two_ranks_give_the_single_process_checksum_and_survive_a_restart() {
     assert_eq!(j["blocks_computed"].as_u64().unwrap() as usize, blocks - recorded);
 
     // A failure (here: a checkpoint directory of another job) ends every rank with the error.
-    let other = mpirun(2, "many_to_all_mpi", &[&common[..], &["--block", "33", "--checkpoint", ck]].concat());
+    let other = mpirun(2, "trees", &[&common[..], &["--block", "33", "--checkpoint", ck]].concat());
     assert!(!other.status.success());
     let err = String::from_utf8_lossy(&other.stderr);
     assert!(err.contains("written by another job"), "{err}");
@@ -221,7 +223,7 @@ fn mpi_assignment_flows_equal_the_single_process_run_bit_for_bit() {
         let got = out_dir.join(format!("cpu{ranks}.csv"));
         let out = mpirun(
             ranks,
-            "assign_mpi",
+            "assign",
             &[
                 "--gap",
                 "1e-6",
@@ -255,7 +257,7 @@ fn mpi_assignment_flows_equal_the_single_process_run_bit_for_bit() {
         let got = out_dir.join("gpu2.csv");
         let out = mpirun(
             2,
-            "assign_mpi",
+            "assign",
             &[
                 "--gap",
                 "1e-6",
@@ -354,7 +356,7 @@ fn three_local_ranks_equal_one_process() {
     }
 }
 
-/// Turns across ranks (issue 36): `assign_mpi --turns` on two ranks gives the single-process flows of
+/// Turns across ranks (issue 36): `urbanflow cluster assign --turns` on two ranks gives the single-process flows of
 /// the expanded network bit for bit, in the network's own links.
 #[cfg(feature = "mpi")]
 #[test]
@@ -377,7 +379,7 @@ fn mpi_assignment_with_turns_equals_the_single_process_run() {
     let got = out_dir.join("two.csv");
     let out = mpirun(
         2,
-        "assign_mpi",
+        "assign",
         &[
             "--turns",
             turns.to_str().unwrap(),

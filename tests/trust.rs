@@ -251,3 +251,39 @@ fn assign_with_turns() {
     assert!(csv.contains("\n16,17-16,16-8,"), "the penalised turn is missing");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 58: `transit-assign` on Coquimbo refuses zones without connectors unless told, then writes the
+/// volumes AequilibraE computes (the library's fixture) and says what it could not assign.
+#[test]
+fn transit_assign_on_coquimbo() {
+    let Some(dir) = data_root().map(|r| r.join("transit/coquimbo")) else {
+        assert!(!urbanflow::graph::datasets::env_flag("URBANFLOW_REQUIRE_DATA"), "shared data required");
+        eprintln!("SKIP transit_assign_on_coquimbo: no shared data");
+        return;
+    };
+    let out_dir = scratch("transit");
+    let volumes = out_dir.join("volumes.csv");
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (edges, zones, demand) = (file("edges.csv"), file("zones.csv"), file("demand.csv"));
+    let base = ["--edges", &edges, "--zones", &zones, "--demand", &demand];
+    let refused = command("transit-assign", &base, None);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("103 zones with demand have no connector"), "{}", stderr(&refused));
+    let args = [&base[..], &["--allow-unconnected", "--json", "--out", volumes.to_str().unwrap()]].concat();
+    let out = command("transit-assign", &args, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("16686.0 trips in 16686 OD pairs could not reach"), "{}", stderr(&out));
+    let want = std::fs::read_to_string(
+        repo().join("crates/algos-transit/tests/fixtures/strategies/coquimbo_volumes.csv"),
+    )
+    .unwrap();
+    let got = std::fs::read_to_string(&volumes).unwrap();
+    assert_eq!(got.lines().count(), want.lines().count());
+    for (g, w) in got.lines().zip(want.lines()).skip(1) {
+        let (g, w) = (g.split_once(',').unwrap(), w.split_once(',').unwrap());
+        assert_eq!(g.0, w.0);
+        let (g, w): (f64, f64) = (g.1.parse().unwrap(), w.1.parse().unwrap());
+        assert!((g - w).abs() <= 1e-9 * w.abs().max(1.0), "link {}: {g} against {w}", w);
+    }
+    std::fs::remove_dir_all(&out_dir).ok();
+}

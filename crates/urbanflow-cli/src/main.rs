@@ -1,5 +1,5 @@
 //! `urbanflow`: the library's command line. One binary with a subcommand per capability (`assign`,
-//! `odme`, `matrix`, `model`, `route`, `trees`, `ksp`, `journey`, ...); `urbanflow help <command>` shows
+//! `odme`, `matrix`, `model`, `transit-assign`, `route`, `trees`, `ksp`, `journey`, ...); `urbanflow help <command>` shows
 //! each one's flags with an example, `urbanflow completions <shell>` prints shell completions.
 //!
 //! Install from a checkout with `cargo install --path crates/urbanflow-cli`, or run it in place with
@@ -45,6 +45,8 @@ enum Command {
     Ksp(commands::ksp::Args),
     #[cfg(feature = "transit")]
     Journey(commands::journey::Args),
+    #[cfg(feature = "transit")]
+    TransitAssign(commands::transit_assign::Args),
     #[cfg(feature = "cycles")]
     Cycles(commands::cycles::Args),
     #[cfg(feature = "dp")]
@@ -87,6 +89,8 @@ fn main() -> ExitCode {
         Command::Ksp(a) => finish(commands::ksp::run(a)),
         #[cfg(feature = "transit")]
         Command::Journey(a) => finish(commands::journey::run(a)),
+        #[cfg(feature = "transit")]
+        Command::TransitAssign(a) => finish(commands::transit_assign::run(a)),
         #[cfg(feature = "cycles")]
         Command::Cycles(a) => commands::cycles::main(a),
         #[cfg(feature = "dp")]

@@ -48,6 +48,14 @@ impl Progress {
         }
     }
 
+    /// `done` of `total` steps (a total known only once the work starts), with a message.
+    pub fn update_total(&mut self, done: u64, total: u64, message: impl FnOnce() -> String) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total.max(1));
+        }
+        self.update(done, message);
+    }
+
     /// Prints a line of the command's table on stdout at once (above the bar on a terminal), so that
     /// `urbanflow assign | tee log` shows each row as it ends.
     pub fn println(&self, line: &str) {

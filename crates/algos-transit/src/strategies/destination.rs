@@ -92,7 +92,11 @@ impl Workspace {
                 continue; // an older entry: the edge's head has been lowered since (the newer one is due)
             }
             self.examined[a] = true;
-            if self.u[i] < key {
+            // Attractive: `u_i ≥ u_j + c_a`, which with `c_a > 0` implies `u_j < u_i`. The second test
+            // matters where `c_a` is below the rounding of `u_j` (a 1e-12 floor on a label of 1e4 s):
+            // without it an alighting edge and the boarding edge back would both be attractive, a loop
+            // that loading would send travellers round.
+            if self.u[i] < key || self.u[j] >= self.u[i] {
                 continue;
             }
             let (f, fi) = (g.freq[a], self.freq_sum[i]);

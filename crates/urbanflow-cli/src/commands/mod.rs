@@ -20,6 +20,8 @@ pub mod overlay;
 pub mod route;
 pub mod sssp;
 pub mod stats;
+#[cfg(feature = "transit")]
+pub mod transit_assign;
 pub mod trees;
 #[cfg(feature = "dp")]
 pub mod vrp;
