@@ -31,11 +31,16 @@ pub(crate) struct Workspace {
     /// that edge's `u_head + time`, and only edges without wait of exactly that cost join (ties split
     /// equally: AequilibraE's 1e20 stand-in for an infinite frequency splits them so).
     no_wait: Vec<u32>,
-    examined: Vec<bool>,
-    /// Entries `(key bits, push order, edge)`: the least key first, and among equal keys the edge
-    /// pushed first, so that an edge out of a vertex is always examined before the edges into it.
-    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
-    pushes: u64,
+    /// Per vertex, its next in-edge to examine (an index into the graph's `in_edges`, which are sorted
+    /// by time): a vertex's in-edges are examined in that order, so the heap holds one entry per
+    /// vertex rather than one per edge.
+    next: Vec<u32>,
+    /// Entries `key bits << 64 | push order << 32 | vertex` (one integer, one comparison): the least key
+    /// `u_v + time` first (non-negative f64 keys order as their bits), and among equal keys the entry
+    /// pushed first, so that an edge out of a vertex is examined before the edges into it. An entry
+    /// whose key no longer matches its vertex's next edge is stale and passed over.
+    heap: BinaryHeap<Reverse<u128>>,
+    pushes: u32,
     /// Attractive edges in the order they were examined (increasing `u_head + time`).
     pub attractive: Vec<u32>,
     /// Demand passing through each vertex while loading.
@@ -51,7 +56,7 @@ impl Workspace {
             u: vec![f64::INFINITY; n],
             freq_sum: vec![0.0; n],
             no_wait: vec![0; n],
-            examined: vec![false; g.num_edges()],
+            next: vec![0; n],
             heap: BinaryHeap::new(),
             pushes: 0,
             attractive: Vec::new(),
@@ -60,14 +65,28 @@ impl Workspace {
         }
     }
 
-    fn push_into(&mut self, g: &HyperpathGraph, v: u32) {
-        let (lo, hi) = (g.in_start[v as usize] as usize, g.in_start[v as usize + 1] as usize);
-        for &b in &g.in_edges[lo..hi] {
-            if !self.examined[b as usize] {
-                let key = self.u[v as usize] + g.time[b as usize].max(TIME_FLOOR);
-                self.heap.push(Reverse((key.to_bits(), self.pushes, b)));
-                self.pushes += 1;
+    /// Puts vertex `v`'s next in-edge on the heap. Once `v`'s label is final (`settled`), in-edges that
+    /// can never be attractive are passed over without a heap operation: those whose tail is labelled
+    /// at or below `v` or below the edge's key already (labels only fall).
+    fn schedule(&mut self, g: &HyperpathGraph, v: usize, settled: bool) {
+        let end = g.in_start[v + 1] as usize;
+        let mut k = self.next[v] as usize;
+        let uv = self.u[v];
+        if settled {
+            while k < end {
+                let ut = self.u[g.in_tail[k] as usize];
+                if ut < uv + g.in_time[k] || ut <= uv {
+                    k += 1;
+                } else {
+                    break;
+                }
             }
+            self.next[v] = k as u32;
+        }
+        if k < end {
+            let key = (uv + g.in_time[k]).to_bits() as u128;
+            self.heap.push(Reverse(key << 64 | (self.pushes as u128) << 32 | v as u128));
+            self.pushes += 1;
         }
     }
 
@@ -76,22 +95,26 @@ impl Workspace {
         self.u.fill(f64::INFINITY);
         self.freq_sum.fill(0.0);
         self.no_wait.fill(0);
-        self.examined.fill(false);
+        self.next.copy_from_slice(&g.in_start[..g.num_vertices() as usize]);
         self.heap.clear();
+        self.pushes = 0;
         self.attractive.clear();
         self.u[dest as usize] = 0.0;
-        self.push_into(g, dest);
-        while let Some(Reverse((key_bits, _, a))) = self.heap.pop() {
-            let a = a as usize;
-            if self.examined[a] {
+        self.schedule(g, dest as usize, true);
+        while let Some(Reverse(entry)) = self.heap.pop() {
+            let (key_bits, j) = ((entry >> 64) as u64, (entry as u32) as usize);
+            let k = self.next[j] as usize;
+            if k >= g.in_start[j + 1] as usize {
                 continue;
             }
-            let (i, j) = (g.tail[a] as usize, g.head[a] as usize);
-            let key = self.u[j] + g.time[a].max(TIME_FLOOR);
+            let key = self.u[j] + g.in_time[k];
             if key.to_bits() != key_bits {
-                continue; // an older entry: the edge's head has been lowered since (the newer one is due)
+                continue; // stale: the vertex's label or next edge changed since
             }
-            self.examined[a] = true;
+            self.next[j] += 1;
+            let (a, i) = (g.in_edges[k] as usize, g.in_tail[k] as usize);
+            // `j`'s label is final now (every later key is at least this one): its next in-edge.
+            self.schedule(g, j, true);
             // Attractive: `u_i ≥ u_j + c_a`, which with `c_a > 0` implies `u_j < u_i`. The second test
             // matters where `c_a` is below the rounding of `u_j` (a 1e-12 floor on a label of 1e4 s):
             // without it an alighting edge and the boarding edge back would both be attractive, a loop
@@ -108,6 +131,7 @@ impl Workspace {
                 }
                 continue;
             }
+            let before = self.u[i];
             if f.is_infinite() {
                 self.u[i] = key;
                 self.no_wait[i] = 1;
@@ -119,7 +143,9 @@ impl Workspace {
                 self.freq_sum[i] = fi + f;
             }
             self.attractive.push(a as u32);
-            self.push_into(g, i as u32);
+            if self.u[i].to_bits() != before.to_bits() {
+                self.schedule(g, i, false);
+            }
         }
     }
 

@@ -80,9 +80,15 @@ pub struct HyperpathGraph {
     link_id: Vec<i64>,
     line: Vec<String>,
     stop: Vec<String>,
-    /// Edges entering each vertex: `in_edges[in_start[v]..in_start[v + 1]]`, by edge index.
+    /// Edges entering each vertex: `in_edges[in_start[v]..in_start[v + 1]]`, by increasing travel time
+    /// (floored as the sweep counts it), then edge index: the order the sweep examines them in once the
+    /// vertex's label is set.
     pub(crate) in_start: Vec<u32>,
     pub(crate) in_edges: Vec<u32>,
+    /// `time[in_edges[k]]` floored at [`TIME_FLOOR`](super::TIME_FLOOR), beside it.
+    pub(crate) in_time: Vec<f64>,
+    /// `tail[in_edges[k]]`, beside it.
+    pub(crate) in_tail: Vec<u32>,
 }
 
 impl HyperpathGraph {
@@ -206,7 +212,28 @@ impl HyperpathGraph {
             in_edges[fill[h as usize] as usize] = e as u32;
             fill[h as usize] += 1;
         }
-        Self { num_vertices, tail, head, time, freq, kind, link_id, line, stop, in_start, in_edges }
+        let floored = |e: u32| time[e as usize].max(super::TIME_FLOOR);
+        for v in 0..num_vertices as usize {
+            let range = in_start[v] as usize..in_start[v + 1] as usize;
+            in_edges[range].sort_by(|&a, &b| floored(a).total_cmp(&floored(b)).then(a.cmp(&b)));
+        }
+        let in_time = in_edges.iter().map(|&e| floored(e)).collect();
+        let in_tail = in_edges.iter().map(|&e| tail[e as usize]).collect();
+        Self {
+            num_vertices,
+            tail,
+            head,
+            time,
+            freq,
+            kind,
+            link_id,
+            line,
+            stop,
+            in_start,
+            in_edges,
+            in_time,
+            in_tail,
+        }
     }
 
     /// Vertices.
