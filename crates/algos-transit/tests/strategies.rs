@@ -159,7 +159,7 @@ fn bad_input_is_refused_with_file_and_line() {
     let demand_file = dir.join("demand.csv");
     std::fs::write(&demand_file, "origin,destination,demand\n0,1,2\n0,1,3\n").unwrap();
     let err = TransitDemand::read_csv(&demand_file, &zones).unwrap_err().to_string();
-    assert!(err.contains("demand.csv:3: the pair 0 → 1 is given twice"), "{err}");
+    assert!(err.contains("demand.csv:3: the pair 0 → 1 is given twice (first at line 2)"), "{err}");
     std::fs::write(&demand_file, "origin,destination,demand\n0,5,2\n").unwrap();
     let err = TransitDemand::read_csv(&demand_file, &zones).unwrap_err().to_string();
     assert!(err.contains("demand.csv:2: zone 5 is not among the 3 zones"), "{err}");

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use rustc_hash::FxHashMap;
+
 use super::graph::HyperpathGraph;
 use crate::TdError;
 
@@ -14,7 +16,8 @@ pub struct Zones {
     ids: Vec<i64>,
     origin: Vec<u32>,
     destination: Vec<u32>,
-    index: HashMap<i64, u32>,
+    // Looked up twice per demand row: FxHash, not the DoS-proof default (zone ids are the user's own).
+    index: FxHashMap<i64, u32>,
 }
 
 impl Zones {
@@ -23,8 +26,12 @@ impl Zones {
         g: &HyperpathGraph,
         zones: impl IntoIterator<Item = (i64, u32, u32)>,
     ) -> Result<Self, TdError> {
-        let mut z =
-            Self { ids: Vec::new(), origin: Vec::new(), destination: Vec::new(), index: HashMap::new() };
+        let mut z = Self {
+            ids: Vec::new(),
+            origin: Vec::new(),
+            destination: Vec::new(),
+            index: FxHashMap::default(),
+        };
         for (id, o, d) in zones {
             if o >= g.num_vertices() || d >= g.num_vertices() {
                 return Err(TdError::InvalidParameter(format!(
@@ -140,37 +147,40 @@ impl TransitDemand {
     /// Demand from `(origin zone id, destination zone id, trips)`; zero rows are dropped, an unknown zone,
     /// a negative or non-finite number of trips and a repeated pair are refused.
     pub fn new(zones: &Zones, rows: impl IntoIterator<Item = (i64, i64, f64)>) -> Result<Self, TdError> {
-        let mut pairs = Vec::new();
-        let mut seen = HashMap::new();
+        let mut rows_at = Vec::new();
         for (k, (o, d, trips)) in rows.into_iter().enumerate() {
-            Self::check(zones, o, d, trips, &mut seen, k as u64).map_err(TdError::InvalidParameter)?;
-            if trips > 0.0 {
-                pairs.push((zones.index_of(o).unwrap() as u32, zones.index_of(d).unwrap() as u32, trips));
-            }
+            let pair = Self::check(zones, o, d, trips).map_err(TdError::InvalidParameter)?;
+            rows_at.push((pair, k as u64 + 1));
         }
-        Ok(Self { pairs })
+        Self::from_rows(zones, rows_at)
+            .map_err(|(_, m)| TdError::InvalidParameter(m.replace("first at", "first as row")))
     }
 
-    fn check(
-        zones: &Zones,
-        o: i64,
-        d: i64,
-        trips: f64,
-        seen: &mut HashMap<(i64, i64), u64>,
-        at: u64,
-    ) -> Result<(), String> {
-        for z in [o, d] {
-            if zones.index_of(z).is_none() {
-                return Err(format!("zone {z} is not among the {} zones", zones.len()));
-            }
-        }
+    /// The zone indices of a row, after checking its zones and trips.
+    fn check(zones: &Zones, o: i64, d: i64, trips: f64) -> Result<(u32, u32, f64), String> {
+        let index = |z: i64| {
+            zones
+                .index_of(z)
+                .map(|i| i as u32)
+                .ok_or_else(|| format!("zone {z} is not among the {} zones", zones.len()))
+        };
+        let (oi, di) = (index(o)?, index(d)?);
         if !(trips.is_finite() && trips >= 0.0) {
             return Err(format!("{o} → {d}: {trips} trips; expected a finite number ≥ 0"));
         }
-        if let Some(first) = seen.insert((o, d), at) {
-            return Err(format!("the pair {o} → {d} is given twice (first at {first})"));
+        Ok((oi, di, trips))
+    }
+
+    /// The pairs with trips, once a repeated pair is ruled out (by sorting: no table of every pair);
+    /// the error carries the repeat's row tag and says which pair and where it came first.
+    fn from_rows(zones: &Zones, mut rows: Vec<((u32, u32, f64), u64)>) -> Result<Self, (u64, String)> {
+        let pairs: Vec<(u32, u32, f64)> = rows.iter().map(|r| r.0).filter(|p| p.2 > 0.0).collect();
+        rows.sort_unstable_by_key(|&((o, d, _), at)| (o, d, at));
+        if let Some(w) = rows.windows(2).find(|w| (w[0].0.0, w[0].0.1) == (w[1].0.0, w[1].0.1)) {
+            let (o, d) = (zones.id(w[1].0.0 as usize), zones.id(w[1].0.1 as usize));
+            return Err((w[1].1, format!("the pair {o} → {d} is given twice (first at {})", w[0].1)));
         }
-        Ok(())
+        Ok(Self { pairs })
     }
 
     /// Reads `origin,destination,demand` (zone ids; the third column may also be named `trips`), with
@@ -190,24 +200,23 @@ impl TransitDemand {
             (Some(o), Some(d), Some(t)) => (o, d, t),
             _ => return Err(bad(1, "expected the columns origin,destination,demand".into())),
         };
-        let mut pairs = Vec::new();
-        let mut seen = HashMap::new();
-        for (row, record) in reader.records().enumerate() {
-            let record = record.map_err(|e| bad(row as u64 + 2, e.to_string()))?;
-            let at = record.position().map_or(row as u64 + 2, |p| p.line());
-            let field = |c: usize| record.get(c).unwrap_or("");
+        let mut rows = Vec::new();
+        // Byte records, one reused: a city's demand has hundreds of thousands of rows.
+        let mut record = csv::ByteRecord::new();
+        let mut row = 0u64;
+        while reader.read_byte_record(&mut record).map_err(|e| bad(row + 2, e.to_string()))? {
+            row += 1;
+            let at = record.position().map_or(row + 1, |p| p.line());
+            let field = |c: usize| std::str::from_utf8(record.get(c).unwrap_or(b"")).unwrap_or("").trim();
             let zone = |c: usize| -> Result<i64, TdError> {
                 field(c).parse().map_err(|_| bad(at, format!("`{}`: expected a zone id", field(c))))
             };
             let (o, d) = (zone(co)?, zone(cd)?);
             let trips: f64 =
                 field(ct).parse().map_err(|_| bad(at, format!("`{}`: expected a number", field(ct))))?;
-            Self::check(zones, o, d, trips, &mut seen, at).map_err(|m| bad(at, m))?;
-            if trips > 0.0 {
-                pairs.push((zones.index_of(o).unwrap() as u32, zones.index_of(d).unwrap() as u32, trips));
-            }
+            rows.push((Self::check(zones, o, d, trips).map_err(|m| bad(at, m))?, at));
         }
-        Ok(Self { pairs })
+        Self::from_rows(zones, rows).map_err(|(at, m)| bad(at, m.replace("first at", "first at line")))
     }
 
     /// Total trips.
