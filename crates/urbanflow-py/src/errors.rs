@@ -171,6 +171,7 @@ fn transit_error(e: TdError) -> PyErr {
         TdError::Feed { path, .. } => {
             raise::<FormatError>(message, file_at(std::path::Path::new(&path), None))
         }
+        TdError::TableFile { path, line, .. } => raise::<FormatError>(message, file_at(&path, Some(line))),
         TdError::VertexOutOfRange { .. } => raise::<VertexError>(message, At::default()),
         TdError::InvalidParameter(_) | TdError::NoService { .. } => {
             raise::<InvalidInputError>(message, At::default())

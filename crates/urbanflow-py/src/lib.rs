@@ -13,6 +13,7 @@ mod paths;
 mod run;
 mod tap;
 mod transit;
+mod transit_assign;
 
 use pyo3::prelude::*;
 
@@ -26,6 +27,7 @@ fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tap::assign, m)?)?;
     m.add_function(wrap_pyfunction!(tap::skims, m)?)?;
     m.add_function(wrap_pyfunction!(odme::estimate_od, m)?)?;
+    m.add_function(wrap_pyfunction!(transit_assign::transit_assign, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::ipf, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::gravity, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::calibrate, m)?)?;

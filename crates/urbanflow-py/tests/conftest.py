@@ -15,14 +15,13 @@ def target_dir() -> pathlib.Path:
 
 
 def command(name: str) -> list[str]:
-    """`urbanflow <name>` as built by `cargo test`/`cargo build -p urbanflow-cli` (debug first, then
-    release): the start of a command line for subprocess."""
+    """`urbanflow <name>` as built by `cargo test`/`cargo build -p urbanflow-cli` (the newer of the debug
+    and release builds): the start of a command line for subprocess."""
     exe = "urbanflow.exe" if os.name == "nt" else "urbanflow"
-    for profile in ("debug", "release"):
-        path = target_dir() / profile / exe
-        if path.exists():
-            return [str(path), name]
-    pytest.skip(f"the urbanflow command is not built (cargo build -p urbanflow-cli)")
+    built = [p for p in (target_dir() / profile / exe for profile in ("debug", "release")) if p.exists()]
+    if not built:
+        pytest.skip("the urbanflow command is not built (cargo build -p urbanflow-cli)")
+    return [str(max(built, key=lambda p: p.stat().st_mtime)), name]
 
 
 def random_arcs(seed: int, n: int, m: int, lo: int = 0, hi: int = 1000):

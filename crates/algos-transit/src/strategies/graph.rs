@@ -236,6 +236,21 @@ impl HyperpathGraph {
         }
     }
 
+    /// The graph with each edge's kind set (they decide which skim an edge's time counts in; edges of
+    /// [`HyperpathGraph::from_edges`] are [`EdgeKind::Other`]): one kind per edge, in edge order.
+    pub fn with_kinds(mut self, kinds: impl IntoIterator<Item = EdgeKind>) -> Result<Self, TdError> {
+        let kinds: Vec<EdgeKind> = kinds.into_iter().collect();
+        if kinds.len() != self.num_edges() {
+            return Err(TdError::InvalidParameter(format!(
+                "{} edge kinds for {} edges",
+                kinds.len(),
+                self.num_edges()
+            )));
+        }
+        self.kind = kinds;
+        Ok(self)
+    }
+
     /// Vertices.
     pub fn num_vertices(&self) -> u32 {
         self.num_vertices

@@ -48,6 +48,7 @@ from ._urbanflow import gravity as _gravity
 from ._urbanflow import run_model as _run_model
 from ._urbanflow import ipf as _ipf
 from ._urbanflow import skims as _skims
+from ._urbanflow import transit_assign as _transit_assign
 from .errors import InvalidInputError
 
 __all__ = [
@@ -67,6 +68,8 @@ __all__ = [
     "calibrate",
     "ModelResult",
     "run_model",
+    "TransitAssignment",
+    "transit_assign",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -721,6 +724,63 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
         costs=r["costs"],
         reached_target=r["reached_target"],
         stopped=r["stopped"],
+    )
+
+
+@dataclass(frozen=True)
+class TransitAssignment:
+    """Transit assignment by optimal strategies: ``links`` (``link_id``, ``volume`` per edge of the
+    graph file), ``zones`` (the zone ids, the order of the skims' rows and columns), ``skims`` when asked
+    for (``total``, ``in_vehicle``, ``waiting``, ``walking``, ``boardings``: float64 zones × zones
+    arrays of expected values, ``inf`` where a destination cannot be reached), and the trips
+    ``assigned``, ``intrazonal`` and ``unassigned`` (in ``unassigned_pairs``), ``seconds``."""
+
+    links: Any
+    zones: np.ndarray
+    skims: dict | None
+    assigned: float
+    intrazonal: float
+    unassigned: float
+    unassigned_pairs: int
+    seconds: float
+
+    def __repr__(self) -> str:
+        return (f"TransitAssignment(edges={len(self.links['volume'])}, zones={len(self.zones)}, "
+                f"assigned={self.assigned:.1f}, unassigned={self.unassigned:.1f})")
+
+
+def transit_assign(edges, demand, zones=None, *, skims: bool = False, allow_unconnected: bool = False,
+                   threads=None, progress=None, as_frame: bool | None = None) -> TransitAssignment:
+    """Frequency-based transit assignment by optimal strategies (Spiess & Florian 1989), as
+    ``urbanflow transit-assign`` runs it: travellers wait at a stop for the first vehicle of the lines
+    that shorten their expected trip. Volumes equal AequilibraE's ``HyperpathGenerating.assign``.
+
+    ``edges``: a CSV path, ``tail,head,trav_time,freq`` (vertex ids from 0; ``inf`` where there is no
+    wait) and optional ``link_id,link_type,line_id,stop_id`` — AequilibraE's transit graph schema.
+    ``demand``: a CSV path, ``origin,destination,demand`` in zone ids. ``zones``: a CSV path,
+    ``zone_id,origin_vertex,destination_vertex`` (or ``zone_id,vertex``); without it every vertex is a
+    zone. ``skims``: also compute the zone-to-zone skims (every zone becomes a destination).
+    ``allow_unconnected``: assign the rest when zones with demand have no connector (refused
+    otherwise). ``progress``: called with (destinations done, destinations) as they finish; returning
+    False ends the call."""
+    r = _transit_assign(os.fspath(edges), os.fspath(demand), None if zones is None else os.fspath(zones),
+                        skims=skims, allow_unconnected=allow_unconnected, threads=threads, progress=progress)
+    if r["unassigned"] > 0:
+        warnings.warn(
+            f"{r['unassigned']:.1f} trips in {r['unassigned_pairs']} OD pairs could not reach their destination "
+            "and were not assigned",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return TransitAssignment(
+        links=table(r["links"], as_frame),
+        zones=r["zones"],
+        skims=r.get("skims"),
+        assigned=r["assigned"],
+        intrazonal=r["intrazonal"],
+        unassigned=r["unassigned"],
+        unassigned_pairs=r["unassigned_pairs"],
+        seconds=r["seconds"],
     )
 
 

@@ -25,6 +25,8 @@ __all__ = [
     "calibrate",
     "ModelResult",
     "run_model",
+    "TransitAssignment",
+    "transit_assign",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -169,6 +171,21 @@ class OdmeResult:
 def estimate_od(net: Network | _Path, trips: Demand | _Path, counts: _Path | Any, *, outer: int = 10,
                 inner_gap: float = 1e-4, max_change: float = 10.0, target: float = 0.95, threads: int | None = None,
                 progress: Any = None, as_frame: bool | None = None) -> OdmeResult: ...
+
+@dataclass(frozen=True)
+class TransitAssignment:
+    links: Any
+    zones: npt.NDArray[np.int64]
+    skims: dict[str, npt.NDArray[np.float64]] | None
+    assigned: float
+    intrazonal: float
+    unassigned: float
+    unassigned_pairs: int
+    seconds: float
+
+def transit_assign(edges: _Path, demand: _Path, zones: _Path | None = None, *, skims: bool = False,
+                   allow_unconnected: bool = False, threads: int | None = None, progress: Any = None,
+                   as_frame: bool | None = None) -> TransitAssignment: ...
 
 @dataclass(frozen=True)
 class Balanced:

@@ -1,0 +1,73 @@
+"""Transit assignment by optimal strategies from Python: volumes equal `urbanflow transit-assign` bit for
+bit and AequilibraE 1.7.2's (the library's fixtures) to 1e-9, skims come as zone × zone arrays, and bad
+input is refused with file:line."""
+
+import csv
+import math
+import subprocess
+
+import numpy as np
+import pytest
+
+import urbanflow
+from conftest import REPO, command, shared_data
+
+FIXTURES = REPO / "crates" / "algos-transit" / "tests" / "fixtures" / "strategies"
+
+
+def volumes_of(path):
+    with open(path) as f:
+        return {int(r["link_id"]): float(r["volume"]) for r in csv.DictReader(f)}
+
+
+def test_coquimbo_equals_the_command_and_aequilibrae(tmp_path):
+    d = shared_data("transit/coquimbo")
+    files = (d / "edges.csv", d / "demand.csv", d / "zones.csv")
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="103 zones with demand have no connector"):
+        urbanflow.transit_assign(*files)
+    with pytest.warns(RuntimeWarning, match="16686.0 trips in 16686 OD pairs"):
+        r = urbanflow.transit_assign(*files, allow_unconnected=True, as_frame=False)
+    assert (r.assigned, r.intrazonal, r.unassigned) == (870.0, 133.0, 16686.0)
+    out = tmp_path / "volumes.csv"
+    run = subprocess.run([*command("transit-assign"), "--edges", str(files[0]), "--demand", str(files[1]), "--zones",
+                          str(files[2]), "--allow-unconnected", "--out", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    cli = volumes_of(out)
+    ours = dict(zip(r.links["link_id"].tolist(), r.links["volume"].tolist()))
+    assert ours == cli, "Python and the command give the same bits"
+    for link, want in volumes_of(FIXTURES / "coquimbo_volumes.csv").items():
+        assert abs(ours[link] - want) <= 1e-9 * max(1.0, abs(want))
+
+
+def test_grid_city_volumes_and_skims():
+    d = FIXTURES / "city6"
+    r = urbanflow.transit_assign(d / "edges.csv", d / "demand.csv", d / "zones.csv", skims=True, threads=2,
+                                 as_frame=False)
+    want = volumes_of(d / "aequilibrae_volumes.csv")
+    for link, v in zip(r.links["link_id"].tolist(), r.links["volume"].tolist()):
+        assert abs(v - want[link]) <= 1e-9 * max(1.0, abs(want[link]))
+    n = len(r.zones)
+    assert r.zones.tolist() == list(range(1, 37))
+    for name in ("total", "in_vehicle", "waiting", "walking", "boardings"):
+        assert r.skims[name].shape == (n, n)
+        assert np.all(np.diag(r.skims[name]) == 0.0)
+    # Every stop reaches every other on this grid (walking at least); the parts never exceed the total.
+    total = r.skims["total"]
+    assert np.all(np.isfinite(total))
+    parts = r.skims["in_vehicle"] + r.skims["waiting"] + r.skims["walking"]
+    assert np.all(parts <= total + 1e-6)
+
+
+def test_bad_edges_name_file_and_line(tmp_path):
+    edges = tmp_path / "edges.csv"
+    edges.write_text("tail,head,trav_time,freq\n0,1,5,inf\n1,0,-2,inf\n")
+    demand = tmp_path / "demand.csv"
+    demand.write_text("origin,destination,demand\n0,1,1\n")
+    with pytest.raises(urbanflow.errors.FormatError, match="edges.csv:3: travel time -2"):
+        urbanflow.transit_assign(edges, demand)
+    with pytest.raises(FileNotFoundError):
+        urbanflow.transit_assign(tmp_path / "missing.csv", demand)
+    ok = tmp_path / "ok.csv"
+    ok.write_text("tail,head,trav_time,freq\n0,1,5,inf\n1,0,5,inf\n")
+    r = urbanflow.transit_assign(ok, demand, as_frame=False)
+    assert r.links["volume"].tolist() == [1.0, 0.0] and math.isclose(r.assigned, 1.0)
