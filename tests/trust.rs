@@ -287,3 +287,44 @@ fn transit_assign_on_coquimbo() {
     }
     std::fs::remove_dir_all(&out_dir).ok();
 }
+
+/// Issue 58: `transit-assign --gtfs` builds the graph of a service date's window from a feed (the bundled
+/// mini feed: one red-line pattern with two trips 07:00–09:00), writes it, and assigns on it.
+#[test]
+fn transit_assign_from_gtfs() {
+    let dir = scratch("transit-gtfs");
+    let feed = repo().join("crates/algos-transit/tests/data/mini_gtfs");
+    let demand = dir.join("demand.csv");
+    std::fs::write(&demand, "origin,destination,demand\n1,3,5\n1,4,2\n").unwrap();
+    let graph = dir.join("graph.csv");
+    let args = [
+        "--gtfs",
+        feed.to_str().unwrap(),
+        "--date",
+        "2025-04-08",
+        "--demand",
+        demand.to_str().unwrap(),
+        "--graph-out",
+        graph.to_str().unwrap(),
+        "--json",
+    ];
+    let out = command("transit-assign", &args, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((j["zones"].as_u64(), j["assigned"].as_f64()), (Some(4), Some(7.0)), "{j}");
+    // The written graph reads back as an edge list (the --edges schema): with zones as vertices, the
+    // stations S1..S4 are vertices 0..3, so the same trips are 0 → 2 and 0 → 3.
+    std::fs::write(&demand, "origin,destination,demand\n0,2,5\n0,3,2\n").unwrap();
+    let again = command(
+        "transit-assign",
+        &["--edges", graph.to_str().unwrap(), "--demand", demand.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let k: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!((k["edges"].clone(), k["assigned"].as_f64()), (j["edges"].clone(), Some(7.0)), "{k}");
+    let bad_window = command("transit-assign", &[&args[..6], &["--window", "9:00-8:00"]].concat(), None);
+    assert_eq!(bad_window.status.code(), Some(1));
+    assert!(stderr(&bad_window).contains("--window `9:00-8:00`"), "{}", stderr(&bad_window));
+    std::fs::remove_dir_all(&dir).ok();
+}

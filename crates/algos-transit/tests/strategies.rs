@@ -262,3 +262,49 @@ proptest! {
         prop_assert!((r.assigned - trips * origins.len() as f64).abs() < 1e-9);
     }
 }
+
+#[test]
+fn a_gtfs_feed_becomes_lines_with_the_window_frequencies() {
+    use algos_transit::strategies::{EdgeKind, GtfsGraphOptions, graph_from_gtfs};
+    let feed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mini_gtfs");
+    // 07:00–09:00 on a Tuesday: the red line's `slow` (08:00) and `fast` (08:05) trips share a pattern,
+    // two trips in two hours; `late` and the blue bus (10:00–11:00) fall outside.
+    let opts = GtfsGraphOptions::default();
+    let built = graph_from_gtfs(&feed, "2025-04-08", None, &opts).unwrap();
+    let g = &built.graph;
+    assert_eq!((built.stations.len(), built.patterns, built.trips), (4, 1, 2));
+    let boarding: Vec<usize> = (0..g.num_edges()).filter(|&e| g.kind(e) == EdgeKind::Boarding).collect();
+    assert_eq!(boarding.len(), 2, "boarding at S1 and S2 (not at the last stop)");
+    for &e in &boarding {
+        assert!((g.edge(e).3 - 2.0 / 7200.0).abs() < 1e-15 && g.edge(e).2 == 15.0);
+    }
+    // Rides: S1 → S2 averages slow's interpolated 15 min and fast's 5 min; S2 → S3 15 and 10 min.
+    let rides: Vec<f64> =
+        (0..g.num_edges()).filter(|&e| g.kind(e) == EdgeKind::OnBoard).map(|e| g.edge(e).2).collect();
+    assert_eq!(rides, vec![600.0, 750.0]);
+    // Walking between S3 and S4 (about 27 m apart), both ways, nothing else within 200 m.
+    let walks: Vec<(u32, u32)> = (0..g.num_edges())
+        .filter(|&e| g.kind(e) == EdgeKind::Walking)
+        .map(|e| (g.edge(e).0, g.edge(e).1))
+        .collect();
+    assert_eq!(walks.len(), 2);
+    // From S1 (zone 1) to S4 (zone 4): wait a full combined headway (3,600 s), board, ride, alight, walk.
+    let demand = TransitDemand::new(&built.zones, [(1, 4, 10.0)]).unwrap();
+    let r = run(g, &built.zones, &demand, StrategyOptions { skims: true, ..Default::default() });
+    let walk = (0..g.num_edges()).find(|&e| g.kind(e) == EdgeKind::Walking && g.edge(e).1 == 3).unwrap();
+    let want = 15.0 + 3600.0 + 600.0 + 750.0 + 15.0 + g.edge(walk).2;
+    let total = r.skims.as_ref().unwrap().total[3];
+    assert!((total - want).abs() < 1e-9, "{total} against {want}");
+    assert_eq!(r.volumes[walk], 10.0);
+    // A window without trips is an error that says so.
+    let empty = GtfsGraphOptions { window: (12 * 3600, 13 * 3600), ..GtfsGraphOptions::default() };
+    let err = graph_from_gtfs(&feed, "2025-04-08", None, &empty).unwrap_err().to_string();
+    assert!(err.contains("no trip leaves its first stop between 12:00 and 13:00"), "{err}");
+    // Zones as points: each joins its nearest station when none is within the radius.
+    let points = [(100, [48.8501, 2.3501]), (200, [48.8703, 2.3503])];
+    let with_zones = graph_from_gtfs(&feed, "2025-04-08", Some(&points), &opts).unwrap();
+    assert_eq!(with_zones.zones.len(), 2);
+    let demand = TransitDemand::new(&with_zones.zones, [(100, 200, 1.0)]).unwrap();
+    let r = run(&with_zones.graph, &with_zones.zones, &demand, StrategyOptions::default());
+    assert_eq!((r.assigned, r.unassigned), (1.0, 0.0));
+}

@@ -137,6 +137,47 @@ impl Zones {
     }
 }
 
+/// Reads zone points `zone_id,lat,lon` (the id column may also be `id`; degrees, WGS 84) for
+/// [`graph_from_gtfs`](super::graph_from_gtfs), with file:line errors for a bad number, a coordinate out of
+/// range or a repeated zone.
+pub fn read_zone_points(path: impl AsRef<Path>) -> Result<Vec<(i64, [f64; 2])>, TdError> {
+    let path = path.as_ref();
+    let bad = |line: u64, message: String| TdError::TableFile { path: path.to_path_buf(), line, message };
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .map_err(|e| bad(0, format!("cannot open: {e}")))?;
+    let header = reader.headers().map_err(|e| bad(1, format!("no header: {e}")))?.clone();
+    let column =
+        |names: &[&str]| header.iter().position(|h| names.contains(&h.trim_start_matches('\u{feff}')));
+    let (ci, clat, clon) = match (column(&["zone_id", "id"]), column(&["lat"]), column(&["lon"])) {
+        (Some(i), Some(a), Some(o)) => (i, a, o),
+        _ => return Err(bad(1, "expected the columns zone_id,lat,lon".into())),
+    };
+    let mut points = Vec::new();
+    let mut lines = HashMap::new();
+    for (row, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| bad(row as u64 + 2, e.to_string()))?;
+        let at = record.position().map_or(row as u64 + 2, |p| p.line());
+        let field = |c: usize| record.get(c).unwrap_or("");
+        let id: i64 = field(ci)
+            .parse()
+            .map_err(|_| bad(at, format!("zone id `{}`: expected an integer", field(ci))))?;
+        let number = |c: usize, lo: f64, hi: f64, what: &str| -> Result<f64, TdError> {
+            match field(c).parse::<f64>() {
+                Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+                _ => Err(bad(at, format!("{what} `{}`: expected degrees in [{lo}, {hi}]", field(c)))),
+            }
+        };
+        let p = [number(clat, -90.0, 90.0, "lat")?, number(clon, -180.0, 180.0, "lon")?];
+        if let Some(first) = lines.insert(id, at) {
+            return Err(bad(at, format!("zone {id} repeats line {first}")));
+        }
+        points.push((id, p));
+    }
+    Ok(points)
+}
+
 /// Trips between zones: `(origin zone index, destination zone index, trips)`, each pair once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TransitDemand {

@@ -187,6 +187,63 @@ impl HyperpathGraph {
         Ok(Self::build(n, tail, head, time, freq, kind, link_id, line, stop))
     }
 
+    /// A graph from checked, labelled columns (the GTFS builder's), `(tail, head, time, frequency, kind,
+    /// line, stop)` per edge; edge ids are the 1-based edge indices.
+    pub(crate) fn from_labelled(
+        num_vertices: u32,
+        edges: Vec<(u32, u32, f64, f64, EdgeKind, String, String)>,
+    ) -> Self {
+        let n = edges.len();
+        let mut cols =
+            (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut kind, mut line, mut stop) =
+            (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        for (t, h, c, f, k, l, s) in edges {
+            debug_assert!(edge_problem(num_vertices, t, h, c, f).is_none());
+            cols.0.push(t);
+            cols.1.push(h);
+            cols.2.push(c);
+            cols.3.push(f);
+            kind.push(k);
+            line.push(l);
+            stop.push(s);
+        }
+        Self::build(num_vertices, cols.0, cols.1, cols.2, cols.3, kind, (1..=n as i64).collect(), line, stop)
+    }
+
+    /// Writes the graph as an edge list CSV in [`HyperpathGraph::read_csv`]'s schema (AequilibraE's);
+    /// times and frequencies keep every bit.
+    pub fn write_csv(&self, path: impl AsRef<Path>) -> Result<(), csv::Error> {
+        let mut w = csv::Writer::from_path(path)?;
+        w.write_record(["link_id", "tail", "head", "trav_time", "freq", "link_type", "line_id", "stop_id"])?;
+        for e in 0..self.num_edges() {
+            let kind = match self.kind[e] {
+                EdgeKind::OnBoard => "on-board",
+                EdgeKind::Dwell => "dwell",
+                EdgeKind::Boarding => "boarding",
+                EdgeKind::Alighting => "alighting",
+                EdgeKind::Transfer => "inner_transfer",
+                EdgeKind::Walking => "walking",
+                EdgeKind::Connector => "connector",
+                EdgeKind::Other => "",
+            };
+            let f =
+                if self.freq[e].is_infinite() { "inf".to_string() } else { format!("{:?}", self.freq[e]) };
+            w.write_record([
+                &self.link_id[e].to_string(),
+                &self.tail[e].to_string(),
+                &self.head[e].to_string(),
+                &format!("{:?}", self.time[e]),
+                &f,
+                kind,
+                &self.line[e],
+                &self.stop[e],
+            ])?;
+        }
+        w.flush()?;
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)] // the columns of one table, checked by both constructors
     fn build(
         num_vertices: u32,

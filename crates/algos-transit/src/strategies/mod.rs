@@ -43,15 +43,17 @@
 mod demand;
 mod destination;
 mod graph;
+mod gtfs;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub use demand::{TransitDemand, Zones};
+pub use demand::{TransitDemand, Zones, read_zone_points};
 pub use destination::TIME_FLOOR;
 pub use graph::{EdgeKind, HyperpathGraph};
+pub use gtfs::{GtfsGraph, GtfsGraphOptions, graph_from_gtfs};
 
 use crate::TdError;
 use destination::Workspace;

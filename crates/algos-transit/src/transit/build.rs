@@ -65,14 +65,14 @@ fn check_options(opts: &TransitOptions) -> Result<(), TdError> {
 }
 
 /// The service ids running on the date and on the day before (whose trips past midnight count).
-struct Services {
-    today: HashSet<String>,
-    yesterday: HashSet<String>,
+pub(crate) struct Services {
+    pub(crate) today: HashSet<String>,
+    pub(crate) yesterday: HashSet<String>,
 }
 
 impl Services {
     /// The date's services; an error naming the feed's calendar range when neither day has any.
-    fn on(feed: &Gtfs, path: &Path, date: Date) -> Result<Self, TdError> {
+    pub(crate) fn on(feed: &Gtfs, path: &Path, date: Date) -> Result<Self, TdError> {
         let today = services_on(feed, date);
         let yesterday =
             services_on(feed, date.yesterday().map_err(|e| TdError::InvalidParameter(e.to_string()))?);
@@ -90,16 +90,16 @@ impl Services {
 }
 
 /// Stations (a parent station, or a stop without one, with coordinates), in stop_id order.
-struct StopIndex<'f> {
+pub(crate) struct StopIndex<'f> {
     /// Every stop id of the feed, sorted.
-    stop_ids: Vec<&'f String>,
+    pub(crate) stop_ids: Vec<&'f String>,
     /// The station each usable stop belongs to.
-    station_of_stop: HashMap<&'f str, u32>,
-    stations: Vec<Station>,
+    pub(crate) station_of_stop: HashMap<&'f str, u32>,
+    pub(crate) stations: Vec<Station>,
 }
 
 impl<'f> StopIndex<'f> {
-    fn of(feed: &'f Gtfs) -> Self {
+    pub(crate) fn of(feed: &'f Gtfs) -> Self {
         let mut stop_ids: Vec<&String> = feed.stops.keys().collect();
         stop_ids.sort();
         let mut station_of_stop: HashMap<&str, u32> = HashMap::new();
@@ -137,7 +137,7 @@ impl<'f> StopIndex<'f> {
 }
 
 /// Routes in route_id order, and each route id's index.
-fn routes_of(feed: &Gtfs) -> (Vec<RouteInfo>, HashMap<&str, u32>) {
+pub(crate) fn routes_of(feed: &Gtfs) -> (Vec<RouteInfo>, HashMap<&str, u32>) {
     let mut route_ids: Vec<&String> = feed.routes.keys().collect();
     route_ids.sort();
     let routes: Vec<RouteInfo> = route_ids
@@ -161,19 +161,19 @@ fn routes_of(feed: &Gtfs) -> (Vec<RouteInfo>, HashMap<&str, u32>) {
 }
 
 /// A pattern: (route, stations, boarding allowed, alighting allowed) at each of its stops.
-type PatternKey = (u32, Vec<u32>, Vec<bool>, Vec<bool>);
+pub(crate) type PatternKey = (u32, Vec<u32>, Vec<bool>, Vec<bool>);
 
 /// The day's trips grouped into patterns, with each ride arc's departures.
-struct PatternTable {
-    keys: Vec<PatternKey>,
+pub(crate) struct PatternTable {
+    pub(crate) keys: Vec<PatternKey>,
     /// Per pattern, per ride arc (stop i → i + 1): (departure time of day, ride time).
-    departures: Vec<Vec<Vec<Departure>>>,
+    pub(crate) departures: Vec<Vec<Vec<Departure>>>,
     /// Trips (frequency expansions and yesterday's included) per pattern.
-    trips: Vec<u32>,
+    pub(crate) trips: Vec<u32>,
 }
 
 impl PatternTable {
-    fn of(
+    pub(crate) fn of(
         feed: &Gtfs,
         stops: &StopIndex<'_>,
         route_index: &HashMap<&str, u32>,

@@ -29,7 +29,7 @@
 //! envelope: a traveller could wait for the faster trip), counted in [`TransitStats::overtaken`].
 //! `frequencies.txt` trips are expanded to one departure per headway.
 
-mod build;
+pub(crate) mod build;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -307,7 +307,7 @@ fn calendar_range(feed: &Gtfs) -> (String, String) {
 }
 
 /// A uniform grid over projected coordinates for radius searches.
-struct GeoGrid {
+pub(crate) struct GeoGrid {
     cell: f64,
     lat0: f64,
     cells: HashMap<(i64, i64), Vec<u32>>,
@@ -319,7 +319,7 @@ impl GeoGrid {
         (p[0] * m, p[1] * m * self.lat0.to_radians().cos())
     }
 
-    fn new(points: &[[f64; 2]], cell: f64) -> Self {
+    pub(crate) fn new(points: &[[f64; 2]], cell: f64) -> Self {
         let lat0 = if points.is_empty() {
             0.0
         } else {
@@ -339,7 +339,7 @@ impl GeoGrid {
     }
 
     /// Points within `radius` (≤ the cell size) of `p`, by exact great-circle distance.
-    fn within(&self, points: &[[f64; 2]], p: [f64; 2], radius: f64) -> Vec<(u32, f64)> {
+    pub(crate) fn within(&self, points: &[[f64; 2]], p: [f64; 2], radius: f64) -> Vec<(u32, f64)> {
         let (ky, kx) = self.key(p);
         let mut out = Vec::new();
         for dy in -1..=1 {
@@ -396,7 +396,7 @@ fn seconds(distance_m: f64, speed_mps: f64) -> u32 {
 }
 
 /// One departure of a pattern's ride arc: (time of day, ride time).
-type Departure = (u32, u32);
+pub(crate) type Departure = (u32, u32);
 
 impl TransitNetwork {
     /// Reads a GTFS feed (zip or folder) and builds the network of `date` (`YYYY-MM-DD`).

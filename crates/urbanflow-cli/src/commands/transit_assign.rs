@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use urbanflow::transit::strategies::{
-    EdgeKind, HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones, assign,
+    EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones,
+    assign, graph_from_gtfs, read_zone_points,
 };
 
 use crate::outcome::{Error, Outcome};
@@ -32,10 +33,31 @@ use crate::outcome::{Error, Outcome};
 pub struct Args {
     /// The transit graph: CSV `tail,head,trav_time,freq` (vertex ids from 0, `inf` where there is no
     /// wait) with optional `link_id,link_type,line_id,stop_id`, as AequilibraE's transit graphs.
+    #[arg(long, value_parser = crate::args::files::input_file, required_unless_present = "gtfs", conflicts_with = "gtfs")]
+    edges: Option<PathBuf>,
+    /// Build the graph from a GTFS feed (zip or folder) instead: every pattern with trips leaving its
+    /// first stop in --window is a line with their frequency and mean ride times; walking transfers
+    /// join stations within --transfer-radius.
     #[arg(long, value_parser = crate::args::files::input_file)]
-    edges: PathBuf,
-    /// Zones: CSV `zone_id,origin_vertex,destination_vertex` (or `zone_id,vertex`). Default: every vertex
-    /// is a zone with its own id.
+    gtfs: Option<PathBuf>,
+    /// With --gtfs: the service date, YYYY-MM-DD.
+    #[arg(long, requires = "gtfs")]
+    date: Option<String>,
+    /// With --gtfs: the time window, HH:MM-HH:MM.
+    #[arg(long, default_value = "07:00-09:00")]
+    window: String,
+    /// With --gtfs: walking transfers between stations this close, m.
+    #[arg(long, default_value_t = 200.0)]
+    transfer_radius: f64,
+    /// With --gtfs: zones join every station within this, m (and the nearest one in any case).
+    #[arg(long, default_value_t = 500.0)]
+    connector_radius: f64,
+    /// With --gtfs: write the built graph here (the --edges schema), to inspect it or use it elsewhere.
+    #[arg(long)]
+    graph_out: Option<PathBuf>,
+    /// Zones: with --edges, CSV `zone_id,origin_vertex,destination_vertex` (or `zone_id,vertex`); with
+    /// --gtfs, CSV `zone_id,lat,lon` joined to stations by walking connectors. Default: every vertex
+    /// (with --gtfs, every station, numbered from 1 in stop id order) is a zone.
     #[arg(long, value_parser = crate::args::files::input_file)]
     zones: Option<PathBuf>,
     /// Demand: CSV `origin,destination,demand` in zone ids.
@@ -69,10 +91,39 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let t = Instant::now();
-    let g = HyperpathGraph::read_csv(&args.edges)?;
-    let zones = match &args.zones {
-        Some(z) => Zones::read_csv(z, &g)?,
-        None => Zones::every_vertex(&g),
+    let (g, zones, source) = match (&args.edges, &args.gtfs) {
+        (Some(edges), _) => {
+            let g = HyperpathGraph::read_csv(edges)?;
+            let zones = match &args.zones {
+                Some(z) => Zones::read_csv(z, &g)?,
+                None => Zones::every_vertex(&g),
+            };
+            (g, zones, edges.display().to_string())
+        }
+        (None, Some(feed)) => {
+            let date = args.date.as_deref().ok_or("--gtfs needs --date YYYY-MM-DD")?;
+            let opts = GtfsGraphOptions {
+                window: window(&args.window)?,
+                transfer_radius_m: args.transfer_radius,
+                connector_radius_m: args.connector_radius,
+                ..GtfsGraphOptions::default()
+            };
+            let points = args.zones.as_ref().map(read_zone_points).transpose()?;
+            let built = graph_from_gtfs(feed, date, points.as_deref(), &opts)?;
+            if let Some(out) = &args.graph_out {
+                built.graph.write_csv(out).map_err(|e| format!("{}: {e}", out.display()))?;
+            }
+            let what = format!(
+                "{} on {date} {}: {} stations, {} lines with {} trips",
+                feed.display(),
+                args.window,
+                built.stations.len(),
+                built.patterns,
+                built.trips
+            );
+            (built.graph, built.zones, what)
+        }
+        (None, None) => return Err("give --edges FILE or --gtfs FEED".into()),
     };
     let demand = TransitDemand::read_csv(&args.demand, &zones)?;
     let load_s = t.elapsed().as_secs_f64();
@@ -136,8 +187,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         println!("{json}");
     } else {
         println!(
-            "{}: {} vertices, {} edges; {} zones, {} OD pairs, {:.1} trips; read in {load_s:.3} s",
-            args.edges.display(),
+            "{source}: {} vertices, {} edges; {} zones, {} OD pairs, {:.1} trips; read in {load_s:.3} s",
             g.num_vertices(),
             g.num_edges(),
             zones.len(),
@@ -181,6 +231,19 @@ fn boardings(g: &HyperpathGraph, r: &StrategyAssignment) -> BTreeMap<(String, St
         }
     }
     table
+}
+
+/// `HH:MM-HH:MM` as seconds of the day.
+fn window(s: &str) -> Result<(u32, u32), Error> {
+    let clock = |t: &str| -> Option<u32> {
+        let (h, m) = t.trim().split_once(':')?;
+        let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
+        (m < 60 && h <= 48).then_some(h * 3600 + m * 60)
+    };
+    match s.split_once('-').and_then(|(a, b)| Some((clock(a)?, clock(b)?))) {
+        Some((a, b)) if b > a => Ok((a, b)),
+        _ => Err(format!("--window `{s}`: expected HH:MM-HH:MM with the end after the start").into()),
+    }
 }
 
 /// Writes a file through `fill`, naming the file in any error.
