@@ -7,26 +7,33 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use urbanflow::transit::strategies::{HyperpathGraph, StrategyOptions, TransitDemand, Zones, assign};
+use urbanflow::transit::strategies::{
+    GtfsGraphOptions, HyperpathGraph, StrategyOptions, TransitDemand, Zones, assign, graph_from_gtfs,
+    read_zone_points,
+};
 
 use crate::errors::Error;
 use crate::run::{Run, report_progress, run_watching};
 
 /// Optimal-strategies transit assignment (see the Python `transit_assign`); returns a dict of results.
 #[pyfunction]
-#[pyo3(signature = (edges, demand, zones = None, *, skims = false, allow_unconnected = false, threads = None, progress = None))]
+#[pyo3(signature = (edges, demand, zones = None, *, gtfs = None, date = None, window = (25_200, 32_400), skims = false, allow_unconnected = false, threads = None, progress = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn transit_assign<'py>(
     py: Python<'py>,
-    edges: PathBuf,
+    edges: Option<PathBuf>,
     demand: PathBuf,
     zones: Option<PathBuf>,
+    gtfs: Option<PathBuf>,
+    date: Option<String>,
+    window: (u32, u32),
     skims: bool,
     allow_unconnected: bool,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let edges = crate::paths::input_path(edges)?;
+    let edges = edges.map(crate::paths::input_path).transpose()?;
+    let gtfs = gtfs.map(crate::paths::input_path).transpose()?;
     let demand = crate::paths::input_path(demand)?;
     let zones = zones.map(crate::paths::input_path).transpose()?;
     let done = Arc::new(AtomicUsize::new(0));
@@ -44,10 +51,25 @@ pub fn transit_assign<'py>(
         py,
         Run { threads },
         move |_cancel| {
-            let g = HyperpathGraph::read_csv(&edges)?;
-            let zones = match &zones {
-                Some(z) => Zones::read_csv(z, &g)?,
-                None => Zones::every_vertex(&g),
+            let (g, zones) = match (&edges, &gtfs) {
+                (Some(edges), None) => {
+                    let g = HyperpathGraph::read_csv(edges)?;
+                    let zones = match &zones {
+                        Some(z) => Zones::read_csv(z, &g)?,
+                        None => Zones::every_vertex(&g),
+                    };
+                    (g, zones)
+                }
+                (None, Some(feed)) => {
+                    let date = date
+                        .as_deref()
+                        .ok_or_else(|| Error::Input("gtfs needs date=\"YYYY-MM-DD\"".into()))?;
+                    let points = zones.as_ref().map(read_zone_points).transpose()?;
+                    let opts = GtfsGraphOptions { window, ..GtfsGraphOptions::default() };
+                    let built = graph_from_gtfs(feed, date, points.as_deref(), &opts)?;
+                    (built.graph, built.zones)
+                }
+                _ => return Err(Error::Input("give edges (a CSV path) or gtfs (a feed), not both".into())),
             };
             let demand = TransitDemand::read_csv(&demand, &zones)?;
             let opts = StrategyOptions { skims, allow_unconnected };

@@ -71,3 +71,17 @@ def test_bad_edges_name_file_and_line(tmp_path):
     ok.write_text("tail,head,trav_time,freq\n0,1,5,inf\n1,0,5,inf\n")
     r = urbanflow.transit_assign(ok, demand, as_frame=False)
     assert r.links["volume"].tolist() == [1.0, 0.0] and math.isclose(r.assigned, 1.0)
+
+
+def test_from_a_gtfs_feed(tmp_path):
+    demand = tmp_path / "demand.csv"
+    demand.write_text("origin,destination,demand\n1,3,5\n1,4,2\n")
+    feed = REPO / "crates" / "algos-transit" / "tests" / "data" / "mini_gtfs"
+    r = urbanflow.transit_assign(demand=demand, gtfs=feed, date="2025-04-08", skims=True, as_frame=False)
+    assert r.assigned == 7.0 and r.zones.tolist() == [1, 2, 3, 4]
+    # S1 → S3: a full combined headway of waiting (two trips in two hours), then the ride.
+    assert r.skims["waiting"][0, 2] == pytest.approx(3600.0, rel=1e-12)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="window '9-8'"):
+        urbanflow.transit_assign(demand=demand, gtfs=feed, date="2025-04-08", window="9-8")
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="not both"):
+        urbanflow.transit_assign(feed / "stops.txt", demand, gtfs=feed, date="2025-04-08")

@@ -60,13 +60,9 @@ impl Zones {
     /// the graph or a repeated zone is refused with file and line.
     pub fn read_csv(path: impl AsRef<Path>, g: &HyperpathGraph) -> Result<Self, TdError> {
         let path = path.as_ref();
-        let bad = |line: u64, message: String| TdError::TableFile { path: path.to_path_buf(), line, message };
-        let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .from_path(path)
-            .map_err(|e| bad(0, format!("cannot open: {e}")))?;
-        let header = reader.headers().map_err(|e| bad(1, format!("no header: {e}")))?.clone();
-        let column = |name: &str| header.iter().position(|h| h.trim_start_matches('\u{feff}') == name);
+        let bad = |line: u64, message: String| super::table::error(path, line, message);
+        let (mut reader, header) = super::table::open(path)?;
+        let column = |name: &str| header.find(&[name]);
         let id = column("zone_id").ok_or_else(|| bad(1, "no `zone_id` column".into()))?;
         let (o, d) = match (column("origin_vertex"), column("destination_vertex"), column("vertex")) {
             (Some(o), Some(d), _) => (o, d),
@@ -142,14 +138,9 @@ impl Zones {
 /// range or a repeated zone.
 pub fn read_zone_points(path: impl AsRef<Path>) -> Result<Vec<(i64, [f64; 2])>, TdError> {
     let path = path.as_ref();
-    let bad = |line: u64, message: String| TdError::TableFile { path: path.to_path_buf(), line, message };
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| bad(0, format!("cannot open: {e}")))?;
-    let header = reader.headers().map_err(|e| bad(1, format!("no header: {e}")))?.clone();
-    let column =
-        |names: &[&str]| header.iter().position(|h| names.contains(&h.trim_start_matches('\u{feff}')));
+    let bad = |line: u64, message: String| super::table::error(path, line, message);
+    let (mut reader, header) = super::table::open(path)?;
+    let column = |names: &[&str]| header.find(names);
     let (ci, clat, clon) = match (column(&["zone_id", "id"]), column(&["lat"]), column(&["lon"])) {
         (Some(i), Some(a), Some(o)) => (i, a, o),
         _ => return Err(bad(1, "expected the columns zone_id,lat,lon".into())),
@@ -228,14 +219,9 @@ impl TransitDemand {
     /// file:line errors.
     pub fn read_csv(path: impl AsRef<Path>, zones: &Zones) -> Result<Self, TdError> {
         let path = path.as_ref();
-        let bad = |line: u64, message: String| TdError::TableFile { path: path.to_path_buf(), line, message };
-        let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .from_path(path)
-            .map_err(|e| bad(0, format!("cannot open: {e}")))?;
-        let header = reader.headers().map_err(|e| bad(1, format!("no header: {e}")))?.clone();
-        let column =
-            |names: &[&str]| header.iter().position(|h| names.contains(&h.trim_start_matches('\u{feff}')));
+        let bad = |line: u64, message: String| super::table::error(path, line, message);
+        let (mut reader, header) = super::table::open(path)?;
+        let column = |names: &[&str]| header.find(names);
         let (co, cd, ct) = match (column(&["origin"]), column(&["destination"]), column(&["demand", "trips"]))
         {
             (Some(o), Some(d), Some(t)) => (o, d, t),

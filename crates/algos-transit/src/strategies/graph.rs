@@ -124,14 +124,9 @@ impl HyperpathGraph {
     /// that is not positive, a negative vertex id, a repeated `link_id`.
     pub fn read_csv(path: impl AsRef<Path>) -> Result<Self, TdError> {
         let path = path.as_ref();
-        let bad = |line: u64, message: String| TdError::TableFile { path: path.to_path_buf(), line, message };
-        let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .flexible(false)
-            .from_path(path)
-            .map_err(|e| bad(0, format!("cannot open: {e}")))?;
-        let header = reader.headers().map_err(|e| bad(1, format!("no header: {e}")))?.clone();
-        let column = |name: &str| header.iter().position(|h| h.trim_start_matches('\u{feff}') == name);
+        let bad = |line: u64, message: String| super::table::error(path, line, message);
+        let (mut reader, header) = super::table::open(path)?;
+        let column = |name: &str| header.find(&[name]);
         let need = |name: &str| {
             column(name).ok_or_else(|| {
                 bad(1, format!("no `{name}` column (expected tail,head,trav_time,freq and optional link_id,link_type,line_id,stop_id)"))

@@ -44,6 +44,7 @@ mod demand;
 mod destination;
 mod graph;
 mod gtfs;
+mod table;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;

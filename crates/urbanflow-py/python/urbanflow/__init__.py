@@ -749,7 +749,20 @@ class TransitAssignment:
                 f"assigned={self.assigned:.1f}, unassigned={self.unassigned:.1f})")
 
 
-def transit_assign(edges, demand, zones=None, *, skims: bool = False, allow_unconnected: bool = False,
+def _window(text: str) -> tuple[int, int]:
+    """``"HH:MM-HH:MM"`` as seconds of the day."""
+    try:
+        start, end = (part.strip().split(":") for part in text.split("-"))
+        a, b = int(start[0]) * 3600 + int(start[1]) * 60, int(end[0]) * 3600 + int(end[1]) * 60
+    except (ValueError, IndexError):
+        raise InvalidInputError(f"window {text!r}: expected HH:MM-HH:MM") from None
+    if b <= a:
+        raise InvalidInputError(f"window {text!r}: the end must come after the start")
+    return a, b
+
+
+def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str | None = None,
+                   window: str = "07:00-09:00", skims: bool = False, allow_unconnected: bool = False,
                    threads=None, progress=None, as_frame: bool | None = None) -> TransitAssignment:
     """Frequency-based transit assignment by optimal strategies (Spiess & Florian 1989), as
     ``urbanflow transit-assign`` runs it: travellers wait at a stop for the first vehicle of the lines
@@ -759,12 +772,21 @@ def transit_assign(edges, demand, zones=None, *, skims: bool = False, allow_unco
     wait) and optional ``link_id,link_type,line_id,stop_id`` — AequilibraE's transit graph schema.
     ``demand``: a CSV path, ``origin,destination,demand`` in zone ids. ``zones``: a CSV path,
     ``zone_id,origin_vertex,destination_vertex`` (or ``zone_id,vertex``); without it every vertex is a
-    zone. ``skims``: also compute the zone-to-zone skims (every zone becomes a destination).
+    zone. Instead of ``edges``, ``gtfs`` (a feed, zip or folder) with ``date`` (``"YYYY-MM-DD"``) and
+    ``window`` (``"HH:MM-HH:MM"``) builds the graph from the trips leaving their first stop in the window
+    (docs/transit-assignment.md); ``zones`` are then points, a CSV ``zone_id,lat,lon`` (default: every
+    station, numbered from 1 in stop id order). ``skims``: also compute the zone-to-zone skims (every zone becomes a destination).
     ``allow_unconnected``: assign the rest when zones with demand have no connector (refused
     otherwise). ``progress``: called with (destinations done, destinations) as they finish; returning
     False ends the call."""
-    r = _transit_assign(os.fspath(edges), os.fspath(demand), None if zones is None else os.fspath(zones),
-                        skims=skims, allow_unconnected=allow_unconnected, threads=threads, progress=progress)
+    if demand is None:
+        raise InvalidInputError("transit_assign: demand (a CSV path) is required")
+    if (edges is None) == (gtfs is None):
+        raise InvalidInputError("transit_assign: give edges (a CSV path) or gtfs (a feed), not both")
+    r = _transit_assign(None if edges is None else os.fspath(edges), os.fspath(demand),
+                        None if zones is None else os.fspath(zones), gtfs=None if gtfs is None else os.fspath(gtfs),
+                        date=date, window=_window(window), skims=skims, allow_unconnected=allow_unconnected,
+                        threads=threads, progress=progress)
     if r["unassigned"] > 0:
         warnings.warn(
             f"{r['unassigned']:.1f} trips in {r['unassigned_pairs']} OD pairs could not reach their destination "

@@ -183,9 +183,10 @@ class TransitAssignment:
     unassigned_pairs: int
     seconds: float
 
-def transit_assign(edges: _Path, demand: _Path, zones: _Path | None = None, *, skims: bool = False,
-                   allow_unconnected: bool = False, threads: int | None = None, progress: Any = None,
-                   as_frame: bool | None = None) -> TransitAssignment: ...
+def transit_assign(edges: _Path | None = None, demand: _Path | None = None, zones: _Path | None = None, *,
+                   gtfs: _Path | None = None, date: str | None = None, window: str = "07:00-09:00",
+                   skims: bool = False, allow_unconnected: bool = False, threads: int | None = None,
+                   progress: Any = None, as_frame: bool | None = None) -> TransitAssignment: ...
 
 @dataclass(frozen=True)
 class Balanced:
