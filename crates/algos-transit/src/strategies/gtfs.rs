@@ -77,7 +77,9 @@ pub fn graph_from_gtfs(
 ) -> Result<GtfsGraph, TdError> {
     let path = path.as_ref();
     let (w0, w1) = opts.window;
-    if w1 <= w0 || !(opts.walk_speed_mps > 0.0) || opts.boarding_s < 0.0 || opts.alighting_s < 0.0 {
+    let positive = opts.walk_speed_mps > 0.0 && opts.walk_speed_mps.is_finite();
+    let times_ok = opts.boarding_s >= 0.0 && opts.alighting_s >= 0.0;
+    if w1 <= w0 || !positive || !times_ok {
         return Err(TdError::InvalidParameter(format!(
             "window {w0}–{w1} s must be non-empty, walking speed positive, boarding and alighting times ≥ 0"
         )));
