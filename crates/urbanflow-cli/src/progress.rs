@@ -49,6 +49,7 @@ impl Progress {
     }
 
     /// `done` of `total` steps (a total known only once the work starts), with a message.
+    #[cfg(feature = "transit")] // only transit-assign learns its total late
     pub fn update_total(&mut self, done: u64, total: u64, message: impl FnOnce() -> String) {
         if let Some(bar) = &self.bar {
             bar.set_length(total.max(1));
