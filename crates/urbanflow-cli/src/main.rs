@@ -41,6 +41,8 @@ enum Command {
     Model(commands::model::Args),
     Route(commands::route::Args),
     Trees(commands::trees::Args),
+    #[cfg(feature = "access")]
+    Access(commands::access::Args),
     Sssp(commands::sssp::Args),
     Ksp(commands::ksp::Args),
     #[cfg(feature = "transit")]
@@ -85,6 +87,8 @@ fn main() -> ExitCode {
         Command::Model(a) => finish(commands::model::run(&a)),
         Command::Route(a) => finish(commands::route::run(a)),
         Command::Trees(a) => finish(commands::trees::run(a)),
+        #[cfg(feature = "access")]
+        Command::Access(a) => finish(commands::access::run(a)),
         Command::Sssp(a) => finish(commands::sssp::run(a)),
         Command::Ksp(a) => finish(commands::ksp::run(a)),
         #[cfg(feature = "transit")]

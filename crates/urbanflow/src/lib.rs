@@ -16,6 +16,7 @@
 //! | [`reduce`] | `algos-reduce` | GPU reductions, scans and compaction |
 //! | [`sssp`] | `algos-sssp` | shortest paths: one source, many sources, all pairs, K shortest loopless paths |
 //! | [`tap`] | `algos-tap` | static traffic assignment |
+//! | [`access`] | `algos-access` | accessibility and centrality: opportunities within cutoffs, closeness, nearest points, betweenness (CPU and GPU) |
 //! | [`transit`] | `algos-transit` | time-dependent multimodal journeys: GTFS transit, walking, cycling, driving (CPU and GPU) |
 //! | [`cycles`] | `algos-cycles` | chordless cycle enumeration (CPU and GPU) |
 //! | [`dp`] | `algos-dp` | dynamic programmes: guillotine cutting, CVRP relaxations and root bounds (CPU and GPU) |
@@ -60,6 +61,9 @@
 //! # Ok::<(), urbanflow::tap::TapError>(())
 //! ```
 
+#[cfg(feature = "access")]
+#[doc(inline)]
+pub use algos_access as access;
 // Inlined, so that `cargo doc -p urbanflow --no-deps` documents every module under the facade's names.
 #[cfg(feature = "cycles")]
 #[doc(inline)]

@@ -23,6 +23,10 @@ use rayon::prelude::*;
 #[cfg(feature = "gpu")]
 use gpu_schedule::{gpu_solver, hetero};
 pub use matrix::{DistanceMatrix, Matrix, distance_matrix, distance_matrix_with};
+/// Sources per GPU PHAST pass for a graph of `n` vertices on a device (what the many-source PHAST
+/// runs use; consumers that reduce trees on the device size their passes by it).
+#[cfg(feature = "gpu")]
+pub use phast::gpu_pass as gpu_pass_lanes;
 use phast::run_phast;
 use plan::{Plan, auto_plan, devices_of, phast_plan};
 use schedule::{cpu_blocks, trees_into};

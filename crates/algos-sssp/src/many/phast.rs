@@ -110,7 +110,7 @@ const PASS_LABEL_BYTES: u64 = 600_000_000;
 /// to 512 whose labels fit [`PASS_LABEL_BYTES`] and one storage binding; `URBANFLOW_PHAST_LANES`
 /// overrides it (for measurements).
 #[cfg(feature = "gpu")]
-pub(super) fn gpu_pass(ctx: &GpuContext, n: usize) -> usize {
+pub fn gpu_pass(ctx: &GpuContext, n: usize) -> usize {
     if let Some(k) =
         std::env::var("URBANFLOW_PHAST_LANES").ok().and_then(|v| v.parse().ok()).filter(|&k| k > 0)
     {

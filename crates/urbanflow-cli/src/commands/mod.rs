@@ -1,5 +1,7 @@
 //! One module per subcommand, named after it; each has its `Args` and a `run`.
 
+#[cfg(feature = "access")]
+pub mod access;
 pub mod assign;
 #[cfg(feature = "mpi")]
 pub mod cluster;

@@ -1,0 +1,1 @@
+../../../shaders/access_reduce.wgsl
