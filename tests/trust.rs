@@ -328,3 +328,92 @@ fn transit_assign_from_gtfs() {
     assert!(stderr(&bad_window).contains("--window `9:00-8:00`"), "{}", stderr(&bad_window));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `urbanflow access` on the bundled road graph: rows in the file's ids for every source and cutoff,
+/// equal to a brute-force count from full trees; closeness and betweenness rows; a bad points line
+/// named by file and line; an OSM extract (when the shared data is there) with lat/lon points, a map.
+#[test]
+fn access_rows_equal_brute_force_and_bad_points_are_named() {
+    use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
+    let dir = scratch("access");
+    let graph = bundled("small-road.gr.gz");
+    let loaded = urbanflow::graph::io::load_graph(&graph, &Default::default()).unwrap();
+    let g = &loaded.graph;
+    let n = g.num_vertices();
+    // Points at every seventh vertex, weights 1..=5.
+    let points: Vec<(u32, u64)> = (0..n).step_by(7).map(|v| (v, 1 + v as u64 % 5)).collect();
+    let mut text = String::from("vertex,weight\n");
+    for &(v, w) in &points {
+        text += &format!("{},{w}\n", loaded.ids[v as usize]);
+    }
+    let pts = dir.join("points.csv");
+    std::fs::write(&pts, text).unwrap();
+    let rows = dir.join("rows.csv");
+    let args = [
+        "--graph",
+        graph.to_str().unwrap(),
+        "--points",
+        pts.to_str().unwrap(),
+        "--cutoffs",
+        "2000,9000",
+        "--sources",
+        "40",
+        "--out",
+        rows.to_str().unwrap(),
+        "--json",
+    ];
+    let out = command("access", &args, None);
+    assert!(out.status.success());
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["rows"], 80);
+    let index: std::collections::HashMap<u64, u32> =
+        loaded.ids.iter().enumerate().map(|(v, &id)| (id, v as u32)).collect();
+    let csv = std::fs::read_to_string(&rows).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("vertex,cutoff,count,sum,mean,min,max"));
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let s = index[&f[0].parse::<u64>().unwrap()];
+        let cut: f64 = f[1].parse().unwrap();
+        let dist = dijkstra(g, s, &Stop::default()).unwrap().0;
+        let within: Vec<u64> =
+            points.iter().filter(|p| dist[p.0 as usize] as f64 <= cut).map(|p| p.1).collect();
+        assert_eq!(f[2].parse::<usize>().unwrap(), within.len(), "{line}");
+        assert_eq!(f[3].parse::<f64>().unwrap(), within.iter().sum::<u64>() as f64, "{line}");
+    }
+    let out = command("access", &["--graph", graph.to_str().unwrap(), "--closeness", "--sources", "5"], None);
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("vertex,harmonic"));
+    let out =
+        command("access", &["--graph", graph.to_str().unwrap(), "--betweenness", "--sample", "50"], None);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("vertex,betweenness,std_error"));
+
+    std::fs::write(&pts, "vertex,weight\n1,2\n1,x\n").unwrap();
+    let out = command("access", &args, None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("points.csv:3") && err.contains("not a number"), "{err}");
+
+    let Some(osm) = data_root().map(|d| d.join("osm/porto/porto_portugal.osm.pbf")) else {
+        assert!(!urbanflow::graph::datasets::env_flag("URBANFLOW_REQUIRE_DATA"), "shared data required");
+        eprintln!("SKIP the OSM part of access: no shared data (URBANFLOW_DATA)");
+        return;
+    };
+    std::fs::write(&pts, "lat,lon,weight\n41.1579,-8.6291,10\n41.1496,-8.6109,5\n").unwrap();
+    let map = dir.join("map.svg");
+    let args = [
+        "--osm",
+        osm.to_str().unwrap(),
+        "--points",
+        pts.to_str().unwrap(),
+        "--cutoffs",
+        "10",
+        "--sources",
+        "300",
+        "--map",
+        map.to_str().unwrap(),
+        "--json",
+    ];
+    let out = command("access", &args, None);
+    assert!(out.status.success());
+    assert!(std::fs::read_to_string(&map).unwrap().starts_with("<svg"));
+}

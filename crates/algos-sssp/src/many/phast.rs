@@ -107,7 +107,7 @@ pub(super) fn run_phast(
 const PASS_LABEL_BYTES: u64 = 600_000_000;
 
 /// Sources per GPU PHAST pass on `ctx` for a graph of `n` vertices: the largest power of two from 64
-/// to 512 whose labels fit [`PASS_LABEL_BYTES`] and one storage binding; `URBANFLOW_PHAST_LANES`
+/// to 512 whose labels fit 600 MB of labels (`PASS_LABEL_BYTES`) and one storage binding; `URBANFLOW_PHAST_LANES`
 /// overrides it (for measurements).
 #[cfg(feature = "gpu")]
 pub fn gpu_pass(ctx: &GpuContext, n: usize) -> usize {
