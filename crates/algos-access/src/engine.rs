@@ -19,6 +19,7 @@ use gpu_runtime::{Backend, Resolved};
 use graph_core::Csr;
 
 use crate::error::AccessError;
+use crate::reducer::Reducer;
 use crate::reduction::{Cell, Reduction};
 
 /// When the bounded searches would finish the remaining sources in less than this (estimated from the
@@ -84,14 +85,6 @@ pub struct AccessStats {
     pub solve_s: f64,
     /// Sources done by each engine: search, sweep, GPU.
     pub sources_by_engine: [usize; 3],
-}
-
-/// One engine's way of filling the cells of a block of sources.
-pub(crate) trait Reducer {
-    /// Sources per call (a few sweeps or passes; progress is reported between calls).
-    fn block(&self) -> usize;
-    /// Fills `cells` (one per cutoff, source by source) for `sources`.
-    fn reduce(&mut self, sources: &[u32], cells: &mut [Cell]) -> Result<(), AccessError>;
 }
 
 /// Progress and cancellation: called with (sources done, sources asked); returning `false` stops the

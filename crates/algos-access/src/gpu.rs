@@ -10,8 +10,8 @@ use algos_sssp::ch::gpu::GpuPhast;
 use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, Workgroups, wgpu};
 
-use crate::engine::Reducer;
 use crate::error::AccessError;
+use crate::reducer::Reducer;
 use crate::reduction::{Cell, Reduction};
 
 const REDUCE: Shader = gpu_runtime::shader!("access_reduce");

@@ -40,6 +40,7 @@ mod nearest;
 mod opportunities;
 pub mod picture;
 mod points;
+mod reducer;
 mod reduction;
 mod search;
 mod sweep;

@@ -8,9 +8,9 @@ use algos_sssp::cpu::search::{Settle, Workspace, dijkstra_search};
 use graph_core::Csr;
 use rayon::prelude::*;
 
-use crate::engine::Reducer;
 use crate::error::AccessError;
 use crate::opportunities::NO_SLOT;
+use crate::reducer::Reducer;
 use crate::reduction::{Cell, Reduction};
 
 /// Bounded searches on all cores, one reusable distance row and queue per thread.

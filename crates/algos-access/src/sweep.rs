@@ -5,8 +5,8 @@
 use algos_sssp::ch::{ContractionHierarchy, LANES, PhastWorkspace};
 use rayon::prelude::*;
 
-use crate::engine::Reducer;
 use crate::error::AccessError;
+use crate::reducer::Reducer;
 use crate::reduction::{Cell, Reduction};
 
 /// PHAST sweeps on all cores, one workspace per thread.
