@@ -48,23 +48,50 @@ impl<'a> Reduction<'a> {
         *self.cutoffs.last().expect("at least one cutoff")
     }
 
-    /// Adds the points of `slot` (an index into the opportunities' vertices), at distance `d`, to the
-    /// cells of every cutoff that reaches it.
+    /// Adds the points of `slot` (an index into the opportunities' vertices), at distance `d` (at most
+    /// the largest cutoff), to `cells` (one per cutoff). Where the contribution does not depend on the
+    /// cutoff (every decay but linear) it goes to the cell of the smallest cutoff that reaches it only,
+    /// and [`Self::finish`] carries each cell into the next; else to every cutoff that reaches it. The
+    /// integer sums are the same either way.
     #[inline]
     pub fn add(&self, cells: &mut [Cell], slot: usize, d: u32) {
         let o = self.opportunities;
-        for (c, &cut) in self.cutoffs.iter().enumerate().rev() {
-            if d > cut {
-                break;
+        if self.decay == Decay::Linear {
+            for (c, &cut) in self.cutoffs.iter().enumerate().rev() {
+                if d > cut {
+                    break;
+                }
+                let q = (o.weight[slot] * self.decay.factor(d, cut) * self.unit).round() as u64;
+                cells[c].take(o.count[slot], q, o.min_rank[slot], o.max_rank[slot]);
             }
-            let cell = &mut cells[c];
-            cell.count += o.count[slot];
-            cell.sum += match self.decay {
-                Decay::Flat => o.weight_q[slot],
-                decay => (o.weight[slot] * decay.factor(d, cut) * self.unit).round() as u64,
-            };
-            cell.min_rank = cell.min_rank.min(o.min_rank[slot]);
-            cell.max_rank = cell.max_rank.max(o.max_rank[slot]);
+            return;
         }
+        let c = self.cutoffs.iter().position(|&cut| d <= cut).expect("d within the largest cutoff");
+        let q = match self.decay {
+            Decay::Flat => o.weight_q[slot],
+            decay => (o.weight[slot] * decay.factor(d, self.cutoffs[c]) * self.unit).round() as u64,
+        };
+        cells[c].take(o.count[slot], q, o.min_rank[slot], o.max_rank[slot]);
+    }
+
+    /// Completes one source's `cells` after its last [`Self::add`].
+    #[inline]
+    pub fn finish(&self, cells: &mut [Cell]) {
+        if self.decay != Decay::Linear {
+            for c in 1..cells.len() {
+                let below = cells[c - 1];
+                cells[c].take(below.count, below.sum, below.min_rank, below.max_rank);
+            }
+        }
+    }
+}
+
+impl Cell {
+    #[inline]
+    fn take(&mut self, count: u32, sum: u64, min_rank: u32, max_rank: u32) {
+        self.count += count;
+        self.sum += sum;
+        self.min_rank = self.min_rank.min(min_rank);
+        self.max_rank = self.max_rank.max(max_rank);
     }
 }

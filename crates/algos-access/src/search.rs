@@ -54,6 +54,7 @@ impl Reducer for SearchReducer<'_> {
                     Settle::Expand
                 });
                 s.ws.reset(&mut s.dist);
+                red.finish(cells);
             },
         );
         Ok(())

@@ -13,13 +13,17 @@ use crate::reduction::{Cell, Reduction};
 pub(crate) struct SweepReducer<'a> {
     pub hierarchy: &'a ContractionHierarchy,
     pub reduction: &'a Reduction<'a>,
-    /// Rank of every point vertex (the labels' index), in the opportunities' order.
-    ranks: Vec<u32>,
+    /// (rank, slot) of every point vertex, by rank: the labels are read in memory order.
+    ranks: Vec<(u32, u32)>,
 }
 
 impl<'a> SweepReducer<'a> {
     pub fn new(hierarchy: &'a ContractionHierarchy, reduction: &'a Reduction<'a>) -> Self {
-        let ranks = reduction.opportunities.vertices.iter().map(|&v| hierarchy.rank[v as usize]).collect();
+        let mut ranks: Vec<(u32, u32)> = (reduction.opportunities.vertices.iter())
+            .enumerate()
+            .map(|(slot, &v)| (hierarchy.rank[v as usize], slot as u32))
+            .collect();
+        ranks.sort_unstable();
         Self { hierarchy, reduction, ranks }
     }
 }
@@ -39,13 +43,16 @@ impl Reducer for SweepReducer<'_> {
                 ws.sweep(ch, srcs);
                 cells.fill(Cell::EMPTY);
                 let labels = ws.labels();
-                for (slot, &r) in ranks.iter().enumerate() {
+                for &(r, slot) in ranks {
                     let row = &labels[r as usize * LANES..r as usize * LANES + srcs.len()];
                     for (lane, &d) in row.iter().enumerate() {
                         if d <= reach {
-                            red.add(&mut cells[lane * nc..(lane + 1) * nc], slot, d);
+                            red.add(&mut cells[lane * nc..(lane + 1) * nc], slot as usize, d);
                         }
                     }
+                }
+                for lane in cells.chunks_mut(nc) {
+                    red.finish(lane);
                 }
             },
         );

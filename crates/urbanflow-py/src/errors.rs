@@ -4,6 +4,7 @@
 
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError};
 use pyo3::prelude::*;
+use urbanflow::access::AccessError;
 use urbanflow::gpu::GpuError as RuntimeGpuError;
 use urbanflow::graph::GraphError;
 use urbanflow::sssp::SsspError;
@@ -31,6 +32,8 @@ pub enum Error {
     Gpu(RuntimeGpuError),
     /// Public transport: feeds, networks, journeys.
     Transit(TdError),
+    /// Accessibility and centrality.
+    Access(AccessError),
     /// A value the binding itself refuses (a bad option string, arrays of different lengths).
     Input(String),
     /// The caller went away (its exception is raised instead; never seen by Python).
@@ -55,6 +58,15 @@ impl From<TapError> for Error {
 impl From<TdError> for Error {
     fn from(e: TdError) -> Self {
         Self::Transit(e)
+    }
+}
+impl From<AccessError> for Error {
+    fn from(e: AccessError) -> Self {
+        match e {
+            // The caller's cancellation (the progress callback said stop).
+            AccessError::Cancelled { .. } => Self::Cancelled,
+            e => Self::Access(e),
+        }
     }
 }
 impl From<RuntimeGpuError> for Error {
@@ -180,6 +192,18 @@ fn transit_error(e: TdError) -> PyErr {
     }
 }
 
+fn access_error(e: AccessError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        AccessError::Sssp(s) => sssp_error(s),
+        AccessError::Gpu(g) => gpu_error(g),
+        AccessError::Line { path, line, .. } => raise::<FormatError>(message, file_at(&path, Some(line))),
+        AccessError::File { path, .. } => raise::<FormatError>(message, file_at(&path, None)),
+        AccessError::PointVertex { .. } => raise::<VertexError>(message, At::default()),
+        _ => raise::<InvalidInputError>(message, At::default()),
+    }
+}
+
 impl From<Error> for PyErr {
     fn from(e: Error) -> PyErr {
         match e {
@@ -188,6 +212,7 @@ impl From<Error> for PyErr {
             Error::Tap(t) => tap_error(t),
             Error::Gpu(g) => gpu_error(g),
             Error::Transit(t) => transit_error(t),
+            Error::Access(a) => access_error(a),
             Error::Input(m) => raise::<InvalidInputError>(m, At::default()),
             Error::Cancelled => raise::<UrbanflowError>("cancelled".into(), At::default()),
         }

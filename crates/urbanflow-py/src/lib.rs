@@ -3,6 +3,7 @@
 //! No logic of its own: each function calls the Rust library once, outside the GIL
 //! (the `run` module), and returns numpy arrays that own the library's vectors (no copy).
 
+mod access;
 mod distribution;
 mod errors;
 mod graph;
@@ -28,6 +29,8 @@ fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tap::skims, m)?)?;
     m.add_function(wrap_pyfunction!(odme::estimate_od, m)?)?;
     m.add_function(wrap_pyfunction!(transit_assign::transit_assign, m)?)?;
+    m.add_function(wrap_pyfunction!(access::accessibility, m)?)?;
+    m.add_function(wrap_pyfunction!(access::betweenness, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::ipf, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::gravity, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::calibrate, m)?)?;

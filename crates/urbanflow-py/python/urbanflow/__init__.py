@@ -36,6 +36,8 @@ from . import errors
 from ._tables import table
 from ._urbanflow import UNREACHABLE, __version__
 from ._urbanflow import Demand as _Demand
+from ._urbanflow import accessibility as _accessibility
+from ._urbanflow import betweenness as _betweenness
 from ._urbanflow import Graph as _Graph
 from ._urbanflow import Hierarchy as _Hierarchy
 from ._urbanflow import Network as _Network
@@ -70,6 +72,10 @@ __all__ = [
     "run_model",
     "TransitAssignment",
     "transit_assign",
+    "Accessibility",
+    "accessibility",
+    "closeness",
+    "betweenness",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -1029,3 +1035,136 @@ class Transit:
 
     def __repr__(self) -> str:
         return repr(self._t)
+
+
+@dataclass(frozen=True)
+class Accessibility:
+    """Opportunities within each cutoff of every source (docs/accessibility.md): ``count`` (uint32),
+    ``sum`` (the decayed weight), ``mean`` (sum / count), ``min`` and ``max`` (the least and greatest
+    point weight; NaN where no point is within the cutoff) are (sources × cutoffs) arrays; ``engine`` and
+    ``why`` say what computed them, from rates measured on this run; ``seconds`` splits the time."""
+
+    sources: np.ndarray
+    cutoffs: np.ndarray
+    count: np.ndarray
+    sum: np.ndarray
+    mean: np.ndarray
+    min: np.ndarray
+    max: np.ndarray
+    engine: str
+    why: str
+    seconds: dict
+
+    def table(self, ids=None, as_frame: bool | None = None):
+        """Long rows ``vertex, cutoff, count, sum, mean, min, max`` (``ids``: map sources to these ids,
+        e.g. ``graph.ids``), a DataFrame when pandas is installed."""
+        s, c = self.count.shape
+        vertex = np.repeat(self.sources if ids is None else np.asarray(ids)[self.sources], c)
+        columns = {"vertex": vertex, "cutoff": np.tile(self.cutoffs, s)}
+        for name in ("count", "sum", "mean", "min", "max"):
+            columns[name] = getattr(self, name).reshape(-1)
+        return table(columns, as_frame)
+
+
+def _graph_of(graph) -> "_Graph":
+    if isinstance(graph, OsmGraph):
+        graph = graph.graph
+    if not isinstance(graph, Graph):
+        raise InvalidInputError(f"expected a urbanflow.Graph or OsmGraph, got {type(graph).__name__}")
+    return graph._g
+
+
+def _points(points):
+    """``points`` as (vertices uint32, weights float64): an array of vertices (weight 1 each), a pair
+    (vertices, weights), or a table with ``vertex`` and optionally ``weight`` columns."""
+    if hasattr(points, "keys") or hasattr(points, "columns"):
+        vertices = np.asarray(points["vertex"])
+        weights = np.asarray(points["weight"], dtype=np.float64) if "weight" in points else None
+    elif isinstance(points, tuple) and len(points) == 2:
+        vertices, weights = np.asarray(points[0]), np.asarray(points[1], dtype=np.float64)
+    else:
+        vertices, weights = np.asarray(points), None
+    vertices = _u32(vertices, "points' vertices")
+    if weights is None:
+        weights = np.ones(vertices.size)
+    return vertices, np.ascontiguousarray(weights, dtype=np.float64)
+
+
+def _cutoffs(cutoffs) -> list:
+    if cutoffs is None:
+        return []
+    return [int(c) for c in _u32(cutoffs, "cutoffs")]
+
+
+def _accessibility_of(r: dict) -> Accessibility:
+    seconds = {k: r[k] for k in ("preprocess_s", "setup_s", "solve_s")}
+    return Accessibility(sources=r["sources"], cutoffs=r["cutoffs"], count=r["count"], sum=r["sum"],
+                         mean=r["mean"], min=r["min"], max=r["max"], engine=r["engine"], why=r["why"],
+                         seconds=seconds)
+
+
+def accessibility(graph, points, cutoffs, *, decay: str = "flat", sources=None, engine: str = "auto",
+                  backend: str | None = None, threads=None, progress=None) -> Accessibility:
+    """Opportunities within each cutoff of every source, as ``urbanflow access`` computes them: trees
+    reduced where they are (on a GPU, in device memory), the engine chosen from rates measured on this
+    run.
+
+    ``graph``: a ``Graph`` or ``OsmGraph`` (weights in its units: milliseconds for OSM). ``points``: the
+    vertices of the opportunities (0-based; one weight each), a pair ``(vertices, weights)``, or a table
+    with ``vertex`` and ``weight`` columns; weights ≥ 0. ``cutoffs``: up to 8 ascending distances in the
+    graph's units. ``decay``: "flat", "linear", "exp:β", "power:β" or "harmonic" (β per weight unit).
+    ``sources``: vertices (default: all). ``engine``: "auto", "search", "sweep" or "gpu". ``progress``:
+    called with (sources done, sources); returning False ends the call.
+
+    >>> import urbanflow
+    >>> g = urbanflow.Graph.from_edges([0, 1, 1, 2], [1, 0, 2, 1], [5, 5, 7, 7])
+    >>> a = urbanflow.accessibility(g, ([1, 2], [10.0, 3.0]), [5, 12])
+    >>> a.count.tolist(), a.sum.tolist()
+    ([[1, 2], [1, 2], [1, 2]], [[10.0, 13.0], [10.0, 13.0], [3.0, 13.0]])
+    """
+    vertices, weights = _points(points)
+    src = None if sources is None else _u32(sources, "sources")
+    r = _accessibility(_graph_of(graph), vertices, weights, _cutoffs(cutoffs), decay, sources=src,
+                       engine=engine, backend=backend, threads=threads, progress=progress)
+    return _accessibility_of(r)
+
+
+def closeness(graph, *, cutoff=None, decay: str = "harmonic", sources=None, engine: str = "auto",
+              backend: str | None = None, threads=None, progress=None) -> np.ndarray:
+    """Closeness of every source (float64 array in ``sources`` order): harmonic, Σ 1/d over the vertices
+    reached (within ``cutoff``) at a distance > 0 — networkx's ``harmonic_centrality`` of the reversed
+    graph — or, with ``decay="exp:β"``, the gravity closeness Σ e^(−βd). ``cutoff``: one distance, or a
+    list of ascending ones (then a sources × cutoffs array, from one tree per source).
+
+    >>> import urbanflow
+    >>> g = urbanflow.Graph.from_edges([0, 1, 1, 2], [1, 0, 2, 1], [1, 1, 1, 1])
+    >>> urbanflow.closeness(g).tolist()
+    [1.5, 2.0, 1.5]
+    """
+    src = None if sources is None else _u32(sources, "sources")
+    several = cutoff is not None and np.ndim(cutoff) == 1
+    cutoffs = [] if cutoff is None else _cutoffs(cutoff if several else [cutoff])
+    r = _accessibility(_graph_of(graph), None, None, cutoffs, decay, sources=src, closeness=True,
+                       engine=engine, backend=backend, threads=threads, progress=progress)
+    return r["sum"] if several else r["sum"][:, 0].copy()
+
+
+def betweenness(graph, *, cutoff=None, sample: int | None = None, seed: int = 1, threads=None,
+                progress=None):
+    """Brandes' betweenness of every vertex (float64; directed, unnormalised, endpoints excluded), as
+    networkx's ``betweenness_centrality(normalized=False, weight=...)``. ``cutoff``: only pairs within this
+    distance. ``sample``: estimate from that many sources drawn with ``seed``; then a pair
+    ``(values, standard errors)`` is returned (errors 0 when the sample is every vertex).
+
+    >>> import urbanflow
+    >>> g = urbanflow.Graph.from_edges([0, 1, 1, 2], [1, 0, 2, 1], [1, 1, 1, 1])
+    >>> urbanflow.betweenness(g).tolist()
+    [0.0, 2.0, 0.0]
+    """
+    c = None if cutoff is None else _cutoffs([cutoff])[0]
+    r = _betweenness(_graph_of(graph), cutoff=c, sample=sample, seed=seed, threads=threads, progress=progress)
+    if sample is not None:
+        # A sample of every source is the exact answer: its standard errors are 0.
+        se = r["std_error"] if r["std_error"] is not None else np.zeros_like(r["value"])
+        return r["value"], se
+    return r["value"]

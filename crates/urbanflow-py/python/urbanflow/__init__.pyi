@@ -27,6 +27,10 @@ __all__ = [
     "run_model",
     "TransitAssignment",
     "transit_assign",
+    "Accessibility",
+    "accessibility",
+    "closeness",
+    "betweenness",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -247,3 +251,26 @@ class Transit:
     def journey(self, origin: _Where, destination: _Where, depart: _Time, *, profile: str = "walk+transit",
                 as_frame: bool | None = None) -> Journey | None: ...
     def arrivals(self, origin: _Where, depart: _Time, *, profile: str = "walk+transit") -> npt.NDArray[np.float64]: ...
+
+@dataclass(frozen=True)
+class Accessibility:
+    sources: npt.NDArray[np.uint32]
+    cutoffs: npt.NDArray[np.uint32]
+    count: npt.NDArray[np.uint32]
+    sum: npt.NDArray[np.float64]
+    mean: npt.NDArray[np.float64]
+    min: npt.NDArray[np.float64]
+    max: npt.NDArray[np.float64]
+    engine: str
+    why: str
+    seconds: dict[str, float]
+    def table(self, ids: npt.ArrayLike | None = None, as_frame: bool | None = None) -> Any: ...
+
+def accessibility(graph: Graph | OsmGraph, points: Any, cutoffs: npt.ArrayLike, *, decay: str = "flat",
+                  sources: npt.ArrayLike | None = None, engine: str = "auto", backend: str | None = None,
+                  threads: int | None = None, progress: Any = None) -> Accessibility: ...
+def closeness(graph: Graph | OsmGraph, *, cutoff: int | npt.ArrayLike | None = None, decay: str = "harmonic",
+              sources: npt.ArrayLike | None = None, engine: str = "auto", backend: str | None = None,
+              threads: int | None = None, progress: Any = None) -> npt.NDArray[np.float64]: ...
+def betweenness(graph: Graph | OsmGraph, *, cutoff: int | None = None, sample: int | None = None, seed: int = 1,
+                threads: int | None = None, progress: Any = None) -> Any: ...
