@@ -129,16 +129,7 @@ pub fn accessibility(
     sources: &[u32],
     opts: &AccessOptions<'_>,
 ) -> Result<Accessibility, AccessError> {
-    let n = graph.num_vertices();
-    if opportunities.num_graph_vertices() != n {
-        return Err(AccessError::InvalidParameter(format!(
-            "the opportunities are on a graph of {} vertices, this one has {n}",
-            opportunities.num_graph_vertices()
-        )));
-    }
-    if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
-        return Err(algos_sssp::SsspError::SourceOutOfRange { vertex, n }.into());
-    }
+    opportunities.check_on(graph, sources)?;
     if let Some((arc, &weight)) = graph.weights().iter().enumerate().find(|(_, w)| **w >= SATURATED) {
         return Err(algos_sssp::SsspError::WeightTooLarge { arc: arc as u32, weight }.into());
     }

@@ -60,15 +60,7 @@ pub fn nearest(
     max_distance: Option<u32>,
 ) -> Result<Nearest, AccessError> {
     let n = graph.num_vertices();
-    if opportunities.num_graph_vertices() != n {
-        return Err(AccessError::InvalidParameter(format!(
-            "the opportunities are on a graph of {} vertices, this one has {n}",
-            opportunities.num_graph_vertices()
-        )));
-    }
-    if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
-        return Err(algos_sssp::SsspError::SourceOutOfRange { vertex, n }.into());
-    }
+    opportunities.check_on(graph, sources)?;
     if k == 0 {
         return Err(AccessError::InvalidParameter("k = 0: expected at least one point per source".into()));
     }

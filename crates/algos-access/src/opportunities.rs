@@ -136,6 +136,21 @@ impl Opportunities {
         }
     }
 
+    /// Checks that these points are on `graph` and `sources` are its vertices.
+    pub(crate) fn check_on(&self, graph: &graph_core::Csr<u32>, sources: &[u32]) -> Result<(), AccessError> {
+        let n = graph.num_vertices();
+        if self.n != n {
+            return Err(AccessError::InvalidParameter(format!(
+                "the opportunities are on a graph of {} vertices, this one has {n}",
+                self.n
+            )));
+        }
+        if let Some(&vertex) = sources.iter().find(|&&s| s >= n) {
+            return Err(algos_sssp::SsspError::SourceOutOfRange { vertex, n }.into());
+        }
+        Ok(())
+    }
+
     /// Points at `v`.
     pub fn count_at(&self, v: u32) -> u32 {
         match self.slot.get(v as usize) {
