@@ -188,3 +188,34 @@ pub fn betweenness<'py>(
     out.set_item("sources", b.sources)?;
     Ok(out)
 }
+
+/// The `k` nearest points from every source (see the Python `nearest`).
+#[pyfunction]
+#[pyo3(signature = (graph, vertices, k, *, max_distance = None, sources = None, threads = None))]
+pub fn nearest<'py>(
+    py: Python<'py>,
+    graph: &Graph,
+    vertices: PyReadonlyArray1<'_, u32>,
+    k: usize,
+    max_distance: Option<u32>,
+    sources: Option<PyReadonlyArray1<'_, u32>>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let g = Arc::clone(&graph.graph);
+    let points: Vec<(u32, f64)> = vec_of(&vertices, "vertices")?.into_iter().map(|v| (v, 1.0)).collect();
+    let sources: Vec<u32> = match &sources {
+        Some(s) => vec_of(s, "sources")?,
+        None => (0..g.num_vertices()).collect(),
+    };
+    let near = crate::run::run(py, Run { threads }, move |_| {
+        let o = Opportunities::new(g.num_vertices(), &points)?;
+        Ok(urbanflow::access::nearest(&g, &o, &sources, k, max_distance)?)
+    })?;
+    let s = near.sources.len();
+    let shape = |v: Vec<u32>| Array2::from_shape_vec((s, k), v).map_err(|e| Error::Input(e.to_string()));
+    let out = PyDict::new(py);
+    out.set_item("sources", near.sources.into_pyarray(py))?;
+    out.set_item("vertex", shape(near.vertex)?.into_pyarray(py))?;
+    out.set_item("distance", shape(near.distance)?.into_pyarray(py))?;
+    Ok(out)
+}

@@ -31,6 +31,7 @@ fn _urbanflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(transit_assign::transit_assign, m)?)?;
     m.add_function(wrap_pyfunction!(access::accessibility, m)?)?;
     m.add_function(wrap_pyfunction!(access::betweenness, m)?)?;
+    m.add_function(wrap_pyfunction!(access::nearest, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::ipf, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::gravity, m)?)?;
     m.add_function(wrap_pyfunction!(distribution::calibrate, m)?)?;

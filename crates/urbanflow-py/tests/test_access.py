@@ -117,3 +117,16 @@ def test_command_equals_function(tmp_path):
     np.testing.assert_array_equal(rows[:, 0], np.repeat(np.asarray(g.ids)[a.sources], 2))
     np.testing.assert_array_equal(rows[:, 2], a.count.reshape(-1))
     np.testing.assert_allclose(rows[:, 3], a.sum.reshape(-1), rtol=1e-12)
+
+
+def test_nearest_equals_scipy():
+    n = 300
+    t, h, w = random_arcs(21, n, 1000, 1, 9)
+    g = urbanflow.Graph.from_edges(t, h, w, n=n)
+    points = np.random.default_rng(21).integers(0, n, 40)
+    vertices, distances = urbanflow.nearest(g, points, 4, max_distance=25)
+    dist = csgraph.dijkstra(g.to_scipy(), indices=np.arange(n))
+    for s in range(n):
+        want = sorted((dist[s, p], p) for p in points.tolist() if dist[s, p] <= 25)[:4]
+        got = [(d, v) for v, d in zip(vertices[s].tolist(), distances[s].tolist()) if v != urbanflow.UNREACHABLE]
+        assert got == [(int(d), int(p)) for d, p in want], s

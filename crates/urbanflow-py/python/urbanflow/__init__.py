@@ -38,6 +38,7 @@ from ._urbanflow import UNREACHABLE, __version__
 from ._urbanflow import Demand as _Demand
 from ._urbanflow import accessibility as _accessibility
 from ._urbanflow import betweenness as _betweenness
+from ._urbanflow import nearest as _nearest
 from ._urbanflow import Graph as _Graph
 from ._urbanflow import Hierarchy as _Hierarchy
 from ._urbanflow import Network as _Network
@@ -76,6 +77,7 @@ __all__ = [
     "accessibility",
     "closeness",
     "betweenness",
+    "nearest",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -1168,3 +1170,22 @@ def betweenness(graph, *, cutoff=None, sample: int | None = None, seed: int = 1,
         se = r["std_error"] if r["std_error"] is not None else np.zeros_like(r["value"])
         return r["value"], se
     return r["value"]
+
+
+def nearest(graph, points, k: int, *, max_distance=None, sources=None, threads=None):
+    """The ``k`` nearest points from every source, nearest first (ties by vertex), as pandana's
+    ``nearest_pois``: a pair of (sources × k) uint32 arrays ``(vertices, distances)``, with
+    ``UNREACHABLE`` in both where fewer than ``k`` points lie within ``max_distance`` (default: no
+    limit). ``points``: vertices (0-based; a vertex listed twice is two points).
+
+    >>> import urbanflow
+    >>> g = urbanflow.Graph.from_edges([0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2], [1, 1, 1, 1, 1, 1])
+    >>> v, d = urbanflow.nearest(g, [3, 0], 2)
+    >>> v[1].tolist(), d[1].tolist()
+    ([0, 3], [1, 2])
+    """
+    k = _integer(k, "k")
+    src = None if sources is None else _u32(sources, "sources")
+    limit = None if max_distance is None else _integer(max_distance, "max_distance")
+    r = _nearest(_graph_of(graph), _u32(points, "points"), k, max_distance=limit, sources=src, threads=threads)
+    return r["vertex"], r["distance"]

@@ -31,6 +31,7 @@ __all__ = [
     "accessibility",
     "closeness",
     "betweenness",
+    "nearest",
     "OsmGraph",
     "Transit",
     "Journey",
@@ -274,3 +275,6 @@ def closeness(graph: Graph | OsmGraph, *, cutoff: int | npt.ArrayLike | None = N
               threads: int | None = None, progress: Any = None) -> npt.NDArray[np.float64]: ...
 def betweenness(graph: Graph | OsmGraph, *, cutoff: int | None = None, sample: int | None = None, seed: int = 1,
                 threads: int | None = None, progress: Any = None) -> Any: ...
+def nearest(graph: Graph | OsmGraph, points: npt.ArrayLike, k: int, *, max_distance: int | None = None,
+            sources: npt.ArrayLike | None = None,
+            threads: int | None = None) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
