@@ -400,6 +400,7 @@ fn access_rows_equal_brute_force_and_bad_points_are_named() {
     };
     std::fs::write(&pts, "lat,lon,weight\n41.1579,-8.6291,10\n41.1496,-8.6109,5\n").unwrap();
     let map = dir.join("map.svg");
+    let geo = dir.join("rows.geojson");
     let args = [
         "--osm",
         osm.to_str().unwrap(),
@@ -411,9 +412,21 @@ fn access_rows_equal_brute_force_and_bad_points_are_named() {
         "300",
         "--map",
         map.to_str().unwrap(),
+        "--out",
+        geo.to_str().unwrap(),
         "--json",
     ];
     let out = command("access", &args, None);
     assert!(out.status.success());
     assert!(std::fs::read_to_string(&map).unwrap().starts_with("<svg"));
+    // One point per row, at the row's vertex, its fields as numbers (null where empty).
+    let geo: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&geo).unwrap()).unwrap();
+    let features = geo["features"].as_array().unwrap();
+    assert_eq!(features.len(), 300);
+    let first = &features[0];
+    assert_eq!(first["geometry"]["type"], "Point");
+    assert_eq!(first["properties"]["cutoff"], 10.0);
+    assert!(first["properties"]["count"].is_number());
+    let lon = first["geometry"]["coordinates"][0].as_f64().unwrap();
+    assert!((-8.8..-8.3).contains(&lon), "{lon}");
 }

@@ -267,7 +267,8 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
     let id = |v: u32| input.ids[v as usize];
     // Rows (header, then lines) and the per-vertex value the map draws.
     let mut header = String::new();
-    let mut lines: Vec<String> = Vec::new();
+    // Each row with the vertex it describes (the GeoJSON output places it there).
+    let mut lines: Vec<(u32, String)> = Vec::new();
     let mut map_values: Option<(Vec<f64>, String)> = None;
     let result = if args.betweenness {
         let cutoff = args.cutoff.map(|c| to_weight_units(&[c], unit)).transpose()?.map(|c| c[0]);
@@ -281,7 +282,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
                     .into();
             for v in 0..input.graph.num_vertices() {
                 let se = b.std_error.as_ref().map(|s| format!(",{}", s[v as usize])).unwrap_or_default();
-                lines.push(format!("{},{}{se}", id(v), b.value[v as usize]));
+                lines.push((v, format!("{},{}{se}", id(v), b.value[v as usize])));
             }
             summary["kind"] = "betweenness".into();
             summary["sources_used"] = b.sources.into();
@@ -299,7 +300,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             header = "vertex,rank,point_vertex,distance".into();
             for (i, &s) in sources.iter().enumerate() {
                 for (r, (p, d)) in near.of(i).enumerate() {
-                    lines.push(format!("{},{},{},{}", id(s), r + 1, id(p), d as f64 / unit));
+                    lines.push((s, format!("{},{},{},{}", id(s), r + 1, id(p), d as f64 / unit)));
                 }
             }
             let mut first = vec![f64::NAN; input.graph.num_vertices() as usize];
@@ -398,7 +399,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             None => {
                 let mut stdout = std::io::stdout().lock();
                 writeln!(stdout, "{header}")?;
-                for l in lines.iter().take(20) {
+                for (_, l) in lines.iter().take(20) {
                     writeln!(stdout, "{l}")?;
                 }
                 if lines.len() > 20 {
@@ -421,7 +422,7 @@ fn rows(
     unit: f64,
     id: &dyn Fn(u32) -> i128,
     header: &mut String,
-    lines: &mut Vec<String>,
+    lines: &mut Vec<(u32, String)>,
 ) {
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     if args.closeness {
@@ -431,9 +432,9 @@ fn rows(
         for (i, &s) in sources.iter().enumerate() {
             for (c, &cut) in a.cutoffs.iter().enumerate() {
                 if args.cutoffs.is_empty() {
-                    lines.push(format!("{},{}", id(s), a.sum(i, c)));
+                    lines.push((s, format!("{},{}", id(s), a.sum(i, c))));
                 } else {
-                    lines.push(format!("{},{},{}", id(s), cut as f64 / unit, a.sum(i, c)));
+                    lines.push((s, format!("{},{},{}", id(s), cut as f64 / unit, a.sum(i, c))));
                 }
             }
         }
@@ -442,55 +443,64 @@ fn rows(
     *header = "vertex,cutoff,count,sum,mean,min,max".into();
     for (i, &s) in sources.iter().enumerate() {
         for (c, &cut) in a.cutoffs.iter().enumerate() {
-            lines.push(format!(
-                "{},{},{},{},{},{},{}",
-                id(s),
-                cut as f64 / unit,
-                a.count(i, c),
-                a.sum(i, c),
-                opt(a.mean(i, c)),
-                opt(a.min(i, c)),
-                opt(a.max(i, c))
+            lines.push((
+                s,
+                format!(
+                    "{},{},{},{},{},{},{}",
+                    id(s),
+                    cut as f64 / unit,
+                    a.count(i, c),
+                    a.sum(i, c),
+                    opt(a.mean(i, c)),
+                    opt(a.min(i, c)),
+                    opt(a.max(i, c))
+                ),
             ));
         }
     }
 }
 
-fn write_rows(path: &Path, header: &str, lines: &[String], input: &Input) -> Result<(), Error> {
+fn write_rows(path: &Path, header: &str, lines: &[(u32, String)], input: &Input) -> Result<(), Error> {
     let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut w = std::io::BufWriter::new(file);
     let geojson = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("geojson"));
     match (&input.osm, geojson) {
         (Some(g), true) => {
-            // Points with the row's fields as properties (the first column is the OSM node id).
+            // Points at each row's vertex, the row's fields as properties (numbers, null where empty;
+            // the first column is the OSM node id), written by serde_json.
             let names: Vec<&str> = header.split(',').collect();
-            let index = vertex_of(&input.ids);
-            writeln!(w, r#"{{"type":"FeatureCollection","features":["#)?;
-            for (k, l) in lines.iter().enumerate() {
-                let fields: Vec<&str> = l.split(',').collect();
-                let v = fields[0].parse::<u64>().ok().and_then(&index).unwrap_or(0);
-                let (lat, lon) = g.coords[v as usize];
-                let props: Vec<String> = names
-                    .iter()
-                    .zip(&fields)
-                    .map(|(n, f)| {
-                        let value = if f.is_empty() { "null".to_string() } else { f.to_string() };
-                        format!("{}:{value}", serde_json::Value::from(*n))
+            let features: Vec<serde_json::Value> = lines
+                .iter()
+                .map(|(v, l)| {
+                    let (lat, lon) = g.coords[*v as usize];
+                    let props: serde_json::Map<String, serde_json::Value> = names
+                        .iter()
+                        .zip(l.split(','))
+                        .map(|(n, f)| {
+                            let value = f
+                                .parse::<f64>()
+                                .ok()
+                                .map_or(serde_json::Value::Null, serde_json::Value::from);
+                            (n.to_string(), value)
+                        })
+                        .collect();
+                    serde_json::json!({
+                        "type": "Feature",
+                        "geometry": {"type": "Point", "coordinates": [lon, lat]},
+                        "properties": props,
                     })
-                    .collect();
-                let sep = if k + 1 < lines.len() { "," } else { "" };
-                writeln!(
-                    w,
-                    r#"{{"type":"Feature","geometry":{{"type":"Point","coordinates":[{lon},{lat}]}},"properties":{{{}}}}}{sep}"#,
-                    props.join(",")
-                )?;
-            }
-            writeln!(w, "]}}")?;
+                })
+                .collect();
+            serde_json::to_writer(
+                &mut w,
+                &serde_json::json!({"type": "FeatureCollection", "features": features}),
+            )?;
+            writeln!(w)?;
         }
         (None, true) => return Err("--out F.geojson needs --osm (coordinates)".into()),
         _ => {
             writeln!(w, "{header}")?;
-            for l in lines {
+            for (_, l) in lines {
                 writeln!(w, "{l}")?;
             }
         }
