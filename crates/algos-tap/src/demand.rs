@@ -5,6 +5,7 @@ use std::path::Path;
 use graph_core::io::tntp::{TntpTrips, read_trips};
 
 use crate::error::TapError;
+use crate::matrix::ZoneMatrix;
 use crate::network::Network;
 
 /// Demand between nodes of a [`Network`], grouped by origin (CSR): for the `i`-th origin, destinations
@@ -62,6 +63,38 @@ impl Demand {
             };
             pairs.push((index(o)?, index(d)?, f));
         }
+        Self::from_pairs(net, pairs)
+    }
+
+    /// The demand of a zone matrix (an OMX or CSV file's, [`ZoneMatrix`]) whose zone ids are zones
+    /// of `net` (its first `num_zones` nodes, by their file ids); `what` names the matrix in errors.
+    /// A zone id that is not one of the network's zones, or a value that is negative or not finite:
+    /// errors.
+    ///
+    /// ```
+    /// use urbanflow::tap::{CostFactors, Demand, Link, Network, matrix::ZoneMatrix};
+    /// let link = Link { from: 0, to: 1, capacity: 1.0, length: 0.0, free_flow_time: 1.0, b: 0.0, power: 0.0, toll: 0.0 };
+    /// let net = Network::new(2, &[link], 2, CostFactors::default()).unwrap();
+    /// // Network::new numbers nodes 1..=n as a TNTP file does.
+    /// let m = ZoneMatrix::new(vec![2, 1], vec![0.0, 0.0, 7.0, 0.0]).unwrap();
+    /// let d = Demand::from_zone_matrix(&net, &m, "trips").unwrap();
+    /// assert_eq!(d.pairs().collect::<Vec<_>>(), vec![(0, 1, 7.0)]);
+    /// ```
+    pub fn from_zone_matrix(net: &Network, matrix: &ZoneMatrix, what: &str) -> Result<Self, TapError> {
+        let zones = net.num_zones();
+        let index: Vec<u32> = matrix
+            .zones()
+            .iter()
+            .map(|&z| {
+                net.node_index(z).filter(|&v| v < zones).ok_or_else(|| {
+                    TapError::InvalidOption(format!(
+                        "{what}: zone {z} is not one of the network's {zones} zones"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let n = index.len();
+        let pairs = matrix.values().iter().enumerate().map(|(k, &f)| (index[k / n], index[k % n], f));
         Self::from_pairs(net, pairs)
     }
 

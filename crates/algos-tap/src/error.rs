@@ -144,6 +144,15 @@ pub enum TapError {
         /// What is wrong, and what was expected.
         message: String,
     },
+    /// A matrix file (OMX) that cannot be read or written as one: not HDF5, a missing shape, core or
+    /// mapping, a value out of its domain (the cell named in zone ids).
+    #[error("{}: {message}", path.display())]
+    MatrixFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and what was expected.
+        message: String,
+    },
     /// An option outside its domain.
     #[error("invalid option: {0}")]
     InvalidOption(String),

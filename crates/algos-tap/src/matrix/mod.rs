@@ -18,6 +18,8 @@
 mod calibrate;
 mod gravity;
 mod ipf;
+#[cfg(feature = "omx")]
+pub mod omx;
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -123,6 +125,42 @@ impl ZoneMatrix {
             }
         }
         w.flush()
+    }
+
+    /// This matrix over `zones`: the same zone set in another order (a file's zones in a study's
+    /// order). `what` names the matrix in the error when the sets differ.
+    ///
+    /// ```
+    /// use urbanflow::tap::matrix::ZoneMatrix;
+    /// let m = ZoneMatrix::new(vec![1, 2], vec![0.0, 12.0, 21.0, 0.0]).unwrap();
+    /// let r = m.in_order_of(&[2, 1], "trips").unwrap();
+    /// assert_eq!(r.values(), &[0.0, 21.0, 12.0, 0.0]);
+    /// assert!(m.in_order_of(&[1, 3], "trips").is_err());
+    /// ```
+    pub fn in_order_of(&self, zones: &[u64], what: &str) -> Result<Self, TapError> {
+        if zones == self.zones {
+            return Ok(self.clone());
+        }
+        let index: HashMap<u64, usize> = self.zones.iter().enumerate().map(|(k, &z)| (z, k)).collect();
+        if zones.len() != self.zones.len() {
+            return Err(TapError::InvalidOption(format!(
+                "{what}: {} zones, expected {}",
+                self.zones.len(),
+                zones.len()
+            )));
+        }
+        let from: Vec<usize> = zones
+            .iter()
+            .map(|z| {
+                index.get(z).copied().ok_or_else(|| TapError::InvalidOption(format!("{what}: no zone {z}")))
+            })
+            .collect::<Result<_, _>>()?;
+        let n = zones.len();
+        let mut values = Vec::with_capacity(n * n);
+        for &i in &from {
+            values.extend(from.iter().map(|&j| self.values[i * n + j]));
+        }
+        Self::new(zones.to_vec(), values)
     }
 
     /// The zone ids, in row order.

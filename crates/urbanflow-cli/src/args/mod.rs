@@ -2,5 +2,6 @@
 
 pub mod files;
 pub mod graph;
+pub mod matrices;
 pub mod model;
 pub mod osm;

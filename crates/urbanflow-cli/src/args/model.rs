@@ -25,9 +25,12 @@ pub struct ModelArgs {
     /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
     #[arg(long, value_parser = input_file)]
     pub net: Option<PathBuf>,
-    /// TNTP trips file. Default: the `_trips` file beside the network.
+    /// TNTP trips file, or an OMX matrix (`.omx`, zone ids = the network's zone node ids; `--core`
+    /// and `--mapping` pick one where it has several). Default: the `_trips` file beside the network.
     #[arg(long, value_parser = input_file)]
     pub trips: Option<PathBuf>,
+    #[command(flatten)]
+    pub omx: crate::args::matrices::OmxSelect,
     /// Time units per toll unit in the generalised cost.
     #[arg(long, default_value_t = 0.0)]
     pub toll_factor: f64,
@@ -94,6 +97,13 @@ impl ModelArgs {
         use urbanflow::graph::io::tntp::{read_net_with, read_trips_with};
         use urbanflow::tap::demand_cache::{DemandFrom, read_demand_cached};
         let opts = ReadOptions { lenient: self.lenient, ..Default::default() };
+        if crate::args::matrices::is_omx(trips_path) {
+            let parsed = read_net_with(net_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
+            print_warnings(&parsed.warnings);
+            let net = Network::from_tntp(&parsed, self.factors())?;
+            let demand = crate::args::matrices::read_demand(trips_path, &net, &self.omx)?;
+            return Ok((net, demand.scaled(self.demand_scale), false));
+        }
         let cache = if self.no_cache { None } else { urbanflow::gpu::tuning::cache_dir() };
         // The cache's key needs the network's node ids, so with a cache the network comes first (0.03 s
         // on Philadelphia); without one both files are read at once.

@@ -10,8 +10,9 @@
 //! object (final gaps, objective, TSTT, SPTT, iterations, solve time and the per-iteration history).
 //! `--flows-out F` writes link flows and costs (CSV when F ends in `.csv`, else TNTP `_flow` format).
 //! `--select-link 10-15,15-10` writes the OD flows using those links to `--select-out F.csv`.
-//! `--links-out F.csv` adds capacity, V/C, time and delay per link; `--skims F.csv` writes zone-to-zone
-//! time, distance, toll and cost along the final shortest paths. Pictures: `--plot F.svg` (relative gap per iteration), `--map F.svg` (links from the `_node` file's
+//! `--links-out F.csv` adds capacity, V/C, time and delay per link; `--skims F.csv` (or `F.omx`) writes
+//! zone-to-zone time, distance, toll and cost along the final shortest paths. `--trips` takes a TNTP
+//! trips file or an OMX matrix (`--core`, `--mapping`). Pictures: `--plot F.svg` (relative gap per iteration), `--map F.svg` (links from the `_node` file's
 //! coordinates, width by flow, colour by volume/capacity) and `--geojson F` (links with their results).
 
 use crate::outcome::Error;
@@ -24,7 +25,7 @@ use urbanflow::tap::multiclass::{assign_classes, read_classes};
 use urbanflow::tap::nodes::read_node_tntp;
 use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_results_csv};
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
-use urbanflow::tap::skim::{skims, write_skims_csv};
+use urbanflow::tap::skim::skims;
 use urbanflow::tap::solve::{choose_cpu_trees, choose_loader};
 use urbanflow::tap::turns::write_turn_flows_csv;
 use urbanflow::tap::{AssignOptions, Assignment, IterationLog, assign_with_progress};
@@ -68,9 +69,9 @@ pub struct Args {
     /// Write per-link results as CSV: flow, cost, capacity, V/C, free-flow time, time and delay.
     #[arg(long)]
     links_out: Option<PathBuf>,
-    /// Write zone-to-zone skims (time, distance, toll, generalised cost along the final shortest paths)
-    /// as CSV.
-    #[arg(long)]
+    /// Write zone-to-zone skims (time, distance, toll, generalised cost along the final shortest paths):
+    /// CSV rows, or an OMX file with one core each (`.omx`, feature `omx`).
+    #[arg(long, alias = "skims-out")]
     skims: Option<PathBuf>,
     /// Several user classes in one equilibrium: a class file (one class per line: name, PCE, demand share
     /// of --trips or a trips file, toll factor, distance factor, banned FROM-TO links or -; see
@@ -298,7 +299,7 @@ pub fn run(args: Args) -> Result<crate::outcome::Outcome, Error> {
     // Skims follow the shortest paths of the model (with turns: turn penalties and bans included).
     if let Some(out) = &args.skims {
         let s = skims(model, &result.flows, &result.costs)?;
-        write_skims_csv(out, model, &s).map_err(|e| format!("{}: {e}", out.display()))?;
+        crate::args::matrices::write_skims(out, model, &s)?;
     }
     // Turning flows, then the results cut to the network's own links for every output below.
     let result = match &expanded {

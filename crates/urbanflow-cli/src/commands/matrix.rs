@@ -6,7 +6,9 @@
 //!     --deterrence gamma:-0.5,0.05 --out trips.csv
 //! ```
 //! Matrices are CSV `origin,destination,value` (zone ids; cells not listed are 0, or unreachable in a
-//! cost matrix), totals `zone,total`; the zones are the rows file's. A report goes to stderr (`--json`:
+//! cost matrix) or, with the `omx` feature, OMX files (`.omx`; `--core`/`--mapping` pick the input's
+//! core and zone ids, `--out X.omx` writes core `trips`); totals are `zone,total` and the zones are the
+//! rows file's. A report goes to stderr (`--json`:
 //! one JSON object on stdout); exit 2 when IPF stops at `--max-iterations` before `--tolerance`.
 
 use crate::outcome::{Error, Outcome};
@@ -14,10 +16,9 @@ use crate::outcome::{Error, Outcome};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::args::matrices::{OmxSelect, read_matrix, write_matrices};
 use clap::{Args as ClapArgs, Subcommand};
-use urbanflow::tap::matrix::{
-    Balanced, Constraint, Deterrence, IpfOptions, ZoneMatrix, ZoneTotals, gravity, ipf,
-};
+use urbanflow::tap::matrix::{Balanced, Constraint, Deterrence, IpfOptions, ZoneTotals, gravity, ipf};
 
 /// Trip distribution: balance a matrix to row and column totals (IPF), or distribute trips by a gravity
 /// model over a cost matrix.
@@ -34,7 +35,7 @@ pub struct Args {
 enum Command {
     /// Balance a seed matrix to row and column totals (Furness / IPF).
     Ipf {
-        /// The seed matrix (origin,destination,value).
+        /// The seed matrix (origin,destination,value, or .omx).
         #[arg(long, value_parser = crate::args::files::input_file)]
         seed: PathBuf,
         #[command(flatten)]
@@ -42,7 +43,7 @@ enum Command {
     },
     /// Trips by a doubly (or production) constrained gravity model.
     Gravity {
-        /// The cost matrix (origin,destination,value; cells not listed are unreachable).
+        /// The cost matrix (origin,destination,value, cells not listed are unreachable; or .omx).
         #[arg(long, value_parser = crate::args::files::input_file)]
         costs: PathBuf,
         /// power:α (c^-α), expo:β (e^-βc) or gamma:α,β (c^α e^-βc), AequilibraE's forms.
@@ -73,9 +74,11 @@ struct Shared {
     /// Scale the column totals to the rows' total when they differ (refused otherwise).
     #[arg(long)]
     scale_columns: bool,
-    /// Write the matrix here (origin,destination,value; cells ≠ 0).
+    /// Write the matrix here (origin,destination,value, cells ≠ 0; or .omx, core `trips`).
     #[arg(long)]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    omx: OmxSelect,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -100,9 +103,9 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         scale_columns: shared.scale_columns,
     };
     let (what, input) = match &args.command {
-        Command::Ipf { seed, .. } => ("ipf", ZoneMatrix::read_csv(seed, &rows.zones, 0.0)?),
+        Command::Ipf { seed, .. } => ("ipf", read_matrix(seed, &rows.zones, 0.0, &shared.omx)?),
         Command::Gravity { costs, .. } => {
-            ("gravity", ZoneMatrix::read_csv(costs, &rows.zones, f64::INFINITY)?)
+            ("gravity", read_matrix(costs, &rows.zones, f64::INFINITY, &shared.omx)?)
         }
     };
     let read_s = start.elapsed().as_secs_f64();
@@ -118,20 +121,22 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
     let solve_s = solve.elapsed().as_secs_f64();
     let total: f64 = b.matrix.iter().sum();
     let zones = rows.zones.len();
+    let write = Instant::now();
     if let Some(out) = &shared.out {
-        ZoneMatrix::new(rows.zones.clone(), b.matrix.clone())?.write_csv(out, false)?;
+        write_matrices(out, &rows.zones, &[("trips", &b.matrix)])?;
     }
+    let write_s = write.elapsed().as_secs_f64();
     if shared.json {
         let report = serde_json::json!({
             "command": what, "zones": zones, "iterations": b.iterations, "gap": b.gap,
             "converged": b.converged, "row_residual": b.row_residual, "column_residual": b.column_residual,
-            "total": total, "read_s": read_s, "solve_s": solve_s, "seconds": start.elapsed().as_secs_f64(),
+            "total": total, "read_s": read_s, "solve_s": solve_s, "write_s": write_s, "seconds": start.elapsed().as_secs_f64(),
         });
         println!("{report}");
     } else {
         eprintln!(
             "{what}: {zones} zones, {} iterations, gap {:.2e}, residuals rows {:.1e} columns {:.1e}, total {total:.4}; \
-             read {read_s:.3} s, solve {solve_s:.3} s",
+             read {read_s:.3} s, solve {solve_s:.3} s, write {write_s:.3} s",
             b.iterations, b.gap, b.row_residual, b.column_residual
         );
     }

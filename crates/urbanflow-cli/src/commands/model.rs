@@ -7,7 +7,8 @@
 //! ```
 //! The trips file gives the zones' productions and attractions and, with `--calibrate`, the mean cost
 //! the gravity model must reproduce (on the skims of the trips file's own equilibrium). One row per loop
-//! (demand change, gap, mean cost); `--json` prints one object; `--out F.csv` writes the final matrix.
+//! (demand change, gap, mean cost); `--json` prints one object; `--out F.csv` (or `.omx`) writes the
+//! final matrix, `--skims-out F.omx` the final skims.
 //! Exit 2 when the loop stops at `--max-loops` before the demand settles.
 
 use crate::outcome::{Error, Outcome};
@@ -15,11 +16,11 @@ use crate::outcome::{Error, Outcome};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use urbanflow::tap::matrix::{Deterrence, IpfOptions, ZoneMatrix, calibrate};
+use urbanflow::tap::matrix::{Deterrence, IpfOptions, calibrate};
 use urbanflow::tap::model::{ModelLoop, ModelOptions, dense_matrix, run_model};
 use urbanflow::tap::odme::EquilibriumRoutes;
 use urbanflow::tap::skim::skims;
-use urbanflow::tap::{CostFactors, Demand, Network, Stop};
+use urbanflow::tap::{CostFactors, Network, Stop};
 
 /// Skims ↔ demand feedback: distribute trips by a gravity model, assign them, skim, and again, until the
 /// demand settles.
@@ -31,9 +32,12 @@ pub struct Args {
     /// TNTP network file.
     #[arg(long, value_parser = crate::args::files::input_file)]
     net: PathBuf,
-    /// TNTP trips file: the productions and attractions (default: beside the network).
+    /// TNTP trips file or OMX matrix (`--core`, `--mapping`): the productions and attractions
+    /// (default: beside the network).
     #[arg(long, value_parser = crate::args::files::input_file)]
     trips: Option<PathBuf>,
+    #[command(flatten)]
+    omx: crate::args::matrices::OmxSelect,
     /// Time units per toll unit in the generalised cost.
     #[arg(long, default_value_t = 0.0)]
     toll_factor: f64,
@@ -55,9 +59,12 @@ pub struct Args {
     /// At most this many loops.
     #[arg(long, default_value_t = 50)]
     max_loops: u32,
-    /// Write the final matrix here (origin,destination,value in zone ids).
+    /// Write the final matrix here (origin,destination,value in zone ids, or .omx: core `trips`).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Write the final skims here (CSV rows, or .omx: cores time, distance, toll, cost).
+    #[arg(long)]
+    skims_out: Option<PathBuf>,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -73,7 +80,7 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         Some(t) => t.clone(),
         None => crate::args::model::trips_beside(&args.net)?,
     };
-    let observed = Demand::read_tntp(&trips, &net)?;
+    let observed = crate::args::matrices::read_demand(&trips, &net, &args.omx)?;
     let zones = net.num_zones() as usize;
     let dense = dense_matrix(&observed, zones)?;
     let rows: Vec<f64> = dense.chunks(zones).map(|r| r.iter().sum()).collect();
@@ -135,8 +142,11 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         }
     })?;
     if let Some(out) = &args.out {
-        let ids: Vec<u64> = (0..zones as u32).map(|z| net.node_id(z)).collect();
-        ZoneMatrix::new(ids, result.matrix.clone())?.write_csv(out, false)?;
+        let ids = crate::args::matrices::zone_ids(&net);
+        crate::args::matrices::write_matrices(out, &ids, &[("trips", &result.matrix)])?;
+    }
+    if let Some(out) = &args.skims_out {
+        crate::args::matrices::write_skims(out, &net, &result.skims)?;
     }
     let seconds = start.elapsed().as_secs_f64();
     let loops = result.history.len();

@@ -15,8 +15,7 @@ use crate::outcome::{Error, Outcome};
 use std::path::PathBuf;
 
 use urbanflow::tap::odme::{LinkCounts, OdmeIteration, OdmeOptions, estimate_od};
-use urbanflow::tap::output::{write_demand_csv, write_demand_tntp};
-use urbanflow::tap::{CostFactors, Demand, Network, Stop};
+use urbanflow::tap::{CostFactors, Network, Stop};
 
 /// Estimates an origin–destination matrix whose equilibrium reproduces link counts, from a seed matrix.
 ///
@@ -27,9 +26,12 @@ pub struct Args {
     /// TNTP network file.
     #[arg(long, value_parser = crate::args::files::input_file)]
     net: PathBuf,
-    /// The seed matrix (TNTP trips file). Default: the `_trips` file beside the network.
+    /// The seed matrix (TNTP trips file, or an OMX matrix: `--core`, `--mapping`). Default: the
+    /// `_trips` file beside the network.
     #[arg(long, value_parser = crate::args::files::input_file)]
     trips: Option<PathBuf>,
+    #[command(flatten)]
+    omx: crate::args::matrices::OmxSelect,
     /// Link counts as CSV with a header: `from,to,count` (node ids) or `link,count` (1-based link
     /// number), optional `weight`; Path4GMNS's measurement.csv is read as it is.
     #[arg(long, value_parser = crate::args::files::input_file)]
@@ -59,7 +61,8 @@ pub struct Args {
     /// The seed of --perturb.
     #[arg(long, default_value_t = 1)]
     perturb_seed: u64,
-    /// Write the estimated matrix here (`.csv`: origin,destination,demand; else TNTP trips).
+    /// Write the estimated matrix here (`.csv`: origin,destination,demand; `.omx`: core `demand`; else
+    /// TNTP trips).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Write `link,from,to,count,flow,geh` for every counted link here.
@@ -85,7 +88,7 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         Some(t) => t.clone(),
         None => crate::args::model::trips_beside(&args.net)?,
     };
-    let mut seed = Demand::read_tntp(&trips, &net)?;
+    let mut seed = crate::args::matrices::read_demand(&trips, &net, &args.omx)?;
     if let Some(sigma) = args.perturb {
         seed = urbanflow::tap::odme::perturbed(&seed, sigma, args.perturb_seed)?;
     }
@@ -126,12 +129,7 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         }
     })?;
     if let Some(out) = &args.out {
-        let csv = out.extension().is_some_and(|e| e == "csv");
-        if csv {
-            write_demand_csv(out, &net, &result.demand)?
-        } else {
-            write_demand_tntp(out, &net, &result.demand)?
-        }
+        crate::args::matrices::write_demand(out, &net, &result.demand)?;
     }
     if let Some(out) = &args.counted_out {
         urbanflow::tap::odme::write_counted_csv(out, &net, &result.counted)?;
