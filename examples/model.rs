@@ -36,8 +36,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // One distribution on free-flow costs, to see the gravity model alone.
-    let once =
-        gravity(&free_skims.cost, &productions, &attractions, fit.deterrence, Constraint::Doubly, &ipf)?;
+    let once = gravity(
+        &free_skims.cost,
+        &productions,
+        &attractions,
+        fit.deterrence.clone(),
+        Constraint::Doubly,
+        &ipf,
+    )?;
     println!(
         "gravity on free-flow costs: {:.0} trips, balanced in {} IPF iterations",
         once.matrix.iter().sum::<f64>(),

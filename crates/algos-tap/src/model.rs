@@ -159,7 +159,7 @@ pub fn run_model(
     let mut sk = skims(net, &flows, &costs)?;
     for iteration in 1..=opts.max_loops {
         let distributed =
-            gravity(&sk.cost, productions, attractions, opts.deterrence, opts.constraint, &opts.ipf)?;
+            gravity(&sk.cost, productions, attractions, opts.deterrence.clone(), opts.constraint, &opts.ipf)?;
         let mean_cost = mean_cost(&distributed.matrix, &sk.cost);
         let change = if matrix.is_empty() {
             matrix = distributed.matrix;

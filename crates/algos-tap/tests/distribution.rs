@@ -232,7 +232,7 @@ fn calibration_recovers_the_parameter_of_a_gravity_matrix() {
         (Deterrence::Power { alpha: 1.7 }, Deterrence::Power { alpha: 0.0 }),
     ] {
         let observed =
-            gravity(costs.values(), &rows, &cols, truth, Constraint::Doubly, &opts).unwrap().matrix;
+            gravity(costs.values(), &rows, &cols, truth.clone(), Constraint::Doubly, &opts).unwrap().matrix;
         let c = algos_tap::matrix::calibrate(costs.values(), &observed, form, 1e-12, &opts).unwrap();
         assert!(c.converged && c.coincidence_ratio > 0.999, "{c:?}");
         let (got, want) = match (c.deterrence, truth) {
@@ -241,6 +241,135 @@ fn calibration_recovers_the_parameter_of_a_gravity_matrix() {
             other => panic!("{other:?}"),
         };
         assert!((got - want).abs() < 1e-6 * want, "{got} vs {want}");
+    }
+}
+
+/// Least squares on the trip-length distribution recovers every form's parameters (gamma's two
+/// included) from a matrix the model made, given the matrix or only its distribution and totals.
+#[test]
+fn least_squares_recovers_one_and_two_parameters() {
+    use algos_tap::matrix::{CalibrateOptions, Fit, Observed, TripLengths, calibrate_to};
+    let (zones, rows, cols) = totals();
+    let costs = matrix("costs.csv", &zones, f64::INFINITY);
+    let ipf_opts = IpfOptions::default();
+    let ls = CalibrateOptions { fit: Fit::LeastSquares, tolerance: 1e-10, ..CalibrateOptions::default() };
+    let params = |d: &Deterrence| match *d {
+        Deterrence::Exponential { beta } => vec![beta],
+        Deterrence::Power { alpha } => vec![alpha],
+        Deterrence::Gamma { alpha, beta } => vec![alpha, beta],
+        _ => unreachable!(),
+    };
+    for (truth, form) in [
+        (Deterrence::Exponential { beta: 0.15 }, Deterrence::Exponential { beta: 0.0 }),
+        (Deterrence::Power { alpha: 1.7 }, Deterrence::Power { alpha: 0.0 }),
+        (Deterrence::Gamma { alpha: -0.5, beta: 0.05 }, Deterrence::Gamma { alpha: 0.0, beta: 0.0 }),
+    ] {
+        let made = gravity(costs.values(), &rows, &cols, truth.clone(), Constraint::Doubly, &ipf_opts)
+            .unwrap()
+            .matrix;
+        let from_matrix = calibrate_to(costs.values(), Observed::Matrix(&made), form.clone(), &ls).unwrap();
+        let lengths =
+            TripLengths::of(&made, costs.values(), &TripLengths::uniform_bounds(1.0, 40.0)).unwrap();
+        let target = Observed::Lengths { lengths: &lengths, productions: &rows, attractions: &cols };
+        let from_lengths = calibrate_to(costs.values(), target, form.clone(), &ls).unwrap();
+        for c in [&from_matrix, &from_lengths] {
+            assert!(
+                c.converged && c.sum_of_squares < 1e-12 && c.coincidence_ratio > 0.9999,
+                "{truth}: {c:?}"
+            );
+            for (got, want) in params(&c.deterrence).iter().zip(params(&truth)) {
+                assert!((got - want).abs() < 1e-4 * want.abs(), "{truth}: got {}", c.deterrence);
+            }
+        }
+    }
+    // Gamma has two parameters: the mean cost alone cannot fix them.
+    let made = gravity(
+        costs.values(),
+        &rows,
+        &cols,
+        Deterrence::Exponential { beta: 0.1 },
+        Constraint::Doubly,
+        &ipf_opts,
+    )
+    .unwrap()
+    .matrix;
+    let err = calibrate_to(
+        costs.values(),
+        Observed::Matrix(&made),
+        Deterrence::Gamma { alpha: 0.0, beta: 0.0 },
+        &CalibrateOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("least squares"), "{err}");
+}
+
+/// A friction factor table and K-factors equal IPF of the seed built by hand from them.
+#[test]
+fn tables_and_k_factors_are_the_seed_ipf_balances() {
+    use algos_tap::matrix::gravity_with_k_factors;
+    let (zones, rows, cols) = totals();
+    let costs = matrix("costs.csv", &zones, f64::INFINITY);
+    let n = zones.len();
+    let bands = vec![(4.0, 1.0), (8.0, 0.6), (12.0, 0.3), (20.0, 0.1)];
+    let table = Deterrence::table(bands.clone()).unwrap();
+    let k: Vec<f64> = (0..n * n).map(|c| if (c / n + c % n) % 5 == 0 { 0.5 } else { 1.2 }).collect();
+    let factor = |c: f64| {
+        if !c.is_finite() {
+            return 0.0;
+        }
+        bands.iter().find(|&&(upper, _)| c < upper).unwrap_or(bands.last().unwrap()).1
+    };
+    let mut seed: Vec<f64> =
+        (0..n * n).map(|c| rows[c / n] * cols[c % n] * factor(costs.values()[c]) * k[c]).collect();
+    let sum: f64 = seed.iter().sum();
+    let total: f64 = rows.iter().sum();
+    seed.iter_mut().for_each(|t| *t *= total / sum);
+    let opts = IpfOptions::default();
+    let oracle = ipf(&seed, &rows, &cols, &opts).unwrap().matrix;
+    let ours =
+        gravity_with_k_factors(costs.values(), Some(&k), &rows, &cols, &table, Constraint::Doubly, &opts)
+            .unwrap();
+    assert_close(&ours.matrix, &oracle, 1e-12, "table with K-factors");
+    // K-factors of one change nothing, bit for bit.
+    let ones = vec![1.0; n * n];
+    let plain =
+        gravity(costs.values(), &rows, &cols, table.clone(), Constraint::Doubly, &opts).unwrap().matrix;
+    let with_ones =
+        gravity_with_k_factors(costs.values(), Some(&ones), &rows, &cols, &table, Constraint::Doubly, &opts)
+            .unwrap()
+            .matrix;
+    assert_eq!(plain, with_ones);
+    let bad = vec![-1.0; n * n];
+    let err =
+        gravity_with_k_factors(costs.values(), Some(&bad), &rows, &cols, &table, Constraint::Doubly, &opts)
+            .unwrap_err();
+    assert!(err.to_string().contains("K-factor (0, 0) is -1"), "{err}");
+}
+
+#[test]
+fn table_and_distribution_files_name_their_errors() {
+    use algos_tap::matrix::TripLengths;
+    let t = Deterrence::read_table(csv_file("ff.csv", "upper,factor\n5,1\n10,0.5\n")).unwrap();
+    assert_eq!(t.of(7.0), 0.5);
+    for (text, expected) in [
+        ("upper,factor\n5,1\n4,0.5\n", ":3: upper bound 4: expected a finite bound above 5"),
+        ("upper,factor\n5,-1\n", ":2: factor -1"),
+        ("upper,factor\n5,x\n", ":2: factor `x`: expected a finite number"),
+        ("lower,factor\n5,1\n", ":1: no `upper` column"),
+        ("upper,factor\n", ":1: no rows"),
+    ] {
+        let err = Deterrence::read_table(csv_file("bad_ff.csv", text)).unwrap_err().to_string();
+        assert!(err.contains(expected), "{text:?}: {err}");
+    }
+    let l = TripLengths::read_csv(csv_file("tld.csv", "upper,trips\n10,30\n20,10\n")).unwrap();
+    assert_eq!(l.shares(), &[0.75, 0.25]);
+    for (text, expected) in [
+        ("upper,trips\n10,30\n10,10\n", ":3: upper bound 10"),
+        ("upper,trips\n10,0\n", "every band is empty"),
+        ("upper,trips\n10,inf\n", ":2: trips `inf`"),
+    ] {
+        let err = TripLengths::read_csv(csv_file("bad_tld.csv", text)).unwrap_err().to_string();
+        assert!(err.contains(expected), "{text:?}: {err}");
     }
 }
 
@@ -261,8 +390,9 @@ fn the_model_loop_settles_on_a_consistent_matrix() {
     assert!(last.demand_change < 1e-3 && last.relative_gap <= 1e-4, "{last:?}");
     let b = algos_tap::matrix::ipf(&r.matrix, &rows, &cols, &IpfOptions::default()).unwrap();
     assert!(b.iterations <= 2, "the loop's matrix was not balanced: {b:?}");
-    let again =
-        gravity(&r.skims.cost, &rows, &cols, opts.deterrence, Constraint::Doubly, &opts.ipf).unwrap().matrix;
+    let again = gravity(&r.skims.cost, &rows, &cols, opts.deterrence.clone(), Constraint::Doubly, &opts.ipf)
+        .unwrap()
+        .matrix;
     let moved: f64 =
         again.iter().zip(&r.matrix).map(|(a, b)| (a - b).abs()).sum::<f64>() / r.matrix.iter().sum::<f64>();
     assert!(moved < 0.02, "one more distribution moves {moved} of the matrix");

@@ -66,7 +66,7 @@ pub fn ipf<'py>(
 
 /// The gravity model (see the Python `gravity`).
 #[pyfunction]
-#[pyo3(signature = (costs, rows, cols, deterrence, *, constraint = "doubly", tolerance = 1e-12, max_iterations = 10_000, scale_columns = false, threads = None))]
+#[pyo3(signature = (costs, rows, cols, deterrence, *, constraint = "doubly", tolerance = 1e-12, max_iterations = 10_000, scale_columns = false, threads = None, table = None, k_factors = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn gravity<'py>(
     py: Python<'py>,
@@ -79,11 +79,27 @@ pub fn gravity<'py>(
     max_iterations: u32,
     scale_columns: bool,
     threads: Option<usize>,
+    table: Option<PyReadonlyArray2<'py, f64>>,
+    k_factors: Option<PyReadonlyArray2<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (rows, cols) = (vector(&rows, "rows")?, vector(&cols, "cols")?);
     let (n, m) = (rows.len(), cols.len());
     let costs = square(&costs, n, m, "costs")?;
-    let deterrence: Deterrence = deterrence.parse().map_err(Error::Input)?;
+    let deterrence: Deterrence = match &table {
+        Some(t) => {
+            let bands = t.as_array();
+            if bands.shape()[1] != 2 {
+                return Err(Error::Input("table: expected rows of (upper, factor)".into()).into());
+            }
+            let pairs = bands.rows().into_iter().map(|r| (r[0], r[1])).collect();
+            Deterrence::table(pairs).map_err(|e| Error::Input(e.to_string()))?
+        }
+        None => deterrence.parse().map_err(Error::Input)?,
+    };
+    let k_factors = match &k_factors {
+        Some(k) => Some(square(k, n, m, "k_factors")?),
+        None => None,
+    };
     let constraint = match constraint {
         "doubly" => Constraint::Doubly,
         "production" => Constraint::Production,
@@ -95,32 +111,88 @@ pub fn gravity<'py>(
     };
     let opts = IpfOptions { tolerance, max_iterations, scale_columns };
     let b = run(py, Run { threads }, move |_| {
-        Ok(urbanflow::tap::matrix::gravity(&costs, &rows, &cols, deterrence, constraint, &opts)?)
+        Ok(urbanflow::tap::matrix::gravity_with_k_factors(
+            &costs,
+            k_factors.as_deref(),
+            &rows,
+            &cols,
+            &deterrence,
+            constraint,
+            &opts,
+        )?)
     })?;
     result(py, b, n, m)
 }
 
-/// Calibrates the gravity model's parameter to an observed matrix (see the Python `calibrate`).
+/// Calibrates the gravity model's parameters to an observed matrix or trip-length distribution (see
+/// the Python `calibrate`).
 #[pyfunction]
-#[pyo3(signature = (costs, observed, form = "expo", *, tolerance = 1e-9, threads = None))]
+#[pyo3(signature = (costs, observed = None, form = "expo", *, fit = "mean", lengths = None, rows = None, cols = None, band_width = None, tolerance = 1e-9, threads = None))]
+#[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn calibrate<'py>(
     py: Python<'py>,
     costs: PyReadonlyArray2<'py, f64>,
-    observed: PyReadonlyArray2<'py, f64>,
+    observed: Option<PyReadonlyArray2<'py, f64>>,
     form: &str,
+    fit: &str,
+    lengths: Option<(PyReadonlyArray1<'py, f64>, PyReadonlyArray1<'py, f64>)>,
+    rows: Option<PyReadonlyArray1<'py, f64>>,
+    cols: Option<PyReadonlyArray1<'py, f64>>,
+    band_width: Option<f64>,
     tolerance: f64,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let n = observed.as_array().shape()[0];
-    let observed = square(&observed, n, n, "observed")?;
-    let costs = square(&costs, n, n, "costs")?;
+    use urbanflow::tap::matrix::{CalibrateOptions, Fit, Observed, TripLengths, calibrate_to};
     let form = match form {
         "expo" => Deterrence::Exponential { beta: 0.0 },
         "power" => Deterrence::Power { alpha: 0.0 },
-        other => return Err(Error::Input(format!("form `{other}`: expected \"expo\" or \"power\"")).into()),
+        "gamma" => Deterrence::Gamma { alpha: 0.0, beta: 0.0 },
+        other => {
+            return Err(
+                Error::Input(format!("form `{other}`: expected \"expo\", \"power\" or \"gamma\"")).into()
+            );
+        }
     };
+    let fit = match fit {
+        "mean" => Fit::MeanCost,
+        "least-squares" => Fit::LeastSquares,
+        other => {
+            return Err(Error::Input(format!("fit `{other}`: expected \"mean\" or \"least-squares\"")).into());
+        }
+    };
+    let opts = CalibrateOptions { fit, tolerance, band_width, ..CalibrateOptions::default() };
+    enum Target {
+        Matrix(Vec<f64>),
+        Lengths(TripLengths, Vec<f64>, Vec<f64>),
+    }
+    let (target, n) = match (observed, lengths) {
+        (Some(o), None) => {
+            let n = o.as_array().shape()[0];
+            (Target::Matrix(square(&o, n, n, "observed")?), n)
+        }
+        (None, Some((upper, trips))) => {
+            let (Some(r), Some(c)) = (rows, cols) else {
+                return Err(Error::Input("lengths need rows and cols (the zones' totals)".into()).into());
+            };
+            let l = TripLengths::new(vector(&upper, "lengths[0]")?, vector(&trips, "lengths[1]")?)
+                .map_err(|e| Error::Input(e.to_string()))?;
+            let (r, c) = (vector(&r, "rows")?, vector(&c, "cols")?);
+            let n = r.len();
+            (Target::Lengths(l, r, c), n)
+        }
+        _ => {
+            return Err(
+                Error::Input("give observed (a matrix) or lengths=(upper, trips), not both".into()).into()
+            );
+        }
+    };
+    let costs = square(&costs, n, n, "costs")?;
     let c = run(py, Run { threads }, move |_| {
-        Ok(urbanflow::tap::matrix::calibrate(&costs, &observed, form, tolerance, &IpfOptions::default())?)
+        let observed = match &target {
+            Target::Matrix(m) => Observed::Matrix(m),
+            Target::Lengths(l, r, c) => Observed::Lengths { lengths: l, productions: r, attractions: c },
+        };
+        Ok(calibrate_to(&costs, observed, form, &opts)?)
     })?;
     let d = PyDict::new(py);
     d.set_item("deterrence", c.deterrence.to_string())?;
@@ -128,6 +200,10 @@ pub fn calibrate<'py>(
     d.set_item("model_mean_cost", c.model_mean_cost)?;
     d.set_item("applications", c.applications)?;
     d.set_item("coincidence_ratio", c.coincidence_ratio)?;
+    d.set_item("sum_of_squares", c.sum_of_squares)?;
+    d.set_item("bands", c.observed_lengths.upper().to_vec())?;
+    d.set_item("observed_shares", c.observed_lengths.shares().to_vec())?;
+    d.set_item("model_shares", c.model_lengths.shares().to_vec())?;
     d.set_item("converged", c.converged)?;
     Ok(d)
 }

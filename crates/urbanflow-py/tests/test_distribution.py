@@ -86,3 +86,63 @@ def test_calibrate_and_the_model_loop():
     assert np.allclose(r.matrix.sum(axis=1), ROWS, rtol=1e-9)
     assert r.history["demand_change"][-1] < 1e-3 and r.history["relative_gap"][-1] <= 1e-4
     assert r.history["loop"].tolist() == list(range(1, len(r.history["loop"]) + 1))
+
+
+def furness(seed, rows, cols, tol=1e-14):
+    """Plain Furness in numpy: the oracle of the tables and K-factors below."""
+    m = seed.copy()
+    for _ in range(100_000):
+        m *= (rows / m.sum(axis=1))[:, None]
+        f = cols / m.sum(axis=0)
+        m *= f[None, :]
+        if np.max(np.abs(m.sum(axis=1) / rows - 1)) < tol and np.max(np.abs(f - 1)) < tol:
+            break
+    return m
+
+
+def test_friction_table_and_k_factors_equal_furness_of_their_seed():
+    costs = dense("costs.csv", ZONES, np.inf)
+    bands = [(4.0, 1.0), (8.0, 0.6), (12.0, 0.3), (20.0, 0.1)]
+    uppers = np.array([u for u, _ in bands])
+    factors = np.array([f for _, f in bands])
+    finite = np.isfinite(costs)
+    band = np.minimum(np.searchsorted(uppers, np.where(finite, costs, 0.0), side="right"), len(bands) - 1)
+    f = np.where(finite, factors[band], 0.0)
+    k = np.where((np.add.outer(np.arange(24), np.arange(24)) % 5) == 0, 0.5, 1.2)
+    seed = np.outer(ROWS, COLS) * f * k
+    oracle = furness(seed, ROWS, COLS)
+    g = urbanflow.gravity(costs, ROWS, COLS, bands, k_factors=k, tolerance=1e-13)
+    assert close(g.matrix, oracle, 1e-10)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="upper bound 4"):
+        urbanflow.gravity(costs, ROWS, COLS, [(5.0, 1.0), (4.0, 0.5)])
+
+
+def test_least_squares_calibration_of_gamma_from_a_distribution(tmp_path):
+    costs = dense("costs.csv", ZONES, np.inf)
+    made = urbanflow.gravity(costs, ROWS, COLS, "gamma:-0.5,0.05", tolerance=1e-13).matrix
+    # The survey: trips by 1-unit cost bands, numpy's histogram as the oracle of the banding.
+    finite = np.isfinite(costs)
+    upper = np.arange(1.0, 42.0)
+    trips, _ = np.histogram(np.minimum(costs[finite], 40.5), bins=np.concatenate([[0.0], upper]),
+                            weights=made[finite])
+    c = urbanflow.calibrate(costs, None, "gamma", fit="least-squares", lengths=(upper, trips), rows=ROWS,
+                            cols=COLS, tolerance=1e-10)
+    assert c["converged"] and c["sum_of_squares"] < 1e-12, c
+    alpha, beta = (float(x) for x in c["deterrence"].split(":")[1].split(","))
+    assert alpha == pytest.approx(-0.5, rel=1e-4) and beta == pytest.approx(0.05, rel=1e-4)
+    assert np.allclose(c["observed_shares"], trips / trips.sum(), atol=1e-15)
+    # The command fits the same matrix the same way, bit for bit.
+    write = lambda path, m: path.write_text("origin,destination,value\n" + "".join(  # noqa: E731
+        f"{o},{d},{float(m[i, j])!r}\n" for i, o in enumerate(ZONES) for j, d in enumerate(ZONES)
+        if np.isfinite(m[i, j])))
+    write(tmp_path / "made.csv", made)
+    run = subprocess.run([*command("matrix"), "calibrate", "--costs", str(FIX / "costs.csv"), "--observed",
+                          str(tmp_path / "made.csv"), "--rows", str(FIX / "rows.csv"), "--form", "gamma", "--fit",
+                          "least-squares", "--band-width", "2", "--tolerance", "1e-10", "--json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    ours = urbanflow.calibrate(costs, made, "gamma", fit="least-squares", band_width=2.0, tolerance=1e-10)
+    assert report["deterrence"] == ours["deterrence"] and report["converged"]
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="least squares"):
+        urbanflow.calibrate(costs, made, "gamma")

@@ -2,7 +2,9 @@
 //! attractions and a deterrence of the cost between them.
 
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -11,9 +13,9 @@ use crate::error::TapError;
 
 /// How trips fall off with cost `c`. AequilibraE's forms and parameter names: `Power` is `c^−α`,
 /// `Exponential` `e^−βc`, `Gamma` `c^α e^−βc` (AequilibraE's gamma: with α < 0 it is the textbook
-/// `c^−|α| e^−βc`). A cell whose deterrence is not finite (`Power` or `Gamma` at cost 0, an infinite
-/// cost) gets none: no trips.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// `c^−|α| e^−βc`); `Table` is a user's friction factors by cost band. A cell whose deterrence is not
+/// finite (`Power` or `Gamma` at cost 0, an infinite cost) gets none: no trips.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Deterrence {
     /// `c^−α`.
     Power {
@@ -32,6 +34,11 @@ pub enum Deterrence {
         /// The rate β.
         beta: f64,
     },
+    /// Friction factors by cost band: `(upper, factor)` pairs with ascending upper bounds; a cost `c`
+    /// takes the factor of the first band with `c < upper`, and costs past the last bound take the
+    /// last factor (TransCAD's and Cube's friction factor tables; build it with
+    /// [`Deterrence::table`] or [`Deterrence::read_table`]).
+    Table(Arc<[(f64, f64)]>),
 }
 
 impl Deterrence {
@@ -45,13 +52,70 @@ impl Deterrence {
     /// assert!((g.of(4.0) - 2.0 * (-0.4f64).exp()).abs() < 1e-15);
     /// ```
     pub fn of(&self, c: f64) -> f64 {
-        let f = match *self {
+        let f = match self {
             Self::Power { alpha } => c.powf(-alpha),
             Self::Exponential { beta } => (-beta * c).exp(),
-            Self::Gamma { alpha, beta } => c.powf(alpha) * (-beta * c).exp(),
+            Self::Gamma { alpha, beta } => c.powf(*alpha) * (-beta * c).exp(),
+            Self::Table(bands) => {
+                if !c.is_finite() {
+                    return 0.0;
+                }
+                let k = bands.partition_point(|&(upper, _)| upper <= c);
+                bands[k.min(bands.len() - 1)].1
+            }
         };
         if f.is_finite() { f } else { 0.0 }
     }
+
+    /// A friction factor table from `(upper, factor)` bands: upper bounds finite, positive and
+    /// ascending, factors finite and ≥ 0, at least one band.
+    ///
+    /// ```
+    /// use urbanflow::tap::matrix::Deterrence;
+    /// let d = Deterrence::table(vec![(10.0, 1.0), (20.0, 0.5), (30.0, 0.1)]).unwrap();
+    /// assert_eq!((d.of(0.0), d.of(10.0), d.of(25.0), d.of(99.0)), (1.0, 0.5, 0.1, 0.1));
+    /// assert!(Deterrence::table(vec![(20.0, 1.0), (10.0, 0.5)]).is_err());
+    /// ```
+    pub fn table(bands: Vec<(f64, f64)>) -> Result<Self, TapError> {
+        check_bands(&bands)
+            .map_err(|(k, m)| TapError::InvalidOption(format!("friction factor band {}: {m}", k + 1)))?;
+        Ok(Self::Table(bands.into()))
+    }
+
+    /// Reads a friction factor table: CSV with a header `upper,factor` (a band per row, ascending
+    /// upper cost bounds); errors name the file and line.
+    pub fn read_table(path: impl AsRef<Path>) -> Result<Self, TapError> {
+        let path = path.as_ref();
+        let rows = super::read_pairs(
+            path,
+            [&["upper", "to", "max"], &["factor", "value", "friction"]],
+            "upper,factor",
+        )?;
+        let bands: Vec<(f64, f64)> = rows.iter().map(|&(_, u, f)| (u, f)).collect();
+        check_bands(&bands).map_err(|(k, message)| TapError::TableFile {
+            path: path.to_path_buf(),
+            line: rows.get(k).map_or(1, |r| r.0),
+            message,
+        })?;
+        Ok(Self::Table(bands.into()))
+    }
+}
+
+/// The first band (index) of a friction factor table that breaks its rules, and why.
+fn check_bands(bands: &[(f64, f64)]) -> Result<(), (usize, String)> {
+    if bands.is_empty() {
+        return Err((0, "a friction factor table needs at least one band".into()));
+    }
+    for (k, &(upper, factor)) in bands.iter().enumerate() {
+        let previous = if k == 0 { 0.0 } else { bands[k - 1].0 };
+        if !(upper.is_finite() && upper > previous) {
+            return Err((k, format!("upper bound {upper}: expected a finite bound above {previous}")));
+        }
+        if !(factor.is_finite() && factor >= 0.0) {
+            return Err((k, format!("factor {factor}: expected a finite factor ≥ 0")));
+        }
+    }
+    Ok(())
 }
 
 impl FromStr for Deterrence {
@@ -80,6 +144,7 @@ impl fmt::Display for Deterrence {
             Self::Power { alpha } => write!(f, "power:{alpha}"),
             Self::Exponential { beta } => write!(f, "expo:{beta}"),
             Self::Gamma { alpha, beta } => write!(f, "gamma:{alpha},{beta}"),
+            Self::Table(bands) => write!(f, "table:{} bands", bands.len()),
         }
     }
 }
@@ -118,6 +183,33 @@ pub fn gravity(
     constraint: Constraint,
     opts: &IpfOptions,
 ) -> Result<Balanced, TapError> {
+    gravity_with_k_factors(costs, None, productions, attractions, &deterrence, constraint, opts)
+}
+
+/// [`gravity`] with K-factors: the seed's cells are `K_ij P_i A_j f(c_ij)`, so that a cell's trips
+/// move by its factor before balancing (the adjustment for pairs the deterrence alone misjudges:
+/// a river, a border). `k_factors` is row-major like `costs`, finite and ≥ 0; `None` is all ones.
+///
+/// ```
+/// use urbanflow::tap::matrix::{Constraint, Deterrence, IpfOptions, gravity_with_k_factors};
+/// let costs = [1.0, 2.0, 2.0, 1.0];
+/// let expo = Deterrence::Exponential { beta: 0.5 };
+/// let ipf = IpfOptions::default();
+/// let plain = gravity_with_k_factors(&costs, None, &[100.0, 50.0], &[75.0, 75.0], &expo, Constraint::Production, &ipf).unwrap();
+/// let k = [1.0, 0.5, 1.0, 1.0]; // half as many trips from zone 0 to zone 1, before the row is scaled
+/// let with_k = gravity_with_k_factors(&costs, Some(&k), &[100.0, 50.0], &[75.0, 75.0], &expo, Constraint::Production, &ipf).unwrap();
+/// assert!(with_k.matrix[1] < plain.matrix[1]);
+/// assert!((with_k.matrix[0] + with_k.matrix[1] - 100.0).abs() < 1e-9);
+/// ```
+pub fn gravity_with_k_factors(
+    costs: &[f64],
+    k_factors: Option<&[f64]>,
+    productions: &[f64],
+    attractions: &[f64],
+    deterrence: &Deterrence,
+    constraint: Constraint,
+    opts: &IpfOptions,
+) -> Result<Balanced, TapError> {
     let (n, m) = (productions.len(), attractions.len());
     if costs.len() != n * m {
         return Err(TapError::InvalidOption(format!("{} costs for {n} × {m} zones", costs.len())));
@@ -126,11 +218,26 @@ pub fn gravity(
         let (i, j) = (k / m.max(1), k % m.max(1));
         return Err(TapError::InvalidOption(format!("cost ({i}, {j}) is {}: expected ≥ 0 (or ∞)", costs[k])));
     }
+    if let Some(kf) = k_factors {
+        if kf.len() != n * m {
+            return Err(TapError::InvalidOption(format!("{} K-factors for {n} × {m} zones", kf.len())));
+        }
+        if let Some(k) = kf.iter().position(|x| !(x.is_finite() && *x >= 0.0)) {
+            let (i, j) = (k / m.max(1), k % m.max(1));
+            return Err(TapError::InvalidOption(format!(
+                "K-factor ({i}, {j}) is {}: expected finite and ≥ 0",
+                kf[k]
+            )));
+        }
+    }
     let mut seed: Vec<f64> = costs
         .par_chunks(m.max(1))
         .zip(productions)
         .flat_map_iter(|(row, &p)| row.iter().zip(attractions).map(move |(&c, &a)| p * a * deterrence.of(c)))
         .collect();
+    if let Some(kf) = k_factors {
+        seed.par_iter_mut().zip(kf).for_each(|(t, k)| *t *= k);
+    }
     match constraint {
         Constraint::Doubly => {
             let (total, sum): (f64, f64) = (productions.iter().sum(), seed.iter().sum());

@@ -28,8 +28,10 @@ use std::path::Path;
 use graph_core::io::{create_text, open_text};
 
 pub(crate) use calibrate::mean_cost;
-pub use calibrate::{Calibrated, calibrate, coincidence_ratio};
-pub use gravity::{Constraint, Deterrence, gravity};
+pub use calibrate::{
+    CalibrateOptions, Calibrated, Fit, Observed, TripLengths, calibrate, calibrate_to, coincidence_ratio,
+};
+pub use gravity::{Constraint, Deterrence, gravity, gravity_with_k_factors};
 pub use ipf::{Balanced, IpfOptions, ipf, ipf_owned};
 
 use crate::error::TapError;
@@ -257,6 +259,31 @@ impl ZoneTotals {
             })
             .collect()
     }
+}
+
+/// Reads two numeric columns (a header naming them first): `(line, a, b)` per row, numbers finite;
+/// the caller checks their domain.
+fn read_pairs(path: &Path, names: [&[&str]; 2], expected: &str) -> Result<Vec<(u64, f64, f64)>, TapError> {
+    let error = |line: u64, message: String| TapError::TableFile { path: path.to_path_buf(), line, message };
+    let (mut reader, [a, b]) = csv_columns(path, &names, expected)?;
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| error(e.position().map_or(0, |p| p.line()), e.to_string()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let number = |i: usize, what: &str| {
+            let field = record.get(i).unwrap_or("");
+            field
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| error(line, format!("{what} `{field}`: expected a finite number")))
+        };
+        rows.push((line, number(a, names[0][0])?, number(b, names[1][0])?));
+    }
+    if rows.is_empty() {
+        return Err(error(1, format!("no rows: expected `{expected}` rows after the header")));
+    }
+    Ok(rows)
 }
 
 /// A CSV reader over a file opened by [`open_text`] (plain or compressed).

@@ -18,7 +18,10 @@ use std::time::Instant;
 
 use crate::args::matrices::{OmxSelect, read_matrix, write_matrices};
 use clap::{Args as ClapArgs, Subcommand};
-use urbanflow::tap::matrix::{Balanced, Constraint, Deterrence, IpfOptions, ZoneTotals, gravity, ipf};
+use urbanflow::tap::matrix::{
+    Balanced, CalibrateOptions, Constraint, Deterrence, Fit, IpfOptions, Observed, TripLengths, ZoneTotals,
+    calibrate_to, gravity, gravity_with_k_factors, ipf,
+};
 
 /// Trip distribution: balance a matrix to row and column totals (IPF), or distribute trips by a gravity
 /// model over a cost matrix.
@@ -47,14 +50,67 @@ enum Command {
         #[arg(long, value_parser = crate::args::files::input_file)]
         costs: PathBuf,
         /// power:α (c^-α), expo:β (e^-βc) or gamma:α,β (c^α e^-βc), AequilibraE's forms.
-        #[arg(long)]
-        deterrence: Deterrence,
+        #[arg(long, required_unless_present = "deterrence_table", conflicts_with = "deterrence_table")]
+        deterrence: Option<Deterrence>,
+        /// Friction factors by cost band instead: CSV `upper,factor` (ascending upper cost bounds;
+        /// costs past the last take its factor).
+        #[arg(long, value_parser = crate::args::files::input_file)]
+        deterrence_table: Option<PathBuf>,
+        /// K-factors: a matrix multiplying each cell's seed (CSV cells not listed: 1; or .omx).
+        #[arg(long, value_parser = crate::args::files::input_file)]
+        k_factors: Option<PathBuf>,
         /// Only the productions are met (attractions weigh destinations).
         #[arg(long)]
         production_constrained: bool,
         #[command(flatten)]
         common: Shared,
     },
+    /// Calibrate the gravity model's deterrence to an observed matrix or trip-length distribution.
+    Calibrate(CalibrateArgs),
+}
+
+/// `matrix calibrate`'s arguments.
+#[derive(ClapArgs)]
+struct CalibrateArgs {
+    /// The cost matrix (origin,destination,value, cells not listed are unreachable; or .omx).
+    #[arg(long, value_parser = crate::args::files::input_file)]
+    costs: PathBuf,
+    /// The observed matrix to reproduce (its totals are the model's; or .omx).
+    #[arg(long, value_parser = crate::args::files::input_file, required_unless_present = "lengths")]
+    observed: Option<PathBuf>,
+    /// Or a trip-length distribution to reproduce: CSV `upper,trips` (ascending upper cost bounds),
+    /// with --rows and --cols.
+    #[arg(long, value_parser = crate::args::files::input_file, conflicts_with = "observed", requires_all = ["rows", "cols"])]
+    lengths: Option<PathBuf>,
+    /// Row totals (zone,total): the zones, in this order (needed for CSV matrices and --lengths).
+    #[arg(long, value_parser = crate::args::files::input_file)]
+    rows: Option<PathBuf>,
+    /// Column totals (zone,total).
+    #[arg(long, value_parser = crate::args::files::input_file)]
+    cols: Option<PathBuf>,
+    /// The deterrence's form: expo, power or gamma (gamma: --fit least-squares).
+    #[arg(long, default_value = "expo")]
+    form: String,
+    /// mean (Hyman's method: the mean cost) or least-squares (the band shares of the distribution).
+    #[arg(long, default_value = "mean")]
+    fit: String,
+    /// The band width of an observed matrix's distribution (default: a tenth of its mean cost).
+    #[arg(long)]
+    band_width: Option<f64>,
+    /// The fit's tolerance (relative: mean costs, or the parameters of least squares).
+    #[arg(long, default_value_t = 1e-9)]
+    tolerance: f64,
+    /// Write the calibrated model's matrix here (CSV or .omx).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write the observed and modelled distributions here: CSV `upper,observed,model` (shares).
+    #[arg(long)]
+    lengths_out: Option<PathBuf>,
+    #[command(flatten)]
+    omx: OmxSelect,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(ClapArgs)]
@@ -90,6 +146,7 @@ struct Shared {
 pub fn run(args: &Args) -> Result<Outcome, Error> {
     let shared = match &args.command {
         Command::Ipf { common, .. } | Command::Gravity { common, .. } => common,
+        Command::Calibrate(c) => return run_calibrate(c),
     };
     if let Some(t) = shared.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
@@ -107,16 +164,29 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         Command::Gravity { costs, .. } => {
             ("gravity", read_matrix(costs, &rows.zones, f64::INFINITY, &shared.omx)?)
         }
+        Command::Calibrate(_) => unreachable!("run_calibrate"),
     };
     let read_s = start.elapsed().as_secs_f64();
     let solve = Instant::now();
     let b: Balanced = match &args.command {
         Command::Ipf { .. } => ipf(input.values(), &rows.totals, &cols, &opts)?,
-        Command::Gravity { deterrence, production_constrained, .. } => {
+        Command::Gravity { deterrence, deterrence_table, k_factors, production_constrained, .. } => {
             let constraint =
                 if *production_constrained { Constraint::Production } else { Constraint::Doubly };
-            gravity(input.values(), &rows.totals, &cols, *deterrence, constraint, &opts)?
+            let deterrence = match (deterrence, deterrence_table) {
+                (Some(d), _) => d.clone(),
+                (None, Some(table)) => Deterrence::read_table(table)?,
+                (None, None) => return Err("give --deterrence or --deterrence-table".into()),
+            };
+            // K-factors are a second input matrix: its core and mapping are the file's only ones.
+            let k = match k_factors {
+                Some(path) => Some(read_matrix(path, &rows.zones, 1.0, &OmxSelect::default())?),
+                None => None,
+            };
+            let k = k.as_ref().map(|m| m.values());
+            gravity_with_k_factors(input.values(), k, &rows.totals, &cols, &deterrence, constraint, &opts)?
         }
+        Command::Calibrate(_) => unreachable!("run_calibrate"),
     };
     let solve_s = solve.elapsed().as_secs_f64();
     let total: f64 = b.matrix.iter().sum();
@@ -146,4 +216,126 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
             b.gap, shared.tolerance, shared.max_iterations
         )
     })))
+}
+
+/// The zones of a calibration: the rows file's, else the cost matrix's own (OMX).
+fn calibration_zones(c: &CalibrateArgs) -> Result<Vec<u64>, Error> {
+    if let Some(rows) = &c.rows {
+        return Ok(ZoneTotals::read_csv(rows)?.zones);
+    }
+    if crate::args::matrices::is_omx(&c.costs) {
+        return Ok(crate::args::matrices::read_omx_matrix(&c.costs, f64::INFINITY, &c.omx)?.zones().to_vec());
+    }
+    Err("CSV matrices name no zone list: give --rows (zone,total) for the zones".into())
+}
+
+/// The deterrence form to calibrate, by name.
+pub fn deterrence_form(name: &str) -> Result<Deterrence, Error> {
+    match name {
+        "expo" | "exponential" => Ok(Deterrence::Exponential { beta: 0.0 }),
+        "power" => Ok(Deterrence::Power { alpha: 0.0 }),
+        "gamma" => Ok(Deterrence::Gamma { alpha: 0.0, beta: 0.0 }),
+        other => Err(format!("form `{other}`: expected expo, power or gamma").into()),
+    }
+}
+
+/// The fit, by name.
+pub fn fit_named(name: &str) -> Result<Fit, Error> {
+    match name {
+        "mean" => Ok(Fit::MeanCost),
+        "least-squares" | "ls" => Ok(Fit::LeastSquares),
+        other => Err(format!("fit `{other}`: expected mean or least-squares").into()),
+    }
+}
+
+fn run_calibrate(c: &CalibrateArgs) -> Result<Outcome, Error> {
+    let start = Instant::now();
+    let zones = calibration_zones(c)?;
+    let costs = read_matrix(&c.costs, &zones, f64::INFINITY, &c.omx)?;
+    let opts = CalibrateOptions {
+        fit: fit_named(&c.fit)?,
+        tolerance: c.tolerance,
+        band_width: c.band_width,
+        ..CalibrateOptions::default()
+    };
+    let form = deterrence_form(&c.form)?;
+    let observed_matrix;
+    let (lengths, rows, cols);
+    let target = match (&c.observed, &c.lengths) {
+        (Some(path), _) => {
+            observed_matrix = read_matrix(path, &zones, 0.0, &c.omx)?;
+            Observed::Matrix(observed_matrix.values())
+        }
+        (None, Some(path)) => {
+            lengths = TripLengths::read_csv(path)?;
+            let r = ZoneTotals::read_csv(c.rows.as_ref().ok_or("--lengths needs --rows")?)?;
+            rows = r.in_order_of(&zones, "--rows")?;
+            cols = ZoneTotals::read_csv(c.cols.as_ref().ok_or("--lengths needs --cols")?)?
+                .in_order_of(&zones, "--cols")?;
+            Observed::Lengths { lengths: &lengths, productions: &rows, attractions: &cols }
+        }
+        (None, None) => return Err("give --observed or --lengths".into()),
+    };
+    let read_s = start.elapsed().as_secs_f64();
+    let solve = Instant::now();
+    let cal = calibrate_to(costs.values(), target, form, &opts)?;
+    let solve_s = solve.elapsed().as_secs_f64();
+    if let Some(out) = &c.out {
+        let (r, k): (Vec<f64>, Vec<f64>) = match target {
+            Observed::Matrix(m) => {
+                let n = zones.len();
+                (
+                    m.chunks(n).map(|r| r.iter().sum()).collect(),
+                    (0..n).map(|j| (0..n).map(|i| m[i * n + j]).sum()).collect(),
+                )
+            }
+            Observed::Lengths { productions, attractions, .. } => {
+                (productions.to_vec(), attractions.to_vec())
+            }
+        };
+        let model = gravity(
+            costs.values(),
+            &r,
+            &k,
+            cal.deterrence.clone(),
+            Constraint::Doubly,
+            &IpfOptions::default(),
+        )?;
+        write_matrices(out, &zones, &[("trips", &model.matrix)])?;
+    }
+    if let Some(out) = &c.lengths_out {
+        use std::io::Write;
+        let mut w = urbanflow::graph::io::create_text(out)?;
+        writeln!(w, "upper,observed,model")?;
+        let (o, m) = (&cal.observed_lengths, &cal.model_lengths);
+        for ((u, p), q) in o.upper().iter().zip(o.shares()).zip(m.shares()) {
+            writeln!(w, "{u},{p},{q}")?;
+        }
+        w.flush()?;
+    }
+    if c.json {
+        let report = serde_json::json!({
+            "command": "calibrate", "zones": zones.len(), "deterrence": cal.deterrence.to_string(),
+            "fit": c.fit, "observed_mean_cost": cal.observed_mean_cost, "model_mean_cost": cal.model_mean_cost,
+            "coincidence_ratio": cal.coincidence_ratio, "sum_of_squares": cal.sum_of_squares,
+            "applications": cal.applications, "converged": cal.converged, "bands": cal.observed_lengths.upper().len(),
+            "read_s": read_s, "solve_s": solve_s, "seconds": start.elapsed().as_secs_f64(),
+        });
+        println!("{report}");
+    } else {
+        eprintln!(
+            "calibrated {} ({} fit, {} gravity runs): mean cost {:.4} observed, {:.4} model; coincidence ratio {:.4}, \
+             sum of squares {:.3e}; read {read_s:.3} s, solve {solve_s:.3} s",
+            cal.deterrence,
+            c.fit,
+            cal.applications,
+            cal.observed_mean_cost,
+            cal.model_mean_cost,
+            cal.coincidence_ratio,
+            cal.sum_of_squares
+        );
+    }
+    Ok(Outcome::missed_if(
+        (!cal.converged).then(|| format!("the {} fit did not meet --tolerance {:.1e}", c.fit, c.tolerance)),
+    ))
 }

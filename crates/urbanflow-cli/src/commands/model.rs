@@ -16,7 +16,7 @@ use crate::outcome::{Error, Outcome};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use urbanflow::tap::matrix::{Deterrence, IpfOptions, calibrate};
+use urbanflow::tap::matrix::{CalibrateOptions, Deterrence, Observed, calibrate_to};
 use urbanflow::tap::model::{ModelLoop, ModelOptions, dense_matrix, run_model};
 use urbanflow::tap::odme::EquilibriumRoutes;
 use urbanflow::tap::skim::skims;
@@ -47,9 +47,17 @@ pub struct Args {
     /// The deterrence as given (power:α, expo:β, gamma:α,β).
     #[arg(long, conflicts_with = "calibrate")]
     deterrence: Option<Deterrence>,
-    /// Calibrate `expo` (β) or `power` (α) to the trips file's mean generalised cost on its equilibrium.
+    /// Calibrate `expo` (β), `power` (α) or `gamma` (α, β; with `--fit least-squares`) to the trips
+    /// file's trip-length distribution on its equilibrium.
     #[arg(long)]
     calibrate: Option<String>,
+    /// How --calibrate fits: `mean` (Hyman's method: the mean generalised cost) or `least-squares`
+    /// (the shares of trips in cost bands of --band-width).
+    #[arg(long, default_value = "mean")]
+    fit: String,
+    /// The cost band width of the trip-length distribution (default: a tenth of its mean cost).
+    #[arg(long)]
+    band_width: Option<f64>,
     /// Relative gap of each equilibrium (Algorithm B).
     #[arg(long, default_value_t = 1e-4)]
     gap: f64,
@@ -87,20 +95,18 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
     let cols: Vec<f64> = (0..zones).map(|j| (0..zones).map(|i| dense[i * zones + j]).sum()).collect();
     let stop = Stop { relative_gap: args.gap, ..Stop::default() };
     let (deterrence, calibration) = match (&args.deterrence, args.calibrate.as_deref()) {
-        (Some(d), None) => (*d, None),
+        (Some(d), None) => (d.clone(), None),
         (None, Some(form)) => {
-            let form: Deterrence = match form {
-                "expo" => Deterrence::Exponential { beta: 0.0 },
-                "power" => Deterrence::Power { alpha: 0.0 },
-                other => return Err(format!("--calibrate {other}: expected expo or power").into()),
-            };
+            let form = crate::commands::matrix::deterrence_form(form)?;
+            let fit = crate::commands::matrix::fit_named(&args.fit)?;
             // The trips file's own equilibrium gives the costs its trip lengths are measured on.
             let (routes, _) = EquilibriumRoutes::solve(&net, &observed, stop, false, None)?;
             let mut costs = vec![0.0; net.num_links()];
             net.costs(routes.flows(), &mut costs);
             let base = skims(&net, routes.flows(), &costs)?;
-            let c = calibrate(&base.cost, &dense, form, 1e-9, &IpfOptions::default())?;
-            (c.deterrence, Some(c))
+            let opts = CalibrateOptions { fit, band_width: args.band_width, ..CalibrateOptions::default() };
+            let c = calibrate_to(&base.cost, Observed::Matrix(&dense), form, &opts)?;
+            (c.deterrence.clone(), Some(c))
         }
         _ => return Err("give --deterrence or --calibrate".into()),
     };
@@ -110,7 +116,7 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         demand_change: args.demand_change,
         max_loops: args.max_loops,
         cancel: Some(crate::outcome::interrupt_flag()),
-        ..ModelOptions::new(deterrence)
+        ..ModelOptions::new(deterrence.clone())
     };
     if !args.json {
         if let Some(c) = &calibration {
@@ -158,7 +164,8 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         })).collect();
         let report = serde_json::json!({
             "deterrence": deterrence.to_string(), "calibration_mean_cost": calibration.as_ref().map(|c| c.observed_mean_cost),
-            "coincidence_ratio": calibration.as_ref().map(|c| c.coincidence_ratio),
+            "coincidence_ratio": calibration.as_ref().map(|c| c.coincidence_ratio), "calibration_fit": calibration.as_ref().map(|_| args.fit.clone()),
+            "sum_of_squares": calibration.as_ref().map(|c| c.sum_of_squares),
             "setup_s": setup_s, "seconds": seconds, "loops": loops, "converged": result.converged, "history": history,
         });
         println!("{report}");

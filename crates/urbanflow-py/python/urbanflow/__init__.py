@@ -848,28 +848,43 @@ def ipf(seed, rows, cols, *, tolerance: float = 1e-12, max_iterations: int = 10_
     return _balanced(r, "ipf", tolerance)
 
 
-def gravity(costs, rows, cols, deterrence: str, *, constraint: str = "doubly", tolerance: float = 1e-12,
-            max_iterations: int = 10_000, scale_columns: bool = False, threads=None) -> Balanced:
+def gravity(costs, rows, cols, deterrence, *, constraint: str = "doubly", tolerance: float = 1e-12,
+            max_iterations: int = 10_000, scale_columns: bool = False, k_factors=None, threads=None) -> Balanced:
     """Trips by the gravity model: ``rows[i] * cols[j] * f(costs[i, j])`` with ``deterrence`` one of
     ``"power:a"`` (``c**-a``), ``"expo:b"`` (``exp(-b c)``) or ``"gamma:a,b"`` (``c**a exp(-b c)``,
-    AequilibraE's forms; a non-finite deterrence, e.g. a zero cost under power, gives no trips), then
-    balanced to both totals by IPF (``constraint="doubly"``, AequilibraE's GravityApplication) or scaled
-    per row (``"production"``). ``costs`` may hold ``inf`` for unreachable pairs."""
+    AequilibraE's forms; a non-finite deterrence, e.g. a zero cost under power, gives no trips), or a
+    friction factor table: ``(upper, factor)`` rows with ascending upper cost bounds (a cost takes the
+    factor of the first band it is below; costs past the last take its factor). ``k_factors`` (zones ×
+    zones) multiplies each cell's seed. The seed is balanced to both totals by IPF
+    (``constraint="doubly"``, AequilibraE's GravityApplication) or scaled per row (``"production"``).
+    ``costs`` may hold ``inf`` for unreachable pairs."""
     costs = np.ascontiguousarray(costs, dtype=np.float64)
+    table = None
+    if not isinstance(deterrence, str):
+        table = np.ascontiguousarray(np.asarray(deterrence, dtype=np.float64).reshape(-1, 2))
+        deterrence = ""
+    k = None if k_factors is None else np.ascontiguousarray(k_factors, dtype=np.float64)
     r = _gravity(costs, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(cols, dtype=np.float64),
                  deterrence, constraint=constraint, tolerance=tolerance, max_iterations=max_iterations,
-                 scale_columns=scale_columns, threads=threads)
+                 scale_columns=scale_columns, threads=threads, table=table, k_factors=k)
     return _balanced(r, "gravity", tolerance)
 
 
-def calibrate(costs, observed, form: str = "expo", *, tolerance: float = 1e-9, threads=None) -> dict:
-    """The gravity model's parameter (``form`` "expo": β, "power": α) whose doubly constrained matrix
-    over ``costs`` reproduces the ``observed`` matrix's trip-weighted mean cost (Hyman's method): a dict
-    with ``deterrence`` (a string for ``gravity``/``run_model``), ``observed_mean_cost``,
-    ``model_mean_cost``, ``coincidence_ratio`` (of the trip-length distributions, bands of a tenth of the
-    observed mean cost), ``applications`` and ``converged``."""
-    return _calibrate(np.ascontiguousarray(costs, dtype=np.float64), np.ascontiguousarray(observed, dtype=np.float64),
-                      form, tolerance=tolerance, threads=threads)
+def calibrate(costs, observed=None, form: str = "expo", *, fit: str = "mean", lengths=None, rows=None, cols=None,
+              band_width=None, tolerance: float = 1e-9, threads=None) -> dict:
+    """The gravity model's parameters (``form`` "expo": β, "power": α, "gamma": α and β) whose doubly
+    constrained matrix over ``costs`` reproduces the ``observed`` matrix — or a trip-length distribution
+    ``lengths=(upper, trips)`` (band upper bounds, trips or shares per band) with the zones' ``rows`` and
+    ``cols`` totals. ``fit="mean"`` matches the mean cost (Hyman's method; one parameter),
+    ``"least-squares"`` the band shares (bands of ``band_width``, default a tenth of the observed mean
+    cost, for an observed matrix). A dict with ``deterrence`` (a string for ``gravity``/``run_model``),
+    ``observed_mean_cost``, ``model_mean_cost``, ``coincidence_ratio``, ``sum_of_squares``, ``bands``,
+    ``observed_shares``, ``model_shares``, ``applications`` and ``converged``."""
+    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
+    return _calibrate(f64(costs), None if observed is None else f64(observed), form, fit=fit,
+                      lengths=None if lengths is None else (f64(lengths[0]), f64(lengths[1])),
+                      rows=None if rows is None else f64(rows), cols=None if cols is None else f64(cols),
+                      band_width=band_width, tolerance=tolerance, threads=threads)
 
 
 @dataclass(frozen=True)

@@ -204,11 +204,14 @@ class Balanced:
 
 def ipf(seed: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, *, tolerance: float = 1e-12,
         max_iterations: int = 10_000, scale_columns: bool = False, threads: int | None = None) -> Balanced: ...
-def gravity(costs: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, deterrence: str, *,
+def gravity(costs: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, deterrence: str | npt.ArrayLike, *,
             constraint: str = "doubly", tolerance: float = 1e-12, max_iterations: int = 10_000,
-            scale_columns: bool = False, threads: int | None = None) -> Balanced: ...
+            scale_columns: bool = False, k_factors: npt.ArrayLike | None = None,
+            threads: int | None = None) -> Balanced: ...
 
-def calibrate(costs: npt.ArrayLike, observed: npt.ArrayLike, form: str = "expo", *, tolerance: float = 1e-9,
+def calibrate(costs: npt.ArrayLike, observed: npt.ArrayLike | None = None, form: str = "expo", *, fit: str = "mean",
+              lengths: tuple[npt.ArrayLike, npt.ArrayLike] | None = None, rows: npt.ArrayLike | None = None,
+              cols: npt.ArrayLike | None = None, band_width: float | None = None, tolerance: float = 1e-9,
               threads: int | None = None) -> dict[str, Any]: ...
 
 @dataclass(frozen=True)
