@@ -43,7 +43,7 @@ fn result<'py>(py: Python<'py>, b: Balanced, rows: usize, cols: usize) -> PyResu
 
 /// Iterative proportional fitting (see the Python `ipf`).
 #[pyfunction]
-#[pyo3(signature = (seed, rows, cols, *, tolerance = 1e-12, max_iterations = 10_000, scale_columns = false, threads = None))]
+#[pyo3(signature = (seed, rows, cols, *, tolerance = 1e-12, max_iterations = 10_000, scale_columns = false, threads = None, backend = "cpu"))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn ipf<'py>(
     py: Python<'py>,
@@ -54,13 +54,26 @@ pub fn ipf<'py>(
     max_iterations: u32,
     scale_columns: bool,
     threads: Option<usize>,
+    backend: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (rows, cols) = (vector(&rows, "rows")?, vector(&cols, "cols")?);
     let (n, m) = (rows.len(), cols.len());
     let seed = square(&seed, n, m, "seed")?;
     let opts = IpfOptions { tolerance, max_iterations, scale_columns };
-    let b =
-        run(py, Run { threads }, move |_| Ok(urbanflow::tap::matrix::ipf_owned(seed, &rows, &cols, &opts)?))?;
+    let gpu = match backend {
+        "cpu" => false,
+        "gpu" => true,
+        other => return Err(Error::Input(format!("backend `{other}`: expected \"cpu\" or \"gpu\"")).into()),
+    };
+    let b = run(py, Run { threads }, move |_| {
+        if gpu {
+            let ctx = urbanflow::gpu::GpuContext::shared()
+                .ok_or_else(|| Error::Input("backend \"gpu\": no GPU adapter found".into()))?;
+            Ok(urbanflow::tap::matrix::ipf_gpu(ctx, seed, &rows, &cols, &opts, None)?)
+        } else {
+            Ok(urbanflow::tap::matrix::ipf_owned(seed, &rows, &cols, &opts)?)
+        }
+    })?;
     result(py, b, n, m)
 }
 

@@ -146,3 +146,19 @@ def test_least_squares_calibration_of_gamma_from_a_distribution(tmp_path):
     assert report["deterrence"] == ours["deterrence"] and report["converged"]
     with pytest.raises(urbanflow.errors.InvalidInputError, match="least squares"):
         urbanflow.calibrate(costs, made, "gamma")
+
+
+def test_ipf_on_the_gpu_equals_the_cpu():
+    import os
+    seed = dense("seed.csv", ZONES)
+    try:
+        g = urbanflow.ipf(seed, ROWS, COLS, backend="gpu")
+    except Exception as e:  # no adapter, or one without 64-bit floats
+        if os.environ.get("URBANFLOW_REQUIRE_GPU") == "1":
+            raise
+        pytest.skip(f"no GPU for IPF: {e}")
+    c = urbanflow.ipf(seed, ROWS, COLS)
+    assert g.converged and abs(g.iterations - c.iterations) <= 1
+    assert close(g.matrix, c.matrix, 1e-12)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="backend `tpu`"):
+        urbanflow.ipf(seed, ROWS, COLS, backend="tpu")

@@ -81,12 +81,26 @@ pub fn ipf_owned(
     columns: &[f64],
     opts: &IpfOptions,
 ) -> Result<Balanced, TapError> {
+    let m = columns.len();
+    let columns = prepare(&seed, rows, columns, opts)?;
+    let (a, b, iterations, gap) = factors(rows, &columns, opts, &mut |b| Ok(row_pass(&seed, rows, b, m)))?;
+    finish(seed, rows, &columns, (a, b), iterations, gap, opts)
+}
+
+/// Checks shapes, targets and the seed's values, and that every positive target has seed cells;
+/// returns the column targets made to total the rows' exactly.
+pub(super) fn prepare(
+    seed: &[f64],
+    rows: &[f64],
+    columns: &[f64],
+    opts: &IpfOptions,
+) -> Result<Vec<f64>, TapError> {
     let (n, m) = (rows.len(), columns.len());
-    let columns = check(&seed, rows, columns, opts)?;
+    let columns = check(seed, rows, columns, opts)?;
     let bad = |why: String| Err(TapError::InvalidOption(why));
     // One pass: the seed's values checked, and its row and column sums (a row or column whose seed is
     // all zero cannot carry a positive target).
-    let (row_sums, column_sums, first_bad) = sums(&seed, m);
+    let (row_sums, column_sums, first_bad) = sums(seed, m);
     if let Some(k) = first_bad {
         return bad(format!("seed cell ({}, {}) is {}: expected a finite value ≥ 0", k / m, k % m, seed[k]));
     }
@@ -96,13 +110,29 @@ pub fn ipf_owned(
     if let Some(j) = (0..m).find(|&j| columns[j] > 0.0 && column_sums[j] == 0.0) {
         return bad(format!("column {j} has target {} but its seed column is all zero", columns[j]));
     }
+    Ok(columns)
+}
+
+/// One iteration's pass over the seed: the row factors for the column factors given, and the column
+/// sums `Σ_i S_ij a_i` with those row factors (the CPU's [`row_pass`], or the GPU's `ipf.wgsl`).
+pub(super) type Pass<'a> = dyn FnMut(&[f64]) -> Result<(Vec<f64>, Vec<f64>), TapError> + 'a;
+
+/// The iterations: factors `(a, b)`, iterations run and the last correction.
+pub(super) fn factors(
+    rows: &[f64],
+    columns: &[f64],
+    opts: &IpfOptions,
+    pass: &mut Pass<'_>,
+) -> Result<(Vec<f64>, Vec<f64>, u32, f64), TapError> {
+    let (n, m) = (rows.len(), columns.len());
+    let bad = |why: String| Err(TapError::InvalidOption(why));
     // All factors start at 1, zero-target columns included (their cells leave at the first column
     // step), so the iterations are AequilibraE's one for one.
     let (mut a, mut b) = (vec![1.0; n], vec![1.0; m]);
     let (mut iterations, mut gap) = (0, f64::INFINITY);
     while iterations < opts.max_iterations && gap >= opts.tolerance {
         iterations += 1;
-        let (new_a, column_sums) = row_pass(&seed, rows, &b, m);
+        let (new_a, column_sums) = pass(&b)?;
         let new_b: Vec<f64> =
             (0..m).map(|j| if columns[j] > 0.0 { columns[j] / column_sums[j] } else { 0.0 }).collect();
         // Zero cells can make the totals unreachable: factors then run to 0 and ∞ until they stop being
@@ -123,6 +153,21 @@ pub fn ipf_owned(
         gap = correction(&a, &new_a).max(correction(&b, &new_b));
         (a, b) = (new_a, new_b);
     }
+    Ok((a, b, iterations, gap))
+}
+
+/// The factors applied to the seed in place, checked, and the residuals.
+pub(super) fn finish(
+    seed: Vec<f64>,
+    rows: &[f64],
+    columns: &[f64],
+    (a, b): (Vec<f64>, Vec<f64>),
+    iterations: u32,
+    gap: f64,
+    opts: &IpfOptions,
+) -> Result<Balanced, TapError> {
+    let m = columns.len();
+    let bad = |why: String| Err(TapError::InvalidOption(why));
     // The factors applied in place, the totals summed in the same pass for the residuals.
     // `(s a_i) b_j`, so a zero cell stays 0 even where `a_i b_j` overflows (0 × ∞ would be NaN).
     let mut matrix = seed;
@@ -140,7 +185,7 @@ pub fn ipf_owned(
             k % m.max(1)
         ));
     }
-    let (row_residual, column_residual) = residuals(&matrix, rows, &columns);
+    let (row_residual, column_residual) = residuals(&matrix, rows, columns);
     Ok(Balanced { iterations, gap, converged: gap < opts.tolerance, row_residual, column_residual, matrix })
 }
 

@@ -18,6 +18,8 @@
 mod calibrate;
 mod gravity;
 mod ipf;
+#[cfg(feature = "gpu")]
+mod ipf_gpu;
 #[cfg(feature = "omx")]
 pub mod omx;
 
@@ -33,6 +35,8 @@ pub use calibrate::{
 };
 pub use gravity::{Constraint, Deterrence, gravity, gravity_with_k_factors};
 pub use ipf::{Balanced, IpfOptions, ipf, ipf_owned};
+#[cfg(feature = "gpu")]
+pub use ipf_gpu::ipf_gpu;
 
 use crate::error::TapError;
 

@@ -41,6 +41,11 @@ enum Command {
         /// The seed matrix (origin,destination,value, or .omx).
         #[arg(long, value_parser = crate::args::files::input_file)]
         seed: PathBuf,
+        /// cpu, or gpu (the passes over the seed on the GPU, which needs 64-bit floats): on an H200
+        /// the GPU is faster only past ~20 iterations (its upload costs about what 15 CPU iterations
+        /// on 16 cores do; docs/benchmarks.md, "IPF on the GPU"), so the CPU is the default.
+        #[arg(long, default_value = "cpu")]
+        backend: String,
         #[command(flatten)]
         common: Shared,
     },
@@ -169,7 +174,11 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
     let read_s = start.elapsed().as_secs_f64();
     let solve = Instant::now();
     let b: Balanced = match &args.command {
-        Command::Ipf { .. } => ipf(input.values(), &rows.totals, &cols, &opts)?,
+        Command::Ipf { backend, .. } => match backend.as_str() {
+            "cpu" => ipf(input.values(), &rows.totals, &cols, &opts)?,
+            "gpu" => ipf_on_gpu(input.values().to_vec(), &rows.totals, &cols, &opts)?,
+            other => return Err(format!("--backend {other}: expected cpu or gpu").into()),
+        },
         Command::Gravity { deterrence, deterrence_table, k_factors, production_constrained, .. } => {
             let constraint =
                 if *production_constrained { Constraint::Production } else { Constraint::Doubly };
@@ -216,6 +225,18 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
             b.gap, shared.tolerance, shared.max_iterations
         )
     })))
+}
+
+/// IPF with its passes on the shared GPU.
+#[cfg(feature = "gpu")]
+fn ipf_on_gpu(seed: Vec<f64>, rows: &[f64], cols: &[f64], opts: &IpfOptions) -> Result<Balanced, Error> {
+    let ctx = urbanflow::gpu::GpuContext::shared().ok_or("--backend gpu: no GPU adapter found")?;
+    Ok(urbanflow::tap::matrix::ipf_gpu(ctx, seed, rows, cols, opts, None)?)
+}
+
+#[cfg(not(feature = "gpu"))]
+fn ipf_on_gpu(_: Vec<f64>, _: &[f64], _: &[f64], _: &IpfOptions) -> Result<Balanced, Error> {
+    Err(format!("--backend gpu: {}", urbanflow::gpu::GpuError::NotBuilt).into())
 }
 
 /// The zones of a calibration: the rows file's, else the cost matrix's own (OMX).

@@ -836,15 +836,18 @@ def _balanced(r: dict, what: str, tolerance: float) -> Balanced:
 
 
 def ipf(seed, rows, cols, *, tolerance: float = 1e-12, max_iterations: int = 10_000, scale_columns: bool = False,
-        threads=None) -> Balanced:
+        threads=None, backend: str = "cpu") -> Balanced:
     """Iterative proportional fitting (Furness): ``seed`` (rows × columns, finite, ≥ 0) scaled by row
     and column factors until its totals meet ``rows`` and ``cols``. Stops when every row and column
     correction is within ``tolerance`` of 1 (AequilibraE's convergence level; the default agrees with
     any IPF run to convergence to about 1e-10). Totals that differ by more than 1e-9 relative raise
-    ``InvalidInputError`` unless ``scale_columns=True``; zero cells stay zero."""
+    ``InvalidInputError`` unless ``scale_columns=True``; zero cells stay zero. ``backend="gpu"`` runs the
+    passes over the seed on the GPU (64-bit floats needed; faster than 16 cores only past about 20
+    iterations, docs/benchmarks.md "IPF on the GPU")."""
     seed = np.ascontiguousarray(seed, dtype=np.float64)
     r = _ipf(seed, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(cols, dtype=np.float64),
-             tolerance=tolerance, max_iterations=max_iterations, scale_columns=scale_columns, threads=threads)
+             tolerance=tolerance, max_iterations=max_iterations, scale_columns=scale_columns, threads=threads,
+             backend=backend)
     return _balanced(r, "ipf", tolerance)
 
 

@@ -203,7 +203,8 @@ class Balanced:
     column_residual: float
 
 def ipf(seed: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, *, tolerance: float = 1e-12,
-        max_iterations: int = 10_000, scale_columns: bool = False, threads: int | None = None) -> Balanced: ...
+        max_iterations: int = 10_000, scale_columns: bool = False, threads: int | None = None,
+        backend: str = "cpu") -> Balanced: ...
 def gravity(costs: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike, deterrence: str | npt.ArrayLike, *,
             constraint: str = "doubly", tolerance: float = 1e-12, max_iterations: int = 10_000,
             scale_columns: bool = False, k_factors: npt.ArrayLike | None = None,

@@ -1,0 +1,1 @@
+../../../shaders/ipf.wgsl
