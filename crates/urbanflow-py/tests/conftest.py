@@ -47,3 +47,16 @@ def shared_data(relative: str) -> pathlib.Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def furness(seed, rows, cols, tol=1e-14):
+    """Plain Furness in numpy (rows, then columns, until both corrections are within ``tol``): the
+    independent oracle of the IPF tests."""
+    m = seed.copy()
+    for _ in range(100_000):
+        m *= (rows / m.sum(axis=1))[:, None]
+        f = cols / m.sum(axis=0)
+        m *= f[None, :]
+        if np.max(np.abs(m.sum(axis=1) / rows - 1)) < tol and np.max(np.abs(f - 1)) < tol:
+            break
+    return m

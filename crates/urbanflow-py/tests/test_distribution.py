@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import urbanflow
-from conftest import REPO, command
+from conftest import REPO, command, furness
 
 FIX = REPO / "crates" / "algos-tap" / "tests" / "fixtures" / "distribution"
 
@@ -86,18 +86,6 @@ def test_calibrate_and_the_model_loop():
     assert np.allclose(r.matrix.sum(axis=1), ROWS, rtol=1e-9)
     assert r.history["demand_change"][-1] < 1e-3 and r.history["relative_gap"][-1] <= 1e-4
     assert r.history["loop"].tolist() == list(range(1, len(r.history["loop"]) + 1))
-
-
-def furness(seed, rows, cols, tol=1e-14):
-    """Plain Furness in numpy: the oracle of the tables and K-factors below."""
-    m = seed.copy()
-    for _ in range(100_000):
-        m *= (rows / m.sum(axis=1))[:, None]
-        f = cols / m.sum(axis=0)
-        m *= f[None, :]
-        if np.max(np.abs(m.sum(axis=1) / rows - 1)) < tol and np.max(np.abs(f - 1)) < tol:
-            break
-    return m
 
 
 def test_friction_table_and_k_factors_equal_furness_of_their_seed():

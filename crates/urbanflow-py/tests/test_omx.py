@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import urbanflow
-from conftest import DATA, command
+from conftest import DATA, command, furness
 
 omx = pytest.importorskip("openmatrix")
 from openmatrix import validator  # noqa: E402
@@ -32,18 +32,6 @@ def totals_csv(path, zones, values):
         f.write("zone,total\n")
         for z, t in zip(zones, values):
             f.write(f"{z},{float(t)!r}\n")
-
-
-def furness(seed, rows, cols, tol=1e-14):
-    """Plain Furness in numpy: the oracle."""
-    m = seed.copy()
-    for _ in range(100_000):
-        m *= (rows / m.sum(axis=1))[:, None]
-        f = cols / m.sum(axis=0)
-        m *= f[None, :]
-        if np.max(np.abs(m.sum(axis=1) / rows - 1)) < tol and np.max(np.abs(f - 1)) < tol:
-            break
-    return m
 
 
 def validate(path):

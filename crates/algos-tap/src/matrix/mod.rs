@@ -147,20 +147,7 @@ impl ZoneMatrix {
         if zones == self.zones {
             return Ok(self.clone());
         }
-        let index: HashMap<u64, usize> = self.zones.iter().enumerate().map(|(k, &z)| (z, k)).collect();
-        if zones.len() != self.zones.len() {
-            return Err(TapError::InvalidOption(format!(
-                "{what}: {} zones, expected {}",
-                self.zones.len(),
-                zones.len()
-            )));
-        }
-        let from: Vec<usize> = zones
-            .iter()
-            .map(|z| {
-                index.get(z).copied().ok_or_else(|| TapError::InvalidOption(format!("{what}: no zone {z}")))
-            })
-            .collect::<Result<_, _>>()?;
+        let from = positions(&self.zones, zones, what)?;
         let n = zones.len();
         let mut values = Vec::with_capacity(n * n);
         for &i in &from {
@@ -245,24 +232,25 @@ impl ZoneTotals {
 
     /// These totals in the order of `zones` (the same zone set), or an error naming what differs.
     pub fn in_order_of(&self, zones: &[u64], what: &str) -> Result<Vec<f64>, TapError> {
-        let index: HashMap<u64, usize> = self.zones.iter().enumerate().map(|(k, &z)| (z, k)).collect();
-        if zones.len() != self.zones.len() {
-            return Err(TapError::InvalidOption(format!(
-                "{what}: {} zones, expected {}",
-                self.zones.len(),
-                zones.len()
-            )));
-        }
-        zones
-            .iter()
-            .map(|z| {
-                index
-                    .get(z)
-                    .map(|&k| self.totals[k])
-                    .ok_or_else(|| TapError::InvalidOption(format!("{what}: no total for zone {z}")))
-            })
-            .collect()
+        Ok(positions(&self.zones, zones, what)?.into_iter().map(|k| self.totals[k]).collect())
     }
+}
+
+/// Where each of `wanted` stands in `have` (the same zone set in another order); `what` names the
+/// table in the error when the sets differ.
+fn positions(have: &[u64], wanted: &[u64], what: &str) -> Result<Vec<usize>, TapError> {
+    if wanted.len() != have.len() {
+        return Err(TapError::InvalidOption(format!(
+            "{what}: {} zones, expected {}",
+            have.len(),
+            wanted.len()
+        )));
+    }
+    let index: HashMap<u64, usize> = have.iter().enumerate().map(|(k, &z)| (z, k)).collect();
+    wanted
+        .iter()
+        .map(|z| index.get(z).copied().ok_or_else(|| TapError::InvalidOption(format!("{what}: no zone {z}"))))
+        .collect()
 }
 
 /// Reads two numeric columns (a header naming them first): `(line, a, b)` per row, numbers finite;
