@@ -166,6 +166,11 @@ impl ZoneMatrix {
         &self.values
     }
 
+    /// The zone ids and the values (row-major), given away: a seed for [`ipf_owned`] without a copy.
+    pub fn into_parts(self) -> (Vec<u64>, Vec<f64>) {
+        (self.zones, self.values)
+    }
+
     /// The value from zone `origin` to zone `destination` (ids), if both are zones.
     pub fn get(&self, origin: u64, destination: u64) -> Option<f64> {
         let i = self.zones.iter().position(|&z| z == origin)?;

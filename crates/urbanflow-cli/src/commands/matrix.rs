@@ -20,7 +20,7 @@ use crate::args::matrices::{OmxSelect, read_matrix, write_matrices};
 use clap::{Args as ClapArgs, Subcommand};
 use urbanflow::tap::matrix::{
     Balanced, CalibrateOptions, Constraint, Deterrence, Fit, IpfOptions, Observed, TripLengths, ZoneTotals,
-    calibrate_to, gravity, gravity_with_k_factors, ipf,
+    calibrate_to, gravity, gravity_with_k_factors, ipf_owned,
 };
 
 /// Trip distribution: balance a matrix to row and column totals (IPF), or distribute trips by a gravity
@@ -175,8 +175,9 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
     let solve = Instant::now();
     let b: Balanced = match &args.command {
         Command::Ipf { backend, .. } => match backend.as_str() {
-            "cpu" => ipf(input.values(), &rows.totals, &cols, &opts)?,
-            "gpu" => ipf_on_gpu(input.values().to_vec(), &rows.totals, &cols, &opts)?,
+            // The seed is given away: IPF balances it in place, no second copy of the matrix.
+            "cpu" => ipf_owned(input.into_parts().1, &rows.totals, &cols, &opts)?,
+            "gpu" => ipf_on_gpu(input.into_parts().1, &rows.totals, &cols, &opts)?,
             other => return Err(format!("--backend {other}: expected cpu or gpu").into()),
         },
         Command::Gravity { deterrence, deterrence_table, k_factors, production_constrained, .. } => {
