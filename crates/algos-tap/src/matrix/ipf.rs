@@ -167,25 +167,51 @@ pub(super) fn finish(
     opts: &IpfOptions,
 ) -> Result<Balanced, TapError> {
     let m = columns.len();
-    let bad = |why: String| Err(TapError::InvalidOption(why));
-    // The factors applied in place, the totals summed in the same pass for the residuals.
-    // `(s a_i) b_j`, so a zero cell stays 0 even where `a_i b_j` overflows (0 × ∞ would be NaN).
+    let width = m.max(1);
+    // One pass: the factors applied in place, and the totals summed for the residuals as [`sums`] sums
+    // them (the same chunks, the same order, so the same bits). `(s a_i) b_j`, so a zero cell stays 0
+    // even where `a_i b_j` overflows (0 × ∞ would be NaN).
     let mut matrix = seed;
-    matrix.par_chunks_mut(m.max(1)).zip(&a).for_each(|(row, &ai)| {
-        for (t, bj) in row.iter_mut().zip(&b) {
-            *t = *t * ai * bj;
-        }
-    });
+    let parts: Vec<(Vec<f64>, Vec<f64>, Option<usize>)> = matrix
+        .par_chunks_mut(ROW_CHUNK * width)
+        .zip(a.par_chunks(ROW_CHUNK))
+        .enumerate()
+        .map(|(c, (block, factors))| {
+            let (mut row_totals, mut column_totals, mut overflow) =
+                (Vec::with_capacity(ROW_CHUNK), vec![0.0; m], None);
+            for (k, (row, &ai)) in block.chunks_mut(width).zip(factors).enumerate() {
+                for (t, bj) in row.iter_mut().zip(&b) {
+                    *t = *t * ai * bj;
+                }
+                row_totals.push(row.iter().sum::<f64>());
+                column_totals.iter_mut().zip(row.iter()).for_each(|(t, x)| *t += x);
+                if overflow.is_none()
+                    && let Some(j) = row.iter().position(|x| !x.is_finite())
+                {
+                    overflow = Some((c * ROW_CHUNK + k) * width + j);
+                }
+            }
+            (row_totals, column_totals, overflow)
+        })
+        .collect();
+    let (mut row_totals, mut column_totals, mut overflow) =
+        (Vec::with_capacity(rows.len()), vec![0.0; m], None);
+    for (r, c, o) in parts {
+        row_totals.extend(r);
+        column_totals.iter_mut().zip(&c).for_each(|(s, x)| *s += x);
+        overflow = overflow.or(o);
+    }
     // Factors that diverged (totals the zero cells make unreachable) can overflow a cell: refused.
-    if let Some(k) = matrix.iter().position(|x| !x.is_finite()) {
-        return bad(format!(
+    if let Some(k) = overflow {
+        return Err(TapError::InvalidOption(format!(
             "the row and column totals cannot both be met with this seed's zero cells: cell ({}, {}) \
              overflowed after {iterations} iterations",
-            k / m.max(1),
-            k % m.max(1)
-        ));
+            k / width,
+            k % width
+        )));
     }
-    let (row_residual, column_residual) = residuals(&matrix, rows, columns);
+    let (row_residual, column_residual) =
+        (largest_residual(&row_totals, rows), largest_residual(&column_totals, columns));
     Ok(Balanced { iterations, gap, converged: gap < opts.tolerance, row_residual, column_residual, matrix })
 }
 
@@ -193,12 +219,12 @@ pub(super) fn finish(
 /// (absolute where a target is 0).
 pub(super) fn residuals(matrix: &[f64], rows: &[f64], columns: &[f64]) -> (f64, f64) {
     let (row_totals, column_totals, _) = sums(matrix, columns.len());
-    let residual = |got: &[f64], want: &[f64]| {
-        got.iter()
-            .zip(want)
-            .fold(0.0f64, |r, (g, w)| r.max(if *w > 0.0 { (g - w).abs() / w } else { g.abs() }))
-    };
-    (residual(&row_totals, rows), residual(&column_totals, columns))
+    (largest_residual(&row_totals, rows), largest_residual(&column_totals, columns))
+}
+
+/// The largest relative difference of `got` from `want` (absolute where a target is 0).
+fn largest_residual(got: &[f64], want: &[f64]) -> f64 {
+    got.iter().zip(want).fold(0.0f64, |r, (g, w)| r.max(if *w > 0.0 { (g - w).abs() / w } else { g.abs() }))
 }
 
 /// One pass over the seed: each row's factor from the column factors `b`, then the row's
