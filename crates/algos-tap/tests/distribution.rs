@@ -269,7 +269,7 @@ fn least_squares_recovers_one_and_two_parameters() {
             .matrix;
         let from_matrix = calibrate_to(costs.values(), Observed::Matrix(&made), form.clone(), &ls).unwrap();
         let lengths =
-            TripLengths::of(&made, costs.values(), &TripLengths::uniform_bounds(1.0, 40.0)).unwrap();
+            TripLengths::of(&made, costs.values(), &TripLengths::uniform_bounds(1.0, 40.0).unwrap()).unwrap();
         let target = Observed::Lengths { lengths: &lengths, productions: &rows, attractions: &cols };
         let from_lengths = calibrate_to(costs.values(), target, form.clone(), &ls).unwrap();
         for c in [&from_matrix, &from_lengths] {
@@ -362,6 +362,9 @@ fn table_and_distribution_files_name_their_errors() {
         assert!(err.contains(expected), "{text:?}: {err}");
     }
     let l = TripLengths::read_csv(csv_file("tld.csv", "upper,trips\n10,30\n20,10\n")).unwrap();
+    for (width, max) in [(0.0, 10.0), (-1.0, 10.0), (1e-9, 10.0), (1.0, f64::NAN)] {
+        assert!(TripLengths::uniform_bounds(width, max).is_err(), "width {width} up to {max}");
+    }
     assert_eq!(l.shares(), &[0.75, 0.25]);
     for (text, expected) in [
         ("upper,trips\n10,30\n10,10\n", ":3: upper bound 10"),

@@ -156,23 +156,8 @@ pub fn calibrate<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use urbanflow::tap::matrix::{CalibrateOptions, Fit, Observed, TripLengths, calibrate_to};
-    let form = match form {
-        "expo" => Deterrence::Exponential { beta: 0.0 },
-        "power" => Deterrence::Power { alpha: 0.0 },
-        "gamma" => Deterrence::Gamma { alpha: 0.0, beta: 0.0 },
-        other => {
-            return Err(
-                Error::Input(format!("form `{other}`: expected \"expo\", \"power\" or \"gamma\"")).into()
-            );
-        }
-    };
-    let fit = match fit {
-        "mean" => Fit::MeanCost,
-        "least-squares" => Fit::LeastSquares,
-        other => {
-            return Err(Error::Input(format!("fit `{other}`: expected \"mean\" or \"least-squares\"")).into());
-        }
-    };
+    let form = Deterrence::form(form).map_err(|e| Error::Input(e.to_string()))?;
+    let fit: Fit = fit.parse().map_err(|e: urbanflow::tap::TapError| Error::Input(e.to_string()))?;
     let opts = CalibrateOptions { fit, tolerance, band_width, ..CalibrateOptions::default() };
     enum Target {
         Matrix(Vec<f64>),

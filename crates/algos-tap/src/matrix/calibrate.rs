@@ -38,30 +38,9 @@ impl TripLengths {
         Self { upper, shares }
     }
 
-    /// The first band that breaks the rules, and why.
+    /// The first band that breaks the rules, and why: [`super::check_bands`], and some trips.
     fn check(upper: &[f64], trips: &[f64]) -> Result<(), (usize, String)> {
-        if upper.is_empty() || upper.len() != trips.len() {
-            return Err((
-                0,
-                format!(
-                    "{} bounds and {} values: expected one value per band, some bands",
-                    upper.len(),
-                    trips.len()
-                ),
-            ));
-        }
-        for k in 0..upper.len() {
-            let previous = if k == 0 { 0.0 } else { upper[k - 1] };
-            if !(upper[k].is_finite() && upper[k] > previous) {
-                return Err((
-                    k,
-                    format!("upper bound {}: expected a finite bound above {previous}", upper[k]),
-                ));
-            }
-            if !(trips[k].is_finite() && trips[k] >= 0.0) {
-                return Err((k, format!("value {}: expected a finite value ≥ 0", trips[k])));
-            }
-        }
+        super::check_bands(upper, trips, "value")?;
         if trips.iter().all(|&t| t == 0.0) {
             return Err((0, "every band is empty: expected some trips".into()));
         }
@@ -99,10 +78,17 @@ impl TripLengths {
             .then(|| Self::normalised(upper.to_vec(), shares))
     }
 
-    /// Bands of equal `width` up to (and including) `max_cost`.
-    pub fn uniform_bounds(width: f64, max_cost: f64) -> Vec<f64> {
-        let count = ((max_cost / width).floor() as usize + 1).max(1);
-        (1..=count).map(|k| k as f64 * width).collect()
+    /// Bands of equal `width` up to (and including) `max_cost`: a positive width, a finite cost ≥ 0,
+    /// and at most a million bands.
+    pub fn uniform_bounds(width: f64, max_cost: f64) -> Result<Vec<f64>, TapError> {
+        const MAX_BANDS: f64 = 1e6;
+        let count = (max_cost / width).floor() + 1.0;
+        if !(width > 0.0 && width.is_finite() && max_cost >= 0.0 && count <= MAX_BANDS) {
+            return Err(TapError::InvalidOption(format!(
+                "bands of width {width} up to {max_cost}: expected a positive width and at most {MAX_BANDS} bands"
+            )));
+        }
+        Ok((1..=count as usize).map(|k| k as f64 * width).collect())
     }
 
     /// The bands' upper bounds.
@@ -177,6 +163,18 @@ pub enum Fit {
     LeastSquares,
 }
 
+impl std::str::FromStr for Fit {
+    type Err = TapError;
+    /// `mean` or `least-squares`.
+    fn from_str(s: &str) -> Result<Self, TapError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "mean" => Ok(Self::MeanCost),
+            "least-squares" => Ok(Self::LeastSquares),
+            _ => Err(TapError::InvalidOption(format!("fit `{s}`: expected mean or least-squares"))),
+        }
+    }
+}
+
 /// Options of [`calibrate_to`].
 #[derive(Debug, Clone)]
 pub struct CalibrateOptions {
@@ -217,6 +215,8 @@ pub struct Calibrated {
     pub observed_lengths: TripLengths,
     /// The calibrated model's distribution, in the same bands.
     pub model_lengths: TripLengths,
+    /// The calibrated model's matrix (row-major, the costs' shape).
+    pub matrix: Vec<f64>,
     /// Whether the fit met its tolerance.
     pub converged: bool,
 }
@@ -263,7 +263,7 @@ pub fn calibrate(
 /// let truth = Deterrence::Gamma { alpha: -0.6, beta: 0.2 };
 /// let made = gravity(&costs, &rows, &cols, truth, Constraint::Doubly, &IpfOptions::default()).unwrap().matrix;
 /// // A survey's distribution in 1-minute bands, with the zones' totals.
-/// let lengths = TripLengths::of(&made, &costs, &TripLengths::uniform_bounds(1.0, 12.0)).unwrap();
+/// let lengths = TripLengths::of(&made, &costs, &TripLengths::uniform_bounds(1.0, 12.0).unwrap()).unwrap();
 /// let target = Observed::Lengths { lengths: &lengths, productions: &rows, attractions: &cols };
 /// let opts = CalibrateOptions { fit: Fit::LeastSquares, tolerance: 1e-10, ..CalibrateOptions::default() };
 /// let c = calibrate_to(&costs, target, Deterrence::Gamma { alpha: 0.0, beta: 0.0 }, &opts).unwrap();
@@ -292,8 +292,7 @@ pub fn calibrate_to(
                     "the observed matrix holds a value that is not finite and ≥ 0".into(),
                 ));
             }
-            let rows: Vec<f64> = m.chunks(n).map(|r| r.iter().sum()).collect();
-            let cols: Vec<f64> = (0..n).map(|j| (0..n).map(|i| m[i * n + j]).sum()).collect();
+            let (rows, cols, _) = super::ipf::sums(m, n);
             let mean = mean_cost(m, costs);
             if mean.is_nan() || mean <= 0.0 {
                 return Err(TapError::InvalidOption(
@@ -311,7 +310,7 @@ pub fn calibrate_to(
                 .zip(m)
                 .filter(|(c, t)| c.is_finite() && **t > 0.0)
                 .fold(0.0f64, |a, (c, _)| a.max(*c));
-            let bounds = TripLengths::uniform_bounds(width, max);
+            let bounds = TripLengths::uniform_bounds(width, max)?;
             let lengths = TripLengths::of(m, costs, &bounds).expect("a positive mean cost has trips");
             (rows, cols, mean, lengths)
         }
@@ -400,6 +399,7 @@ pub fn calibrate_to(
         sum_of_squares: target.squared_distance(&model_lengths),
         observed_lengths: target,
         model_lengths,
+        matrix: model,
         converged,
     })
 }

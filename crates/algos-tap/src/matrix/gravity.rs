@@ -67,6 +67,23 @@ impl Deterrence {
         if f.is_finite() { f } else { 0.0 }
     }
 
+    /// The form named `expo` (or `exponential`), `power` or `gamma`, its parameters 0: what
+    /// [`calibrate_to`](crate::matrix::calibrate_to) fits.
+    ///
+    /// ```
+    /// use urbanflow::tap::matrix::Deterrence;
+    /// assert_eq!(Deterrence::form("gamma").unwrap(), Deterrence::Gamma { alpha: 0.0, beta: 0.0 });
+    /// assert!(Deterrence::form("normal").is_err());
+    /// ```
+    pub fn form(name: &str) -> Result<Self, TapError> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "expo" | "exponential" => Ok(Self::Exponential { beta: 0.0 }),
+            "power" => Ok(Self::Power { alpha: 0.0 }),
+            "gamma" => Ok(Self::Gamma { alpha: 0.0, beta: 0.0 }),
+            _ => Err(TapError::InvalidOption(format!("form `{name}`: expected expo, power or gamma"))),
+        }
+    }
+
     /// A friction factor table from `(upper, factor)` bands: upper bounds finite, positive and
     /// ascending, factors finite and ≥ 0, at least one band.
     ///
@@ -103,19 +120,8 @@ impl Deterrence {
 
 /// The first band (index) of a friction factor table that breaks its rules, and why.
 fn check_bands(bands: &[(f64, f64)]) -> Result<(), (usize, String)> {
-    if bands.is_empty() {
-        return Err((0, "a friction factor table needs at least one band".into()));
-    }
-    for (k, &(upper, factor)) in bands.iter().enumerate() {
-        let previous = if k == 0 { 0.0 } else { bands[k - 1].0 };
-        if !(upper.is_finite() && upper > previous) {
-            return Err((k, format!("upper bound {upper}: expected a finite bound above {previous}")));
-        }
-        if !(factor.is_finite() && factor >= 0.0) {
-            return Err((k, format!("factor {factor}: expected a finite factor ≥ 0")));
-        }
-    }
-    Ok(())
+    let (upper, factors): (Vec<f64>, Vec<f64>) = bands.iter().copied().unzip();
+    super::check_bands(&upper, &factors, "factor")
 }
 
 impl FromStr for Deterrence {

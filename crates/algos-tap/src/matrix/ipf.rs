@@ -277,7 +277,7 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
 
 /// Row sums and column sums of `matrix` (`m` columns) in one pass — each row's sum, then the row
 /// added to its chunk's column sums while in cache — and the first cell that is not finite and ≥ 0.
-fn sums(matrix: &[f64], m: usize) -> (Vec<f64>, Vec<f64>, Option<usize>) {
+pub(super) fn sums(matrix: &[f64], m: usize) -> (Vec<f64>, Vec<f64>, Option<usize>) {
     let width = m.max(1);
     let parts: Vec<(Vec<f64>, Vec<f64>, Option<usize>)> = matrix
         .par_chunks(ROW_CHUNK * width)

@@ -39,12 +39,11 @@ pub fn ipf_gpu(
 ) -> Result<Balanced, TapError> {
     ctx.require(ctx.features().f64, "f64", "IPF on the GPU")?;
     let (n, m) = (rows.len(), columns.len());
-    let columns = prepare(&seed, rows, columns, opts)?;
     if n == 0 || m == 0 {
-        let (a, b, iterations, gap) =
-            factors(rows, &columns, opts, &mut |_| Ok((vec![0.0; n], vec![0.0; m])))?;
-        return finish(seed, rows, &columns, (a, b), iterations, gap, opts);
+        // Nothing to pass over: the CPU's checks and (empty) result.
+        return super::ipf_owned(seed, rows, columns, opts);
     }
+    let columns = prepare(&seed, rows, columns, opts)?;
     let binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size) as usize;
     // A block's cells are indexed by u32 in the shader, and its bytes fit one binding.
     let fits = (binding / (8 * m)).min(u32::MAX as usize / m);

@@ -258,6 +258,32 @@ fn positions(have: &[u64], wanted: &[u64], what: &str) -> Result<Vec<usize>, Tap
         .collect()
 }
 
+/// The first band of a cost-band table (ascending upper bounds, one value each) that breaks its rules,
+/// and why: bounds finite and above the previous one (the first above 0), values finite and ≥ 0.
+/// `value` names the values in the message (`factor`, `value`).
+fn check_bands(upper: &[f64], values: &[f64], value: &str) -> Result<(), (usize, String)> {
+    if upper.is_empty() || upper.len() != values.len() {
+        return Err((
+            0,
+            format!(
+                "{} bounds and {} values: expected one {value} per band, some bands",
+                upper.len(),
+                values.len()
+            ),
+        ));
+    }
+    for k in 0..upper.len() {
+        let previous = if k == 0 { 0.0 } else { upper[k - 1] };
+        if !(upper[k].is_finite() && upper[k] > previous) {
+            return Err((k, format!("upper bound {}: expected a finite bound above {previous}", upper[k])));
+        }
+        if !(values[k].is_finite() && values[k] >= 0.0) {
+            return Err((k, format!("{value} {}: expected a finite {value} ≥ 0", values[k])));
+        }
+    }
+    Ok(())
+}
+
 /// Reads two numeric columns (a header naming them first): `(line, a, b)` per row, numbers finite;
 /// the caller checks their domain.
 fn read_pairs(path: &Path, names: [&[&str]; 2], expected: &str) -> Result<Vec<(u64, f64, f64)>, TapError> {

@@ -77,6 +77,19 @@ pub fn read_omx_matrix(path: &Path, missing: f64, select: &OmxSelect) -> Result<
     }
 }
 
+/// An OMX file's zone ids (its mapping's, as [`read_omx_matrix`] takes them), without reading a core.
+pub fn omx_zones(path: &Path, select: &OmxSelect) -> Result<Vec<u64>, Error> {
+    #[cfg(feature = "omx")]
+    {
+        Ok(OmxFile::open(path)?.zones(select.mapping.as_deref())?)
+    }
+    #[cfg(not(feature = "omx"))]
+    {
+        let _ = select;
+        Err(no_omx(path))
+    }
+}
+
 /// Writes `cores` (row-major over `zones`) to `path`: all of them into one OMX file, or, for CSV, the
 /// first core as `origin,destination,value` rows (cells ≠ 0).
 pub fn write_matrices(path: &Path, zones: &[u64], cores: &[(&str, &[f64])]) -> Result<(), Error> {

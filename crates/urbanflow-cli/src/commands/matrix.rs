@@ -19,8 +19,8 @@ use std::time::Instant;
 use crate::args::matrices::{OmxSelect, read_matrix, write_matrices};
 use clap::{Args as ClapArgs, Subcommand};
 use urbanflow::tap::matrix::{
-    Balanced, CalibrateOptions, Constraint, Deterrence, Fit, IpfOptions, Observed, TripLengths, ZoneTotals,
-    calibrate_to, gravity, gravity_with_k_factors, ipf_owned,
+    Balanced, CalibrateOptions, Constraint, Deterrence, IpfOptions, Observed, TripLengths, ZoneTotals,
+    calibrate_to, gravity_with_k_factors, ipf_owned,
 };
 
 /// Trip distribution: balance a matrix to row and column totals (IPF), or distribute trips by a gravity
@@ -246,28 +246,9 @@ fn calibration_zones(c: &CalibrateArgs) -> Result<Vec<u64>, Error> {
         return Ok(ZoneTotals::read_csv(rows)?.zones);
     }
     if crate::args::matrices::is_omx(&c.costs) {
-        return Ok(crate::args::matrices::read_omx_matrix(&c.costs, f64::INFINITY, &c.omx)?.zones().to_vec());
+        return crate::args::matrices::omx_zones(&c.costs, &c.omx);
     }
     Err("CSV matrices name no zone list: give --rows (zone,total) for the zones".into())
-}
-
-/// The deterrence form to calibrate, by name.
-pub fn deterrence_form(name: &str) -> Result<Deterrence, Error> {
-    match name {
-        "expo" | "exponential" => Ok(Deterrence::Exponential { beta: 0.0 }),
-        "power" => Ok(Deterrence::Power { alpha: 0.0 }),
-        "gamma" => Ok(Deterrence::Gamma { alpha: 0.0, beta: 0.0 }),
-        other => Err(format!("form `{other}`: expected expo, power or gamma").into()),
-    }
-}
-
-/// The fit, by name.
-pub fn fit_named(name: &str) -> Result<Fit, Error> {
-    match name {
-        "mean" => Ok(Fit::MeanCost),
-        "least-squares" | "ls" => Ok(Fit::LeastSquares),
-        other => Err(format!("fit `{other}`: expected mean or least-squares").into()),
-    }
 }
 
 fn run_calibrate(c: &CalibrateArgs) -> Result<Outcome, Error> {
@@ -275,12 +256,12 @@ fn run_calibrate(c: &CalibrateArgs) -> Result<Outcome, Error> {
     let zones = calibration_zones(c)?;
     let costs = read_matrix(&c.costs, &zones, f64::INFINITY, &c.omx)?;
     let opts = CalibrateOptions {
-        fit: fit_named(&c.fit)?,
+        fit: c.fit.parse()?,
         tolerance: c.tolerance,
         band_width: c.band_width,
         ..CalibrateOptions::default()
     };
-    let form = deterrence_form(&c.form)?;
+    let form = Deterrence::form(&c.form)?;
     let observed_matrix;
     let (lengths, rows, cols);
     let target = match (&c.observed, &c.lengths) {
@@ -303,27 +284,7 @@ fn run_calibrate(c: &CalibrateArgs) -> Result<Outcome, Error> {
     let cal = calibrate_to(costs.values(), target, form, &opts)?;
     let solve_s = solve.elapsed().as_secs_f64();
     if let Some(out) = &c.out {
-        let (r, k): (Vec<f64>, Vec<f64>) = match target {
-            Observed::Matrix(m) => {
-                let n = zones.len();
-                (
-                    m.chunks(n).map(|r| r.iter().sum()).collect(),
-                    (0..n).map(|j| (0..n).map(|i| m[i * n + j]).sum()).collect(),
-                )
-            }
-            Observed::Lengths { productions, attractions, .. } => {
-                (productions.to_vec(), attractions.to_vec())
-            }
-        };
-        let model = gravity(
-            costs.values(),
-            &r,
-            &k,
-            cal.deterrence.clone(),
-            Constraint::Doubly,
-            &IpfOptions::default(),
-        )?;
-        write_matrices(out, &zones, &[("trips", &model.matrix)])?;
+        write_matrices(out, &zones, &[("trips", &cal.matrix)])?;
     }
     if let Some(out) = &c.lengths_out {
         use std::io::Write;

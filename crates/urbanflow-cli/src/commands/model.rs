@@ -97,8 +97,8 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
     let (deterrence, calibration) = match (&args.deterrence, args.calibrate.as_deref()) {
         (Some(d), None) => (d.clone(), None),
         (None, Some(form)) => {
-            let form = crate::commands::matrix::deterrence_form(form)?;
-            let fit = crate::commands::matrix::fit_named(&args.fit)?;
+            let form = Deterrence::form(form)?;
+            let fit = args.fit.parse()?;
             // The trips file's own equilibrium gives the costs its trip lengths are measured on.
             let (routes, _) = EquilibriumRoutes::solve(&net, &observed, stop, false, None)?;
             let mut costs = vec![0.0; net.num_links()];
