@@ -83,6 +83,9 @@ struct CalibrateArgs {
     /// The observed matrix to reproduce (its totals are the model's; or .omx).
     #[arg(long, value_parser = crate::args::files::input_file, required_unless_present = "lengths")]
     observed: Option<PathBuf>,
+    /// The core of an OMX --observed file (its only core by default; `--core` picks the costs' core).
+    #[arg(long)]
+    observed_core: Option<String>,
     /// Or a trip-length distribution to reproduce: CSV `upper,trips` (ascending upper cost bounds),
     /// with --rows and --cols.
     #[arg(long, value_parser = crate::args::files::input_file, conflicts_with = "observed", requires_all = ["rows", "cols"])]
@@ -266,7 +269,8 @@ fn run_calibrate(c: &CalibrateArgs) -> Result<Outcome, Error> {
     let (lengths, rows, cols);
     let target = match (&c.observed, &c.lengths) {
         (Some(path), _) => {
-            observed_matrix = read_matrix(path, &zones, 0.0, &c.omx)?;
+            let select = OmxSelect { core: c.observed_core.clone(), mapping: c.omx.mapping.clone() };
+            observed_matrix = read_matrix(path, &zones, 0.0, &select)?;
             Observed::Matrix(observed_matrix.values())
         }
         (None, Some(path)) => {
