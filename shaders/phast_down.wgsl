@@ -93,6 +93,9 @@ fn chain(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 // Position of every vertex (original id), and the trees in original order: rows[lane * n + v].
 @group(0) @binding(6) var<storage, read> pos_of_vertex: array<u32>;
 @group(0) @binding(7) var<storage, read_write> rows: array<u32>;
+// Set to 1 when a gathered label saturated (the host clears it before each gather): read back beside
+// the rows, so that the host need not scan them for OVF.
+@group(0) @binding(8) var<storage, read_write> overflow: atomic<u32>;
 
 // Gathers the first `params.start` trees into row-major original-vertex order for readback
 // (params.end = n).
@@ -106,5 +109,9 @@ fn unpermute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     }
     let lane = i / n;
     let v = i % n;
-    rows[i] = dist[pos_of_vertex[v] * params.k + lane];
+    let d = dist[pos_of_vertex[v] * params.k + lane];
+    rows[i] = d;
+    if d == OVF {
+        atomicOr(&overflow, 1u);
+    }
 }

@@ -104,15 +104,51 @@ fn gpu_phast_streams_every_tree() {
         let ch = ContractionHierarchy::build(&g).unwrap();
         let sources: Vec<u32> = (0..70).rev().collect();
         let mut gpu = GpuPhast::new(ctx, &ch, 8).unwrap();
-        let mut got = vec![Vec::new(); sources.len()];
-        gpu.for_each_block(&sources, |first, rows| {
-            for (i, row) in rows.chunks(70).enumerate() {
-                got[first + i] = row.to_vec();
+        // Two staging buffers (the host reads a pass while the device sweeps the next) and three (the
+        // device a pass further ahead).
+        for depth in [2, 3] {
+            gpu.set_readback_depth(depth);
+            let mut got = vec![Vec::new(); sources.len()];
+            gpu.for_each_block(&sources, |first, rows| {
+                for (i, row) in rows.chunks(70).enumerate() {
+                    got[first + i] = row.to_vec();
+                }
+            })
+            .unwrap();
+            for (row, &s) in got.iter().zip(&sources) {
+                assert_eq!(row, &dijkstra(&g, s, &Stop::default()).unwrap().0, "depth {depth} source {s}");
             }
-        })
-        .unwrap();
-        for (row, &s) in got.iter().zip(&sources) {
-            assert_eq!(row, &dijkstra(&g, s, &Stop::default()).unwrap().0, "source {s}");
+        }
+    });
+}
+
+/// A streamed pass whose labels saturate is an error (the device's overflow flag), whichever pass it is
+/// in, and the flag does not stick to the passes after a clean one.
+#[test]
+fn gpu_phast_streams_report_overflow() {
+    use algos_sssp::SATURATED;
+    use algos_sssp::SsspError;
+    use algos_sssp::ch::gpu::GpuPhast;
+    gpu_runtime::testing::for_each_context("ch gpu_phast_streams_report_overflow", |ctx| {
+        // 0 → 1 → 2 sums past the bound; from 1 or 2 every distance is small.
+        let mut b = GraphBuilder::new(4);
+        b.add_arc(0, 1, SATURATED - 10).add_arc(1, 2, 20).add_arc(2, 3, 1).add_arc(3, 2, 1);
+        let g = b.build().unwrap().0;
+        let ch = ContractionHierarchy::build(&g).unwrap();
+        let mut gpu = GpuPhast::new(ctx, &ch, 1).unwrap();
+        for depth in [2, 3] {
+            gpu.set_readback_depth(depth);
+            let clean: Vec<u32> = vec![1, 2, 3, 1, 2];
+            let mut seen = 0;
+            gpu.for_each_block(&clean, |_, rows| seen += rows.len()).unwrap();
+            assert_eq!(seen, 5 * 4, "depth {depth}");
+            for at in 0..4 {
+                let mut sources = vec![2u32, 3, 1, 2];
+                sources.insert(at, 0);
+                let r = gpu.for_each_block(&sources, |_, _| {});
+                assert!(matches!(r, Err(SsspError::WeightOverflow { .. })), "depth {depth} at {at}: {r:?}");
+            }
+            gpu.for_each_block(&clean, |_, _| {}).unwrap();
         }
     });
 }

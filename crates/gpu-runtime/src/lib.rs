@@ -11,7 +11,7 @@
 //! - [`recording`]: the one vocabulary for GPU work (dispatches, clears, copies, timed passes), submitted by
 //!   [`GpuContext::submit`]; nothing else creates a command encoder;
 //! - [`sequence`]: a loop of dispatches described once and run without host round trips;
-//! - [`readback`]: results streamed to the host through two staging buffers while the device goes on;
+//! - [`readback`]: results streamed to the host through a ring of staging buffers while the device goes on;
 //! - [`GpuTimer`]: GPU timestamps when the adapter has them;
 //! - [`Backend`]: the CPU / GPU / automatic choice every algorithm accepts;
 //! - [`profile`], [`calibrate`] and [`predict`]: what this machine's GPU and CPU were measured to do,
@@ -69,7 +69,7 @@ pub use features::OptionalFeatures;
 #[cfg(feature = "gpu")]
 pub use pipeline::PipelineKey;
 #[cfg(feature = "gpu")]
-pub use readback::DoubleReadback;
+pub use readback::ReadbackRing;
 #[cfg(feature = "gpu")]
 pub use recording::{Command, Recording, Workgroups};
 #[cfg(feature = "gpu")]

@@ -1,16 +1,20 @@
 //! Streaming device results to the host while the device computes the next ones.
 //!
-//! A solver that produces results block after block (trees of a batch, rows of a sweep) reads them
-//! through two staging buffers: block `i` is copied into one and mapped while the device already works
-//! on block `i + 1`, whose copy goes to the other. [`DoubleReadback::start`] records and submits the
-//! copy and starts the mapping; [`DoubleReadback::read`] waits for it and lends the mapped values.
-//! Staging buffers come from the context's pool (pinned host memory is slow to allocate), and go back
-//! to it on drop unless a mapping was left open by an error.
+//! A solver that produces results block after block (trees of a batch, rows of a sweep, blocks of a
+//! matrix) reads them through a ring of staging buffers: block `i` is copied into one and mapped while
+//! the device already works on block `i + 1`, whose copy goes to the next. With two buffers (the
+//! default) the host reads one block while the device computes one; with three, the device may run a
+//! whole block ahead, so that a host that is briefly slow (a sink's jitter, the next block's CPU
+//! preparation) does not leave it idle. [`ReadbackRing::start`] records and submits the copies and
+//! starts the mapping; [`ReadbackRing::read`] waits for it and lends the mapped values in place — no
+//! copy stands between the device and the caller's closure. Staging buffers come from the context's
+//! pool (pinned host memory is slow to allocate), and go back to it on drop unless a mapping was left
+//! open by an error.
 //!
 //! ```no_run
-//! # use urbanflow::gpu::{GpuBuffer, GpuContext, readback::DoubleReadback};
+//! # use urbanflow::gpu::{GpuBuffer, GpuContext, readback::ReadbackRing};
 //! # fn demo(ctx: &GpuContext, rows: &GpuBuffer<u32>, blocks: usize) -> Result<(), urbanflow::gpu::GpuError> {
-//! let mut readback = DoubleReadback::new(ctx, "rows");
+//! let mut readback = ReadbackRing::new(ctx, "rows");
 //! let mut pending = None;
 //! for _ in 0..blocks {
 //!     // ... dispatch the work of this block into `rows` ...
@@ -29,7 +33,7 @@ use crate::context::GpuContext;
 use crate::error::GpuError;
 use crate::recording::Recording;
 
-/// A copy under way into one of the two staging buffers; give it back to [`DoubleReadback::read`].
+/// A copy under way into one of the ring's staging buffers; give it back to [`ReadbackRing::read`].
 #[derive(Debug)]
 #[must_use = "a started readback is read (or its buffer stays mapped)"]
 pub struct PendingReadback {
@@ -38,22 +42,42 @@ pub struct PendingReadback {
     index: wgpu::SubmissionIndex,
 }
 
-/// Two staging buffers used in turn. See the [module documentation](self).
+/// Staging buffers used in turn. See the [module documentation](self).
 #[derive(Debug)]
-pub struct DoubleReadback<'a> {
+pub struct ReadbackRing<'a> {
     ctx: &'a GpuContext,
     label: String,
-    staging: [Option<wgpu::Buffer>; 2],
+    staging: Vec<Option<wgpu::Buffer>>,
     /// Whether a mapping of each buffer is pending or open (such a buffer is not returned to the pool).
-    mapped: [bool; 2],
+    mapped: Vec<bool>,
     next: usize,
     capacity: u64,
 }
 
-impl<'a> DoubleReadback<'a> {
-    /// No staging buffers yet: each is taken from the pool on first use.
+impl<'a> ReadbackRing<'a> {
+    /// Two staging buffers, each taken from the pool on first use.
     pub fn new(ctx: &'a GpuContext, label: &str) -> Self {
-        Self { ctx, label: label.into(), staging: [None, None], mapped: [false; 2], next: 0, capacity: 0 }
+        Self {
+            ctx,
+            label: label.into(),
+            staging: vec![None, None],
+            mapped: vec![false; 2],
+            next: 0,
+            capacity: 0,
+        }
+    }
+
+    /// `depth` staging buffers (at least 2): at most `depth` copies may be pending at once.
+    pub fn with_depth(mut self, depth: usize) -> Self {
+        let depth = depth.max(2);
+        self.staging.resize_with(depth, || None);
+        self.mapped.resize(depth, false);
+        self
+    }
+
+    /// How many copies may be pending at once.
+    pub fn depth(&self) -> usize {
+        self.staging.len()
     }
 
     /// Takes staging buffers of at least `bytes` from the start, so that blocks of varying size do not
@@ -66,12 +90,24 @@ impl<'a> DoubleReadback<'a> {
     /// Copies the first `bytes` of `src` (`COPY_SRC`) into the next staging buffer, submits the copy
     /// after all work submitted so far and starts mapping it.
     pub fn start(&mut self, src: &wgpu::Buffer, bytes: u64) -> Result<PendingReadback, GpuError> {
+        self.start_parts(&[(src, 0, bytes)])
+    }
+
+    /// Copies several byte ranges `(buffer, offset, bytes)` one after the other into the next staging
+    /// buffer (each range padded to 4 bytes), in one submission, and starts mapping them: a block's
+    /// values and a flag computed beside them (an overflow word) arrive in one mapping.
+    pub fn start_parts(&mut self, parts: &[(&wgpu::Buffer, u64, u64)]) -> Result<PendingReadback, GpuError> {
         let which = self.next;
-        let bytes = bytes.max(4).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        if self.mapped[which] {
+            return Err(GpuError::Readback {
+                label: self.label.clone(),
+                message: format!("all {} staging buffers are pending: read one first", self.depth()),
+            });
+        }
+        let padded = |b: u64| b.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let bytes = parts.iter().map(|&(_, _, b)| padded(b)).sum::<u64>().max(4);
         if self.staging[which].as_ref().is_none_or(|s| s.size() < bytes) {
-            if let Some(old) = self.staging[which].take()
-                && !self.mapped[which]
-            {
+            if let Some(old) = self.staging[which].take() {
                 self.ctx.give_staging(old);
             }
             let size = bytes.max(self.capacity);
@@ -84,15 +120,22 @@ impl<'a> DoubleReadback<'a> {
         // Marked first: if recording fails after the mapping started, the buffer is not pooled.
         self.mapped[which] = true;
         let mut rec = Recording::new(format!("copying `{}` for readback", self.label));
-        rec.copy(src, 0, staging, 0, bytes);
+        let mut at = 0;
+        for &(src, offset, b) in parts {
+            if b > 0 {
+                rec.copy(src, offset, staging, at, padded(b));
+            }
+            at += padded(b);
+        }
         let index = self.ctx.submit(&rec)?;
         staging.slice(..bytes).map_async(wgpu::MapMode::Read, |_| {});
-        self.next = 1 - which;
+        self.next = (which + 1) % self.depth();
         Ok(PendingReadback { which, bytes, index })
     }
 
     /// Waits for `pending` and calls `f` with the copied bytes as values of `T` (the copy's whole
-    /// length, rounded down to whole values); the buffer is unmapped afterwards, whatever `f` returns.
+    /// length, rounded down to whole values), straight from mapped memory; the buffer is unmapped
+    /// afterwards, whatever `f` returns.
     pub fn read<T: bytemuck::Pod, R>(
         &mut self,
         pending: PendingReadback,
@@ -115,9 +158,9 @@ impl<'a> DoubleReadback<'a> {
     }
 }
 
-impl Drop for DoubleReadback<'_> {
+impl Drop for ReadbackRing<'_> {
     fn drop(&mut self) {
-        for (s, mapped) in self.staging.iter_mut().zip(self.mapped) {
+        for (s, &mapped) in self.staging.iter_mut().zip(&self.mapped) {
             if let Some(b) = s.take()
                 && !mapped
             {

@@ -3,7 +3,7 @@
 
 use gpu_runtime::copy::record_copy;
 use gpu_runtime::testing::for_each_context;
-use gpu_runtime::{DoubleReadback, GpuBuffer, GpuTimer, Recording};
+use gpu_runtime::{GpuBuffer, GpuTimer, ReadbackRing, Recording};
 
 #[test]
 fn clears_copies_and_kernels_run_in_recorded_order() {
@@ -39,10 +39,10 @@ fn clears_copies_and_kernels_run_in_recorded_order() {
 }
 
 #[test]
-fn double_readback_alternates_buffers_and_sees_each_block() {
-    for_each_context("double_readback_alternates_buffers_and_sees_each_block", |ctx| {
+fn readback_ring_alternates_buffers_and_sees_each_block() {
+    for_each_context("readback_ring_alternates_buffers_and_sees_each_block", |ctx| {
         let src = GpuBuffer::<u32>::zeroed(ctx, "src", 256).unwrap();
-        let mut readback = DoubleReadback::new(ctx, "blocks").with_capacity(1024);
+        let mut readback = ReadbackRing::new(ctx, "blocks").with_capacity(1024);
         let mut pending = None;
         let mut seen = Vec::new();
         for block in 0..5u32 {
@@ -59,6 +59,43 @@ fn double_readback_alternates_buffers_and_sees_each_block() {
         for (i, block) in seen.iter().enumerate() {
             assert_eq!(block.len(), 40 + 50 * i);
             assert!(block.iter().all(|&x| x == i as u32 + 1), "block {i}");
+        }
+    });
+}
+
+#[test]
+fn readback_ring_of_three_keeps_two_blocks_ahead_and_joins_parts() {
+    for_each_context("readback_ring_of_three_keeps_two_blocks_ahead_and_joins_parts", |ctx| {
+        let src = GpuBuffer::<u32>::zeroed(ctx, "src", 300).unwrap();
+        let flag = GpuBuffer::<u32>::zeroed(ctx, "flag", 1).unwrap();
+        let mut readback = ReadbackRing::new(ctx, "blocks").with_depth(3);
+        assert_eq!(readback.depth(), 3);
+        let mut pending = std::collections::VecDeque::new();
+        let mut seen = Vec::new();
+        for block in 0..7u32 {
+            let len = 7 + 41 * block as usize;
+            src.write(ctx, 0, &vec![block + 1; len]).unwrap();
+            flag.write(ctx, 0, &[100 + block]).unwrap();
+            // A block of an odd byte count (padded) and its flag behind it, in one mapping.
+            let parts = [(src.buffer(), 0, 4 * len as u64 - 2), (flag.buffer(), 0, 4)];
+            pending.push_back((len, readback.start_parts(&parts).unwrap()));
+            if pending.len() == 3 {
+                let (len, p) = pending.pop_front().unwrap();
+                seen.push(readback.read(p, |v: &[u32]| (v[..len].to_vec(), v[len])).unwrap());
+            }
+        }
+        // Two pending and a third started: a fourth is refused (its buffer is still mapped), not
+        // overwritten.
+        let third = readback.start(src.buffer(), 4).unwrap();
+        assert!(readback.start(src.buffer(), 4).is_err(), "a copy into a mapped buffer");
+        for (len, p) in pending {
+            seen.push(readback.read(p, |v: &[u32]| (v[..len].to_vec(), v[len])).unwrap());
+        }
+        readback.read(third, |_: &[u32]| ()).unwrap();
+        for (i, (block, flag)) in seen.iter().enumerate() {
+            assert_eq!(block.len(), 7 + 41 * i);
+            assert!(block.iter().all(|&x| x == i as u32 + 1), "block {i}");
+            assert_eq!(*flag, 100 + i as u32, "flag of block {i}");
         }
     });
 }

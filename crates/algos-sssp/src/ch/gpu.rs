@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use gpu_runtime::Workgroups;
-use gpu_runtime::readback::{DoubleReadback, PendingReadback};
+use gpu_runtime::readback::{PendingReadback, ReadbackRing};
 use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, wgpu};
 
@@ -153,6 +153,10 @@ pub struct GpuPhast<'a> {
     graph: [GpuBuffer<u32>; 3],
     pos_of_vertex: GpuBuffer<u32>,
     rows: GpuBuffer<u32>,
+    /// One word the gather sets when a label saturated, read back with the rows.
+    overflow: GpuBuffer<u32>,
+    /// Staging buffers of streamed passes ([`Self::set_readback_depth`]).
+    readback_depth: usize,
     /// One upward-search workspace per worker thread (none when the device searches).
     ups: Vec<UpwardSearch>,
     /// Where each lane's seeds start in the last pass's seed list (`sources + 1` entries).
@@ -191,6 +195,13 @@ pub struct SweepView<'s> {
     pub chain: (usize, &'s wgpu::Buffer),
     /// Trees per pass.
     pub lanes: u32,
+}
+
+/// Staging buffers per device for streamed PHAST rows: 2 (the host reads a pass while the device sweeps
+/// the next) unless `URBANFLOW_READBACK_DEPTH` says otherwise (3 lets the device run a whole pass
+/// ahead of a jittery sink, at the price of one more pinned buffer of a pass's rows), for measurements.
+fn readback_depth() -> usize {
+    std::env::var("URBANFLOW_READBACK_DEPTH").ok().and_then(|v| v.parse().ok()).unwrap_or(2).clamp(2, 8)
 }
 
 impl<'a> GpuPhast<'a> {
@@ -273,6 +284,7 @@ impl<'a> GpuPhast<'a> {
             GpuBuffer::from_slice(ctx, "phast positions", if n == 0 { &[0] } else { &by_vertex })?;
         let rows = GpuBuffer::zeroed(ctx, "phast rows", (n * k as usize).max(1))?;
         rows.check_bindable(ctx)?;
+        let overflow = GpuBuffer::zeroed(ctx, "phast overflow", 1)?;
         let upward = match &ch.elimination_tree {
             Some(etree) if upward_on_device() => Some(DeviceUpward::new(ctx, ch, etree, &pos_of_rank, k)?),
             _ => None,
@@ -297,6 +309,8 @@ impl<'a> GpuPhast<'a> {
             graph,
             pos_of_vertex,
             rows,
+            overflow,
+            readback_depth: readback_depth(),
             // Workspaces for the CPU's upward searches, where they run there.
             ups: match upward {
                 Some(_) => Vec::new(),
@@ -338,7 +352,13 @@ impl<'a> GpuPhast<'a> {
                 let entries = [(0, g[0].buffer()), (1, g[1].buffer()), (2, g[2].buffer()), (3, d), (5, u)];
                 self.ctx.bind_buffers(&self.chain, "phast chain", &entries)?
             } else {
-                let entries = [(3, d), (5, u), (6, self.pos_of_vertex.buffer()), (7, self.rows.buffer())];
+                let entries = [
+                    (3, d),
+                    (5, u),
+                    (6, self.pos_of_vertex.buffer()),
+                    (7, self.rows.buffer()),
+                    (8, self.overflow.buffer()),
+                ];
                 self.ctx.bind_buffers(&self.unpermute, "phast unpermute", &entries)?
             };
             binds.push(bind);
@@ -573,11 +593,14 @@ impl<'a> GpuPhast<'a> {
     }
 
     /// Gathers the first `count` trees of the last pass into row-major original-vertex order in the
-    /// `rows` buffer (on the device, see [`Self::rows_buffer`]).
+    /// `rows` buffer (on the device, see [`Self::rows_buffer`]), setting the overflow word when a
+    /// label saturated.
     pub fn gather(&self, count: usize) -> Result<(), SsspError> {
         let n = self.ch.num_vertices() as usize;
         let l = self.levels.len();
         self.ctx.write_words(&self.uniforms[l + 2], 0, &[count as u32, n as u32, self.k, 0]);
+        // Ordered after the copies of earlier passes (a queue write lands before the next submission).
+        self.ctx.write_words(self.overflow.buffer(), 0, &[0]);
         let grid = gpu_runtime::dispatch::grid_1d(
             (count * n) as u64,
             WG,
@@ -603,6 +626,12 @@ impl<'a> GpuPhast<'a> {
             return Err(SsspError::WeightOverflow { bound: SATURATED });
         }
         Ok(flat.chunks(n.max(1)).take(count).map(<[u32]>::to_vec).collect())
+    }
+
+    /// How many passes may be in flight while the caller reads one (at least 2; the default is 2, or
+    /// `URBANFLOW_READBACK_DEPTH`): each costs one pinned staging buffer of a pass's rows.
+    pub fn set_readback_depth(&mut self, depth: usize) {
+        self.readback_depth = depth.clamp(2, 8);
     }
 
     /// Trees from every source streamed to `f(first, rows)` (`rows` holds the trees of
@@ -631,10 +660,13 @@ impl<'a> GpuPhast<'a> {
         mut f: impl FnMut(usize, &[u32], &[u32]),
     ) -> Result<(), SsspError> {
         let n = self.ch.num_vertices() as usize;
-        let mut readback =
-            DoubleReadback::new(self.ctx, "PHAST rows").with_capacity((self.k as usize * n * 4) as u64);
-        // (first source, its sources, copy under way) of the pass being read back.
-        let mut pending: Option<(usize, Vec<u32>, PendingReadback)> = None;
+        let depth = self.readback_depth;
+        let mut readback = ReadbackRing::new(self.ctx, "PHAST rows")
+            .with_depth(depth)
+            .with_capacity((self.k as usize * n * 4 + 4) as u64);
+        // (first source, its sources, copy under way) of the passes being read back, oldest first.
+        let mut pending: std::collections::VecDeque<(usize, Vec<u32>, PendingReadback)> =
+            std::collections::VecDeque::with_capacity(depth);
         while let Some((first, chunk)) = next() {
             if chunk.len() > self.k as usize {
                 return Err(SsspError::InvalidParameter(format!(
@@ -648,29 +680,36 @@ impl<'a> GpuPhast<'a> {
             }
             self.run(&chunk)?;
             self.gather(chunk.len())?;
-            let copy = readback.start(self.rows.buffer(), (chunk.len() * n * 4) as u64)?;
-            if let Some(p) = pending.take() {
+            // The rows and the gather's overflow word behind them, in one mapping.
+            let rows_bytes = (chunk.len() * n * 4) as u64;
+            let copy = readback
+                .start_parts(&[(self.rows.buffer(), 0, rows_bytes), (self.overflow.buffer(), 0, 4)])?;
+            pending.push_back((first, chunk, copy));
+            // The oldest pass is read once the ring is full: the device holds the others' work.
+            if pending.len() == depth
+                && let Some(p) = pending.pop_front()
+            {
                 Self::consume(&mut readback, p, n, &mut f)?;
             }
-            pending = Some((first, chunk, copy));
         }
-        if let Some(p) = pending.take() {
+        while let Some(p) = pending.pop_front() {
             Self::consume(&mut readback, p, n, &mut f)?;
         }
         Ok(())
     }
 
     fn consume(
-        readback: &mut DoubleReadback<'_>,
+        readback: &mut ReadbackRing<'_>,
         (first, sources, copy): (usize, Vec<u32>, PendingReadback),
         n: usize,
         f: &mut impl FnMut(usize, &[u32], &[u32]),
     ) -> Result<(), SsspError> {
-        let consumed = readback.read(copy, |rows: &[u32]| {
-            let rows = &rows[..sources.len() * n];
-            // On all cores: one thread scanning a pass's rows (136 MB on NY at 128 lanes) took longer
-            // than the GPU's whole pass and bounded the streamed rate.
-            if rows.par_chunks(1 << 16).any(|c| c.contains(&SATURATED)) {
+        let consumed = readback.read(copy, |words: &[u32]| {
+            let (rows, overflow) = words.split_at(sources.len() * n);
+            // The device flagged a saturated label while gathering: no host pass over the rows (on
+            // NY at 512 lanes a pass's rows are 541 MB, and reading them twice — a scan, then the
+            // caller — bounded the streamed rate by the host's memory).
+            if overflow[0] != 0 {
                 return false;
             }
             f(first, &sources, rows);

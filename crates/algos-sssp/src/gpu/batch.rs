@@ -7,7 +7,7 @@
 //! GPU consumers such as all-or-nothing loading) or stream to the host with the copy of one batch
 //! overlapping the search of the next ([`GpuBatchSssp::for_each_block`]).
 
-use gpu_runtime::readback::{DoubleReadback, PendingReadback};
+use gpu_runtime::readback::{PendingReadback, ReadbackRing};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Recording, Shader, wgpu};
 use graph_core::Csr;
 use rayon::prelude::*;
@@ -70,7 +70,7 @@ pub struct GpuBatchSssp<'a> {
     control: GpuBuffer<u32>,
     params: wgpu::Buffer,
     /// Rows of one batch travel to the host while the device searches the next.
-    readback: DoubleReadback<'a>,
+    readback: ReadbackRing<'a>,
     // Kept alive for the bind group.
     _graph_buffers: GraphBuffers,
     _flags: GpuBuffer<u32>,
@@ -147,7 +147,7 @@ impl<'a> GpuBatchSssp<'a> {
             // Sized for a full batch from the start; from the context's pool, so a solver made per
             // block of a long run reuses the pinned buffers of the one before instead of allocating
             // gigabytes again.
-            readback: DoubleReadback::new(ctx, "batch rows").with_capacity((cells * 4) as u64),
+            readback: ReadbackRing::new(ctx, "batch rows").with_capacity((cells * 4) as u64),
             _graph_buffers: graph_buffers,
             _flags: flags,
             _lists: lists,
