@@ -419,6 +419,19 @@ fn point_to_point_errors_like_dijkstra() {
     assert!(dijkstra(&long, 0, &Stop::default()).is_err());
     assert_eq!(lq.distance(&lch, 0, 1).unwrap(), Some(u32::MAX - 2));
     assert!(matches!(CchQuery::matrix(&lch, &[0], &[2]), Err(SsspError::WeightOverflow { .. })));
+    // The GPU's product too, in any block of a pipelined readback (blocks of one row here).
+    {
+        use algos_sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu_blocks};
+        let walks = Walks::new(&lch, &[1, 0, 1, 1], &[2, 1]).unwrap();
+        gpu_runtime::testing::for_each_context("cch matrix overflow on the GPU", |ctx| {
+            let r = cch_matrix_gpu_blocks(ctx, &walks, 2);
+            assert!(matches!(r, Err(SsspError::WeightOverflow { .. })), "{r:?}");
+            let fine = Walks::new(&lch, &[1, 0, 1], &[1]).unwrap();
+            let (m, times) = cch_matrix_gpu_blocks(ctx, &fine, 1).unwrap();
+            assert_eq!(m.data, vec![0, u32::MAX - 2, 0]);
+            assert_eq!(times.bytes, 12);
+        });
+    }
     // Vertices outside the graph.
     assert!(matches!(q.distance(&ch, 3, 0), Err(SsspError::SourceOutOfRange { vertex: 3, n: 3 })));
     assert!(matches!(q.path(&ch, &unpacking, 0, 5), Err(SsspError::TargetOutOfRange { target: 5, n: 3 })));

@@ -17,6 +17,7 @@
 //! assert_eq!(cch_matrix_mirror(&walks).unwrap().data, CchQuery::matrix(&ch, &[0, 2], &[1, 3]).unwrap().data);
 //! ```
 
+use gpu_runtime::readback::{PendingReadback, ReadbackRing};
 use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, Workgroups};
 use rayon::prelude::*;
@@ -35,6 +36,9 @@ const BLOCK_TARGETS: usize = 32;
 
 /// Most results read back per block (32 MB).
 const READBACK_WORDS: usize = 8 << 20;
+
+/// Results each thread copies out of a mapped block at a time (256 KB).
+const COPY_CHUNK: usize = 1 << 16;
 
 /// Padding ranks of source and target rows: never equal to each other or to a rank.
 const PAD_SOURCE: u32 = u32::MAX - 1;
@@ -153,10 +157,22 @@ fn finish(walks: &Walks, data: Vec<u32>) -> Result<DistanceMatrix, SsspError> {
 pub struct GpuMatrixTimes {
     /// Buffers created and the walks written.
     pub upload_s: f64,
-    /// The kernel, from submission until the device is idle.
+    /// Waiting for the device: the kernels and the copies of blocks over the bus, where they were not
+    /// hidden behind the host's copying of the block before.
     pub kernel_s: f64,
-    /// The matrix copied back into host memory.
+    /// Copying mapped blocks into the result on all cores (the overflow check rides along).
     pub readback_s: f64,
+    /// Bytes of the result that came back.
+    pub bytes: u64,
+}
+
+impl GpuMatrixTimes {
+    /// The rate at which the result reached host memory once uploaded: bytes over the kernels and the
+    /// readback together (GB/s; 0 for an empty matrix).
+    pub fn result_gb_per_s(&self) -> f64 {
+        let s = self.kernel_s + self.readback_s;
+        if s > 0.0 { self.bytes as f64 / s / 1e9 } else { 0.0 }
+    }
 }
 
 /// The distances from `walks` on the GPU, equal to [`cch_matrix_mirror`] and [`CchQuery::matrix`]. Rows
@@ -166,8 +182,7 @@ pub fn cch_matrix_gpu(ctx: &GpuContext, walks: &Walks) -> Result<DistanceMatrix,
     cch_matrix_gpu_timed(ctx, walks).map(|(m, _)| m)
 }
 
-/// [`cch_matrix_gpu`] with its time split into upload, kernel and readback (the kernel waited for
-/// apart, which costs one idle wait per block).
+/// [`cch_matrix_gpu`] with its time split into upload, waiting for the device and readback.
 pub fn cch_matrix_gpu_timed(
     ctx: &GpuContext,
     walks: &Walks,
@@ -175,8 +190,10 @@ pub fn cch_matrix_gpu_timed(
     cch_matrix_gpu_blocks(ctx, walks, READBACK_WORDS)
 }
 
-/// [`cch_matrix_gpu_timed`] reading back at most `block_words` results at a time (whole rows; at least
-/// one row): smaller blocks reuse one small staging buffer, larger ones pay fewer waits.
+/// [`cch_matrix_gpu_timed`] computing and reading back at most `block_words` results at a time (whole
+/// rows; at least one row). Blocks are pipelined: while the host copies block `b` out of mapped
+/// memory into the result (on all cores, straight to its place), the device computes block `b + 1`
+/// and copies it into the second staging buffer.
 pub fn cch_matrix_gpu_blocks(
     ctx: &GpuContext,
     walks: &Walks,
@@ -191,7 +208,6 @@ pub fn cch_matrix_gpu_blocks(
         mark = now;
     };
     let (s, t, depth) = (walks.sources.len(), walks.targets.len(), walks.depth);
-    let mut data = Vec::new();
     if s == 0 || t == 0 {
         return Ok((finish(walks, vec![UNREACHABLE; s * t])?, times));
     }
@@ -203,20 +219,44 @@ pub fn cch_matrix_gpu_blocks(
             t.div_ceil(BLOCK_TARGETS)
         )));
     }
-    // Blocks of at most READBACK_WORDS results: the staging buffer of one block is reused by the next
-    // (the context pools it), where one buffer for the whole matrix would pin 400 MB of host memory
-    // at 10,000 × 10,000 — the readback's cost, measured (docs/benchmarks.md).
+    // Blocks of at most READBACK_WORDS results through two pooled staging buffers, where one buffer for
+    // the whole matrix would pin 400 MB of host memory at 10,000 × 10,000 and leave the device idle
+    // while the host copies (docs/benchmarks.md).
     let rows = (limit / t).min(limit / depth).min(max_groups * BLOCK).min(block_words / t).max(1).min(s);
-    if rows < s {
-        data.reserve_exact(s * t);
-    }
+    // Zeroed lazily by the allocator: each page is first touched by the thread that copies into it.
+    let mut data = vec![0u32; s * t];
     let dst_rank = GpuBuffer::from_slice(ctx, "cch matrix target ranks", &walks.dst_rank)?;
     let dst_label = GpuBuffer::from_slice(ctx, "cch matrix target labels", &walks.dst_label)?;
     dst_rank.check_bindable(ctx)?;
     dst_label.check_bindable(ctx)?;
     let pipeline = ctx.pipeline(&PipelineKey::new(CCH_MATRIX, "main"))?;
+    // One block buffer: the copy of block b is queued before the kernel of block b + 1 overwrites it.
     let out = GpuBuffer::<u32>::zeroed(ctx, "cch matrix block", rows * t)?;
     out.check_bindable(ctx)?;
+    let mut ring = ReadbackRing::new(ctx, "cch matrix").with_capacity((rows * t * 4) as u64);
+    let mut overflow = false;
+    // (first row, rows, copy under way) of the block the device is copying.
+    let mut pending: Option<(usize, usize, PendingReadback)> = None;
+    let mut take = |ring: &mut ReadbackRing<'_>,
+                    (first, count, copy): (usize, usize, PendingReadback),
+                    times: &mut GpuMatrixTimes,
+                    lap: &mut dyn FnMut(&mut f64)|
+     -> Result<(), SsspError> {
+        let dst = &mut data[first * t..(first + count) * t];
+        ring.read(copy, |block: &[u32]| {
+            lap(&mut times.kernel_s);
+            overflow |= dst
+                .par_chunks_mut(COPY_CHUNK)
+                .zip(block[..count * t].par_chunks(COPY_CHUNK))
+                .map(|(d, b)| {
+                    d.copy_from_slice(b);
+                    d.contains(&SATURATED)
+                })
+                .reduce(|| false, |a, b| a | b);
+        })?;
+        lap(&mut times.readback_s);
+        Ok(())
+    };
     for first in (0..s).step_by(rows) {
         let count = rows.min(s - first);
         let span = first * depth..(first + count) * depth;
@@ -241,18 +281,19 @@ pub fn cch_matrix_gpu_blocks(
         )?;
         let grid = [t.div_ceil(BLOCK_TARGETS) as u32, count.div_ceil(BLOCK) as u32, 1];
         let body = [Step { pipeline: &pipeline, bind_group: &bind, grid: Workgroups::Fixed(grid) }];
-        lap(&mut times.upload_s);
         ctx.run(&Sequence { label: "cch matrix", body: &body, iterations: 1, per_submit: 1 })?;
-        ctx.wait()?;
-        lap(&mut times.kernel_s);
-        // One block (the usual case) is the matrix itself: no second copy of a result that is 400 MB at
-        // 10,000 × 10,000.
-        if count == s {
-            data = out.read(ctx)?;
-        } else {
-            data.extend(out.read_range(ctx, 0, count * t)?);
+        let copy = ring.start(out.buffer(), (count * t * 4) as u64)?;
+        lap(&mut times.upload_s);
+        if let Some(p) = pending.replace((first, count, copy)) {
+            take(&mut ring, p, &mut times, &mut lap)?;
         }
-        lap(&mut times.readback_s);
     }
-    Ok((finish(walks, data)?, times))
+    if let Some(p) = pending.take() {
+        take(&mut ring, p, &mut times, &mut lap)?;
+    }
+    times.bytes = (s * t * 4) as u64;
+    if overflow {
+        return Err(SsspError::WeightOverflow { bound: SATURATED });
+    }
+    Ok((DistanceMatrix { sources: walks.sources.clone(), targets: walks.targets.clone(), data }, times))
 }

@@ -278,7 +278,19 @@ fn read(args: &Args) -> Result<Input, Error> {
 
 pub fn run(args: Args) -> Result<(), Error> {
     let t = Instant::now();
-    let input = read(&args)?;
+    // A matrix on the GPU: its device starts while the graph is read and the hierarchy prepared.
+    let gpu_matrix =
+        args.matrix.is_some() && args.backend.map_or_else(BackendChoice::from_env, Ok)? == BackendChoice::Gpu;
+    let (device, input) = if gpu_matrix {
+        let (device, input) = crate::devices::read_beside_devices(BackendChoice::Gpu, None, || read(&args));
+        (Some(device), input)
+    } else {
+        (None, read(&args))
+    };
+    if let Some(device) = device {
+        device?;
+    }
+    let input = input?;
     let read_s = t.elapsed().as_secs_f64();
     let g = &input.graph;
     if let Some(budget) = args.within {
@@ -544,6 +556,7 @@ fn gpu_matrix(
     t: Instant,
 ) -> Result<(urbanflow::sssp::many::DistanceMatrix, String), Error> {
     use urbanflow::gpu::Resolved;
+    // The device was started beside the reading (`run`): this finds it.
     let ctx = BackendChoice::Gpu.backend()?.resolve();
     let Resolved::Gpu(ctx) = ctx else { return Err("--backend gpu: no GPU adapter".into()) };
     let device_s = t.elapsed().as_secs_f64();
@@ -552,9 +565,13 @@ fn gpu_matrix(
     let (m, times) = cch_matrix_gpu_timed(ctx, &walks)?;
     let name = &ctx.info.name;
     let engine = format!(
-        "cch-walks-gpu-minplus ({name}; device {device_s:.3} s, walks {walks_s:.3} s, upload {:.3} s, kernel {:.3} s, \
-         readback {:.3} s, depth {})",
-        times.upload_s, times.kernel_s, times.readback_s, walks.depth
+        "cch-walks-gpu-minplus ({name}; device {device_s:.3} s, walks {walks_s:.3} s, upload {:.3} s, kernel and bus {:.3} s, \
+         host copy {:.3} s, result at {:.1} GB/s, depth {})",
+        times.upload_s,
+        times.kernel_s,
+        times.readback_s,
+        times.result_gb_per_s(),
+        walks.depth
     );
     Ok((m, engine))
 }
