@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use gpu_runtime::{DoubleReadback, GpuBuffer, GpuContext, GpuTimer, Recording, copy};
+use gpu_runtime::{ReadbackRing, GpuBuffer, GpuContext, GpuTimer, Recording, copy};
 
 fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
     let args: Vec<String> = std::env::args().collect();
@@ -108,7 +108,7 @@ fn readback_loop(ctx: &GpuContext, mib: u64, reps: usize, parallel: bool) -> (f6
     let words = (mib << 20) as usize / 4;
     let data: Vec<u32> = (0..words as u32).collect();
     let src = GpuBuffer::from_slice(ctx, "src", &data).unwrap();
-    let mut readback = DoubleReadback::new(ctx, "bandwidth probe");
+    let mut readback = ReadbackRing::new(ctx, "bandwidth probe");
     let (mut transfer, mut read) = (Vec::new(), Vec::new());
     for rep in 0..reps + 2 {
         let t = Instant::now();

@@ -11,7 +11,8 @@
 //! bundled Sioux Falls network. `--sources` is `all`, `zones` (TNTP zones) or a count N of distinct
 //! vertices drawn with a fixed seed. Prints trees per second and a checksum: the sum of all finite
 //! distances over all trees, mod 2^64 (equal on every backend). `--json` prints one JSON object with
-//! `sources` (ids as in the file), `trees_per_s`, `checksum`, `solve_s` and how the work was split.
+//! `sources` (ids as in the file), `trees_per_s`, `rows_gb_per_s` (the rows' bytes per second of
+//! solve), `checksum`, `solve_s` and how the work was split.
 
 use crate::outcome::Error;
 
@@ -144,6 +145,8 @@ pub fn run(args: Args) -> Result<(), Error> {
         return Err(format!("internal error: {trees} trees delivered for {} sources", sources.len()).into());
     }
     let trees_per_s = trees as f64 / solve_s;
+    // The rows the sink received per second: on a GPU, what crossed the host link (4 bytes a label).
+    let rows_gb_per_s = trees as f64 * g.num_vertices() as f64 * 4.0 / solve_s / 1e9;
     let threads = rayon::current_num_threads();
     let device = match (out.gpu_trees, GpuContext::shared().filter(|_| GpuContext::shared_is_created())) {
         (1.., _) if !devices.is_empty() => crate::devices::backend_name(backend, &devices),
@@ -173,6 +176,7 @@ pub fn run(args: Args) -> Result<(), Error> {
             "gpu_trees_per_device": out.gpu_trees_per_device,
             "cpu_trees": out.cpu_trees,
             "trees_per_s": trees_per_s,
+            "rows_gb_per_s": rows_gb_per_s,
             "checksum": checksum,
             "solve_s": solve_s,
             "setup_s": setup_s,
@@ -202,7 +206,9 @@ pub fn run(args: Args) -> Result<(), Error> {
             println!("preproc   {} in {:.2} s (not in the time below)", out.hierarchy, out.preprocess_s);
         }
         println!("trees     {trees} ({} on the GPU, {} on the CPU)", out.gpu_trees, out.cpu_trees);
-        println!("time      {solve_s:.3} s, {trees_per_s:.1} trees/s (GPU setup {setup_s:.3} s apart)");
+        println!(
+            "time      {solve_s:.3} s, {trees_per_s:.1} trees/s, rows at {rows_gb_per_s:.1} GB/s (GPU setup {setup_s:.3} s apart)"
+        );
         println!("checksum  {checksum}");
     }
     Ok(())
