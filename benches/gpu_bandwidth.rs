@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use gpu_runtime::{ReadbackRing, GpuBuffer, GpuContext, GpuTimer, Recording, copy};
+use gpu_runtime::{GpuBuffer, GpuContext, GpuTimer, ReadbackRing, Recording, copy};
 
 fn arg<T: std::str::FromStr>(name: &str) -> Option<T> {
     let args: Vec<String> = std::env::args().collect();

@@ -22,6 +22,7 @@ use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, Workgroups};
 use rayon::prelude::*;
 
+#[cfg(doc)]
 use super::CchQuery;
 use crate::ch::ContractionHierarchy;
 use crate::error::SsspError;
@@ -70,13 +71,13 @@ pub struct Walks {
 impl Walks {
     /// The walks of `sources` (upward) and `targets` (downward) on a customised CCH, on all cores.
     pub fn new(ch: &ContractionHierarchy, sources: &[u32], targets: &[u32]) -> Result<Self, SsspError> {
-        let first = CchQuery::new(ch)?;
+        let pool = super::query::QueryPool::new(ch)?;
         super::query::check_all_ends(ch, sources, targets)?;
         let walk_all = |ends: &[u32], forward: bool| -> Vec<Vec<(u32, u32)>> {
             ends.par_iter()
-                .map_with(first.clone(), |q, &v| {
+                .map(|&v| {
                     let mut out = Vec::new();
-                    q.walk_labels(ch, v, forward, &mut out);
+                    pool.with(|q| q.walk_labels(ch, v, forward, &mut out));
                     out.reverse(); // root first
                     out
                 })

@@ -40,6 +40,34 @@ use super::Unpacking;
 /// No predecessor arc.
 const NO_ARC: u32 = u32::MAX;
 
+/// One query state per worker thread, made on the thread's first use, for work spread over all cores.
+/// (`map_with` clones its state for every piece rayon splits the work into: 16 bytes a vertex, 4 MB on
+/// NY, hundreds of times on a 32-core host — measured as most of the walks' time before the GPU matrix.)
+pub(super) struct QueryPool<'c> {
+    ch: &'c ContractionHierarchy,
+    states: Vec<std::sync::Mutex<Option<CchQuery>>>,
+}
+
+impl<'c> QueryPool<'c> {
+    /// Room for a state per thread of the current rayon pool; `ch` must be a customised CCH (checked).
+    pub(super) fn new(ch: &'c ContractionHierarchy) -> Result<Self, SsspError> {
+        // The check of `CchQuery::new`, without allocating a state the workers would not use.
+        if ch.elimination_tree.is_none() {
+            CchQuery::new(ch)?;
+        }
+        let states = (0..rayon::current_num_threads().max(1)).map(|_| std::sync::Mutex::new(None)).collect();
+        Ok(Self { ch, states })
+    }
+
+    /// Runs `f` with this thread's state (the calling thread, outside the pool, shares the first).
+    pub(super) fn with<R>(&self, f: impl FnOnce(&mut CchQuery) -> R) -> R {
+        let i = rayon::current_thread_index().unwrap_or(0) % self.states.len();
+        let mut slot = self.states[i].lock().unwrap_or_else(|e| e.into_inner());
+        let q = slot.get_or_insert_with(|| CchQuery::new(self.ch).expect("checked in QueryPool::new"));
+        f(q)
+    }
+}
+
 /// Reusable state of point-to-point queries on one customised CCH (any metric of the same [`super::Cch`]).
 #[derive(Debug, Clone)]
 pub struct CchQuery {
@@ -163,8 +191,8 @@ impl CchQuery {
 
     /// Distances for many `(source, target)` pairs on all cores, one query state per thread.
     pub fn distances(ch: &ContractionHierarchy, pairs: &[(u32, u32)]) -> Result<Vec<Option<u32>>, SsspError> {
-        let first = Self::new(ch)?;
-        pairs.par_iter().map_with(first, |q, &(s, t)| q.distance(ch, s, t)).collect()
+        let pool = QueryPool::new(ch)?;
+        pairs.par_iter().map(|&(s, t)| pool.with(|q| q.distance(ch, s, t))).collect()
     }
 
     /// The distance from every source to every target (input vertex ids), `UNREACHABLE` where none,
@@ -188,15 +216,15 @@ impl CchQuery {
         sources: &[u32],
         targets: &[u32],
     ) -> Result<DistanceMatrix, SsspError> {
-        let first = Self::new(ch)?;
+        let pool = QueryPool::new(ch)?;
         check_all_ends(ch, sources, targets)?;
         let n = ch.rank.len() as u32;
         // Backward walks, one per target: the (rank, distance) pairs each reaches.
         let reached: Vec<Vec<(u32, u32)>> = targets
             .par_iter()
-            .map_with(first.clone(), |q, &t| {
+            .map(|&t| {
                 let mut out = Vec::new();
-                q.walk_labels(ch, t, false, &mut out);
+                pool.with(|q| q.walk_labels(ch, t, false, &mut out));
                 out.retain(|&(_, d)| d != UNREACHABLE);
                 out
             })
@@ -224,20 +252,17 @@ impl CchQuery {
         let width = targets.len();
         let mut data = vec![UNREACHABLE; sources.len() * width];
         if width > 0 {
-            data.par_chunks_mut(width).zip(sources).for_each_with(
-                (first, Vec::new()),
-                |(q, up), (row, &s)| {
-                    q.walk_labels(ch, s, true, up);
-                    for &(x, f) in up.iter().filter(|&&(_, f)| f != UNREACHABLE) {
-                        let range = start[x as usize] as usize..start[x as usize + 1] as usize;
-                        for (&j, &b) in column[range.clone()].iter().zip(&dist[range]) {
-                            let sum = (f as u64 + b as u64).min(SATURATED as u64) as u32;
-                            let cell = &mut row[j as usize];
-                            *cell = (*cell).min(sum);
-                        }
+            data.par_chunks_mut(width).zip(sources).for_each_with(Vec::new(), |up, (row, &s)| {
+                pool.with(|q| q.walk_labels(ch, s, true, up));
+                for &(x, f) in up.iter().filter(|&&(_, f)| f != UNREACHABLE) {
+                    let range = start[x as usize] as usize..start[x as usize + 1] as usize;
+                    for (&j, &b) in column[range.clone()].iter().zip(&dist[range]) {
+                        let sum = (f as u64 + b as u64).min(SATURATED as u64) as u32;
+                        let cell = &mut row[j as usize];
+                        *cell = (*cell).min(sum);
                     }
-                },
-            );
+                }
+            });
         }
         if data.contains(&SATURATED) {
             return Err(SsspError::WeightOverflow { bound: SATURATED });
