@@ -278,19 +278,14 @@ fn read(args: &Args) -> Result<Input, Error> {
 
 pub fn run(args: Args) -> Result<(), Error> {
     let t = Instant::now();
-    // A matrix on the GPU: its device starts while the graph is read and the hierarchy prepared.
-    let gpu_matrix =
-        args.matrix.is_some() && args.backend.map_or_else(BackendChoice::from_env, Ok)? == BackendChoice::Gpu;
-    let (device, input) = if gpu_matrix {
-        let (device, input) = crate::devices::read_beside_devices(BackendChoice::Gpu, None, || read(&args));
-        (Some(device), input)
-    } else {
-        (None, read(&args))
-    };
-    if let Some(device) = device {
-        device?;
+    // A matrix on the GPU: its device starts (on its own thread) while the graph is read and the
+    // hierarchy prepared, which take about as long; the matrix step then finds it made (or waits for it).
+    if args.matrix.is_some() && args.backend.map_or_else(BackendChoice::from_env, Ok)? == BackendChoice::Gpu {
+        std::thread::spawn(|| {
+            let _ = urbanflow::gpu::GpuContext::shared();
+        });
     }
-    let input = input?;
+    let input = read(&args)?;
     let read_s = t.elapsed().as_secs_f64();
     let g = &input.graph;
     if let Some(budget) = args.within {
