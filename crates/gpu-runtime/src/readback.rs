@@ -42,14 +42,6 @@ pub struct PendingReadback {
     index: wgpu::SubmissionIndex,
 }
 
-/// Copies recorded by [`ReadbackRing::stage`] into a caller's recording, not yet submitted.
-#[derive(Debug)]
-#[must_use = "a staged readback is started once its recording is submitted"]
-pub struct Staged {
-    which: usize,
-    bytes: u64,
-}
-
 /// Staging buffers used in turn. See the [module documentation](self).
 #[derive(Debug)]
 pub struct ReadbackRing<'a> {
@@ -105,20 +97,6 @@ impl<'a> ReadbackRing<'a> {
     /// buffer (each range padded to 4 bytes), in one submission, and starts mapping them: a block's
     /// values and a flag computed beside them (an overflow word) arrive in one mapping.
     pub fn start_parts(&mut self, parts: &[(&wgpu::Buffer, u64, u64)]) -> Result<PendingReadback, GpuError> {
-        let mut rec = Recording::new(format!("copying `{}` for readback", self.label));
-        let staged = self.stage(&mut rec, parts)?;
-        let index = self.ctx.submit(&rec)?;
-        Ok(self.started(staged, index))
-    }
-
-    /// Records the copies of [`Self::start_parts`] into `rec` (the caller's submission, ahead of other
-    /// work), without submitting: submit `rec`, then give its index to [`Self::started`], which starts
-    /// the mapping. The staging buffer stays reserved in between.
-    pub fn stage(
-        &mut self,
-        rec: &mut Recording,
-        parts: &[(&wgpu::Buffer, u64, u64)],
-    ) -> Result<Staged, GpuError> {
         let which = self.next;
         if self.mapped[which] {
             return Err(GpuError::Readback {
@@ -139,8 +117,9 @@ impl<'a> ReadbackRing<'a> {
                 })?);
         }
         let staging = self.staging[which].as_ref().expect("allocated above");
-        // Marked first: if submitting fails after the copies were recorded, the buffer is not pooled.
+        // Marked first: if recording fails after the mapping started, the buffer is not pooled.
         self.mapped[which] = true;
+        let mut rec = Recording::new(format!("copying `{}` for readback", self.label));
         let mut at = 0;
         for &(src, offset, b) in parts {
             if b > 0 {
@@ -148,16 +127,10 @@ impl<'a> ReadbackRing<'a> {
             }
             at += padded(b);
         }
-        self.next = (which + 1) % self.depth();
-        Ok(Staged { which, bytes })
-    }
-
-    /// Starts mapping the copies of `staged`, recorded into the submission `index`.
-    pub fn started(&mut self, staged: Staged, index: wgpu::SubmissionIndex) -> PendingReadback {
-        let Staged { which, bytes } = staged;
-        let staging = self.staging[which].as_ref().expect("staged before");
+        let index = self.ctx.submit(&rec)?;
         staging.slice(..bytes).map_async(wgpu::MapMode::Read, |_| {});
-        PendingReadback { which, bytes, index }
+        self.next = (which + 1) % self.depth();
+        Ok(PendingReadback { which, bytes, index })
     }
 
     /// Waits for `pending` and calls `f` with the copied bytes as values of `T` (the copy's whole

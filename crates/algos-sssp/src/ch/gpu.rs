@@ -157,8 +157,6 @@ pub struct GpuPhast<'a> {
     overflow: GpuBuffer<u32>,
     /// Staging buffers of streamed passes ([`Self::set_readback_depth`]).
     readback_depth: usize,
-    /// Whether a streamed pass's copy rides at the head of the next sweep ([`Self::set_copy_with_sweep`]).
-    copy_with_sweep: bool,
     /// One upward-search workspace per worker thread (none when the device searches).
     ups: Vec<UpwardSearch>,
     /// Where each lane's seeds start in the last pass's seed list (`sources + 1` entries).
@@ -197,13 +195,6 @@ pub struct SweepView<'s> {
     pub chain: (usize, &'s wgpu::Buffer),
     /// Trees per pass.
     pub lanes: u32,
-}
-
-/// Where a streamed pass's copy to the host is submitted: on its own after the pass's gather (the
-/// default), or with `URBANFLOW_PHAST_COPY=with-sweep` at the head of the next pass's sweep, in one
-/// submission (for measuring whether the device overlaps the two).
-fn copy_with_sweep() -> bool {
-    std::env::var("URBANFLOW_PHAST_COPY").is_ok_and(|v| v == "with-sweep")
 }
 
 /// Staging buffers per device for streamed PHAST rows: 2 (the host reads a pass while the device sweeps
@@ -320,7 +311,6 @@ impl<'a> GpuPhast<'a> {
             rows,
             overflow,
             readback_depth: readback_depth(),
-            copy_with_sweep: copy_with_sweep(),
             // Workspaces for the CPU's upward searches, where they run there.
             ups: match upward {
                 Some(_) => Vec::new(),
@@ -454,14 +444,6 @@ impl<'a> GpuPhast<'a> {
     /// Runs one pass for up to `k` sources, leaving the labels on the device (position-major,
     /// `k` per vertex); read them with [`Self::read_rows`].
     pub fn run(&mut self, sources: &[u32]) -> Result<(), SsspError> {
-        let mut rec = gpu_runtime::Recording::new("PHAST downward sweep");
-        self.record_sweep(sources, &mut rec)?;
-        self.ctx.submit(&rec)?;
-        Ok(())
-    }
-
-    /// [`Self::run`]'s seeding, then its sweep recorded into `rec` (after what `rec` holds already).
-    fn record_sweep(&mut self, sources: &[u32], rec: &mut gpu_runtime::Recording) -> Result<(), SsspError> {
         let n = self.ch.num_vertices();
         if sources.len() > self.k as usize {
             return Err(SsspError::InvalidParameter(format!(
@@ -518,7 +500,7 @@ impl<'a> GpuPhast<'a> {
                 grid: Workgroups::Fixed(grid(self.level_items(i))?),
             });
         }
-        Sequence::once("PHAST downward sweep", &steps).record_into(rec, 1);
+        self.ctx.run(&Sequence::once("PHAST downward sweep", &steps))?;
         Ok(())
     }
 
@@ -652,15 +634,6 @@ impl<'a> GpuPhast<'a> {
         self.readback_depth = depth.clamp(2, 8);
     }
 
-    /// Submits each streamed pass's copy to the host at the head of the next pass's sweep, in one
-    /// submission (`true`; the default is `URBANFLOW_PHAST_COPY=with-sweep`), or on its own after the
-    /// pass's gather (`false`). The rows are the same; which is faster depends on whether the device
-    /// overlaps a copy with the compute after it (docs/benchmarks.md). With a copy at the head of the
-    /// next sweep, a readback depth of 3 lets the host read one pass while the device works on two.
-    pub fn set_copy_with_sweep(&mut self, with_sweep: bool) {
-        self.copy_with_sweep = with_sweep;
-    }
-
     /// Trees from every source streamed to `f(first, rows)` (`rows` holds the trees of
     /// `sources[first..]`, `n` words each, in original vertex ids), one pass at a time: while `f` reads
     /// one pass's rows from mapped memory, the device already sweeps the next.
@@ -694,9 +667,6 @@ impl<'a> GpuPhast<'a> {
         // (first source, its sources, copy under way) of the passes being read back, oldest first.
         let mut pending: std::collections::VecDeque<(usize, Vec<u32>, PendingReadback)> =
             std::collections::VecDeque::with_capacity(depth);
-        let with_sweep = self.copy_with_sweep;
-        // With-sweep mode: the pass whose rows wait to be copied, at the head of the next submission.
-        let mut unstaged: Option<(usize, Vec<u32>)> = None;
         while let Some((first, chunk)) = next() {
             if chunk.len() > self.k as usize {
                 return Err(SsspError::InvalidParameter(format!(
@@ -708,33 +678,12 @@ impl<'a> GpuPhast<'a> {
             if chunk.is_empty() {
                 continue;
             }
-            if with_sweep {
-                // The previous pass's copy and this pass's sweep in one submission, the copy first:
-                // no barrier lies between them (they share no buffer), so a device may overlap them.
-                let mut rec = gpu_runtime::Recording::new("PHAST rows and the next sweep");
-                let staged = match &unstaged {
-                    Some((_, c)) => Some(readback.stage(&mut rec, &self.copy_parts(c.len()))?),
-                    None => None,
-                };
-                self.record_sweep(&chunk, &mut rec)?;
-                let index = self.ctx.submit(&rec)?;
-                if let (Some(staged), Some((f0, c))) = (staged, unstaged.take()) {
-                    pending.push_back((f0, c, readback.started(staged, index)));
-                }
-                self.gather(chunk.len())?;
-                unstaged = Some((first, chunk));
-                // Read as soon as the ring would otherwise stall the next copy.
-                if pending.len() + 1 >= depth
-                    && let Some(p) = pending.pop_front()
-                {
-                    Self::consume(&mut readback, p, n, &mut f)?;
-                }
-                continue;
-            }
             self.run(&chunk)?;
             self.gather(chunk.len())?;
             // The rows and the gather's overflow word behind them, in one mapping.
-            let copy = readback.start_parts(&self.copy_parts(chunk.len()))?;
+            let rows_bytes = (chunk.len() * n * 4) as u64;
+            let copy = readback
+                .start_parts(&[(self.rows.buffer(), 0, rows_bytes), (self.overflow.buffer(), 0, 4)])?;
             pending.push_back((first, chunk, copy));
             // The oldest pass is read once the ring is full: the device holds the others' work.
             if pending.len() == depth
@@ -743,25 +692,10 @@ impl<'a> GpuPhast<'a> {
                 Self::consume(&mut readback, p, n, &mut f)?;
             }
         }
-        if let Some((first, chunk)) = unstaged.take() {
-            if pending.len() + 1 >= depth
-                && let Some(p) = pending.pop_front()
-            {
-                Self::consume(&mut readback, p, n, &mut f)?;
-            }
-            let copy = readback.start_parts(&self.copy_parts(chunk.len()))?;
-            pending.push_back((first, chunk, copy));
-        }
         while let Some(p) = pending.pop_front() {
             Self::consume(&mut readback, p, n, &mut f)?;
         }
         Ok(())
-    }
-
-    /// What a pass of `count` trees reads back: the rows, and the gather's overflow word behind them.
-    fn copy_parts(&self, count: usize) -> [(&wgpu::Buffer, u64, u64); 2] {
-        let rows_bytes = (count * self.ch.num_vertices() as usize * 4) as u64;
-        [(self.rows.buffer(), 0, rows_bytes), (self.overflow.buffer(), 0, 4)]
     }
 
     fn consume(
