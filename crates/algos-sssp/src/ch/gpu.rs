@@ -628,6 +628,19 @@ impl<'a> GpuPhast<'a> {
         Ok(flat.chunks(n.max(1)).take(count).map(<[u32]>::to_vec).collect())
     }
 
+    /// Puts the pinned staging buffers that `passes` streamed passes of `lanes` trees over `n` vertices
+    /// will read through ([`Self::for_each_block`]) into `ctx`'s pool, to be taken from there.
+    /// Allocating pinned host memory is slow (about 0.1 s per 541 MB pass of NY on the H200 host), so a
+    /// caller with other work to do first (preparing the hierarchy) runs this beside it.
+    pub fn prepare_readback(ctx: &GpuContext, n: usize, lanes: usize, passes: usize) {
+        let bytes = (lanes * n * 4 + 4) as u64;
+        let count = passes.min(readback_depth());
+        let taken: Vec<wgpu::Buffer> = (0..count).map(|_| ctx.take_staging(bytes)).collect();
+        for b in taken {
+            ctx.give_staging(b);
+        }
+    }
+
     /// How many passes may be in flight while the caller reads one (at least 2; the default is 2, or
     /// `URBANFLOW_READBACK_DEPTH`): each costs one pinned staging buffer of a pass's rows.
     pub fn set_readback_depth(&mut self, depth: usize) {

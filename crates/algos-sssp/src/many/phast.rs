@@ -21,43 +21,24 @@ pub(super) fn run_phast(
 ) -> Result<(), SsspError> {
     out.method = Method::Phast;
     out.schedule = Schedule::Single;
-    let built;
-    let ch = match opts.hierarchy {
-        Some(ch) => {
-            out.hierarchy = "given".into();
-            if ch.num_vertices() != graph.num_vertices() {
-                return Err(SsspError::InvalidParameter(format!(
-                    "the hierarchy has {} vertices, the graph {}",
-                    ch.num_vertices(),
-                    graph.num_vertices()
-                )));
+    let mut built = None;
+    let ch = std::thread::scope(|scope| {
+        // The GPUs' pinned readback buffers are allocated while the hierarchy is prepared (each takes
+        // about as long as a customisation on NY); the scope ends, so they are ready, before a sweep.
+        #[cfg(feature = "gpu")]
+        if opts.hierarchy.is_none() {
+            let n = graph.num_vertices() as usize;
+            let pass = gpus.iter().map(|ctx| gpu_pass(ctx, n)).min().unwrap_or(64);
+            // Each device's share of the passes, rounded up (the ring allocates no more than it uses).
+            let passes = sources.len().div_ceil(pass).div_ceil(gpus.len().max(1));
+            for &ctx in gpus {
+                scope.spawn(move || crate::ch::gpu::GpuPhast::prepare_readback(ctx, n, pass, passes));
             }
-            ch
         }
-        None => {
-            // A customisable hierarchy, CPU or GPU: its order comes from the cache folder when this
-            // graph was prepared before, else is built on all cores (NY on the 16-core host: 0.77-0.81
-            // s, against 9.8-13.2 s for a contraction on one thread). On the CPU it sweeps about as
-            // fast as a contraction (NY, 16 threads: 3,633 vs 4,246 trees/s); on a GPU its deeper DAG
-            // sweeps slower than a contraction's, which pays only past hundreds of thousands of
-            // sources (docs/benchmarks.md "Many sources on the CCH").
-            let t = std::time::Instant::now();
-            let (cch, used) = crate::cch::Cch::build_cached(graph)?;
-            // (`cch::perfect::thin_downward` halves the downward arcs but took longer than it saved
-            // here: docs/benchmarks.md "GPU PHAST: sources per pass".)
-            built = cch.customise(graph.weights())?;
-            out.preprocess_s = t.elapsed().as_secs_f64();
-            out.hierarchy = match used {
-                crate::cch::CacheUse::Loaded(p) => format!("cch, order loaded from {}", p.display()),
-                crate::cch::CacheUse::Built(p) => format!("cch, built (order saved to {})", p.display()),
-                crate::cch::CacheUse::Rebuilt(_, why) => {
-                    format!("cch, rebuilt (the saved order was refused: {why})")
-                }
-                crate::cch::CacheUse::Uncached(why) => format!("cch, built ({why})"),
-            };
-            &built
-        }
-    };
+        #[cfg(not(feature = "gpu"))]
+        let _ = scope;
+        hierarchy(graph, opts, out, &mut built)
+    })?;
     match gpus {
         #[cfg(not(feature = "gpu"))]
         [ctx, ..] => {
@@ -97,6 +78,52 @@ pub(super) fn run_phast(
         }
     }
     Ok(())
+}
+
+/// The hierarchy of a PHAST run: the given one (checked), else a customisable one, its order from the
+/// cache folder or built (timed in `out.preprocess_s`), kept in `built`.
+fn hierarchy<'h>(
+    graph: &Csr<u32>,
+    opts: &ManyOptions<'h>,
+    out: &mut ManyStats,
+    built: &'h mut Option<crate::ch::ContractionHierarchy>,
+) -> Result<&'h crate::ch::ContractionHierarchy, SsspError> {
+    match opts.hierarchy {
+        Some(ch) => {
+            out.hierarchy = "given".into();
+            if ch.num_vertices() != graph.num_vertices() {
+                return Err(SsspError::InvalidParameter(format!(
+                    "the hierarchy has {} vertices, the graph {}",
+                    ch.num_vertices(),
+                    graph.num_vertices()
+                )));
+            }
+            Ok(ch)
+        }
+        None => {
+            // A customisable hierarchy, CPU or GPU: its order comes from the cache folder when this
+            // graph was prepared before, else is built on all cores (NY on the 16-core host: 0.77-0.81
+            // s, against 9.8-13.2 s for a contraction on one thread). On the CPU it sweeps about as
+            // fast as a contraction (NY, 16 threads: 3,633 vs 4,246 trees/s); on a GPU its deeper DAG
+            // sweeps slower than a contraction's, which pays only past hundreds of thousands of
+            // sources (docs/benchmarks.md "Many sources on the CCH").
+            let t = std::time::Instant::now();
+            let (cch, used) = crate::cch::Cch::build_cached(graph)?;
+            // (`cch::perfect::thin_downward` halves the downward arcs but took longer than it saved
+            // here: docs/benchmarks.md "GPU PHAST: sources per pass".)
+            let customised = cch.customise(graph.weights())?;
+            out.preprocess_s = t.elapsed().as_secs_f64();
+            out.hierarchy = match used {
+                crate::cch::CacheUse::Loaded(p) => format!("cch, order loaded from {}", p.display()),
+                crate::cch::CacheUse::Built(p) => format!("cch, built (order saved to {})", p.display()),
+                crate::cch::CacheUse::Rebuilt(_, why) => {
+                    format!("cch, rebuilt (the saved order was refused: {why})")
+                }
+                crate::cch::CacheUse::Uncached(why) => format!("cch, built ({why})"),
+            };
+            Ok(built.insert(customised))
+        }
+    }
 }
 
 /// Bytes of labels a GPU PHAST pass may hold: passes of `k` sources keep `n · k` u32 labels (and as
