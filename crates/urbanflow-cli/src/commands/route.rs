@@ -512,9 +512,9 @@ fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
 
 /// Why --matrix runs on the CPU unless told otherwise (the measurement behind the choice).
 const MATRIX_WHY: &str = "the buckets on all cores, the choice that is never slower: --backend gpu computes the \
-     same matrix as a min-plus product on a GPU, measured on an H100 host 1.3-1.7x faster end to end from 10,000 x 10,000 \
-     (its kernel 28x the buckets, the 400 MB readback the bound) but 2.5x slower at 1,000 x 1,000 and 1.4x slower at \
-     1,000 x 10,000 (device setup); docs/benchmarks.md";
+     same matrix as a min-plus product on a GPU, measured on an H200 host 1.7-2.1x faster for the whole command at \
+     10,000 x 10,000 (the result back at 14 GB/s) but 1.4-1.7x slower at 1,000 x 1,000 (the device's start); \
+     docs/benchmarks.md";
 
 /// --out: `origin,destination,distance` rows in the file's ids, the distance empty where unreachable.
 fn write_matrix(
