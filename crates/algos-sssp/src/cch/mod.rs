@@ -541,47 +541,30 @@ impl Unpacking<'_> {
         self.unpack_slots(&[slot], out);
     }
 
-    /// [`Self::unpack_slot`] for consecutive slots of a path. The path is unpacked in rounds: each
-    /// round replaces every shortcut of the sequence by its two halves, in place. A depth-first walk
-    /// waits for each witness in turn (a dependent cache miss per shortcut: ~1,400 for a 682-arc NY
-    /// route); the witnesses of one round are independent loads the processor overlaps.
+    /// [`Self::unpack_slot`] for consecutive slots of a path, one work stack for all of them.
     pub fn unpack_slots(&self, slots: &[usize], out: &mut Vec<u32>) {
-        // An input arc already found, in the sequence beside slots still to expand (slots are below
-        // 2^33, input arcs below 2^32).
-        const FOUND: u64 = 1 << 62;
-        let mut seq: Vec<u64> = slots.iter().map(|&s| s as u64).collect();
-        let mut next = Vec::with_capacity(4 * seq.len());
-        loop {
-            let mut expanded = false;
-            next.clear();
-            for &item in &seq {
-                if item & FOUND != 0 {
-                    next.push(item);
-                    continue;
-                }
-                let why = self.witness[item as usize];
+        let mut stack = Vec::with_capacity(64);
+        for &slot in slots {
+            stack.push(slot);
+            while let Some(slot) = stack.pop() {
+                let why = self.witness[slot];
                 if why == NONE {
                     continue; // never on a finite path
                 }
                 if why & TRIANGLE == 0 {
-                    next.push(FOUND | why);
+                    out.push(why as u32);
                     continue;
                 }
-                // Edge {x, y} via v, e1 = {v, x}, e2 = {v, y}: up is x → v → y, down is y → v → x.
                 let (e1, e2) = triangle_edges(why);
-                if item % 2 == 0 {
-                    next.extend([2 * e1 as u64 + 1, 2 * e2 as u64]);
+                // Edge {x, y} via v, e1 = {v, x}, e2 = {v, y}: up is x → v → y, down is y → v → x. Pushed
+                // last half first.
+                if slot % 2 == 0 {
+                    stack.extend([2 * e2, 2 * e1 + 1]);
                 } else {
-                    next.extend([2 * e2 as u64 + 1, 2 * e1 as u64]);
+                    stack.extend([2 * e1, 2 * e2 + 1]);
                 }
-                expanded = true;
-            }
-            std::mem::swap(&mut seq, &mut next);
-            if !expanded {
-                break;
             }
         }
-        out.extend(seq.iter().map(|&x| (x & !FOUND) as u32));
     }
 
     /// Input-arc loads of the hierarchy-slot loads `slot_loads` (`2 · edges` long, consumed): each
