@@ -124,22 +124,18 @@ impl CchQuery {
             return Ok(None);
         };
         let mut arcs = Vec::new();
+        let parent = ch.elimination_tree.as_deref().expect("checked in new");
+        let mut walk = Vec::new();
         // s up to the meeting rank: the forward arcs, collected from the top and reversed.
         let mut slots = Vec::new();
-        let mut x = meet;
-        while self.forward_arc[x as usize] != NO_ARC {
-            let f = self.forward_arc[x as usize];
-            slots.push(2 * f as usize);
-            x = lower_end(ch, f);
-        }
+        for_each_arc_down(ch, parent, ch.rank[s as usize], meet, &self.forward_arc, &mut walk, |f| {
+            slots.push(2 * f as usize)
+        });
         slots.reverse();
         // The meeting rank down to t: the backward arcs, in path order.
-        let mut x = meet;
-        while self.backward_arc[x as usize] != NO_ARC {
-            let f = self.backward_arc[x as usize];
-            slots.push(2 * f as usize + 1);
-            x = lower_end(ch, f);
-        }
+        for_each_arc_down(ch, parent, ch.rank[t as usize], meet, &self.backward_arc, &mut walk, |f| {
+            slots.push(2 * f as usize + 1)
+        });
         unpacking.unpack_slots(&slots, &mut arcs);
         self.reset(ch, s, t);
         Ok(Some((d, arcs)))
@@ -405,8 +401,41 @@ fn walk(csr: &graph_core::Csr<u32>, parent: &[u32], start: u32, dist: &mut [u32]
     }
 }
 
-/// The lower end (rank) of hierarchy edge `f`: the rank whose arc range holds it.
-fn lower_end(ch: &ContractionHierarchy, f: u32) -> u32 {
+/// The arcs of one search's path from the meeting rank `meet` down to `start`, top first: `arc[x]` is
+/// the hierarchy edge that reached `x`, and its lower end is the highest rank below `x` on `start`'s
+/// elimination-tree walk whose arc range holds it. The walk's ranks and their offsets were all just read
+/// by the search (in cache), where a binary search over every rank's offsets missed the cache at each
+/// of its ~18 steps, for each arc of the path (most of a NY path query's unpacking time).
+fn for_each_arc_down(
+    ch: &ContractionHierarchy,
+    parent: &[u32],
+    start: u32,
+    meet: u32,
+    arc: &[u32],
+    walk: &mut Vec<u32>,
+    mut f: impl FnMut(u32),
+) {
+    walk.clear();
+    let mut x = start;
+    while x != meet && x != u32::MAX {
+        walk.push(x);
+        x = parent[x as usize];
+    }
     let offsets = ch.up.offsets();
-    (offsets.partition_point(|&o| o <= f) - 1) as u32
+    let mut x = meet;
+    let mut below = walk.len();
+    while arc[x as usize] != NO_ARC {
+        let e = arc[x as usize];
+        f(e);
+        // Ranks on the walk increase upward, so the lower ends of the path's arcs come in the walk's
+        // order, top down: one pointer down the walk finds them all.
+        loop {
+            below -= 1;
+            let z = walk[below];
+            if offsets[z as usize] <= e && e < offsets[z as usize + 1] {
+                x = z;
+                break;
+            }
+        }
+    }
 }
