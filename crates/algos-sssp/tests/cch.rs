@@ -420,6 +420,7 @@ fn point_to_point_errors_like_dijkstra() {
     assert_eq!(lq.distance(&lch, 0, 1).unwrap(), Some(u32::MAX - 2));
     assert!(matches!(CchQuery::matrix(&lch, &[0], &[2]), Err(SsspError::WeightOverflow { .. })));
     // The GPU's product too, in any block of a pipelined readback (blocks of one row here).
+    #[cfg(feature = "gpu")]
     {
         use algos_sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu_blocks};
         let walks = Walks::new(&lch, &[1, 0, 1, 1], &[2, 1]).unwrap();
