@@ -204,6 +204,12 @@ fn readback_depth() -> usize {
     std::env::var("URBANFLOW_READBACK_DEPTH").ok().and_then(|v| v.parse().ok()).unwrap_or(2).clamp(2, 8)
 }
 
+/// Bytes one streamed pass of `lanes` trees over `n` vertices reads back: the rows, then the gather's
+/// overflow word (the size of each staging buffer, prepared ahead or taken by the ring).
+fn pass_readback_bytes(n: usize, lanes: usize) -> u64 {
+    (lanes * n * 4 + 4) as u64
+}
+
 impl<'a> GpuPhast<'a> {
     /// Uploads the downward DAG of `ch` in level order, with labels for `k` trees per pass.
     pub fn new(ctx: &'a GpuContext, ch: &'a ContractionHierarchy, k: u32) -> Result<Self, SsspError> {
@@ -633,7 +639,7 @@ impl<'a> GpuPhast<'a> {
     /// Allocating pinned host memory is slow (about 0.1 s per 541 MB pass of NY on the H200 host), so a
     /// caller with other work to do first (preparing the hierarchy) runs this beside it.
     pub fn prepare_readback(ctx: &GpuContext, n: usize, lanes: usize, passes: usize) {
-        let bytes = (lanes * n * 4 + 4) as u64;
+        let bytes = pass_readback_bytes(n, lanes);
         let count = passes.min(readback_depth());
         let taken: Vec<wgpu::Buffer> = (0..count).map(|_| ctx.take_staging(bytes)).collect();
         for b in taken {
@@ -676,7 +682,7 @@ impl<'a> GpuPhast<'a> {
         let depth = self.readback_depth;
         let mut readback = ReadbackRing::new(self.ctx, "PHAST rows")
             .with_depth(depth)
-            .with_capacity((self.k as usize * n * 4 + 4) as u64);
+            .with_capacity(pass_readback_bytes(n, self.k as usize));
         // (first source, its sources, copy under way) of the passes being read back, oldest first.
         let mut pending: std::collections::VecDeque<(usize, Vec<u32>, PendingReadback)> =
             std::collections::VecDeque::with_capacity(depth);
