@@ -105,6 +105,104 @@ impl Class<'_> {
     fn fixed_dot(&self, v: &[f64]) -> f64 {
         (0..v.len()).filter(|&a| !self.banned[a]).map(|a| self.fixed[a] * v[a]).sum()
     }
+
+    /// What the class pays over the network's cost per link: its fixed cost, infinite where banned.
+    fn extra(&self) -> Vec<f64> {
+        self.fixed.iter().zip(&self.banned).map(|(&f, &b)| if b { f64::INFINITY } else { f }).collect()
+    }
+}
+
+/// Checks every class against `net` (PCE, fixed costs, banned links).
+fn validate<'c>(net: &Network, classes: &'c [UserClass]) -> Result<Vec<Class<'c>>, TapError> {
+    let invalid = |msg: String| Err(TapError::InvalidOption(msg));
+    if classes.is_empty() {
+        return invalid("a multi-class assignment needs at least one class".into());
+    }
+    let m = net.num_links();
+    let mut checked = Vec::with_capacity(classes.len());
+    for c in classes {
+        if !(c.pce.is_finite() && c.pce > 0.0) {
+            return invalid(format!("class {}: PCE {} (expected a positive number)", c.name, c.pce));
+        }
+        let fixed = if c.fixed_cost.is_empty() { vec![0.0; m] } else { c.fixed_cost.clone() };
+        if fixed.len() != m || fixed.iter().any(|f| !f.is_finite() || *f < 0.0) {
+            return invalid(format!(
+                "class {}: expected {m} finite, non-negative fixed costs, got {} values",
+                c.name,
+                c.fixed_cost.len()
+            ));
+        }
+        let mut banned = vec![false; m];
+        for &a in &c.banned {
+            match banned.get_mut(a as usize) {
+                Some(b) => *b = true,
+                None => return invalid(format!("class {}: banned link {a} is not a link (0..{m})", c.name)),
+            }
+        }
+        checked.push(Class { spec: c, fixed, banned });
+    }
+    Ok(checked)
+}
+
+/// The classes checked, as a bush equilibrium measures them.
+pub(crate) fn measured_classes<'c>(
+    net: &Network,
+    classes: &'c [UserClass],
+) -> Result<Vec<MeasuredClass<'c>>, TapError> {
+    Ok(validate(net, classes)?
+        .iter()
+        .map(|c| MeasuredClass {
+            name: c.spec.name.clone(),
+            pce: c.spec.pce,
+            extra: c.extra(),
+            demand: &c.spec.demand,
+        })
+        .collect())
+}
+
+/// One class as a bush equilibrium measures it: PCE, extra cost per link (network order; empty for
+/// none) and demand.
+pub(crate) struct MeasuredClass<'d> {
+    pub(crate) name: String,
+    pub(crate) pce: f64,
+    pub(crate) extra: Vec<f64>,
+    pub(crate) demand: &'d Demand,
+}
+
+impl<'d> MeasuredClass<'d> {
+    /// Vehicles of weight 1 on the network's costs.
+    pub(crate) fn plain(demand: &'d Demand) -> Self {
+        Self { name: "all".into(), pce: 1.0, extra: Vec::new(), demand }
+    }
+
+    /// The bush solver's view of this class.
+    pub(crate) fn bush_class(&self, topo: &crate::bush::Topology) -> crate::bush::BushClass {
+        crate::bush::BushClass::new(topo, &self.name, self.pce, &self.extra)
+    }
+}
+
+/// The classes' shortest-path total in PCE-weighted cost, `Σ_k pce_k Σ_od g^k_od κ^k_od`, at the
+/// network's link costs `base` (each class adding its extra); `y` is scratch.
+pub(crate) fn classes_sptt(
+    net: &Network,
+    g: &SearchGraph,
+    classes: &[MeasuredClass],
+    base: &[f64],
+    y: &mut [f64],
+) -> Result<f64, TapError> {
+    let mut sptt = 0.0;
+    let mut class_cost = Vec::new();
+    for c in classes {
+        let costs = if c.extra.is_empty() {
+            base
+        } else {
+            class_cost.clear();
+            class_cost.extend(base.iter().zip(&c.extra).map(|(b, e)| b + e));
+            &class_cost[..]
+        };
+        sptt += c.pce * all_or_nothing(net, g, c.demand, costs, y)?;
+    }
+    Ok(sptt)
 }
 
 /// User equilibrium of several classes by the Frank–Wolfe family on the CPU (see the module
@@ -142,17 +240,14 @@ pub fn assign_classes_with_progress(
 ) -> Result<MultiAssignment, TapError> {
     let start = Instant::now();
     let invalid = |msg: String| Err(TapError::InvalidOption(msg));
-    if classes.is_empty() {
-        return invalid("a multi-class assignment needs at least one class".into());
-    }
-    if opts.algorithm == Algorithm::AlgorithmB
-        || opts.objective != Objective::UserEquilibrium
+    let checked = validate(net, classes)?;
+    if opts.objective != Objective::UserEquilibrium
         || opts.warm_start.is_some()
         || !opts.select_links.is_empty()
         || matches!(opts.backend, gpu_runtime::Backend::Gpu(_))
     {
         return invalid(
-            "multi-class assignment: user equilibrium by msa, fw, cfw or bfw on the CPU, from a cold start, \
+            "multi-class assignment: user equilibrium by msa, fw, cfw, bfw or b on the CPU, from a cold start, \
              without select-link"
                 .into(),
         );
@@ -161,29 +256,10 @@ pub fn assign_classes_with_progress(
     if stop.relative_gap.is_nan() || stop.relative_gap < 0.0 || stop.max_iterations == 0 {
         return invalid("the stop rule needs a gap target ≥ 0 and at least one iteration".into());
     }
-    let m = net.num_links();
-    let mut checked = Vec::with_capacity(classes.len());
-    for c in classes {
-        if !(c.pce.is_finite() && c.pce > 0.0) {
-            return invalid(format!("class {}: PCE {} (expected a positive number)", c.name, c.pce));
-        }
-        let fixed = if c.fixed_cost.is_empty() { vec![0.0; m] } else { c.fixed_cost.clone() };
-        if fixed.len() != m || fixed.iter().any(|f| !f.is_finite() || *f < 0.0) {
-            return invalid(format!(
-                "class {}: expected {m} finite, non-negative fixed costs, got {} values",
-                c.name,
-                c.fixed_cost.len()
-            ));
-        }
-        let mut banned = vec![false; m];
-        for &a in &c.banned {
-            match banned.get_mut(a as usize) {
-                Some(b) => *b = true,
-                None => return invalid(format!("class {}: banned link {a} is not a link (0..{m})", c.name)),
-            }
-        }
-        checked.push(Class { spec: c, fixed, banned });
+    if opts.algorithm == Algorithm::AlgorithmB {
+        return assign_classes_b(net, &checked, opts, start, progress);
     }
+    let m = net.num_links();
     let g = SearchGraph::new(net, !opts.allow_zone_transit);
     // Trees: f64 Dijkstra per origin, or PHAST on one hierarchy all classes share (customised per
     // group of equal costs), by the same rule as one class.
@@ -347,6 +423,67 @@ pub fn assign_classes_with_progress(
                 vehicles: xs[k * m..(k + 1) * m].iter().map(|v| v / c.spec.pce).collect(),
                 costs,
             }
+        })
+        .collect();
+    Ok(MultiAssignment {
+        pce_flows: x,
+        costs: base,
+        classes,
+        history: monitor.history,
+        converged: monitor.converged,
+    })
+}
+
+/// Algorithm B with one set of bushes per class (see [`crate::bush`]), measured as the Frank–Wolfe family
+/// is.
+fn assign_classes_b(
+    net: &Network,
+    checked: &[Class],
+    opts: &AssignOptions,
+    start: Instant,
+    mut progress: impl FnMut(&IterationLog),
+) -> Result<MultiAssignment, TapError> {
+    if !net.vdf().is_separable() {
+        return Err(TapError::InvalidOption(
+            "Algorithm B needs separable link costs (use bfw for this network's costs)".into(),
+        ));
+    }
+    let measured: Vec<MeasuredClass> = checked
+        .iter()
+        .map(|c| MeasuredClass {
+            name: c.spec.name.clone(),
+            pce: c.spec.pce,
+            extra: c.extra(),
+            demand: &c.spec.demand,
+        })
+        .collect();
+    let topo = crate::bush::Topology::new(net);
+    let bush_classes: Vec<_> = measured.iter().map(|c| (c.bush_class(&topo), c.demand)).collect();
+    let mut solver = crate::bush::BushSolver::new(net, &bush_classes, opts.allow_zone_transit)?;
+    // The classes' flows are read off the bushes at the end: they must hold the flows measured last.
+    let g = SearchGraph::new(net, !opts.allow_zone_transit);
+    let total_pce: f64 = checked.iter().map(|c| c.spec.pce * c.spec.demand.total()).sum();
+    let mut monitor = Monitor::new(start, opts.stop, total_pce, opts.cancel);
+    let x = solver.run(
+        net,
+        |m, y| {
+            let sptt = monitor.all_or_nothing(|| classes_sptt(net, &g, &measured, &m.cost, y))?;
+            let tstt = dot(&m.cost, &m.x) + m.class_extra;
+            let objective = net.beckmann(&m.x) + m.class_extra;
+            Ok(monitor.record(tstt, tstt, sptt, objective, 0.0, true, &mut progress))
+        },
+        crate::bush::Overlap::MeasureThenIterate,
+    )?;
+    let m = net.num_links();
+    let mut base = vec![0.0; m];
+    net.costs(&x, &mut base);
+    let classes = checked
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let mut costs = vec![0.0; m];
+            c.costs(&base, &mut costs);
+            ClassFlows { name: c.spec.name.clone(), vehicles: solver.class_flows(k), costs }
         })
         .collect();
     Ok(MultiAssignment {

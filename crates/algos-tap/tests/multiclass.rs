@@ -144,7 +144,7 @@ fn bad_classes_are_refused() {
     assert!(bad(&[UserClass { fixed_cost: vec![1.0; 3], ..UserClass::new("x", demand.clone()) }], &o));
     assert!(bad(
         &[UserClass::new("x", demand.clone())],
-        &AssignOptions { algorithm: Algorithm::AlgorithmB, ..AssignOptions::default() }
+        &AssignOptions { objective: algos_tap::Objective::SystemOptimum, ..AssignOptions::default() }
     ));
     // Banning both links out of zone 1 leaves its trips no route: an error naming the class and the
     // pair, from either kind of trees (on the hierarchy such a pair saturates; the f64 trees name it).
@@ -154,6 +154,68 @@ fn bad_classes_are_refused() {
             assign_classes(&net, &[cut], &AssignOptions { trees, ..o.clone() }).unwrap_err().to_string();
         assert!(err.contains("class stuck") && err.contains("no path (first: 1 → 2)"), "{trees:?}: {err}");
     }
+}
+
+#[test]
+fn algorithm_b_with_one_class_is_the_single_class_solver() {
+    let (net, demand) = sioux_falls(CostFactors::default());
+    let o = opts(Algorithm::AlgorithmB, 1e-10);
+    let single = assign(&net, &demand, &o).unwrap();
+    let one = assign_classes(&net, &[UserClass::new("all", demand.clone())], &o).unwrap();
+    assert_eq!(one.pce_flows, single.flows);
+    assert_eq!(one.classes[0].vehicles, single.flows);
+    assert_eq!(one.history.len(), single.history.len());
+    // Half the vehicles at PCE 2: the same PCE flows (to rounding in the vehicle thresholds).
+    let r = assign_classes(&net, &[UserClass::new("big", demand.scaled(0.5)).with_pce(2.0)], &o).unwrap();
+    for (a, (x, y)) in r.pce_flows.iter().zip(&single.flows).enumerate() {
+        assert!((x - y).abs() <= 1e-6 * y.max(1.0), "link {a}: {x} vs {y}");
+        assert!((r.classes[0].vehicles[a] * 2.0 - x).abs() <= 1e-9 * x.max(1.0));
+    }
+}
+
+#[test]
+fn algorithm_b_cars_and_trucks_match_bfw_and_reach_tight_gaps() {
+    let (net, demand) = sioux_falls(CostFactors::default());
+    let banned = vec![20u32, 45];
+    let trucks = UserClass { banned: banned.clone(), ..UserClass::new("trucks", demand.scaled(0.1)) }
+        .with_pce(2.5)
+        .with_factors(&net, 0.0, 0.3);
+    let classes = [UserClass::new("cars", demand.scaled(0.9)), trucks];
+    let b = assign_classes(&net, &classes, &opts(Algorithm::AlgorithmB, 1e-11)).unwrap();
+    assert!(b.converged, "gap {}", b.history.last().unwrap().relative_gap);
+    let bfw = assign_classes(&net, &classes, &opts(Algorithm::BiconjugateFw, 1e-6)).unwrap();
+    let max = bfw.pce_flows.iter().cloned().fold(0.0, f64::max);
+    for (a, (x, y)) in b.pce_flows.iter().zip(&bfw.pce_flows).enumerate() {
+        assert!((x - y).abs() <= 2e-3 * max, "link {a}: B {x} vs BFW {y}");
+    }
+    // The same objective (unique at equilibrium), B's the lower.
+    let (zb, zf) = (b.history.last().unwrap().objective, bfw.history.last().unwrap().objective);
+    assert!(zb <= zf && zf - zb <= 1e-6 * zf, "{zb} vs {zf}");
+    for &a in &banned {
+        assert_eq!(b.classes[1].vehicles[a as usize], 0.0);
+    }
+    for a in 0..net.num_links() {
+        let sum = b.classes[0].vehicles[a] + 2.5 * b.classes[1].vehicles[a];
+        assert!((sum - b.pce_flows[a]).abs() <= 1e-9 * b.pce_flows[a].max(1.0));
+    }
+    // Each class at its own costs: its flows cost no more than its shortest paths, to 1e-9.
+    for (c, d) in b.classes.iter().zip([demand.scaled(0.9), demand.scaled(0.1)]) {
+        let cost_of_flows: f64 =
+            c.vehicles.iter().zip(&c.costs).filter(|(v, _)| **v > 0.0).map(|(v, k)| v * k).sum();
+        let mut shortest = 0.0;
+        for (o, dd, f) in d.pairs() {
+            let route = shortest_path(&net, &c.costs, o, dd).unwrap();
+            shortest += f * route.iter().map(|&a| c.costs[a]).sum::<f64>();
+        }
+        let gap = (cost_of_flows - shortest) / cost_of_flows;
+        assert!((-1e-12..1e-9).contains(&gap), "{}: gap {gap}", c.name);
+    }
+    // A class with no route it may use is named.
+    let cut = UserClass { banned: vec![0, 1], ..UserClass::new("stuck", demand.scaled(0.1)) };
+    let err = assign_classes(&net, &[classes[0].clone(), cut], &opts(Algorithm::AlgorithmB, 1e-6))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("class stuck"), "{err}");
 }
 
 #[test]

@@ -42,6 +42,8 @@ const NONE: u32 = u32::MAX;
 /// the bush's shortest paths, which are never dropped. Memory is O(bush links), not O(network links).
 pub(crate) struct Bush {
     root: u32,
+    /// Its class ([`BushSolver::classes`]): what its links cost and how much a vehicle weighs.
+    class: u32,
     /// The bush's nodes in topological order, the root first.
     nodes: Vec<u32>,
     /// The links entering `nodes[p]` are entries `first[p]..first[p + 1]` of the arrays below.
@@ -216,6 +218,46 @@ impl LinkState {
     }
 }
 
+/// One class of travellers as its bushes see it (several user classes: [`crate::multiclass`]): a class
+/// routes on the network's cost plus its own extra cost per link, and each of its vehicles adds `pce` to
+/// the links' flows. Bush flows are in vehicles of their class; [`LinkState::x`] is in PCE units.
+pub(crate) struct BushClass {
+    /// Its name, for errors.
+    name: String,
+    /// Passenger-car equivalent of one vehicle.
+    pub(crate) pce: f64,
+    /// Extra cost per internal link (the class's fixed costs; `f64::INFINITY` on a link it may not use);
+    /// empty for none. Kept apart from the shared [`LinkState::cost`] so that a flow shift updates one
+    /// cost per link for all classes.
+    extra: Vec<f64>,
+}
+
+impl BushClass {
+    /// Vehicles of weight 1 that pay the network's costs only (one-class assignment).
+    pub(crate) fn plain() -> Self {
+        Self { name: "all".into(), pce: 1.0, extra: Vec::new() }
+    }
+
+    /// A class with this PCE and extra cost per link in the network's order (empty for none).
+    pub(crate) fn new(topo: &Topology, name: &str, pce: f64, extra: &[f64]) -> Self {
+        let extra = if extra.iter().all(|&c| c == 0.0) { Vec::new() } else { topo.to_internal_order(extra) };
+        Self { name: name.into(), pce, extra }
+    }
+
+    /// `Σ_a extra_a v_a` over this class's vehicle flows `v` (internal order, zero where unused).
+    fn extra_cost(&self, bush: &Bush) -> f64 {
+        if self.extra.is_empty() {
+            return 0.0;
+        }
+        bush.link
+            .iter()
+            .zip(&bush.flow)
+            .filter(|(_, f)| **f > 0.0)
+            .map(|(&a, f)| self.extra[a as usize] * f)
+            .sum()
+    }
+}
+
 impl Bush {
     /// A bush holding the shortest-path tree of `root` at the current costs, with the origin's demand
     /// loaded on it. `pred` (network link ids) and `settle_order` (the root first) come from a Dijkstra
@@ -223,7 +265,7 @@ impl Bush {
     pub(crate) fn from_tree(
         net: &Network,
         topo: &Topology,
-        index: usize,
+        (class, index): (u32, usize),
         root: u32,
         pred: &[u32],
         settle_order: &[u32],
@@ -237,6 +279,7 @@ impl Bush {
         }
         let mut bush = Self {
             root,
+            class,
             nodes: settle_order.to_vec(),
             first: (0..=k as u32).map(|p| p.saturating_sub(1)).collect(),
             link: Vec::with_capacity(k - 1),
@@ -272,10 +315,11 @@ impl Bush {
         std::mem::swap(&mut self.flow, &mut s.flow);
     }
 
-    /// Adds this bush's flow per internal link to `x`.
-    pub(crate) fn add_flows(&self, x: &mut [f64]) {
+    /// Adds this bush's flow per internal link, times `weight` (the class's PCE, or 1 for vehicles), to
+    /// `x`.
+    pub(crate) fn add_flows(&self, weight: f64, x: &mut [f64]) {
         for (&a, &f) in self.link.iter().zip(&self.flow) {
-            x[a as usize] += f;
+            x[a as usize] += weight * f;
         }
     }
 
@@ -285,8 +329,19 @@ impl Bush {
         self.first[p] as usize..self.first[p + 1] as usize
     }
 
-    /// Shortest and longest (all links, used links) labels per position, in topological order.
-    fn label(&self, state: &LinkState, s: &mut Scratch) {
+    /// Shortest and longest (all links, used links) labels per position, in topological order, at its
+    /// class's costs.
+    fn label(&self, state: &LinkState, class: &BushClass, s: &mut Scratch) {
+        // Two copies of the loop: the one-class case keeps its single load per link.
+        if class.extra.is_empty() {
+            self.label_at(|a| state.cost[a], s);
+        } else {
+            self.label_at(|a| state.cost[a] + class.extra[a], s);
+        }
+    }
+
+    #[inline(always)]
+    fn label_at(&self, cost: impl Fn(usize) -> f64, s: &mut Scratch) {
         s.labels[0] = Labels { shortest: 0.0, longest_all: 0.0, longest_used: 0.0 };
         s.sp_pred[0] = NONE;
         s.lp_pred[0] = NONE;
@@ -295,7 +350,7 @@ impl Bush {
                 (f64::INFINITY, NONE, f64::NEG_INFINITY, f64::NEG_INFINITY, NONE);
             for e in self.entering(p) {
                 let tl = s.labels[self.tail_pos[e] as usize];
-                let c = state.cost[self.link[e] as usize];
+                let c = cost(self.link[e] as usize);
                 let d = tl.shortest + c;
                 if d < sp {
                     sp = d;
@@ -315,8 +370,15 @@ impl Bush {
 
     /// Drops unused links off the shortest tree and adds shortcuts that keep the bush acyclic.
     /// Returns the number of links added.
-    fn update(&mut self, net: &Network, topo: &Topology, state: &LinkState, s: &mut Scratch) -> usize {
-        self.label(state, s);
+    fn update(
+        &mut self,
+        net: &Network,
+        topo: &Topology,
+        state: &LinkState,
+        class: &BushClass,
+        s: &mut Scratch,
+    ) -> usize {
+        self.label(state, class, s);
         for (p, &v) in self.nodes.iter().enumerate() {
             s.pos[v as usize] = p as u32;
         }
@@ -344,7 +406,8 @@ impl Bush {
                     continue;
                 }
                 let li = s.labels[pi as usize];
-                let improves = li.shortest + state.cost[a] < lv.shortest * (1.0 - 1e-14);
+                let cost = state.cost[a] + class.extra.get(a).copied().unwrap_or(0.0);
+                let improves = li.shortest + cost < lv.shortest * (1.0 - 1e-14);
                 if improves && li.longest_all < lv.longest_all {
                     s.link.push(a as u32);
                     s.tail_pos.push(pi);
@@ -417,8 +480,20 @@ impl Bush {
 
     /// One pass of Newton flow shifts from longest used to shortest paths. Returns the largest cost
     /// difference met (a convergence hint).
-    pub(crate) fn shift(&mut self, net: &Network, state: &mut LinkState, s: &mut Scratch) -> f64 {
-        self.label(state, s);
+    ///
+    /// With a class, the costs compared are the class's (the shared cost plus its extra, which moving
+    /// flow does not change), the derivatives are `pce` times the shared ones (a vehicle moved changes
+    /// the links' PCE flow by `pce`), and the step is in vehicles.
+    pub(crate) fn shift(
+        &mut self,
+        net: &Network,
+        state: &mut LinkState,
+        class: &BushClass,
+        s: &mut Scratch,
+    ) -> f64 {
+        self.label(state, class, s);
+        let extra = |l: usize| class.extra.get(l).copied().unwrap_or(0.0);
+        let pce = class.pce;
         let mut worst: f64 = 0.0;
         for j in (1..self.nodes.len()).rev() {
             let (spe, lpe) = (s.sp_pred[j], s.lp_pred[j]);
@@ -440,7 +515,7 @@ impl Bush {
             while v != divergence {
                 let e = s.sp_pred[v] as usize;
                 let l = self.link[e] as usize;
-                cs += state.cost[l];
+                cs += state.cost[l] + extra(l);
                 ds += state.deriv[l];
                 v = self.tail_pos[e] as usize;
             }
@@ -448,7 +523,7 @@ impl Bush {
             while v != divergence {
                 let e = s.lp_pred[v] as usize;
                 let l = self.link[e] as usize;
-                cl += state.cost[l];
+                cl += state.cost[l] + extra(l);
                 dl += state.deriv[l];
                 cap = cap.min(self.flow[e]);
                 v = self.tail_pos[e] as usize;
@@ -458,13 +533,15 @@ impl Bush {
                 continue;
             }
             worst = worst.max(diff);
-            let delta = if ds + dl > 0.0 { (diff / (ds + dl)).min(cap) } else { cap };
+            let curvature = pce * (ds + dl);
+            let delta = if curvature > 0.0 { (diff / curvature).min(cap) } else { cap };
+            let moved = pce * delta;
             let mut v = j;
             while v != divergence {
                 let e = s.lp_pred[v] as usize;
                 let l = self.link[e] as usize;
                 self.flow[e] = if self.flow[e] - delta <= FLOW_EPS { 0.0 } else { self.flow[e] - delta };
-                state.x[l] = (state.x[l] - delta).max(0.0);
+                state.x[l] = (state.x[l] - moved).max(0.0);
                 state.refresh(net, l);
                 v = self.tail_pos[e] as usize;
             }
@@ -473,7 +550,7 @@ impl Bush {
                 let e = s.sp_pred[v] as usize;
                 let l = self.link[e] as usize;
                 self.flow[e] += delta;
-                state.x[l] += delta;
+                state.x[l] += moved;
                 state.refresh(net, l);
                 v = self.tail_pos[e] as usize;
             }
@@ -496,10 +573,21 @@ pub(crate) fn solve(
     net: &Network,
     demand: &Demand,
     allow_zone_transit: bool,
-    measure: impl FnMut(&[f64], &[f64], &mut Vec<f64>) -> Result<bool, crate::error::TapError>,
+    measure: impl FnMut(&Measured, &mut Vec<f64>) -> Result<bool, crate::error::TapError>,
 ) -> Result<Vec<f64>, crate::error::TapError> {
-    let mut solver = BushSolver::new(net, demand, allow_zone_transit)?;
+    let mut solver = BushSolver::new(net, &[(BushClass::plain(), demand)], allow_zone_transit)?;
     solver.run(net, measure, Overlap::MeasureWhileIterating)
+}
+
+/// What an iteration's measurement sees (network link order).
+pub(crate) struct Measured {
+    /// Total link flows, in PCE units.
+    pub(crate) x: Vec<f64>,
+    /// The network's link costs at those flows (without class extras).
+    pub(crate) cost: Vec<f64>,
+    /// `Σ_k pce_k Σ_a extra^k_a v^k_a`: what the classes' extra costs add to the total cost (0 with one
+    /// plain class), so that the total cost is `cost · x + class_extra`.
+    pub(crate) class_extra: f64,
 }
 
 /// Whether an iteration runs while the previous one's flows are measured.
@@ -516,22 +604,79 @@ pub(crate) enum Overlap {
 /// Algorithm B's state between solves: one bush per origin and the link costs at their flows.
 pub(crate) struct BushSolver {
     pub(crate) topo: Topology,
+    /// The bushes of every class, class after class, each class's in its demand's origin order.
     pub(crate) bushes: Vec<Bush>,
+    pub(crate) classes: Vec<BushClass>,
+    /// Where each class's bushes start in `bushes` (one more entry than classes).
+    pub(crate) class_starts: Vec<usize>,
     pub(crate) state: LinkState,
     scratch: Scratch,
 }
 
 impl BushSolver {
-    /// Bushes from the free-flow shortest-path trees, with `demand` loaded on them.
-    pub(crate) fn new(net: &Network, demand: &Demand, allow_zone_transit: bool) -> Result<Self, TapError> {
+    /// Bushes from the free-flow shortest-path trees (at each class's costs), with each class's demand
+    /// loaded on them.
+    pub(crate) fn new(
+        net: &Network,
+        classes: &[(BushClass, &Demand)],
+        allow_zone_transit: bool,
+    ) -> Result<Self, TapError> {
         let g = crate::aon::SearchGraph::new(net, !allow_zone_transit);
         let topo = Topology::new(net);
         let m = net.num_links();
         let mut free = vec![0.0; m];
         net.costs(&vec![0.0; m], &mut free);
-        let bushes = initial_bushes(net, &g, &topo, demand, &free)?;
-        let state = LinkState::new(net, &topo, total_flows(&bushes, m));
-        Ok(Self { topo, bushes, state, scratch: Scratch::new(net.num_nodes(), m) })
+        let mut bushes = Vec::new();
+        let mut class_starts = vec![0];
+        for (k, (class, demand)) in classes.iter().enumerate() {
+            let costs = if class.extra.is_empty() {
+                free.clone()
+            } else {
+                let extra = topo.to_network_order(&class.extra);
+                free.iter().zip(extra).map(|(c, e)| c + e).collect()
+            };
+            let class_bushes =
+                initial_bushes(net, &g, &topo, k as u32, demand, &costs).map_err(|e| match e {
+                    // Another class may reach it: say which one cannot (a ban, usually).
+                    TapError::DemandUnreachable { .. } if classes.len() > 1 => TapError::InvalidOption(
+                        format!("class {}: {e}, over the links this class may use", class.name),
+                    ),
+                    e => e,
+                })?;
+            bushes.extend(class_bushes);
+            class_starts.push(bushes.len());
+        }
+        let classes: Vec<BushClass> = classes
+            .iter()
+            .map(|(c, _)| BushClass { name: c.name.clone(), pce: c.pce, extra: c.extra.clone() })
+            .collect();
+        let state = LinkState::new(net, &topo, total_flows(&bushes, &classes, m));
+        Ok(Self { topo, bushes, classes, class_starts, state, scratch: Scratch::new(net.num_nodes(), m) })
+    }
+
+    /// Class `k`'s bushes.
+    pub(crate) fn class_bushes(&self, k: usize) -> &[Bush] {
+        &self.bushes[self.class_starts[k]..self.class_starts[k + 1]]
+    }
+
+    /// Class `k`'s vehicle flows per link, in the network's order.
+    pub(crate) fn class_flows(&self, k: usize) -> Vec<f64> {
+        let mut v = vec![0.0; self.state.x.len()];
+        for b in self.class_bushes(k) {
+            b.add_flows(1.0, &mut v);
+        }
+        self.topo.to_network_order(&v)
+    }
+
+    /// `Σ_k pce_k Σ_a extra^k_a v^k_a` ([`Measured::class_extra`]).
+    fn class_extra(&self) -> f64 {
+        self.bushes
+            .iter()
+            .map(|b| {
+                let class = &self.classes[b.class as usize];
+                class.pce * class.extra_cost(b)
+            })
+            .sum()
     }
 
     /// Iterates until `measure` (given the flows and costs in network order, and scratch space) says
@@ -539,19 +684,23 @@ impl BushSolver {
     pub(crate) fn run(
         &mut self,
         net: &Network,
-        mut measure: impl FnMut(&[f64], &[f64], &mut Vec<f64>) -> Result<bool, TapError>,
+        mut measure: impl FnMut(&Measured, &mut Vec<f64>) -> Result<bool, TapError>,
         overlap: Overlap,
     ) -> Result<Vec<f64>, TapError> {
         let mut y = vec![0.0; self.state.x.len()];
         let abort = AtomicBool::new(false);
-        let Self { topo, bushes, state, scratch } = self;
         loop {
-            let (x, cost) = (topo.to_network_order(&state.x), topo.to_network_order(&state.cost));
+            let measured = Measured {
+                x: self.topo.to_network_order(&self.state.x),
+                cost: self.topo.to_network_order(&self.state.cost),
+                class_extra: self.class_extra(),
+            };
+            let Self { topo, bushes, classes, state, scratch, .. } = self;
             if overlap == Overlap::MeasureThenIterate {
-                if measure(&x, &cost, &mut y)? {
-                    return Ok(x);
+                if measure(&measured, &mut y)? {
+                    return Ok(measured.x);
                 }
-                iterate(net, topo, bushes, state, scratch, &abort);
+                iterate(net, topo, bushes, classes, state, scratch, &abort);
                 continue;
             }
             // The gap of these flows is measured (on the other threads) while the next iteration runs on
@@ -561,21 +710,22 @@ impl BushSolver {
             abort.store(false, Ordering::Relaxed);
             let mut stop = Ok(false);
             rayon::in_place_scope(|scope| {
-                scope.spawn(|_| iterate(net, topo, bushes, state, scratch, &abort));
-                stop = measure(&x, &cost, &mut y);
+                scope.spawn(|_| iterate(net, topo, bushes, classes, state, scratch, &abort));
+                stop = measure(&measured, &mut y);
                 if !matches!(stop, Ok(false)) {
                     abort.store(true, Ordering::Relaxed);
                 }
             });
             if stop? {
-                return Ok(x);
+                return Ok(measured.x);
             }
         }
     }
 
     /// Recomputes the link state from the bushes' flows (after they were changed from outside).
     pub(crate) fn refresh(&mut self, net: &Network) {
-        self.state = LinkState::new(net, &self.topo, total_flows(&self.bushes, self.state.x.len()));
+        self.state =
+            LinkState::new(net, &self.topo, total_flows(&self.bushes, &self.classes, self.state.x.len()));
     }
 }
 
@@ -585,6 +735,7 @@ fn iterate(
     net: &Network,
     topo: &Topology,
     bushes: &mut [Bush],
+    classes: &[BushClass],
     state: &mut LinkState,
     scratch: &mut Scratch,
     abort: &AtomicBool,
@@ -597,7 +748,7 @@ fn iterate(
         || Scratch::new(n, m),
         |s, bush| {
             if !abort.load(Ordering::Relaxed) {
-                bush.update(net, topo, shared, s);
+                bush.update(net, topo, shared, &classes[bush.class as usize], s);
             }
         },
     );
@@ -606,7 +757,7 @@ fn iterate(
             return;
         }
         for _ in 0..SHIFT_PASSES {
-            if bush.shift(net, state, scratch) == 0.0 {
+            if bush.shift(net, state, &classes[bush.class as usize], scratch) == 0.0 {
                 break;
             }
         }
@@ -617,27 +768,28 @@ fn iterate(
             if abort.load(Ordering::Relaxed) {
                 return;
             }
-            bush.shift(net, state, scratch);
+            bush.shift(net, state, &classes[bush.class as usize], scratch);
         }
     }
     // Re-add the bushes' flows so rounding in the incremental updates never accumulates.
-    *state = LinkState::new(net, topo, total_flows(bushes, state.x.len()));
+    *state = LinkState::new(net, topo, total_flows(bushes, classes, state.x.len()));
 }
 
-/// The bushes' flows added per internal link, in bush order.
-fn total_flows(bushes: &[Bush], m: usize) -> Vec<f64> {
+/// The bushes' flows in PCE units added per internal link, in bush order.
+fn total_flows(bushes: &[Bush], classes: &[BushClass], m: usize) -> Vec<f64> {
     let mut x = vec![0.0; m];
     for b in bushes {
-        b.add_flows(&mut x);
+        b.add_flows(classes[b.class as usize].pce, &mut x);
     }
     x
 }
 
-/// One bush per demand origin from its full shortest-path tree at `costs` (in parallel).
+/// One bush of `class` per demand origin from its full shortest-path tree at `costs` (in parallel).
 pub(crate) fn initial_bushes(
     net: &Network,
     g: &SearchGraph,
     topo: &Topology,
+    class: u32,
     demand: &Demand,
     costs: &[f64],
 ) -> Result<Vec<Bush>, TapError> {
@@ -653,7 +805,7 @@ pub(crate) fn initial_bushes(
                 let missing = dests.iter().zip(flows).find(|(d, _)| ws.dist[**d as usize].is_infinite());
                 let bush = match missing {
                     Some((&d, &f)) => Err((origin, d, f)),
-                    None => Ok(Bush::from_tree(net, topo, i, origin, ws.pred(), &ws.order, demand)),
+                    None => Ok(Bush::from_tree(net, topo, (class, i), origin, ws.pred(), &ws.order, demand)),
                 };
                 ws.reset();
                 bush

@@ -91,13 +91,19 @@ impl Bush {
 }
 
 impl BushSolver {
-    /// For every OD pair of `demand` (in [`Demand::pairs`] order), the mean of `link_cost` (network
-    /// link order) over the pair's routes, weighted by the routes' flows.
-    pub(crate) fn od_mean_costs(&self, net: &Network, demand: &Demand, link_cost: &[f64]) -> Vec<f64> {
+    /// For every OD pair of class `class`'s `demand` (in [`Demand::pairs`] order), the mean of
+    /// `link_cost` (network link order) over the pair's routes, weighted by the routes' flows.
+    pub(crate) fn od_mean_costs(
+        &self,
+        net: &Network,
+        class: usize,
+        demand: &Demand,
+        link_cost: &[f64],
+    ) -> Vec<f64> {
         let cost = self.topo.to_internal_order(link_cost);
         let n = net.num_nodes();
         let per_origin: Vec<Vec<f64>> = self
-            .bushes
+            .class_bushes(class)
             .par_iter()
             .enumerate()
             .map_init(
@@ -115,17 +121,23 @@ impl BushSolver {
         per_origin.concat()
     }
 
-    /// The link flows (network order) of `values` per OD pair of `demand` (in [`Demand::pairs`]
-    /// order) sent along the bushes' current routes in their current shares: with the pairs' demand
-    /// changes, the derivative of the link flows along that change.
-    pub(crate) fn route_flows(&self, net: &Network, demand: &Demand, values: &[f64]) -> Vec<f64> {
+    /// The link flows (network order) of `values` per OD pair of class `class`'s `demand` (in
+    /// [`Demand::pairs`] order) sent along the class's current routes in their current shares: with
+    /// the pairs' demand changes, the derivative of the class's link flows (vehicles) along that change.
+    pub(crate) fn route_flows(
+        &self,
+        net: &Network,
+        class: usize,
+        demand: &Demand,
+        values: &[f64],
+    ) -> Vec<f64> {
         let n = net.num_nodes();
         let m = net.num_links();
         let starts = row_starts(demand);
         // Bushes in fixed chunks, each summed in order, the chunks then added in order: the same sums
         // whatever the thread count or the scheduling.
         let chunks: Vec<Vec<f64>> = self
-            .bushes
+            .class_bushes(class)
             .par_chunks(SUM_CHUNK)
             .enumerate()
             .map(|(c, chunk)| {
@@ -152,15 +164,17 @@ impl BushSolver {
         self.topo.to_network_order(&total)
     }
 
-    /// Puts `demand` (the same pairs as the bushes were built for, other flows) on the bushes along
-    /// their current routes in their current shares: the warm start of an equilibrium after the
-    /// demand changed.
-    pub(crate) fn reload(&mut self, net: &Network, demand: &Demand) {
+    /// Puts `demands` (one per class, the same pairs as its bushes were built for, other flows) on the
+    /// bushes along their current routes in their current shares: the warm start of an equilibrium
+    /// after the demand changed.
+    pub(crate) fn reload(&mut self, net: &Network, demands: &[&Demand]) {
         let n = net.num_nodes();
+        let starts = &self.class_starts;
         self.bushes.par_iter_mut().enumerate().for_each_init(
             || (vec![NONE; n], Vec::new(), Vec::new()),
-            |(pos, node_flow, link_flow), (i, bush)| {
-                let (dests, flows) = demand.from_origin(i);
+            |(pos, node_flow, link_flow), (b, bush)| {
+                let class = bush.class as usize;
+                let (dests, flows) = demands[class].from_origin(b - starts[class]);
                 bush.mark_positions(pos);
                 bush.at_destinations(pos, dests, flows, node_flow);
                 bush.clear_positions(pos);

@@ -4,10 +4,11 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use crate::aon::{SearchGraph, all_or_nothing};
+use crate::aon::SearchGraph;
 use crate::bush::{BushSolver, Overlap};
 use crate::demand::Demand;
 use crate::error::TapError;
+use crate::multiclass::{MeasuredClass, UserClass, classes_sptt};
 use crate::network::Network;
 use crate::solve::{Monitor, Stop};
 use crate::vector::dot;
@@ -45,10 +46,18 @@ pub struct Solved {
 /// ```
 pub struct EquilibriumRoutes {
     solver: BushSolver,
-    /// The demand first solved: its pairs index the bushes.
-    pairs: Demand,
+    /// Per class: its name, PCE, extra cost per link (network order; empty for none) and the demand
+    /// first solved, whose pairs index its bushes.
+    classes: Vec<RouteClass>,
     graph: SearchGraph,
     flows: Vec<f64>,
+}
+
+struct RouteClass {
+    name: String,
+    pce: f64,
+    extra: Vec<f64>,
+    pairs: Demand,
 }
 
 impl EquilibriumRoutes {
@@ -60,23 +69,75 @@ impl EquilibriumRoutes {
         allow_zone_transit: bool,
         cancel: Option<&AtomicBool>,
     ) -> Result<(Self, Solved), TapError> {
+        Self::solve_measured(net, vec![MeasuredClass::plain(demand)], stop, allow_zone_transit, cancel)
+    }
+
+    /// Solves the equilibrium of several user classes (their own demand, PCE, fixed costs and banned
+    /// links, sharing the congestion: [`crate::multiclass`]) by Algorithm B, one set of bushes per class,
+    /// until `stop`. [`Self::flows`] are then in PCE units; [`Self::class_flows`] gives each class's
+    /// vehicles.
+    ///
+    /// ```
+    /// use urbanflow::tap::odme::EquilibriumRoutes;
+    /// use urbanflow::tap::multiclass::UserClass;
+    /// use urbanflow::tap::{CostFactors, Demand, Link, Network, Stop};
+    /// // Two parallel roads: t1 = 10 + x/100, t2 = 20. Trucks (PCE 2) may not use road 1.
+    /// let road = |t0, b| Link { from: 0, to: 1, capacity: 1000.0, length: 0.0, free_flow_time: t0, b, power: 1.0, toll: 0.0 };
+    /// let net = Network::new(2, &[road(10.0, 1.0), road(20.0, 0.0)], 0, CostFactors::default()).unwrap();
+    /// let cars = UserClass::new("cars", Demand::from_pairs(&net, [(0, 1, 3000.0)]).unwrap());
+    /// let trucks = UserClass { banned: vec![0], ..UserClass::new("trucks", Demand::from_pairs(&net, [(0, 1, 100.0)]).unwrap()) }.with_pce(2.0);
+    /// let stop = Stop { relative_gap: 1e-12, ..Stop::default() };
+    /// let (routes, _) = EquilibriumRoutes::solve_classes(&net, &[cars, trucks], stop, false, None).unwrap();
+    /// assert_eq!(routes.class_flows(1), vec![0.0, 100.0]);
+    /// // Cars fill road 1 until it costs 20: 1000 cars, the other 2000 on road 2 beside 200 PCE of trucks.
+    /// assert!((routes.flows()[0] - 1000.0).abs() < 1e-6 && (routes.flows()[1] - 2200.0).abs() < 1e-6);
+    /// ```
+    pub fn solve_classes(
+        net: &Network,
+        classes: &[UserClass],
+        stop: Stop,
+        allow_zone_transit: bool,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(Self, Solved), TapError> {
+        let measured = crate::multiclass::measured_classes(net, classes)?;
+        Self::solve_measured(net, measured, stop, allow_zone_transit, cancel)
+    }
+
+    fn solve_measured(
+        net: &Network,
+        classes: Vec<MeasuredClass>,
+        stop: Stop,
+        allow_zone_transit: bool,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(Self, Solved), TapError> {
         if !net.vdf().is_separable() {
             return Err(TapError::InvalidOption(
                 "route proportions need separable link costs (Algorithm B)".into(),
             ));
         }
+        let topo = crate::bush::Topology::new(net);
+        let bush_classes: Vec<_> = classes.iter().map(|c| (c.bush_class(&topo), c.demand)).collect();
         let mut routes = Self {
-            solver: BushSolver::new(net, demand, allow_zone_transit)?,
-            pairs: demand.clone(),
+            solver: BushSolver::new(net, &bush_classes, allow_zone_transit)?,
+            classes: classes
+                .iter()
+                .map(|c| RouteClass {
+                    name: c.name.clone(),
+                    pce: c.pce,
+                    extra: c.extra.clone(),
+                    pairs: c.demand.clone(),
+                })
+                .collect(),
             graph: SearchGraph::new(net, !allow_zone_transit),
             flows: Vec::new(),
         };
-        let solved = routes.equilibrate(net, demand, stop, cancel)?;
+        let demands: Vec<Demand> = routes.classes.iter().map(|c| c.pairs.clone()).collect();
+        let solved = routes.equilibrate(net, &demands, stop, cancel)?;
         Ok((routes, solved))
     }
 
     /// Puts `demand` — the pairs of the demand first solved, with other flows — on the current routes
-    /// in their current shares, then solves its equilibrium from there until `stop`.
+    /// in their current shares, then solves its equilibrium from there until `stop` (one class).
     pub fn resolve(
         &mut self,
         net: &Network,
@@ -84,51 +145,124 @@ impl EquilibriumRoutes {
         stop: Stop,
         cancel: Option<&AtomicBool>,
     ) -> Result<Solved, TapError> {
-        if !demand.same_pairs(&self.pairs) {
-            return Err(TapError::InvalidOption(
-                "a demand with other OD pairs than the one solved: its routes are not these".into(),
-            ));
-        }
-        self.solver.reload(net, demand);
-        self.equilibrate(net, demand, stop, cancel)
+        self.resolve_classes(net, std::slice::from_ref(demand), stop, cancel)
     }
 
-    /// The equilibrium's link flows, in the network's link order.
+    /// [`Self::resolve`] with one demand per class, in the classes' order.
+    pub fn resolve_classes(
+        &mut self,
+        net: &Network,
+        demands: &[Demand],
+        stop: Stop,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Solved, TapError> {
+        if demands.len() != self.classes.len() {
+            return Err(TapError::InvalidOption(format!(
+                "{} demands for {} classes",
+                demands.len(),
+                self.classes.len()
+            )));
+        }
+        for (d, c) in demands.iter().zip(&self.classes) {
+            if !d.same_pairs(&c.pairs) {
+                return Err(TapError::InvalidOption(format!(
+                    "class {}: a demand with other OD pairs than the one solved: its routes are not these",
+                    c.name
+                )));
+            }
+        }
+        let refs: Vec<&Demand> = demands.iter().collect();
+        self.solver.reload(net, &refs);
+        self.equilibrate(net, demands, stop, cancel)
+    }
+
+    /// The equilibrium's link flows, in the network's link order (PCE units: vehicles with one plain
+    /// class).
     pub fn flows(&self) -> &[f64] {
         &self.flows
     }
 
+    /// Number of classes.
+    pub fn num_classes(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Class `class`'s vehicles per link, in the network's link order.
+    pub fn class_flows(&self, class: usize) -> Vec<f64> {
+        self.solver.class_flows(class)
+    }
+
     /// For every OD pair of the demand solved (in [`Demand::pairs`] order), the mean of `link_cost`
     /// (one per link, network order) over the pair's routes, weighted by the routes' flows:
-    /// `Σ_a link_cost_a p_ij^a`.
+    /// `Σ_a link_cost_a p_ij^a` (the first class; [`Self::class_od_mean_costs`] for others).
     pub fn od_mean_costs(&self, net: &Network, link_cost: &[f64]) -> Result<Vec<f64>, TapError> {
+        self.class_od_mean_costs(net, 0, link_cost)
+    }
+
+    /// [`Self::od_mean_costs`] over class `class`'s routes.
+    pub fn class_od_mean_costs(
+        &self,
+        net: &Network,
+        class: usize,
+        link_cost: &[f64],
+    ) -> Result<Vec<f64>, TapError> {
         crate::solve::check_length(link_cost.len(), net.num_links(), "link costs")?;
-        Ok(self.solver.od_mean_costs(net, &self.pairs, link_cost))
+        let c = self.class(class)?;
+        Ok(self.solver.od_mean_costs(net, class, &c.pairs, link_cost))
     }
 
     /// The link flows (network order) of `values` (one per OD pair of the demand solved, in
     /// [`Demand::pairs`] order) along the current routes in their current shares:
-    /// `Σ_ij values_ij p_ij^a`.
+    /// `Σ_ij values_ij p_ij^a` (the first class; [`Self::class_route_flows`] for others).
     pub fn route_flows(&self, net: &Network, values: &[f64]) -> Result<Vec<f64>, TapError> {
-        crate::solve::check_length(values.len(), self.pairs.num_pairs(), "OD values")?;
-        Ok(self.solver.route_flows(net, &self.pairs, values))
+        self.class_route_flows(net, 0, values)
+    }
+
+    /// [`Self::route_flows`] along class `class`'s routes (vehicles of the class).
+    pub fn class_route_flows(
+        &self,
+        net: &Network,
+        class: usize,
+        values: &[f64],
+    ) -> Result<Vec<f64>, TapError> {
+        let c = self.class(class)?;
+        crate::solve::check_length(values.len(), c.pairs.num_pairs(), "OD values")?;
+        Ok(self.solver.route_flows(net, class, &c.pairs, values))
+    }
+
+    fn class(&self, class: usize) -> Result<&RouteClass, TapError> {
+        self.classes.get(class).ok_or_else(|| {
+            TapError::InvalidOption(format!("class {class}: there are {} classes", self.classes.len()))
+        })
     }
 
     fn equilibrate(
         &mut self,
         net: &Network,
-        demand: &Demand,
+        demands: &[Demand],
         stop: Stop,
         cancel: Option<&AtomicBool>,
     ) -> Result<Solved, TapError> {
-        let mut monitor = Monitor::new(Instant::now(), stop, demand.total(), cancel);
+        let total: f64 = demands.iter().zip(&self.classes).map(|(d, c)| c.pce * d.total()).sum();
+        let mut monitor = Monitor::new(Instant::now(), stop, total, cancel);
         let graph = &self.graph;
+        let measured: Vec<MeasuredClass> = demands
+            .iter()
+            .zip(&self.classes)
+            .map(|(d, c)| MeasuredClass {
+                name: c.name.clone(),
+                pce: c.pce,
+                extra: c.extra.clone(),
+                demand: d,
+            })
+            .collect();
         self.flows = self.solver.run(
             net,
-            |x, cost, y| {
-                let sptt = all_or_nothing(net, graph, demand, cost, y)?;
-                let tstt = dot(cost, x);
-                Ok(monitor.record(tstt, tstt, sptt, net.beckmann(x), 0.0, true, &mut |_| {}))
+            |m, y| {
+                let sptt = classes_sptt(net, graph, &measured, &m.cost, y)?;
+                let tstt = dot(&m.cost, &m.x) + m.class_extra;
+                let objective = net.beckmann(&m.x) + m.class_extra;
+                Ok(monitor.record(tstt, tstt, sptt, objective, 0.0, true, &mut |_| {}))
             },
             Overlap::MeasureThenIterate,
         )?;

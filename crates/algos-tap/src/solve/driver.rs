@@ -167,10 +167,10 @@ pub(super) fn assign_b(
     let stop = opts.stop;
     let g = SearchGraph::new(net, !opts.allow_zone_transit);
     let mut monitor = Monitor::new(start, stop, demand.total(), opts.cancel);
-    let flows = crate::bush::solve(net, demand, opts.allow_zone_transit, |x, cost, y| {
-        let sptt = monitor.all_or_nothing(|| all_or_nothing(net, &g, demand, cost, y))?;
-        let tstt = dot(cost, x);
-        Ok(monitor.record(tstt, tstt, sptt, net.beckmann(x), 0.0, true, &mut progress))
+    let flows = crate::bush::solve(net, demand, opts.allow_zone_transit, |m, y| {
+        let sptt = monitor.all_or_nothing(|| all_or_nothing(net, &g, demand, &m.cost, y))?;
+        let tstt = dot(&m.cost, &m.x);
+        Ok(monitor.record(tstt, tstt, sptt, net.beckmann(&m.x), 0.0, true, &mut progress))
     })?;
     let mut costs = vec![0.0; net.num_links()];
     net.costs(&flows, &mut costs);
