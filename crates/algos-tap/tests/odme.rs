@@ -5,7 +5,10 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use algos_tap::odme::{EquilibriumRoutes, LinkCounts, OdmeOptions, estimate_od, perturbed};
+use algos_tap::multiclass::{UserClass, assign_classes};
+use algos_tap::odme::{
+    CountUnits, EquilibriumRoutes, LinkCounts, OdmeOptions, estimate_od, estimate_od_classes, perturbed,
+};
 use algos_tap::{Algorithm, AssignOptions, CostFactors, Demand, Link, Network, Stop, TapError, assign};
 use graph_core::datasets::data_path;
 use graph_core::rng::SplitMix64;
@@ -231,7 +234,12 @@ fn bad_count_files_are_refused_with_file_and_line() {
         ("header.csv", "a,b,c\n1,2,5\n", 1, "no count column"),
         ("nodes.csv", "from,count\n1,5\n", 1, "links named neither"),
         ("number.csv", "link,count\n77,5\n", 2, "expected a link number from 1 to 76"),
-        ("class.csv", "from,to,count,class\n1,2,5,car\n", 1, "multi-class"),
+        (
+            "class.csv",
+            "from,to,count,class\n1,2,5,\n1,2,1,trucks\n1,2,2,trucks\n",
+            4,
+            "counted twice for class trucks (first on line 3)",
+        ),
         (
             "zone.csv",
             "measurement_type,from_node_id,to_node_id,count\nproduction,1,2,5\n",
@@ -319,4 +327,192 @@ fn a_cancelled_estimate_returns_what_it_has() {
     let r = estimate_od(&net, &seed, &counts, &opts, |_| {}).unwrap();
     assert_eq!((r.stopped.as_str(), r.history.len()), ("cancelled", 1));
     assert_eq!(r.demand, seed);
+}
+
+/// Cars, and trucks at PCE 2.5 paying 0.3 per unit of length and banned from links 20 and 45.
+fn cars_and_trucks(net: &Network, cars: Demand, trucks: Demand) -> [UserClass; 2] {
+    let trucks = UserClass { banned: vec![20, 45], ..UserClass::new("trucks", trucks) }
+        .with_pce(2.5)
+        .with_factors(net, 0.0, 0.3);
+    [UserClass::new("cars", cars), trucks]
+}
+
+/// Counts of all vehicles in PCE units on every `every_all`-th link and of trucks (vehicles) on every
+/// `every_truck`-th, made by assigning `classes` to a relative gap of 1e-10.
+fn class_counts_of(net: &Network, classes: &[UserClass], every_all: usize, every_truck: usize) -> LinkCounts {
+    let opts = AssignOptions { algorithm: Algorithm::AlgorithmB, ..Default::default() }.with_gap(1e-10);
+    let r = assign_classes(net, classes, &opts).unwrap();
+    let trucks = &r.classes[1].vehicles;
+    let all = (0..net.num_links()).step_by(every_all).map(|a| (a as u32, r.pce_flows[a], 1.0, None));
+    let by_truck = (0..net.num_links())
+        .step_by(every_truck)
+        .map(|a| (a as u32, trucks[a], 1.0, Some("trucks".to_string())));
+    LinkCounts::by_class(net, all.chain(by_truck)).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// With several classes, each class's gradient is the derivative of the objective along its own
+    /// cells with every class's routes held: counts of all vehicles see every class, counts of trucks
+    /// only trucks (central differences, as for one class).
+    #[test]
+    fn class_gradients_equal_finite_differences_with_routes_held(seed in 0u64..1_000, side in 4u32..6, scale in 5.0f64..20.0) {
+        let (net, demand) = grid_network(side, seed, scale);
+        let classes = [
+            UserClass::new("cars", demand.scaled(0.8)),
+            UserClass::new("trucks", demand.scaled(0.2)).with_pce(2.5).with_factors(&net, 0.0, 0.5),
+        ];
+        let (routes, solved) = EquilibriumRoutes::solve_classes(&net, &classes, tight(), false, None).unwrap();
+        prop_assert!(solved.converged);
+        let vehicles = [routes.class_flows(0), routes.class_flows(1)];
+        let mut rng = SplitMix64::new(seed + 1);
+        let mut rows = Vec::new();
+        for (a, (&cars, &trucks)) in vehicles[0].iter().zip(&vehicles[1]).enumerate() {
+            let noise = 0.7 + 0.6 * rng.unit_f64();
+            let weight = 0.5 + rng.unit_f64();
+            match rng.below(4) {
+                0 => rows.push((a as u32, (cars + trucks) * noise, weight, None)),
+                1 => rows.push((a as u32, trucks * noise, weight, Some("trucks".to_string()))),
+                _ => {}
+            }
+        }
+        let counts = LinkCounts::by_class(&net, rows).unwrap();
+        // Z from each class's vehicles along its held routes.
+        let z = |v: [&[f64]; 2]| -> f64 {
+            (0..counts.len())
+                .map(|i| {
+                    let a = counts.links()[i] as usize;
+                    let flow = if counts.class_of(i).is_some() { v[1][a] } else { v[0][a] + v[1][a] };
+                    0.5 * counts.weights()[i] * (flow - counts.counts()[i]).powi(2)
+                })
+                .sum()
+        };
+        let mut errors = [vec![0.0; net.num_links()], vec![0.0; net.num_links()]];
+        for i in 0..counts.len() {
+            let a = counts.links()[i] as usize;
+            let trucks_only = counts.class_of(i).is_some();
+            let flow = if trucks_only { vehicles[1][a] } else { vehicles[0][a] + vehicles[1][a] };
+            let e = counts.weights()[i] * (flow - counts.counts()[i]);
+            errors[1][a] += e;
+            if !trucks_only {
+                errors[0][a] += e;
+            }
+        }
+        for k in 0..2 {
+            let gradient = routes.class_od_mean_costs(&net, k, &errors[k]).unwrap();
+            let scale_of = gradient.iter().fold(0.0f64, |m, g| m.max(g.abs())).max(1e-12);
+            let g = classes[k].demand.flows().to_vec();
+            let other = routes.class_route_flows(&net, 1 - k, classes[1 - k].demand.flows()).unwrap();
+            for _ in 0..6 {
+                let cell = rng.below(g.len() as u64) as usize;
+                let h = 1e-3 * g[cell];
+                let at = |delta: f64| {
+                    let mut v = g.clone();
+                    v[cell] += delta;
+                    let mine = routes.class_route_flows(&net, k, &v).unwrap();
+                    if k == 0 { z([&mine, &other]) } else { z([&other, &mine]) }
+                };
+                let fd = (at(h) - at(-h)) / (2.0 * h);
+                prop_assert!((fd - gradient[cell]).abs() <= 1e-6 * scale_of, "class {k} pair {cell}: {fd} vs {}", gradient[cell]);
+            }
+        }
+    }
+}
+
+#[test]
+fn one_class_estimates_as_the_single_class_estimate() {
+    let (net, truth) = sioux_falls();
+    let counts = counts_of(&net, &truth, 3);
+    let seed = perturbed(&truth, 0.3, 5).unwrap();
+    let opts = OdmeOptions { outer_iterations: 3, ..Default::default() };
+    let single = estimate_od(&net, &seed, &counts, &opts, |_| {}).unwrap();
+    let classes = estimate_od_classes(&net, &[UserClass::new("all", seed)], &counts, &opts, |_| {}).unwrap();
+    assert_eq!(
+        (&single.demand, &single.flows, &single.counted),
+        (&classes.demand, &classes.flows, &classes.counted)
+    );
+    let fits =
+        |r: &algos_tap::odme::OdmeResult| r.history.iter().map(|h| (h.fit, h.step)).collect::<Vec<_>>();
+    assert_eq!(fits(&single), fits(&classes));
+}
+
+#[test]
+fn true_class_matrices_are_a_fixed_point() {
+    let (net, truth) = sioux_falls();
+    let classes = cars_and_trucks(&net, truth.scaled(0.85), truth.scaled(0.15));
+    let counts = class_counts_of(&net, &classes, 3, 5);
+    let opts = OdmeOptions {
+        outer_iterations: 4,
+        inner: tight(),
+        all_counts: Some(CountUnits::Pce),
+        ..Default::default()
+    };
+    let result = estimate_od_classes(&net, &classes, &counts, &opts, |_| {}).unwrap();
+    for it in &result.history[1..] {
+        assert!(it.min_factor > 1.0 - 1e-6 && it.max_factor < 1.0 + 1e-6, "{it:?}");
+    }
+    for (estimate, class) in result.classes.iter().zip(&classes) {
+        for (g, t) in estimate.demand.flows().iter().zip(class.demand.flows()) {
+            assert!((g - t).abs() <= 1e-6 * t, "{}: {g} vs {t}", class.name);
+        }
+    }
+    assert!(result.last().fit.rmse < 1e-3, "{:?}", result.last().fit);
+}
+
+#[test]
+fn class_counts_of_known_matrices_are_reproduced() {
+    let (net, truth) = sioux_falls();
+    let classes = cars_and_trucks(&net, truth.scaled(0.85), truth.scaled(0.15));
+    let counts = class_counts_of(&net, &classes, 2, 3);
+    let seeds = cars_and_trucks(
+        &net,
+        perturbed(&classes[0].demand, 0.5, 42).unwrap(),
+        perturbed(&classes[1].demand, 0.5, 43).unwrap(),
+    );
+    let opts = OdmeOptions { outer_iterations: 40, all_counts: Some(CountUnits::Pce), ..Default::default() };
+    let result = estimate_od_classes(&net, &seeds, &counts, &opts, |_| {}).unwrap();
+    let (first, last) = (result.history[0].fit, result.last().fit);
+    assert!(last.rmse <= 0.1 * first.rmse, "RMSE {} → {}", first.rmse, last.rmse);
+    for w in result.history.windows(2) {
+        assert!(w[1].fit.objective <= w[0].fit.objective, "objective up: {:?} → {:?}", w[0], w[1]);
+    }
+    assert!(result.reached_target, "{last:?}");
+    // Banned links carry no trucks; counted flows are the classes' vehicles.
+    let trucks = &result.classes[1].vehicles;
+    assert_eq!((trucks[20], trucks[45]), (0.0, 0.0));
+    for c in &result.counted {
+        let a = c.link as usize;
+        let expected = match c.class.as_deref() {
+            Some("trucks") => trucks[a],
+            None => result.classes[0].vehicles[a] + 2.5 * trucks[a],
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(c.flow, expected);
+    }
+}
+
+#[test]
+fn class_counts_need_their_classes() {
+    let (net, truth) = sioux_falls();
+    let counts = LinkCounts::by_class(&net, [(0, 10.0, 1.0, Some("buses".to_string()))]).unwrap();
+    let opts = OdmeOptions::default();
+    let err = estimate_od(&net, &truth, &counts, &opts, |_| {}).unwrap_err();
+    assert!(err.to_string().contains("counts of class buses"), "{err}");
+    let classes = cars_and_trucks(&net, truth.scaled(0.9), truth.scaled(0.1));
+    let err = estimate_od_classes(&net, &classes, &counts, &opts, |_| {}).unwrap_err();
+    assert!(err.to_string().contains("not one of the classes (cars, trucks)"), "{err}");
+    // Counts of all classes beside a class of PCE 2.5: vehicles or PCE units must be said.
+    let all = LinkCounts::new(&net, [(0, 10.0, 1.0)]).unwrap();
+    let err = estimate_od_classes(&net, &classes, &all, &opts, |_| {}).unwrap_err();
+    assert!(err.to_string().contains("say whether they count vehicles or PCE"), "{err}");
+    let both = LinkCounts::read_csv(
+        count_file("classes.csv", "from,to,count,class\n1,2,50,\n1,2,5,trucks\n2,1,7,all\n"),
+        &net,
+    )
+    .unwrap();
+    assert_eq!(
+        (both.len(), both.class_of(0), both.class_of(1), both.class_of(2)),
+        (3, None, Some("trucks"), None)
+    );
 }

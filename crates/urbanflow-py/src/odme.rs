@@ -7,7 +7,9 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use urbanflow::tap::Stop;
-use urbanflow::tap::odme::{LinkCounts, OdmeIteration, OdmeOptions, estimate_od as estimate};
+use urbanflow::tap::odme::{
+    CountUnits, LinkCounts, OdmeIteration, OdmeOptions, estimate_od as estimate, estimate_od_classes,
+};
 
 use crate::errors::Error;
 use crate::run::{Run, report_progress, run_watching};
@@ -21,7 +23,7 @@ enum Counts {
 
 /// Origin–destination matrix estimation (see the Python `estimate_od`); returns a dict of results.
 #[pyfunction]
-#[pyo3(signature = (net, demand, counts, *, outer = 10, inner_gap = 1e-4, max_change = 10.0, target = 0.95, threads = None, progress = None))]
+#[pyo3(signature = (net, demand, counts, *, outer = 10, inner_gap = 1e-4, max_change = 10.0, target = 0.95, threads = None, progress = None, classes = None, all_counts = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn estimate_od<'py>(
     py: Python<'py>,
@@ -34,7 +36,21 @@ pub fn estimate_od<'py>(
     target: f64,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    classes: Option<Bound<'py, PyAny>>,
+    all_counts: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let classes = classes.map(|c| crate::tap::user_classes(py, &c, net, demand)).transpose()?;
+    let by_class = classes.is_some();
+    let all_counts = match all_counts {
+        None => None,
+        Some("vehicles") => Some(CountUnits::Vehicles),
+        Some("pce") => Some(CountUnits::Pce),
+        Some(other) => {
+            return Err(
+                Error::Input(format!("all_counts {other:?}: expected \"vehicles\" or \"pce\"")).into()
+            );
+        }
+    };
     let counts = if let Ok(columns) = counts.cast::<PyDict>() {
         let column = |name: &str| -> PyResult<Option<Vec<f64>>> {
             columns.get_item(name)?.map(|c| c.extract::<Vec<f64>>()).transpose()
@@ -98,41 +114,36 @@ pub fn estimate_od<'py>(
                 target_geh_share: target,
                 // Ctrl-C or a callback's False stops at the end of the outer iteration.
                 cancel: Some(cancel.flag()),
+                all_counts,
                 ..OdmeOptions::default()
             };
             let log = |it: &OdmeIteration| sent.lock().unwrap_or_else(|p| p.into_inner()).push(*it);
-            Ok((estimate(&n, &d, &counts, &opts, log)?, counts))
+            let result = match &classes {
+                Some(classes) => estimate_od_classes(&n, classes, &counts, &opts, log)?,
+                None => estimate(&n, &d, &counts, &opts, log)?,
+            };
+            Ok((result, counts))
         },
         tick,
     )?;
     let rust_net = &net.net;
-    let zones = rust_net.num_zones() as usize;
-    let mut matrix = vec![0.0; zones * zones];
-    let (mut o, mut dd, mut g) = (Vec::new(), Vec::new(), Vec::new());
-    for (origin, destination, flow) in result.demand.pairs() {
-        let (i, j) = (origin as usize, destination as usize);
-        if i >= zones || j >= zones {
-            return Err(Error::Input(format!(
-                "a pair {}→{} between nodes that are not zones (the network declares {zones} zones)",
-                rust_net.node_id(origin),
-                rust_net.node_id(destination)
-            ))
-            .into());
-        }
-        matrix[i * zones + j] = flow;
-        o.push(rust_net.node_id(origin));
-        dd.push(rust_net.node_id(destination));
-        g.push(flow);
-    }
     let out = PyDict::new(py);
-    let matrix = numpy::ndarray::Array2::from_shape_vec((zones, zones), matrix)
-        .map_err(|e| Error::Input(e.to_string()))?;
-    out.set_item("matrix", matrix.into_pyarray(py))?;
-    let pairs = PyDict::new(py);
-    pairs.set_item("origin", o.into_pyarray(py))?;
-    pairs.set_item("destination", dd.into_pyarray(py))?;
-    pairs.set_item("demand", g.into_pyarray(py))?;
+    let (matrix, pairs) = dense(py, rust_net, &result.demand)?;
+    out.set_item("matrix", matrix)?;
     out.set_item("pairs", pairs)?;
+    if by_class {
+        let per_class = PyDict::new(py);
+        for c in &result.classes {
+            let (matrix, pairs) = dense(py, rust_net, &c.demand)?;
+            let entry = PyDict::new(py);
+            entry.set_item("matrix", matrix)?;
+            entry.set_item("pairs", pairs)?;
+            entry.set_item("demand", Demand { demand: Arc::new(c.demand.clone()) }.into_pyobject(py)?)?;
+            entry.set_item("vehicles", c.vehicles.clone().into_pyarray(py))?;
+            per_class.set_item(&c.name, entry)?;
+        }
+        out.set_item("classes", per_class)?;
+    }
     let links = rust_net.links();
     let c = PyDict::new(py);
     c.set_item("link", result.counted.iter().map(|x| x.link + 1).collect::<Vec<u32>>().into_pyarray(py))?;
@@ -154,6 +165,10 @@ pub fn estimate_od<'py>(
             .collect::<Vec<u64>>()
             .into_pyarray(py),
     )?;
+    if result.counted.iter().any(|x| x.class.is_some()) {
+        let names: Vec<&str> = result.counted.iter().map(|x| x.class.as_deref().unwrap_or("")).collect();
+        c.set_item("class", names)?;
+    }
     c.set_item("count", result.counted.iter().map(|x| x.count).collect::<Vec<f64>>().into_pyarray(py))?;
     c.set_item("weight", counts.weights().to_vec().into_pyarray(py))?;
     c.set_item("flow", result.counted.iter().map(|x| x.flow).collect::<Vec<f64>>().into_pyarray(py))?;
@@ -190,4 +205,37 @@ pub fn estimate_od<'py>(
     out.set_item("flows", result.flows.into_pyarray(py))?;
     out.set_item("costs", result.costs.into_pyarray(py))?;
     Ok(out)
+}
+
+/// A demand as a zones × zones array (row = origin zone index) and its pairs' table in node ids.
+fn dense<'py>(
+    py: Python<'py>,
+    rust_net: &urbanflow::tap::Network,
+    demand: &urbanflow::tap::Demand,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let zones = rust_net.num_zones() as usize;
+    let mut matrix = vec![0.0; zones * zones];
+    let (mut o, mut dd, mut g) = (Vec::new(), Vec::new(), Vec::new());
+    for (origin, destination, flow) in demand.pairs() {
+        let (i, j) = (origin as usize, destination as usize);
+        if i >= zones || j >= zones {
+            return Err(Error::Input(format!(
+                "a pair {}→{} between nodes that are not zones (the network declares {zones} zones)",
+                rust_net.node_id(origin),
+                rust_net.node_id(destination)
+            ))
+            .into());
+        }
+        matrix[i * zones + j] = flow;
+        o.push(rust_net.node_id(origin));
+        dd.push(rust_net.node_id(destination));
+        g.push(flow);
+    }
+    let matrix = numpy::ndarray::Array2::from_shape_vec((zones, zones), matrix)
+        .map_err(|e| Error::Input(e.to_string()))?;
+    let pairs = PyDict::new(py);
+    pairs.set_item("origin", o.into_pyarray(py))?;
+    pairs.set_item("destination", dd.into_pyarray(py))?;
+    pairs.set_item("demand", g.into_pyarray(py))?;
+    Ok((matrix.into_pyarray(py).into_any(), pairs))
 }

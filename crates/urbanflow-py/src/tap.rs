@@ -392,7 +392,7 @@ pub fn skims<'py>(
 /// User classes from Python: the path of a class file (`assign --classes` format, shares of `demand`
 /// or trips files), or a list of dicts `{"name", "pce" = 1, "share" = 1 or "demand": Demand,
 /// "toll_factor" = 0, "distance_factor" = 0, "banned": [(from, to), ...] node ids}`.
-fn user_classes(
+pub(crate) fn user_classes(
     py: Python<'_>,
     spec: &Bound<'_, PyAny>,
     net: &Network,

@@ -89,3 +89,51 @@ def test_bad_counts_name_file_and_line(tmp_path):
     assert e.value.line == 3
     with pytest.raises(urbanflow.errors.InvalidInputError, match="count row 0: no link from node 1 to node 24"):
         urbanflow.estimate_od(NET, TRIPS, {"from": [1], "to": [24], "count": [5.0]})
+
+
+CLASSES = DATA / "SiouxFalls_classes.txt"  # cars 0.9 of the trips, trucks 0.1 at PCE 2.5, banned 10-15
+
+
+@pytest.fixture(scope="module")
+def class_counts_csv(tmp_path_factory):
+    """Counts of all vehicles in PCE units on every third link and of trucks on every fourth, made by
+    assigning the class file's classes to 1e-10 (Algorithm B)."""
+    truth = urbanflow.assign(NET, TRIPS, algorithm="b", gap=1e-10, backend="cpu", classes=CLASSES, as_frame=False)
+    links, trucks = truth.links, truth.classes["trucks"]
+    rows = [f"{links['from'][a]},{links['to'][a]},{float(truth.flows[a])!r}," for a in range(0, len(truth.flows), 3)]
+    rows += [f"{links['from'][a]},{links['to'][a]},{float(trucks[a])!r},trucks" for a in range(0, len(trucks), 4)]
+    path = tmp_path_factory.mktemp("odme-classes") / "counts.csv"
+    path.write_text("from,to,count,class\n" + "\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.filterwarnings("ignore:.*GEH < 5")
+def test_classes_equal_the_command_bit_for_bit(tmp_path, class_counts_csv):
+    out = tmp_path / "estimated.tntp"
+    run = subprocess.run(
+        [*command("odme"), "--net", str(NET), "--trips", str(TRIPS), "--counts", str(class_counts_csv), "--classes",
+         str(CLASSES), "--all-counts", "pce", "--outer", "5", "--json", "--out", str(out), "--threads", "2"],
+        capture_output=True, text=True,
+    )
+    assert run.returncode in (0, 2), run.stderr
+    want = json.loads(run.stdout)
+    assert [c["name"] for c in want["classes"]] == ["cars", "trucks"]
+    assert (tmp_path / "estimated_cars.tntp").exists() and (tmp_path / "estimated_trucks.tntp").exists()
+    r = urbanflow.estimate_od(NET, TRIPS, class_counts_csv, classes=CLASSES, all_counts="pce", outer=5, threads=2,
+                              as_frame=False)
+    assert r.history["objective"].tolist() == [h["objective"] for h in want["history"]]
+    assert r.history["rmse"][-1] < 0.5 * r.history["rmse"][0]
+    assert set(r.classes) == {"cars", "trucks"}
+    assert r.classes["trucks"]["demand"].total == pytest.approx(want["classes"][1]["demand"], rel=1e-12)
+    # Trucks never use their banned links; the counted flows follow each count's class.
+    assert list(r.counted["class"][:2]) == ["", ""] and "trucks" in list(r.counted["class"])
+    net = urbanflow.Network.from_tntp(NET)
+    assert r.classes["trucks"]["matrix"].shape == (24, 24)
+    assert r.classes["trucks"]["vehicles"].shape == (net.num_links,)
+
+
+def test_class_counts_need_their_units(class_counts_csv):
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="say whether they count vehicles or PCE"):
+        urbanflow.estimate_od(NET, TRIPS, class_counts_csv, classes=CLASSES)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="counts of class trucks"):
+        urbanflow.estimate_od(NET, TRIPS, class_counts_csv)

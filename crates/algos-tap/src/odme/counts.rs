@@ -19,20 +19,53 @@ use crate::network::Network;
 /// assert_eq!((counts.len(), counts.links()[0], counts.counts()[0]), (1, 1, 350.0));
 /// assert!(LinkCounts::new(&net, [(7, 1.0, 1.0)]).is_err());
 /// ```
+///
+/// A count is of all vehicles, or of one user class's (by the class's name: several classes,
+/// [`super::estimate_od_classes`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinkCounts {
     links: Vec<u32>,
     counts: Vec<f64>,
     weights: Vec<f64>,
+    /// Per count: the index of its class's name in `class_names`, or `None` for all vehicles.
+    classes: Vec<Option<u32>>,
+    class_names: Vec<String>,
 }
 
 impl LinkCounts {
-    /// Counts from `(link, count, weight)`: `link` in the network's link order (0-based), `count` ≥ 0,
-    /// `weight` > 0, each link at most once.
+    /// Counts of all vehicles from `(link, count, weight)`: `link` in the network's link order
+    /// (0-based), `count` ≥ 0, `weight` > 0, each link at most once.
     pub fn new(net: &Network, rows: impl IntoIterator<Item = (u32, f64, f64)>) -> Result<Self, TapError> {
-        let mut counts = Self { links: Vec::new(), counts: Vec::new(), weights: Vec::new() };
-        let mut seen = vec![false; net.num_links()];
-        for (link, count, weight) in rows {
+        Self::by_class(net, rows.into_iter().map(|(a, c, w)| (a, c, w, None)))
+    }
+
+    /// Counts from `(link, count, weight, class)`: [`Self::new`]'s rows, each of all vehicles (`None`)
+    /// or of the class named; each link at most once per class (a count of all vehicles may stand
+    /// beside counts of single classes on the same link).
+    ///
+    /// ```
+    /// use urbanflow::tap::odme::LinkCounts;
+    /// use urbanflow::tap::{CostFactors, Link, Network};
+    /// let road = |from, to| Link { from, to, capacity: 100.0, length: 1.0, free_flow_time: 1.0, b: 0.15, power: 4.0, toll: 0.0 };
+    /// let net = Network::new(2, &[road(0, 1)], 0, CostFactors::default()).unwrap();
+    /// let trucks = Some("trucks".to_string());
+    /// let counts = LinkCounts::by_class(&net, [(0, 350.0, 1.0, None), (0, 40.0, 1.0, trucks.clone())]).unwrap();
+    /// assert_eq!((counts.class_of(0), counts.class_of(1)), (None, Some("trucks")));
+    /// assert!(LinkCounts::by_class(&net, [(0, 40.0, 1.0, trucks.clone()), (0, 41.0, 1.0, trucks)]).is_err());
+    /// ```
+    pub fn by_class(
+        net: &Network,
+        rows: impl IntoIterator<Item = (u32, f64, f64, Option<String>)>,
+    ) -> Result<Self, TapError> {
+        let mut counts = Self {
+            links: Vec::new(),
+            counts: Vec::new(),
+            weights: Vec::new(),
+            classes: Vec::new(),
+            class_names: Vec::new(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        for (link, count, weight, class) in rows {
             let bad = |why: String| Err(TapError::InvalidOption(format!("count on link {link}: {why}")));
             if link as usize >= net.num_links() {
                 return bad(format!("expected a link of the network (0..{})", net.num_links()));
@@ -43,12 +76,23 @@ impl LinkCounts {
             if !(weight > 0.0 && weight.is_finite()) {
                 return bad(format!("weight {weight}: expected a finite weight > 0"));
             }
-            if std::mem::replace(&mut seen[link as usize], true) {
-                return bad("counted twice".into());
+            let class = class.map(|name| match counts.class_names.iter().position(|n| *n == name) {
+                Some(k) => k as u32,
+                None => {
+                    counts.class_names.push(name);
+                    counts.class_names.len() as u32 - 1
+                }
+            });
+            if !seen.insert((link, class)) {
+                return bad(match class {
+                    Some(k) => format!("counted twice for class {}", counts.class_names[k as usize]),
+                    None => "counted twice".into(),
+                });
             }
             counts.links.push(link);
             counts.counts.push(count);
             counts.weights.push(weight);
+            counts.classes.push(class);
         }
         Ok(counts)
     }
@@ -77,14 +121,15 @@ impl LinkCounts {
     /// ids; also `from_node_id,to_node_id` as Path4GMNS writes them, or `a_node,b_node`) or by `link`
     /// (1-based, in the network file's order; `from,to` beside it must then be that link's nodes —
     /// the way to count one of several parallel links); the count is `count` (or `volume`, `flow`); `weight` is
-    /// optional (1 by default). Other columns are ignored, except Path4GMNS's
+    /// optional (1 by default); `class` is optional: a user class's name, or empty (also `all`) for a
+    /// count of all vehicles. Other columns are ignored, except Path4GMNS's
     /// `measurement_type` (only `link` rows are link counts) and `upper_bound_flag` (a count that is an
     /// upper bound is not an observation): rows they mark otherwise are errors, never dropped. `.gz`
     /// and `.xz` files are read compressed.
     ///
     /// Every problem is an error naming the file and line: a link the network does not have (or has
     /// twice between the same nodes, when named by its nodes), a count that is not a number ≥ 0, a
-    /// link counted twice.
+    /// link counted twice (for the same class).
     pub fn read_csv(path: impl AsRef<Path>, net: &Network) -> Result<Self, TapError> {
         let path = path.as_ref();
         let error =
@@ -107,14 +152,7 @@ impl LinkCounts {
         let Some(count) = count else {
             return Err(error(1, format!("no count column (`count`, `volume` or `flow`): {expected}")));
         };
-        if column(&["class"]).is_some() {
-            return Err(error(
-                1,
-                "a `class` column: counts per class need multi-class estimation, which is not implemented \
-                 yet (give one file of all-vehicle counts)"
-                    .into(),
-            ));
-        }
+        let class = column(&["class"]);
         let by_nodes = match (from, to, link) {
             (Some(f), Some(t), _) => Some((f, t)),
             (None, None, Some(_)) => None,
@@ -122,7 +160,7 @@ impl LinkCounts {
         };
         let between = if link.is_none() { links_between(net) } else { HashMap::new() };
         let mut rows = Vec::new();
-        let mut first_line = vec![0u64; net.num_links()];
+        let mut first_line: HashMap<(u32, Option<String>), u64> = HashMap::new();
         for record in reader.records() {
             let record = record.map_err(|e| {
                 let line = e.position().map_or(0, |p| p.line());
@@ -197,25 +235,26 @@ impl LinkCounts {
             if !(w > 0.0 && w.is_finite()) {
                 return Err(error(line, format!("weight {w}: expected a finite weight > 0")));
             }
-            if first_line[a as usize] != 0 {
+            let k = class.map(field).filter(|k| !k.is_empty() && !k.eq_ignore_ascii_case("all"));
+            let k = k.map(str::to_string);
+            if let Some(first) = first_line.insert((a, k.clone()), line) {
                 let l = &net.links()[a as usize];
+                let of = k.as_ref().map_or(String::new(), |k| format!(" for class {k}"));
                 return Err(error(
                     line,
                     format!(
-                        "link {}→{} is counted twice (first on line {})",
+                        "link {}→{} is counted twice{of} (first on line {first})",
                         net.node_id(l.from),
                         net.node_id(l.to),
-                        first_line[a as usize]
                     ),
                 ));
             }
-            first_line[a as usize] = line;
-            rows.push((a, c, w));
+            rows.push((a, c, w, k));
         }
         if rows.is_empty() {
             return Err(error(1, "no counts: expected at least one counted link".into()));
         }
-        Self::new(net, rows)
+        Self::by_class(net, rows)
     }
 
     /// Number of counted links.
@@ -243,10 +282,32 @@ impl LinkCounts {
         &self.weights
     }
 
+    /// The class count `i` counts, or `None` for all vehicles.
+    pub fn class_of(&self, i: usize) -> Option<&str> {
+        self.classes[i].map(|k| self.class_names[k as usize].as_str())
+    }
+
+    /// The classes named by the counts, in order of first appearance.
+    pub fn class_names(&self) -> &[String] {
+        &self.class_names
+    }
+
+    /// Per count, the index of its class's name in [`Self::class_names`] (`None`: all vehicles).
+    pub(crate) fn class_indices(&self) -> &[Option<u32>] {
+        &self.classes
+    }
+
     /// The counts of `flows` (one per network link): what counting these flows would have given, with
     /// these counts' weights — counts made from a known matrix, for tests and synthetic studies.
     pub fn with_counts_of(&self, flows: &[f64]) -> Self {
         Self { counts: self.links.iter().map(|&a| flows[a as usize]).collect(), ..self.clone() }
+    }
+
+    /// [`Self::with_counts_of`] with each count of its own: `counted[i]` is count `i`'s (of all
+    /// vehicles or of its class), e.g. [`super::OdmeResult::counted`]'s flows.
+    pub fn with_counts(&self, counted: &[f64]) -> Result<Self, TapError> {
+        crate::solve::check_length(counted.len(), self.len(), "counted values")?;
+        Ok(Self { counts: counted.to_vec(), ..self.clone() })
     }
 }
 

@@ -41,7 +41,8 @@ pub struct Fit {
 }
 
 impl Fit {
-    /// The fit of `flows` (one per network link) to `counts`.
+    /// The fit of `flows` (one per network link) to `counts`, all of whose counts are of all vehicles
+    /// ([`Self::of_counted`] otherwise).
     ///
     /// ```
     /// use urbanflow::tap::odme::{Fit, LinkCounts};
@@ -54,11 +55,16 @@ impl Fit {
     /// assert!((fit.rmse - 50f64.sqrt()).abs() < 1e-12);
     /// ```
     pub fn of(counts: &LinkCounts, flows: &[f64]) -> Self {
+        let counted: Vec<f64> = counts.links().iter().map(|&a| flows[a as usize]).collect();
+        Self::of_counted(counts, &counted)
+    }
+
+    /// The fit of `counted` (one assigned flow per count, of the vehicles it counts) to `counts`.
+    pub fn of_counted(counts: &LinkCounts, counted: &[f64]) -> Self {
         let n = counts.len().max(1) as f64;
         let mean_count = counts.counts().iter().sum::<f64>() / n;
         let (mut objective, mut squares, mut spread, mut below, mut max_geh) = (0.0, 0.0, 0.0, 0, 0.0f64);
-        for ((&a, &c), &w) in counts.links().iter().zip(counts.counts()).zip(counts.weights()) {
-            let v = flows[a as usize];
+        for ((&v, &c), &w) in counted.iter().zip(counts.counts()).zip(counts.weights()) {
             let e = v - c;
             objective += 0.5 * w * e * e;
             squares += e * e;
@@ -80,27 +86,33 @@ impl Fit {
 }
 
 /// A counted link's count against the estimate's assigned flow.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CountedFlow {
     /// The link, in the network's link order (0-based).
     pub link: u32,
+    /// The class counted, or `None` for all vehicles.
+    pub class: Option<String>,
     /// Its count.
     pub count: f64,
-    /// The flow assigned to it by the estimated matrix.
+    /// The flow assigned to it by the estimated matrix (vehicles of the class counted, or of all
+    /// classes).
     pub flow: f64,
     /// GEH of flow against count.
     pub geh: f64,
 }
 
-/// Writes counted links as CSV: `link,from,to,count,flow,geh` (1-based link number, file ids).
+/// Writes counted links as CSV: `link,from,to,count,flow,geh` (1-based link number, file ids), and a
+/// `class` column after `to` when any count is of one class (empty for all vehicles).
 pub fn write_counted_csv(path: impl AsRef<Path>, net: &Network, counted: &[CountedFlow]) -> io::Result<()> {
     let mut w = create_text(path)?;
-    writeln!(w, "link,from,to,count,flow,geh")?;
+    let by_class = counted.iter().any(|c| c.class.is_some());
+    writeln!(w, "link,from,to,{}count,flow,geh", if by_class { "class," } else { "" })?;
     for c in counted {
         let l = &net.links()[c.link as usize];
+        let class = if by_class { format!("{},", c.class.as_deref().unwrap_or("")) } else { String::new() };
         writeln!(
             w,
-            "{},{},{},{},{},{}",
+            "{},{},{},{class}{},{},{}",
             c.link + 1,
             net.node_id(l.from),
             net.node_id(l.to),

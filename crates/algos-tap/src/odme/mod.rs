@@ -52,6 +52,7 @@ pub use synthetic::perturbed;
 
 use crate::demand::Demand;
 use crate::error::TapError;
+use crate::multiclass::UserClass;
 use crate::network::Network;
 use crate::solve::Stop;
 
@@ -72,6 +73,28 @@ pub struct OdmeOptions<'a> {
     pub allow_zone_transit: bool,
     /// Stops at the end of the outer iteration during which it is set: the estimate so far comes back.
     pub cancel: Option<&'a AtomicBool>,
+    /// With several classes, what a count of all classes counts: vehicles or PCE units. Needed only
+    /// when some class's PCE is not 1 and some count is of all classes (no guess: an error asks for
+    /// it).
+    pub all_counts: Option<CountUnits>,
+}
+
+/// What a count of all classes counts ([`OdmeOptions::all_counts`]); where every PCE is 1 the two
+/// are the same.
+///
+/// The gradient holds the equilibrium's routes, so it takes one more truck as `pce` more units of
+/// flow along the trucks' routes. Counted in PCE units, that is what the congested equilibrium
+/// roughly keeps (as with one class). Counted in vehicles, the equilibrium's own response can have the
+/// other sign — the cars a truck pushes off its route outnumber it — so steps that the gradient
+/// promises lower the objective may raise it, and the estimate can stop early (measured in
+/// docs/odme.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountUnits {
+    /// Vehicles: a truck counts 1 (a loop detector's count).
+    Vehicles,
+    /// Passenger-car units: a truck counts its PCE (counts converted to PCU, as assignments report
+    /// flows).
+    Pce,
 }
 
 impl Default for OdmeOptions<'_> {
@@ -83,6 +106,7 @@ impl Default for OdmeOptions<'_> {
             target_geh_share: 0.95,
             allow_zone_transit: false,
             cancel: None,
+            all_counts: None,
         }
     }
 }
@@ -117,12 +141,26 @@ pub struct OdmeIteration {
     pub gradient_s: f64,
 }
 
+/// One class's estimate ([`estimate_od_classes`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassEstimate {
+    /// The class's name.
+    pub name: String,
+    /// Its estimated matrix (the seed's pairs, other flows).
+    pub demand: Demand,
+    /// Its vehicles per link at the estimate's equilibrium, in the network's link order.
+    pub vehicles: Vec<f64>,
+}
+
 /// The result of an estimation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OdmeResult {
-    /// The estimated matrix (the seed's pairs, other flows).
+    /// The estimated matrix (the seed's pairs, other flows); with several classes, the first class's
+    /// (every class's is in [`Self::classes`]).
     pub demand: Demand,
-    /// Its equilibrium link flows, in the network's link order.
+    /// Every class's estimate, in the classes' order (one for [`estimate_od`]).
+    pub classes: Vec<ClassEstimate>,
+    /// Its equilibrium link flows, in the network's link order (PCE units with several classes).
     pub flows: Vec<f64>,
     /// Link costs at those flows.
     pub costs: Vec<f64>,
@@ -144,69 +182,204 @@ impl OdmeResult {
 }
 
 /// Estimates a matrix from `seed` (whose pairs are the only ones that can carry demand) so that its
-/// equilibrium reproduces `counts`; `progress` is called after every outer iteration (the seed's
-/// included). See the [module](self) for the method and an example.
+/// equilibrium reproduces `counts` (all of all vehicles); `progress` is called after every outer
+/// iteration (the seed's included). See the [module](self) for the method and an example.
 pub fn estimate_od(
     net: &Network,
     seed: &Demand,
     counts: &LinkCounts,
     opts: &OdmeOptions,
+    progress: impl FnMut(&OdmeIteration),
+) -> Result<OdmeResult, TapError> {
+    if let Some(name) = counts.class_names().first() {
+        return Err(TapError::InvalidOption(format!(
+            "counts of class {name}: estimate one matrix per class (estimate_od_classes, `--classes`)"
+        )));
+    }
+    check_options(net, std::slice::from_ref(seed), counts, opts)?;
+    let start = Instant::now();
+    let solved = EquilibriumRoutes::solve(net, seed, opts.inner, opts.allow_zone_transit, opts.cancel)?;
+    let seeds = vec![("all".to_string(), seed.clone())];
+    estimate(net, solved, (seeds, vec![1.0]), vec![None; counts.len()], counts, opts, start, progress)
+}
+
+/// Estimates one matrix per user class (each class's seed in [`UserClass::demand`], its PCE, fixed
+/// costs and bans as in [`crate::multiclass`]) so that the classes' equilibrium reproduces `counts`:
+/// a count of all vehicles against the sum of every class's vehicles on its link, a count of one
+/// class (by name) against that class's. The gradient of each class's cells is the mean of its own
+/// counts' errors over its own routes; one step length moves every class.
+///
+/// ```
+/// use urbanflow::tap::odme::{estimate_od_classes, LinkCounts, OdmeOptions};
+/// use urbanflow::tap::multiclass::{UserClass, assign_classes};
+/// use urbanflow::tap::{AssignOptions, Algorithm, CostFactors, Demand, Network};
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data");
+/// let net = Network::read_tntp(format!("{dir}/SiouxFalls_net.tntp"), CostFactors::default())?;
+/// let trips = Demand::read_tntp(format!("{dir}/SiouxFalls_trips.tntp"), &net)?;
+/// let classes = |cars: f64, trucks: f64| {
+///     [UserClass::new("cars", trips.scaled(cars)), UserClass::new("trucks", trips.scaled(trucks)).with_pce(2.5)]
+/// };
+/// // Counts of all vehicles on every third link and of trucks on every seventh, from a known equilibrium.
+/// let opts = AssignOptions { algorithm: Algorithm::AlgorithmB, ..Default::default() }.with_gap(1e-8);
+/// let truth = assign_classes(&net, &classes(0.9, 0.1), &opts)?;
+/// let all = (0..net.num_links()).step_by(3).map(|a| {
+///     (a as u32, truth.classes[0].vehicles[a] + truth.classes[1].vehicles[a], 1.0, None)
+/// });
+/// let trucks = (0..net.num_links()).step_by(7).map(|a| (a as u32, truth.classes[1].vehicles[a], 1.0, Some("trucks".into())));
+/// let counts = LinkCounts::by_class(&net, all.chain(trucks))?;
+/// // From twice too many trucks and too few cars, the estimate moves towards the counts.
+/// let result = estimate_od_classes(&net, &classes(0.7, 0.2), &counts, &OdmeOptions::default(), |_| {})?;
+/// let (first, last) = (result.history[0].fit, result.last().fit);
+/// assert!(last.rmse < 0.2 * first.rmse, "{} → {}", first.rmse, last.rmse);
+/// assert!(result.classes[1].demand.total() < 0.8 * trips.scaled(0.2).total());
+/// # Ok::<(), urbanflow::tap::TapError>(())
+/// ```
+pub fn estimate_od_classes(
+    net: &Network,
+    classes: &[UserClass],
+    counts: &LinkCounts,
+    opts: &OdmeOptions,
+    progress: impl FnMut(&OdmeIteration),
+) -> Result<OdmeResult, TapError> {
+    let seeds: Vec<Demand> = classes.iter().map(|c| c.demand.clone()).collect();
+    check_options(net, &seeds, counts, opts)?;
+    // Each count's class, as an index into `classes`.
+    let mut by_name = Vec::with_capacity(counts.class_names().len());
+    for name in counts.class_names() {
+        match classes.iter().position(|c| &c.name == name) {
+            Some(k) => by_name.push(k),
+            None => {
+                let known: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+                return Err(TapError::InvalidOption(format!(
+                    "counts of class {name}, which is not one of the classes ({})",
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    let count_class: Vec<Option<usize>> =
+        counts.class_indices().iter().map(|k| k.map(|k| by_name[k as usize])).collect();
+    if opts.all_counts.is_none() && count_class.iter().any(Option::is_none) {
+        if let Some(c) = classes.iter().find(|c| c.pce != 1.0) {
+            return Err(TapError::InvalidOption(format!(
+                "counts of all classes with class {} at PCE {}: say whether they count vehicles or PCE \
+                 units (OdmeOptions::all_counts, `--all-counts vehicles|pce`)",
+                c.name, c.pce
+            )));
+        }
+    }
+    let start = Instant::now();
+    let solved =
+        EquilibriumRoutes::solve_classes(net, classes, opts.inner, opts.allow_zone_transit, opts.cancel)?;
+    let seeds = classes.iter().map(|c| c.name.clone()).zip(seeds).collect();
+    let pces = classes.iter().map(|c| c.pce).collect();
+    estimate(net, solved, (seeds, pces), count_class, counts, opts, start, progress)
+}
+
+/// The estimation from the seeds' equilibrium `routes` (one class per seed, named); `count_class` is
+/// each count's class (an index into `seeds`) or `None` for all vehicles.
+#[allow(clippy::too_many_arguments)]
+fn estimate(
+    net: &Network,
+    (mut routes, mut solved): (EquilibriumRoutes, Solved),
+    (seeds, pces): (Vec<(String, Demand)>, Vec<f64>),
+    count_class: Vec<Option<usize>>,
+    counts: &LinkCounts,
+    opts: &OdmeOptions,
+    start: Instant,
     mut progress: impl FnMut(&OdmeIteration),
 ) -> Result<OdmeResult, TapError> {
-    check_options(net, seed, counts, opts)?;
-    let start = Instant::now();
-    let (mut routes, mut solved) =
-        EquilibriumRoutes::solve(net, seed, opts.inner, opts.allow_zone_transit, opts.cancel)?;
-    let mut demand = seed.clone();
-    let mut fit = Fit::of(counts, routes.flows());
-    let mut history = Vec::new();
-    let mut report = |iteration,
-                      fit,
-                      demand: &Demand,
-                      step,
-                      factors: (f64, f64),
-                      solved: Solved,
-                      (halvings, gradient_s)| {
-        let log = OdmeIteration {
-            iteration,
-            seconds: start.elapsed().as_secs_f64(),
-            fit,
-            total_demand: demand.total(),
-            step,
-            min_factor: factors.0,
-            max_factor: factors.1,
-            inner_iterations: solved.iterations,
-            inner_gap: solved.gap,
-            halvings,
-            gradient_s,
-        };
-        progress(&log);
-        history.push(log);
+    let kc = seeds.len();
+    let (names, mut demands): (Vec<String>, Vec<Demand>) = seeds.into_iter().unzip();
+    // How much one vehicle of class `k` on its link adds to count `i`: 1 for a count of its class, 0 for
+    // another class's, and for a count of all classes 1 (vehicles) or the class's PCE.
+    let share = |i: usize, k: usize| match count_class[i] {
+        Some(c) => f64::from(u8::from(c == k)),
+        None if opts.all_counts == Some(CountUnits::Pce) => pces[k],
+        None => 1.0,
     };
-    report(0, fit, &demand, 0.0, (1.0, 1.0), solved, (0, 0.0));
+    // Each count's assigned flow: its class's vehicles on its link, or all classes'.
+    let counted_flows = |routes: &EquilibriumRoutes| -> (Vec<f64>, Vec<Vec<f64>>) {
+        let vehicles: Vec<Vec<f64>> = (0..kc).map(|k| routes.class_flows(k)).collect();
+        let counted = counts
+            .links()
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| match count_class[i] {
+                Some(k) => vehicles[k][a as usize],
+                None => (1..kc).fold(share(i, 0) * vehicles[0][a as usize], |s, k| {
+                    s + share(i, k) * vehicles[k][a as usize]
+                }),
+            })
+            .collect();
+        (counted, vehicles)
+    };
+    let (mut counted, mut vehicles) = counted_flows(&routes);
+    let mut fit = Fit::of_counted(counts, &counted);
+    let mut history = Vec::new();
+    let total = |demands: &[Demand]| demands.iter().map(Demand::total).sum::<f64>();
+    let mut report =
+        |iteration, fit, total_demand, step, factors: (f64, f64), solved: Solved, (halvings, gradient_s)| {
+            let log = OdmeIteration {
+                iteration,
+                seconds: start.elapsed().as_secs_f64(),
+                fit,
+                total_demand,
+                step,
+                min_factor: factors.0,
+                max_factor: factors.1,
+                inner_iterations: solved.iterations,
+                inner_gap: solved.gap,
+                halvings,
+                gradient_s,
+            };
+            progress(&log);
+            history.push(log);
+        };
+    report(0, fit, total(&demands), 0.0, (1.0, 1.0), solved, (0, 0.0));
     let mut stopped = format!("{} outer iterations done", opts.outer_iterations);
-    // The flows of the last accepted matrix when the routes moved on from it (a rejected step).
-    let mut kept_flows = None;
+    // The flows of the last accepted matrices when the routes moved on from them (a rejected step).
+    let mut kept: Option<(Vec<f64>, Vec<Vec<f64>>)> = None;
     for iteration in 1..=opts.outer_iterations {
         if opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             stopped = "cancelled".into();
             break;
         }
-        // The counts' errors as link costs; the gradient is their mean over each pair's routes.
+        // The counts' errors as link costs of the classes they count; the gradient of a class's cells
+        // is their mean over its routes.
         let passes = Instant::now();
-        let flows = routes.flows();
-        let mut error = vec![0.0; net.num_links()];
-        for ((&a, &c), &w) in counts.links().iter().zip(counts.counts()).zip(counts.weights()) {
-            error[a as usize] = w * (flows[a as usize] - c);
+        let error: Vec<f64> = counted
+            .iter()
+            .zip(counts.counts())
+            .zip(counts.weights())
+            .map(|((v, c), w)| w * (v - c))
+            .collect();
+        let mut gradients = Vec::with_capacity(kc);
+        let mut slopes = vec![0.0; counts.len()];
+        for (k, demand) in demands.iter().enumerate() {
+            let mut link_error = vec![0.0; net.num_links()];
+            for (i, &a) in counts.links().iter().enumerate() {
+                let share = share(i, k);
+                if share != 0.0 {
+                    link_error[a as usize] += share * error[i];
+                }
+            }
+            let gradient = routes.class_od_mean_costs(net, k, &link_error)?;
+            let change: Vec<f64> = demand.flows().iter().zip(&gradient).map(|(g, d)| -g * d).collect();
+            let slope = routes.class_route_flows(net, k, &change)?;
+            for (i, &a) in counts.links().iter().enumerate() {
+                let share = share(i, k);
+                if share != 0.0 {
+                    slopes[i] += share * slope[a as usize];
+                }
+            }
+            gradients.push(gradient);
         }
-        let gradient = routes.od_mean_costs(net, &error)?;
-        let change: Vec<f64> = demand.flows().iter().zip(&gradient).map(|(g, d)| -g * d).collect();
-        let slope = routes.route_flows(net, &change)?;
         // Z(λ) = ½ Σ w (v + λ v' − ĉ)² with the routes held: its minimiser, then the step cap.
         let (mut along, mut curvature) = (0.0, 0.0);
-        for (&a, &w) in counts.links().iter().zip(counts.weights()) {
-            along += error[a as usize] * slope[a as usize];
-            curvature += w * slope[a as usize] * slope[a as usize];
+        for ((e, s), w) in error.iter().zip(&slopes).zip(counts.weights()) {
+            along += e * s;
+            curvature += w * s * s;
         }
         if !(curvature > 0.0 && along < 0.0) {
             stopped = format!(
@@ -215,68 +388,82 @@ pub fn estimate_od(
             );
             break;
         }
-        let cap = step_cap(&gradient, opts.max_change);
+        let cap = gradients.iter().map(|g| step_cap(g, opts.max_change)).fold(f64::INFINITY, f64::min);
         let mut step = (-along / curvature).min(cap);
         // With the routes held the step lowers Z; the re-solved equilibrium may not (its own response,
         // and the inner gap's noise): halve the step until it does, or stop at the last accepted matrix.
-        let accepted = (demand.clone(), routes.flows().to_vec(), fit);
+        let accepted = (demands.clone(), routes.flows().to_vec(), fit, counted.clone(), vehicles.clone());
         let gradient_s = passes.elapsed().as_secs_f64();
         let mut tried = 0;
         loop {
-            let factors: Vec<f64> = gradient.iter().map(|d| 1.0 - step * d).collect();
-            let range = factors.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &f| (lo.min(f), hi.max(f)));
-            let next: Vec<f64> = accepted.0.flows().iter().zip(&factors).map(|(g, f)| g * f).collect();
-            demand = accepted.0.with_flows(next).ok_or_else(|| {
-                TapError::InvalidOption(
-                    "a matrix cell left the positive finite range (a step the cap should forbid)".into(),
-                )
-            })?;
-            solved = routes.resolve(net, &demand, opts.inner, opts.cancel)?;
-            fit = Fit::of(counts, routes.flows());
+            let mut range = (f64::INFINITY, 0.0f64);
+            for (k, gradient) in gradients.iter().enumerate() {
+                let factors: Vec<f64> = gradient.iter().map(|d| 1.0 - step * d).collect();
+                range = factors.iter().fold(range, |(lo, hi), &f| (lo.min(f), hi.max(f)));
+                let next: Vec<f64> = accepted.0[k].flows().iter().zip(&factors).map(|(g, f)| g * f).collect();
+                demands[k] = accepted.0[k].with_flows(next).ok_or_else(|| {
+                    TapError::InvalidOption(
+                        "a matrix cell left the positive finite range (a step the cap should forbid)".into(),
+                    )
+                })?;
+            }
+            solved = routes.resolve_classes(net, &demands, opts.inner, opts.cancel)?;
+            (counted, vehicles) = counted_flows(&routes);
+            fit = Fit::of_counted(counts, &counted);
             if fit.objective <= accepted.2.objective {
-                report(iteration, fit, &demand, step, range, solved, (tried, gradient_s));
+                report(iteration, fit, total(&demands), step, range, solved, (tried, gradient_s));
                 break;
             }
             tried += 1;
             // Cancelled during this re-solve: its flows are not an equilibrium, keep the last matrix.
-            if opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                stopped = "cancelled".into();
-                (demand, kept_flows, fit) = (accepted.0, Some(accepted.1), accepted.2);
-                break;
-            }
-            if tried > MAX_HALVINGS {
-                stopped = format!(
-                    "the objective rose after every step tried in outer iteration {iteration} (the last {}): \
-                     the inner gap {:.0e} limits the fit; a smaller inner gap goes further",
-                    MAX_HALVINGS + 1,
-                    opts.inner.relative_gap
-                );
-                (demand, kept_flows, fit) = (accepted.0, Some(accepted.1), accepted.2);
+            let cancelled = opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+            if cancelled || tried > MAX_HALVINGS {
+                stopped = if cancelled {
+                    "cancelled".into()
+                } else {
+                    format!(
+                        "the objective rose after every step tried in outer iteration {iteration} (the last {}): \
+                         the inner gap {:.0e} limits the fit; a smaller inner gap goes further",
+                        MAX_HALVINGS + 1,
+                        opts.inner.relative_gap
+                    )
+                };
+                let (d, flows, f, c, v) = accepted;
+                (demands, fit, counted) = (d, f, c);
+                kept = Some((flows, v));
                 break;
             }
             step *= 0.5;
         }
-        if kept_flows.is_some() {
+        if kept.is_some() {
             break;
         }
     }
-    let flows = kept_flows.unwrap_or_else(|| routes.flows().to_vec());
+    let (flows, vehicles) = kept.unwrap_or_else(|| (routes.flows().to_vec(), vehicles));
     let mut costs = vec![0.0; net.num_links()];
     net.costs(&flows, &mut costs);
     let counted = counts
         .links()
         .iter()
-        .zip(counts.counts())
-        .map(|(&a, &c)| CountedFlow {
+        .enumerate()
+        .map(|(i, &a)| CountedFlow {
             link: a,
-            count: c,
-            flow: flows[a as usize],
-            geh: geh(flows[a as usize], c),
+            class: counts.class_of(i).map(str::to_string),
+            count: counts.counts()[i],
+            flow: counted[i],
+            geh: geh(counted[i], counts.counts()[i]),
         })
+        .collect();
+    let classes: Vec<ClassEstimate> = names
+        .into_iter()
+        .zip(demands)
+        .zip(vehicles)
+        .map(|((name, demand), vehicles)| ClassEstimate { name, demand, vehicles })
         .collect();
     Ok(OdmeResult {
         reached_target: fit.geh_below_5 >= opts.target_geh_share,
-        demand,
+        demand: classes[0].demand.clone(),
+        classes,
         flows,
         costs,
         history,
@@ -303,7 +490,7 @@ fn step_cap(gradient: &[f64], max_change: f64) -> f64 {
 
 fn check_options(
     net: &Network,
-    seed: &Demand,
+    seeds: &[Demand],
     counts: &LinkCounts,
     opts: &OdmeOptions,
 ) -> Result<(), TapError> {
@@ -329,7 +516,7 @@ fn check_options(
             "the inner stop rule needs a gap target ≥ 0 and at least one iteration".into(),
         ));
     }
-    if counts.is_empty() || seed.num_pairs() == 0 {
+    if counts.is_empty() || seeds.iter().all(|s| s.num_pairs() == 0) {
         return Err(TapError::InvalidOption(
             "matrix estimation needs at least one count and one OD pair with demand".into(),
         ));

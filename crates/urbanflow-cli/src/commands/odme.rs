@@ -9,12 +9,19 @@
 //! as it ends; `--json` prints one JSON object instead. `--out F` writes the estimated matrix (TNTP
 //! `_trips`, or `origin,destination,demand` when F ends in `.csv`); `--counted-out F.csv` writes every
 //! counted link's count, assigned flow and GEH. Exit 2 when the fit misses `--target`.
+//!
+//! With `--classes F` (the class file of `assign --classes`), one matrix per class is estimated; counts
+//! may then name a class in a `class` column, and `--out trips.tntp` writes `trips_<class>.tntp` per
+//! class.
 
 use crate::outcome::{Error, Outcome};
 
 use std::path::PathBuf;
 
-use urbanflow::tap::odme::{LinkCounts, OdmeIteration, OdmeOptions, estimate_od};
+use urbanflow::tap::multiclass::read_classes;
+use urbanflow::tap::odme::{
+    CountUnits, LinkCounts, OdmeIteration, OdmeOptions, estimate_od, estimate_od_classes,
+};
 use urbanflow::tap::{CostFactors, Network, Stop};
 
 /// Estimates an origin–destination matrix whose equilibrium reproduces link counts, from a seed matrix.
@@ -33,9 +40,17 @@ pub struct Args {
     #[command(flatten)]
     omx: crate::args::matrices::OmxSelect,
     /// Link counts as CSV with a header: `from,to,count` (node ids) or `link,count` (1-based link
-    /// number), optional `weight`; Path4GMNS's measurement.csv is read as it is.
+    /// number), optional `weight`, optional `class` (a class of --classes; empty for all vehicles);
+    /// Path4GMNS's measurement.csv is read as it is.
     #[arg(long, value_parser = crate::args::files::input_file)]
     counts: PathBuf,
+    /// Several user classes, one matrix each: a class file (name, PCE, demand share of the seed or a
+    /// trips file, toll factor, distance factor, banned links; see `assign --classes`).
+    #[arg(long, value_parser = crate::args::files::input_file)]
+    classes: Option<PathBuf>,
+    /// What counts of all classes count when a class's PCE is not 1: `vehicles` or `pce` (units).
+    #[arg(long, value_enum)]
+    all_counts: Option<AllCounts>,
     /// Time units per toll unit in the generalised cost.
     #[arg(long, default_value_t = 0.0)]
     toll_factor: f64,
@@ -55,7 +70,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0.95)]
     target: f64,
     /// Multiply every seed cell by exp(N(0, σ²)) first, seeded by --perturb-seed: a synthetic study
-    /// from a known matrix.
+    /// from a known matrix. With --classes, every class's matrix, class k seeded by --perturb-seed + k.
     #[arg(long)]
     perturb: Option<f64>,
     /// The seed of --perturb.
@@ -76,6 +91,22 @@ pub struct Args {
     threads: Option<usize>,
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum AllCounts {
+    Vehicles,
+    Pce,
+}
+
+/// `dir/trips.tntp` → `dir/trips_<class>.tntp`.
+fn per_class(out: &std::path::Path, class: &str) -> PathBuf {
+    let stem = out.file_stem().map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let name = match out.extension() {
+        Some(ext) => format!("{stem}_{class}.{}", ext.to_string_lossy()),
+        None => format!("{stem}_{class}"),
+    };
+    out.with_file_name(name)
+}
+
 pub fn run(args: &Args) -> Result<Outcome, Error> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
@@ -89,11 +120,28 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
         None => crate::args::model::trips_beside(&args.net)?,
     };
     let mut seed = crate::args::matrices::read_demand(&trips, &net, &args.omx)?;
-    if let Some(sigma) = args.perturb {
+    if let (Some(sigma), None) = (args.perturb, &args.classes) {
         seed = urbanflow::tap::odme::perturbed(&seed, sigma, args.perturb_seed)?;
     }
     let counts = LinkCounts::read_csv(&args.counts, &net)?;
+    let classes = match &args.classes {
+        Some(file) => {
+            let mut classes = read_classes(file, &net, &seed)?;
+            if let Some(sigma) = args.perturb {
+                for (k, c) in classes.iter_mut().enumerate() {
+                    c.demand =
+                        urbanflow::tap::odme::perturbed(&c.demand, sigma, args.perturb_seed + k as u64)?;
+                }
+            }
+            Some(classes)
+        }
+        None => None,
+    };
     let opts = OdmeOptions {
+        all_counts: args.all_counts.map(|u| match u {
+            AllCounts::Vehicles => CountUnits::Vehicles,
+            AllCounts::Pce => CountUnits::Pce,
+        }),
         outer_iterations: args.outer,
         inner: Stop { relative_gap: args.inner_gap, ..Stop::default() },
         max_change: args.max_change,
@@ -123,13 +171,23 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
             it.inner_iterations
         );
     };
-    let result = estimate_od(&net, &seed, &counts, &opts, |it| {
+    let progress = |it: &OdmeIteration| {
         if !args.json {
             row(it)
         }
-    })?;
+    };
+    let result = match &classes {
+        Some(classes) => estimate_od_classes(&net, classes, &counts, &opts, progress)?,
+        None => estimate_od(&net, &seed, &counts, &opts, progress)?,
+    };
     if let Some(out) = &args.out {
-        crate::args::matrices::write_demand(out, &net, &result.demand)?;
+        if classes.is_some() {
+            for c in &result.classes {
+                crate::args::matrices::write_demand(&per_class(out, &c.name), &net, &c.demand)?;
+            }
+        } else {
+            crate::args::matrices::write_demand(out, &net, &result.demand)?;
+        }
     }
     if let Some(out) = &args.counted_out {
         urbanflow::tap::odme::write_counted_csv(out, &net, &result.counted)?;
@@ -148,6 +206,9 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
             "counts": counts.len(), "pairs": seed.num_pairs(), "seed_demand": seed.total(),
             "seconds": last.seconds, "reached_target": result.reached_target, "target": args.target,
             "stopped": result.stopped, "history": history,
+            "classes": result.classes.iter().map(|c| serde_json::json!({
+                "name": c.name, "demand": c.demand.total(), "pairs": c.demand.num_pairs(),
+            })).collect::<Vec<_>>(),
         });
         println!("{report}");
     } else {

@@ -579,8 +579,8 @@ def assign(net, trips, *, algorithm: str = "bfw", gap: float = 1e-4, max_iters: 
     sptt); returning False, or raising, ends the call; ``True`` draws a tqdm bar. Tables are pandas
     DataFrames when pandas is installed (``as_frame=False``: dicts of numpy arrays).
 
-    ``classes``: several user classes sharing the roads (Frank–Wolfe family, user equilibrium, on the
-    CPU): the path of a class file (the ``assign --classes`` format) or a list of dicts such as
+    ``classes``: several user classes sharing the roads (Frank–Wolfe family or Algorithm B, user
+    equilibrium, on the CPU): the path of a class file (the ``assign --classes`` format) or a list of dicts such as
     ``{"name": "trucks", "pce": 2.5, "share": 0.1, "toll_factor": 0.02, "banned": [(10, 15)]}`` (``share``
     of ``trips``, or ``"demand": Demand``; banned links as (from, to) node ids).
 
@@ -669,7 +669,10 @@ class OdmeResult:
     count, weight, flow, geh), ``history`` (table per outer iteration, the seed's first: iteration,
     seconds, objective, rmse, percent_rmse, r_squared, geh_below_5, max_geh, total_demand, step,
     min_factor, max_factor, inner_iterations, inner_gap, gradient_s, halvings), the estimate's link ``flows`` and
-    ``costs``, whether the GEH target was reached and why the iterations ``stopped``."""
+    ``costs``, whether the GEH target was reached and why the iterations ``stopped``. With ``classes=``,
+    ``classes`` maps each class's name to its ``matrix``, ``pairs``, ``demand`` and ``vehicles`` per link
+    (``matrix``/``demand``/``pairs`` above are the first class's, ``flows`` are PCE units, and
+    ``counted`` has a ``class`` column when counts name classes)."""
 
     matrix: np.ndarray
     demand: Any
@@ -680,6 +683,7 @@ class OdmeResult:
     costs: np.ndarray
     reached_target: bool
     stopped: str
+    classes: dict | None = None
 
     def __repr__(self) -> str:
         return (f"OdmeResult(zones={self.matrix.shape[0]}, pairs={len(self.pairs['demand'])}, "
@@ -687,7 +691,8 @@ class OdmeResult:
 
 
 def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4, max_change: float = 10.0,
-                target: float = 0.95, threads=None, progress=None, as_frame: bool | None = None) -> OdmeResult:
+                target: float = 0.95, threads=None, progress=None, as_frame: bool | None = None, classes=None,
+                all_counts: str | None = None) -> OdmeResult:
     """Origin–destination matrix estimation from link counts (Spiess's gradient method on the user
     equilibrium; docs/odme.md): adjusts the seed ``trips`` until its equilibrium on ``net`` reproduces
     ``counts``.
@@ -701,7 +706,12 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
     counted links that must end with GEH < 5 — a warning says when it is missed. ``progress``: called
     with each outer iteration's measures (a dict: iteration, seconds, objective, rmse, geh_below_5,
     total_demand); returning False, or raising, ends the call. Ctrl-C stops at the end of the outer
-    iteration."""
+    iteration.
+
+    ``classes``: one matrix per user class (``assign``'s ``classes=``: a class file or a list of dicts;
+    shares of ``trips`` or each class's ``Demand``); a count file may then name a class per count in a
+    ``class`` column (empty: all vehicles). ``all_counts``: "vehicles" or "pce", what counts of all
+    classes count — required when a class's PCE is not 1."""
     if not isinstance(net, _Network):
         net = _Network.from_tntp(os.fspath(net))
     if not isinstance(trips, _Demand):
@@ -712,8 +722,10 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
         if "weight" in counts:
             columns["weight"] = np.asarray(counts["weight"], dtype=np.float64)
         counts = columns
+    if classes is not None and not isinstance(classes, (str, os.PathLike)):
+        classes = [dict(c) for c in classes]
     r = _estimate_od(net, trips, counts, outer=outer, inner_gap=inner_gap, max_change=max_change, target=target,
-                     threads=threads, progress=progress)
+                     threads=threads, progress=progress, classes=classes, all_counts=all_counts)
     if not r["reached_target"]:
         share = r["history"]["geh_below_5"][-1]
         warnings.warn(
@@ -732,6 +744,8 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
         costs=r["costs"],
         reached_target=r["reached_target"],
         stopped=r["stopped"],
+        classes={name: {**c, "pairs": table(c["pairs"], as_frame)} for name, c in r["classes"].items()}
+        if "classes" in r else None,
     )
 
 

@@ -172,10 +172,12 @@ class OdmeResult:
     costs: npt.NDArray[np.float64]
     reached_target: bool
     stopped: str
+    classes: dict[str, dict[str, Any]] | None = None
 
 def estimate_od(net: Network | _Path, trips: Demand | _Path, counts: _Path | Any, *, outer: int = 10,
                 inner_gap: float = 1e-4, max_change: float = 10.0, target: float = 0.95, threads: int | None = None,
-                progress: Any = None, as_frame: bool | None = None) -> OdmeResult: ...
+                progress: Any = None, as_frame: bool | None = None,
+                classes: _Path | list[dict[str, Any]] | None = None, all_counts: str | None = None) -> OdmeResult: ...
 
 @dataclass(frozen=True)
 class TransitAssignment:
