@@ -308,3 +308,36 @@ fn a_gtfs_feed_becomes_lines_with_the_window_frequencies() {
     let r = run(&with_zones.graph, &with_zones.zones, &demand, StrategyOptions::default());
     assert_eq!((r.assigned, r.unassigned), (1.0, 0.0));
 }
+
+#[test]
+fn dwelling_trips_charge_riders_through_and_not_those_who_alight() {
+    use algos_transit::strategies::{EdgeKind, GtfsGraphOptions, graph_from_gtfs};
+    // The mini feed with the `fast` trip dwelling 2 minutes at S2 (arrives 08:10, leaves 08:12).
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mini_gtfs");
+    let feed = std::env::temp_dir().join(format!("urbanflow-dwell-gtfs-{}", std::process::id()));
+    std::fs::create_dir_all(&feed).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let entry = entry.unwrap();
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let text = text.replace("fast,08:10:00,08:10:00,S2", "fast,08:10:00,08:12:00,S2");
+        std::fs::write(feed.join(entry.file_name()), text).unwrap();
+    }
+    let built = graph_from_gtfs(&feed, "2025-04-08", None, &GtfsGraphOptions::default()).unwrap();
+    let g = &built.graph;
+    let of = |kind| (0..g.num_edges()).filter(move |&e| g.kind(e) == kind);
+    // Rides depart to arrive: S1 → S2 as before (15 and 5 min), S2 → S3 now 15 and 8 min; the dwell at
+    // S2 is the mean of 0 (slow) and 120 s (fast).
+    assert_eq!(of(EdgeKind::OnBoard).map(|e| g.edge(e).2).collect::<Vec<_>>(), vec![600.0, 690.0]);
+    assert_eq!(of(EdgeKind::Dwell).map(|e| g.edge(e).2).collect::<Vec<_>>(), vec![60.0]);
+    // Every edge of the red line's pattern names its GTFS route.
+    assert!(of(EdgeKind::Boarding).all(|e| g.line(e) == "R"));
+    let demand = TransitDemand::new(&built.zones, [(1, 2, 1.0), (1, 3, 1.0)]).unwrap();
+    let r = run(g, &built.zones, &demand, StrategyOptions { skims: true, ..Default::default() });
+    let skims = r.skims.as_ref().unwrap();
+    // To S2: wait, ride, alight — no dwell. To S3: through S2, dwell included (in-vehicle 1,350 s).
+    assert!((skims.total[1] - (15.0 + 3600.0 + 600.0 + 15.0)).abs() < 1e-9, "{}", skims.total[1]);
+    assert!((skims.total[2] - (15.0 + 3600.0 + 1350.0 + 15.0)).abs() < 1e-9, "{}", skims.total[2]);
+    assert!((skims.in_vehicle[2] - 1350.0).abs() < 1e-9, "{}", skims.in_vehicle[2]);
+    let dwell = of(EdgeKind::Dwell).next().unwrap();
+    assert_eq!(r.volumes[dwell], 1.0);
+}

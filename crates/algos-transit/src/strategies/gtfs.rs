@@ -1,6 +1,7 @@
 //! A frequency-based transit graph for optimal strategies from a GTFS feed: the trips of a service date
 //! that leave their first stop within a time window, grouped into patterns (route and stop sequence),
-//! each pattern a line with the frequency and mean ride times of its trips in the window.
+//! each pattern a line with the frequency, mean ride times and mean dwell times of its trips in the
+//! window.
 
 use std::path::Path;
 
@@ -47,8 +48,8 @@ impl Default for GtfsGraphOptions {
 /// What [`graph_from_gtfs`] builds.
 #[derive(Debug, Clone)]
 pub struct GtfsGraph {
-    /// The graph: station vertices first (`0..stations.len()`), then zone vertices, then one vertex per
-    /// pattern and stop.
+    /// The graph: station vertices first (`0..stations.len()`), then zone vertices, then per pattern and
+    /// stop one vertex, or two (arriving, leaving) where its trips dwell.
     pub graph: HyperpathGraph,
     /// The zones: the points given, or every station (zone id = 1-based station index).
     pub zones: Zones,
@@ -68,7 +69,11 @@ pub struct GtfsGraph {
 /// stop a vertex with a boarding edge from the station (where the feed allows boarding; time
 /// `boarding_s`, the pattern's frequency), an alighting edge back (where it allows alighting;
 /// `alighting_s`) and the ride to the next stop (the mean of the window's ride times, departure to
-/// arrival). Walking edges join stations within `transfer_radius_m` both ways.
+/// arrival). Where the trips dwell at an intermediate stop (mean departure − arrival > 0), the stop
+/// has two vertices: riders arrive at the first, alight from it, and stay on board to the second by
+/// a dwell edge of that mean time (in-vehicle time, paid only by those who ride through), from which
+/// boarders leave. Every edge of a pattern carries its GTFS route's id as `line_id`, so boardings sum
+/// per route. Walking edges join stations within `transfer_radius_m` both ways.
 pub fn graph_from_gtfs(
     path: impl AsRef<Path>,
     date: &str,
@@ -109,24 +114,63 @@ pub fn graph_from_gtfs(
         patterns += 1;
         trips += n as u32;
         let freq = n as f64 / window;
-        let line = format!("{}:{p}", routes[*route as usize].id);
-        let base = next_vertex;
-        next_vertex += stations.len() as u32;
+        let line = routes[*route as usize].id.clone();
+        // The mean of the window's values (all of them when none lies in the window).
+        let mean = |values: &[crate::transit::Departure]| {
+            let inside: Vec<f64> = values.iter().filter(|d| in_window(d.0)).map(|d| d.1 as f64).collect();
+            let all = if inside.is_empty() { values.iter().map(|d| d.1 as f64).collect() } else { inside };
+            if all.is_empty() { 0.0 } else { all.iter().sum::<f64>() / all.len() as f64 }
+        };
+        // Per stop: the vertex trains arrive at and the one they leave from (the same without dwell).
+        let mut at = Vec::with_capacity(stations.len());
+        for i in 0..stations.len() {
+            let dwell = mean(&table.dwells[p][i]);
+            let arrive = next_vertex;
+            next_vertex += 1;
+            let leave = if dwell > 0.0 {
+                next_vertex += 1;
+                edges.push((
+                    arrive,
+                    arrive + 1,
+                    dwell,
+                    f64::INFINITY,
+                    EdgeKind::Dwell,
+                    line.clone(),
+                    String::new(),
+                ));
+                arrive + 1
+            } else {
+                arrive
+            };
+            at.push((arrive, leave));
+        }
         for (i, &s) in stations.iter().enumerate() {
-            let (v, stop) = (base + i as u32, stops.stations[s as usize].id.clone());
+            let ((arrive, leave), stop) = (at[i], stops.stations[s as usize].id.clone());
             if i + 1 < stations.len() && board_ok[i] {
-                edges.push((s, v, opts.boarding_s, freq, EdgeKind::Boarding, line.clone(), stop.clone()));
+                edges.push((s, leave, opts.boarding_s, freq, EdgeKind::Boarding, line.clone(), stop.clone()));
             }
             if i > 0 && alight_ok[i] {
-                edges.push((v, s, opts.alighting_s, f64::INFINITY, EdgeKind::Alighting, line.clone(), stop));
+                edges.push((
+                    arrive,
+                    s,
+                    opts.alighting_s,
+                    f64::INFINITY,
+                    EdgeKind::Alighting,
+                    line.clone(),
+                    stop,
+                ));
             }
             if i + 1 < stations.len() {
-                let rides: Vec<f64> = arcs[i].iter().filter(|d| in_window(d.0)).map(|d| d.1 as f64).collect();
-                let rides =
-                    if rides.is_empty() { arcs[i].iter().map(|d| d.1 as f64).collect() } else { rides };
-                let ride =
-                    if rides.is_empty() { 0.0 } else { rides.iter().sum::<f64>() / rides.len() as f64 };
-                edges.push((v, v + 1, ride, f64::INFINITY, EdgeKind::OnBoard, line.clone(), String::new()));
+                let ride = mean(&arcs[i]);
+                edges.push((
+                    leave,
+                    at[i + 1].0,
+                    ride,
+                    f64::INFINITY,
+                    EdgeKind::OnBoard,
+                    line.clone(),
+                    String::new(),
+                ));
             }
         }
     }

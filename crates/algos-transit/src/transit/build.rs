@@ -168,6 +168,9 @@ pub(crate) struct PatternTable {
     pub(crate) keys: Vec<PatternKey>,
     /// Per pattern, per ride arc (stop i → i + 1): (departure time of day, ride time).
     pub(crate) departures: Vec<Vec<Vec<Departure>>>,
+    /// Per pattern, per stop: (departure time of day, dwell: departure − arrival) of every trip at its
+    /// intermediate stops (empty at the first and last stop).
+    pub(crate) dwells: Vec<Vec<Vec<Departure>>>,
     /// Trips (frequency expansions and yesterday's included) per pattern.
     pub(crate) trips: Vec<u32>,
 }
@@ -181,7 +184,8 @@ impl PatternTable {
         stats: &mut TransitStats,
     ) -> Self {
         let mut pattern_of: HashMap<PatternKey, usize> = HashMap::new();
-        let mut table = Self { keys: Vec::new(), departures: Vec::new(), trips: Vec::new() };
+        let mut table =
+            Self { keys: Vec::new(), departures: Vec::new(), dwells: Vec::new(), trips: Vec::new() };
         let mut trip_ids: Vec<&String> = feed.trips.keys().collect();
         trip_ids.sort();
         for id in trip_ids {
@@ -224,6 +228,7 @@ impl PatternTable {
             let p = *pattern_of.entry(key.clone()).or_insert_with(|| {
                 table.keys.push(key);
                 table.departures.push(vec![Vec::new(); st.len() - 1]);
+                table.dwells.push(vec![Vec::new(); st.len()]);
                 table.trips.push(0);
                 table.keys.len() - 1
             });
@@ -250,6 +255,10 @@ impl PatternTable {
                             continue;
                         }
                         table.departures[p][i].push((dep as u32, (arr - dep) as u32));
+                        if i > 0 {
+                            let dwell = times[i].1 as i64 - times[i].0 as i64;
+                            table.dwells[p][i].push((dep as u32, dwell.max(0) as u32));
+                        }
                         any = true;
                     }
                     if any {
