@@ -28,6 +28,7 @@
 mod aon;
 mod bush;
 pub mod catalog;
+mod classes;
 pub mod demand;
 pub mod demand_cache;
 pub mod error;

@@ -11,54 +11,22 @@
 //! gap counts every class's costs in PCE units (AequilibraE's counts congested time only; they agree
 //! where there are no fixed costs).
 
+pub use crate::classes::UserClass;
+
 use std::time::Instant;
 
 use crate::aon::{SearchGraph, all_or_nothing, all_or_nothing_shared};
+use crate::classes::{Class, validate};
 use crate::demand::Demand;
 use crate::error::TapError;
 use crate::fixed::link_flows;
 use crate::hierarchy::CchAon;
 use crate::network::Network;
+use crate::odme::EquilibriumRoutes;
 use crate::solve::{
     Algorithm, AssignOptions, Combo, DirectionState, IterationLog, LineSearch, Monitor, Objective, Points,
 };
 use crate::vector::dot;
-
-/// One class of travellers.
-#[derive(Debug, Clone)]
-pub struct UserClass {
-    /// Name, for messages and outputs.
-    pub name: String,
-    /// Its trips (vehicles).
-    pub demand: Demand,
-    /// Passenger-car equivalent of one vehicle (cars 1, trucks e.g. 2.5).
-    pub pce: f64,
-    /// Fixed cost per link in the network's cost units (toll over value of time, distance terms); empty
-    /// for none.
-    pub fixed_cost: Vec<f64>,
-    /// Links this class may not use (indices in the network's link order).
-    pub banned: Vec<u32>,
-}
-
-impl UserClass {
-    /// A class with PCE 1, no fixed cost and no banned link.
-    pub fn new(name: impl Into<String>, demand: Demand) -> Self {
-        Self { name: name.into(), demand, pce: 1.0, fixed_cost: Vec::new(), banned: Vec::new() }
-    }
-
-    /// With this passenger-car equivalent.
-    pub fn with_pce(mut self, pce: f64) -> Self {
-        self.pce = pce;
-        self
-    }
-
-    /// With fixed costs `toll_factor × toll + distance_factor × length` on every link of `net`.
-    pub fn with_factors(mut self, net: &Network, toll_factor: f64, distance_factor: f64) -> Self {
-        self.fixed_cost =
-            net.links().iter().map(|l| toll_factor * l.toll + distance_factor * l.length).collect();
-        self
-    }
-}
 
 /// One class's equilibrium.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,125 +52,6 @@ pub struct MultiAssignment {
     pub history: Vec<IterationLog>,
     /// Whether the gap target was reached.
     pub converged: bool,
-}
-
-/// Validated per-class data.
-struct Class<'c> {
-    spec: &'c UserClass,
-    fixed: Vec<f64>,
-    banned: Vec<bool>,
-}
-
-impl Class<'_> {
-    /// The class's link costs over the network's `base` costs.
-    fn costs(&self, base: &[f64], out: &mut [f64]) {
-        for (a, o) in out.iter_mut().enumerate() {
-            *o = if self.banned[a] { f64::INFINITY } else { base[a] + self.fixed[a] };
-        }
-    }
-
-    /// `Σ_a φ_a v_a` over the links the class may use.
-    fn fixed_dot(&self, v: &[f64]) -> f64 {
-        (0..v.len()).filter(|&a| !self.banned[a]).map(|a| self.fixed[a] * v[a]).sum()
-    }
-
-    /// What the class pays over the network's cost per link: its fixed cost, infinite where banned.
-    fn extra(&self) -> Vec<f64> {
-        self.fixed.iter().zip(&self.banned).map(|(&f, &b)| if b { f64::INFINITY } else { f }).collect()
-    }
-}
-
-/// Checks every class against `net` (PCE, fixed costs, banned links).
-fn validate<'c>(net: &Network, classes: &'c [UserClass]) -> Result<Vec<Class<'c>>, TapError> {
-    let invalid = |msg: String| Err(TapError::InvalidOption(msg));
-    if classes.is_empty() {
-        return invalid("a multi-class assignment needs at least one class".into());
-    }
-    let m = net.num_links();
-    let mut checked = Vec::with_capacity(classes.len());
-    for c in classes {
-        if !(c.pce.is_finite() && c.pce > 0.0) {
-            return invalid(format!("class {}: PCE {} (expected a positive number)", c.name, c.pce));
-        }
-        let fixed = if c.fixed_cost.is_empty() { vec![0.0; m] } else { c.fixed_cost.clone() };
-        if fixed.len() != m || fixed.iter().any(|f| !f.is_finite() || *f < 0.0) {
-            return invalid(format!(
-                "class {}: expected {m} finite, non-negative fixed costs, got {} values",
-                c.name,
-                c.fixed_cost.len()
-            ));
-        }
-        let mut banned = vec![false; m];
-        for &a in &c.banned {
-            match banned.get_mut(a as usize) {
-                Some(b) => *b = true,
-                None => return invalid(format!("class {}: banned link {a} is not a link (0..{m})", c.name)),
-            }
-        }
-        checked.push(Class { spec: c, fixed, banned });
-    }
-    Ok(checked)
-}
-
-/// The classes checked, as a bush equilibrium measures them.
-pub(crate) fn measured_classes<'c>(
-    net: &Network,
-    classes: &'c [UserClass],
-) -> Result<Vec<MeasuredClass<'c>>, TapError> {
-    Ok(validate(net, classes)?
-        .iter()
-        .map(|c| MeasuredClass {
-            name: c.spec.name.clone(),
-            pce: c.spec.pce,
-            extra: c.extra(),
-            demand: &c.spec.demand,
-        })
-        .collect())
-}
-
-/// One class as a bush equilibrium measures it: PCE, extra cost per link (network order; empty for
-/// none) and demand.
-pub(crate) struct MeasuredClass<'d> {
-    pub(crate) name: String,
-    pub(crate) pce: f64,
-    pub(crate) extra: Vec<f64>,
-    pub(crate) demand: &'d Demand,
-}
-
-impl<'d> MeasuredClass<'d> {
-    /// Vehicles of weight 1 on the network's costs.
-    pub(crate) fn plain(demand: &'d Demand) -> Self {
-        Self { name: "all".into(), pce: 1.0, extra: Vec::new(), demand }
-    }
-
-    /// The bush solver's view of this class.
-    pub(crate) fn bush_class(&self, topo: &crate::bush::Topology) -> crate::bush::BushClass {
-        crate::bush::BushClass::new(topo, &self.name, self.pce, &self.extra)
-    }
-}
-
-/// The classes' shortest-path total in PCE-weighted cost, `Σ_k pce_k Σ_od g^k_od κ^k_od`, at the
-/// network's link costs `base` (each class adding its extra); `y` is scratch.
-pub(crate) fn classes_sptt(
-    net: &Network,
-    g: &SearchGraph,
-    classes: &[MeasuredClass],
-    base: &[f64],
-    y: &mut [f64],
-) -> Result<f64, TapError> {
-    let mut sptt = 0.0;
-    let mut class_cost = Vec::new();
-    for c in classes {
-        let costs = if c.extra.is_empty() {
-            base
-        } else {
-            class_cost.clear();
-            class_cost.extend(base.iter().zip(&c.extra).map(|(b, e)| b + e));
-            &class_cost[..]
-        };
-        sptt += c.pce * all_or_nothing(net, g, c.demand, costs, y)?;
-    }
-    Ok(sptt)
 }
 
 /// User equilibrium of several classes by the Frank–Wolfe family on the CPU (see the module
@@ -411,27 +260,9 @@ pub fn assign_classes_with_progress(
         xs.iter_mut().zip(sd).for_each(|(xa, sa)| *xa += step * (sa - *xa));
         state.last_step = step;
     }
-    net.costs(&x, &mut base);
-    let classes = checked
-        .iter()
-        .enumerate()
-        .map(|(k, c)| {
-            let mut costs = vec![0.0; m];
-            c.costs(&base, &mut costs);
-            ClassFlows {
-                name: c.spec.name.clone(),
-                vehicles: xs[k * m..(k + 1) * m].iter().map(|v| v / c.spec.pce).collect(),
-                costs,
-            }
-        })
-        .collect();
-    Ok(MultiAssignment {
-        pce_flows: x,
-        costs: base,
-        classes,
-        history: monitor.history,
-        converged: monitor.converged,
-    })
+    let pce: Vec<f64> = checked.iter().map(|c| c.spec.pce).collect();
+    let vehicles = |k: usize| xs[k * m..(k + 1) * m].iter().map(|v| v / pce[k]).collect();
+    Ok(multi_assignment(net, &checked, x, vehicles, monitor))
 }
 
 /// Algorithm B with one set of bushes per class (see [`crate::bush`]), measured as the Frank–Wolfe family
@@ -448,32 +279,23 @@ fn assign_classes_b(
             "Algorithm B needs separable link costs (use bfw for this network's costs)".into(),
         ));
     }
-    let measured: Vec<MeasuredClass> = checked
-        .iter()
-        .map(|c| MeasuredClass {
-            name: c.spec.name.clone(),
-            pce: c.spec.pce,
-            extra: c.extra(),
-            demand: &c.spec.demand,
-        })
-        .collect();
-    let topo = crate::bush::Topology::new(net);
-    let bush_classes: Vec<_> = measured.iter().map(|c| (c.bush_class(&topo), c.demand)).collect();
-    let mut solver = crate::bush::BushSolver::new(net, &bush_classes, opts.allow_zone_transit)?;
-    // The classes' flows are read off the bushes at the end: they must hold the flows measured last.
-    let g = SearchGraph::new(net, !opts.allow_zone_transit);
-    let total_pce: f64 = checked.iter().map(|c| c.spec.pce * c.spec.demand.total()).sum();
-    let mut monitor = Monitor::new(start, opts.stop, total_pce, opts.cancel);
-    let x = solver.run(
-        net,
-        |m, y| {
-            let sptt = monitor.all_or_nothing(|| classes_sptt(net, &g, &measured, &m.cost, y))?;
-            let tstt = dot(&m.cost, &m.x) + m.class_extra;
-            let objective = net.beckmann(&m.x) + m.class_extra;
-            Ok(monitor.record(tstt, tstt, sptt, objective, 0.0, true, &mut progress))
-        },
-        crate::bush::Overlap::MeasureThenIterate,
-    )?;
+    let measured = checked.iter().map(Class::measured).collect();
+    let mut routes = EquilibriumRoutes::new(net, measured, opts.allow_zone_transit)?;
+    let mut monitor = Monitor::new(start, opts.stop, routes.total_pce(None), opts.cancel);
+    // Measured before each iteration: the classes' flows read off the bushes are those measured last.
+    routes.equilibrate_with(net, None, &mut monitor, &mut progress)?;
+    let x = routes.flows().to_vec();
+    Ok(multi_assignment(net, checked, x, |k| routes.class_flows(k), monitor))
+}
+
+/// The result of a multi-class solve ending at PCE flows `x`, with each class's vehicles.
+fn multi_assignment(
+    net: &Network,
+    checked: &[Class],
+    x: Vec<f64>,
+    vehicles: impl Fn(usize) -> Vec<f64>,
+    monitor: Monitor,
+) -> MultiAssignment {
     let m = net.num_links();
     let mut base = vec![0.0; m];
     net.costs(&x, &mut base);
@@ -483,16 +305,16 @@ fn assign_classes_b(
         .map(|(k, c)| {
             let mut costs = vec![0.0; m];
             c.costs(&base, &mut costs);
-            ClassFlows { name: c.spec.name.clone(), vehicles: solver.class_flows(k), costs }
+            ClassFlows { name: c.spec.name.clone(), vehicles: vehicles(k), costs }
         })
         .collect();
-    Ok(MultiAssignment {
+    MultiAssignment {
         pce_flows: x,
         costs: base,
         classes,
         history: monitor.history,
         converged: monitor.converged,
-    })
+    }
 }
 
 /// Reads a class file for `net`: one class per line, whitespace-separated, `#` starts a comment:

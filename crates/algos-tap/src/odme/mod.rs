@@ -50,9 +50,9 @@ pub use fit::{CountedFlow, Fit, GEH_THRESHOLD, geh, write_counted_csv};
 pub use routes::{EquilibriumRoutes, Solved};
 pub use synthetic::perturbed;
 
+use crate::classes::UserClass;
 use crate::demand::Demand;
 use crate::error::TapError;
-use crate::multiclass::UserClass;
 use crate::network::Network;
 use crate::solve::Stop;
 

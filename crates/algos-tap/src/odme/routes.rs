@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use crate::aon::SearchGraph;
 use crate::bush::{BushSolver, Overlap};
+use crate::classes::{MeasuredClass, UserClass, classes_sptt};
 use crate::demand::Demand;
 use crate::error::TapError;
-use crate::multiclass::{MeasuredClass, UserClass, classes_sptt};
 use crate::network::Network;
-use crate::solve::{Monitor, Stop};
+use crate::solve::{IterationLog, Monitor, Stop};
 use crate::vector::dot;
 
 /// How one equilibrium solve ended.
@@ -99,7 +99,7 @@ impl EquilibriumRoutes {
         allow_zone_transit: bool,
         cancel: Option<&AtomicBool>,
     ) -> Result<(Self, Solved), TapError> {
-        let measured = crate::multiclass::measured_classes(net, classes)?;
+        let measured = crate::classes::measured_classes(net, classes)?;
         Self::solve_measured(net, measured, stop, allow_zone_transit, cancel)
     }
 
@@ -110,14 +110,25 @@ impl EquilibriumRoutes {
         allow_zone_transit: bool,
         cancel: Option<&AtomicBool>,
     ) -> Result<(Self, Solved), TapError> {
+        let mut routes = Self::new(net, classes, allow_zone_transit)?;
+        let solved = routes.equilibrate(net, None, stop, cancel)?;
+        Ok((routes, solved))
+    }
+
+    /// Free-flow bushes of every class, not yet solved.
+    pub(crate) fn new(
+        net: &Network,
+        classes: Vec<MeasuredClass>,
+        allow_zone_transit: bool,
+    ) -> Result<Self, TapError> {
         if !net.vdf().is_separable() {
             return Err(TapError::InvalidOption(
-                "route proportions need separable link costs (Algorithm B)".into(),
+                "Algorithm B and route proportions need separable link costs".into(),
             ));
         }
         let topo = crate::bush::Topology::new(net);
         let bush_classes: Vec<_> = classes.iter().map(|c| (c.bush_class(&topo), c.demand)).collect();
-        let mut routes = Self {
+        Ok(Self {
             solver: BushSolver::new(net, &bush_classes, allow_zone_transit)?,
             classes: classes
                 .iter()
@@ -130,10 +141,7 @@ impl EquilibriumRoutes {
                 .collect(),
             graph: SearchGraph::new(net, !allow_zone_transit),
             flows: Vec::new(),
-        };
-        let demands: Vec<Demand> = routes.classes.iter().map(|c| c.pairs.clone()).collect();
-        let solved = routes.equilibrate(net, &demands, stop, cancel)?;
-        Ok((routes, solved))
+        })
     }
 
     /// Puts `demand` — the pairs of the demand first solved, with other flows — on the current routes
@@ -173,7 +181,7 @@ impl EquilibriumRoutes {
         }
         let refs: Vec<&Demand> = demands.iter().collect();
         self.solver.reload(net, &refs);
-        self.equilibrate(net, demands, stop, cancel)
+        self.equilibrate(net, Some(demands), stop, cancel)
     }
 
     /// The equilibrium's link flows, in the network's link order (PCE units: vehicles with one plain
@@ -239,34 +247,57 @@ impl EquilibriumRoutes {
     fn equilibrate(
         &mut self,
         net: &Network,
-        demands: &[Demand],
+        demands: Option<&[Demand]>,
         stop: Stop,
         cancel: Option<&AtomicBool>,
     ) -> Result<Solved, TapError> {
-        let total: f64 = demands.iter().zip(&self.classes).map(|(d, c)| c.pce * d.total()).sum();
-        let mut monitor = Monitor::new(Instant::now(), stop, total, cancel);
-        let graph = &self.graph;
-        let measured: Vec<MeasuredClass> = demands
+        let mut monitor = Monitor::new(Instant::now(), stop, self.total_pce(demands), cancel);
+        self.equilibrate_with(net, demands, &mut monitor, &mut |_| {})?;
+        let last = monitor.history.last().expect("a solve measures at least once");
+        Ok(Solved { iterations: last.iteration, gap: last.relative_gap, converged: monitor.converged })
+    }
+
+    /// `Σ_k pce_k` × class `k`'s total demand (`demands`, or the pairs first solved).
+    pub(crate) fn total_pce(&self, demands: Option<&[Demand]>) -> f64 {
+        self.classes
             .iter()
-            .zip(&self.classes)
-            .map(|(d, c)| MeasuredClass {
+            .enumerate()
+            .map(|(k, c)| c.pce * demands.map_or(&c.pairs, |d| &d[k]).total())
+            .sum()
+    }
+
+    /// Algorithm B from the bushes as they are until `monitor` (measuring every class at its own
+    /// costs, in PCE units) says stop; `demands` are the classes' demands on the bushes (`None`: the
+    /// pairs first solved).
+    pub(crate) fn equilibrate_with(
+        &mut self,
+        net: &Network,
+        demands: Option<&[Demand]>,
+        monitor: &mut Monitor,
+        progress: &mut impl FnMut(&IterationLog),
+    ) -> Result<(), TapError> {
+        let graph = &self.graph;
+        let measured: Vec<MeasuredClass> = self
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(k, c)| MeasuredClass {
                 name: c.name.clone(),
                 pce: c.pce,
                 extra: c.extra.clone(),
-                demand: d,
+                demand: demands.map_or(&c.pairs, |d| &d[k]),
             })
             .collect();
         self.flows = self.solver.run(
             net,
             |m, y| {
-                let sptt = classes_sptt(net, graph, &measured, &m.cost, y)?;
+                let sptt = monitor.all_or_nothing(|| classes_sptt(net, graph, &measured, &m.cost, y))?;
                 let tstt = dot(&m.cost, &m.x) + m.class_extra;
                 let objective = net.beckmann(&m.x) + m.class_extra;
-                Ok(monitor.record(tstt, tstt, sptt, objective, 0.0, true, &mut |_| {}))
+                Ok(monitor.record(tstt, tstt, sptt, objective, 0.0, true, progress))
             },
             Overlap::MeasureThenIterate,
         )?;
-        let last = monitor.history.last().expect("a solve measures at least once");
-        Ok(Solved { iterations: last.iteration, gap: last.relative_gap, converged: monitor.converged })
+        Ok(())
     }
 }
