@@ -19,6 +19,41 @@ pub fn trips_beside(net: &Path) -> Result<PathBuf, Error> {
     })?)
 }
 
+/// A network and a trips matrix beside it (`model`, `odme`): the network required, the trips file
+/// beside it by default.
+#[derive(clap::Args)]
+pub struct NetAndTrips {
+    /// TNTP network file.
+    #[arg(long, value_parser = input_file)]
+    pub net: PathBuf,
+    /// TNTP trips file, or an OMX matrix (`--core`, `--mapping`). Default: the `_trips` file beside the
+    /// network.
+    #[arg(long, value_parser = input_file)]
+    pub trips: Option<PathBuf>,
+    #[command(flatten)]
+    pub omx: crate::args::matrices::OmxSelect,
+    /// Time units per toll unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    pub toll_factor: f64,
+    /// Time units per length unit in the generalised cost.
+    #[arg(long, default_value_t = 0.0)]
+    pub distance_factor: f64,
+}
+
+impl NetAndTrips {
+    /// Reads the network (with the cost factors) and the trips.
+    pub fn read(&self) -> Result<(Network, Demand), Error> {
+        let factors = urbanflow::tap::CostFactors { toll: self.toll_factor, distance: self.distance_factor };
+        let net = Network::read_tntp(&self.net, factors)?;
+        let trips = match &self.trips {
+            Some(t) => t.clone(),
+            None => trips_beside(&self.net)?,
+        };
+        let demand = crate::args::matrices::read_demand(&trips, &net, &self.omx)?;
+        Ok((net, demand))
+    }
+}
+
 /// The model and stop rule of the assignment commands (`assign`, `cluster assign`).
 #[derive(clap::Args)]
 pub struct ModelArgs {

@@ -16,11 +16,11 @@ use crate::outcome::{Error, Outcome};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use urbanflow::tap::Stop;
 use urbanflow::tap::matrix::{CalibrateOptions, Deterrence, Observed, calibrate_to};
 use urbanflow::tap::model::{ModelLoop, ModelOptions, dense_matrix, run_model};
 use urbanflow::tap::odme::EquilibriumRoutes;
 use urbanflow::tap::skim::skims;
-use urbanflow::tap::{CostFactors, Network, Stop};
 
 /// Skims ↔ demand feedback: distribute trips by a gravity model, assign them, skim, and again, until the
 /// demand settles.
@@ -29,21 +29,9 @@ use urbanflow::tap::{CostFactors, Network, Stop};
 #[derive(clap::Args)]
 #[command(version, after_help = crate::outcome::EXIT_CODES)]
 pub struct Args {
-    /// TNTP network file.
-    #[arg(long, value_parser = crate::args::files::input_file)]
-    net: PathBuf,
-    /// TNTP trips file or OMX matrix (`--core`, `--mapping`): the productions and attractions
-    /// (default: beside the network).
-    #[arg(long, value_parser = crate::args::files::input_file)]
-    trips: Option<PathBuf>,
+    /// The network and its trips (for `model`, the productions and attractions; for `odme`, the seed).
     #[command(flatten)]
-    omx: crate::args::matrices::OmxSelect,
-    /// Time units per toll unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    toll_factor: f64,
-    /// Time units per length unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    distance_factor: f64,
+    input: crate::args::model::NetAndTrips,
     /// The deterrence as given (power:α, expo:β, gamma:α,β).
     #[arg(long, conflicts_with = "calibrate")]
     deterrence: Option<Deterrence>,
@@ -80,15 +68,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<Outcome, Error> {
     let start = Instant::now();
-    let net = Network::read_tntp(
-        &args.net,
-        CostFactors { toll: args.toll_factor, distance: args.distance_factor },
-    )?;
-    let trips = match &args.trips {
-        Some(t) => t.clone(),
-        None => crate::args::model::trips_beside(&args.net)?,
-    };
-    let observed = crate::args::matrices::read_demand(&trips, &net, &args.omx)?;
+    let (net, observed) = args.input.read()?;
     let zones = net.num_zones() as usize;
     let dense = dense_matrix(&observed, zones)?;
     let rows: Vec<f64> = dense.chunks(zones).map(|r| r.iter().sum()).collect();

@@ -18,11 +18,11 @@ use crate::outcome::{Error, Outcome};
 
 use std::path::PathBuf;
 
+use urbanflow::tap::Stop;
 use urbanflow::tap::multiclass::read_classes;
 use urbanflow::tap::odme::{
     CountUnits, LinkCounts, OdmeIteration, OdmeOptions, estimate_od, estimate_od_classes,
 };
-use urbanflow::tap::{CostFactors, Network, Stop};
 
 /// Estimates an origin–destination matrix whose equilibrium reproduces link counts, from a seed matrix.
 ///
@@ -30,15 +30,9 @@ use urbanflow::tap::{CostFactors, Network, Stop};
 #[derive(clap::Args)]
 #[command(version, after_help = crate::outcome::EXIT_CODES)]
 pub struct Args {
-    /// TNTP network file.
-    #[arg(long, value_parser = crate::args::files::input_file)]
-    net: PathBuf,
-    /// The seed matrix (TNTP trips file, or an OMX matrix: `--core`, `--mapping`). Default: the
-    /// `_trips` file beside the network.
-    #[arg(long, value_parser = crate::args::files::input_file)]
-    trips: Option<PathBuf>,
+    /// The network and its trips (for `model`, the productions and attractions; for `odme`, the seed).
     #[command(flatten)]
-    omx: crate::args::matrices::OmxSelect,
+    input: crate::args::model::NetAndTrips,
     /// Link counts as CSV with a header: `from,to,count` (node ids) or `link,count` (1-based link
     /// number), optional `weight`, optional `class` (a class of --classes; empty for all vehicles);
     /// Path4GMNS's measurement.csv is read as it is.
@@ -51,12 +45,6 @@ pub struct Args {
     /// What counts of all classes count when a class's PCE is not 1: `vehicles` or `pce` (units).
     #[arg(long, value_enum)]
     all_counts: Option<AllCounts>,
-    /// Time units per toll unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    toll_factor: f64,
-    /// Time units per length unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    distance_factor: f64,
     /// Outer iterations (gradient steps, each followed by a warm equilibrium).
     #[arg(long, default_value_t = 10)]
     outer: u32,
@@ -111,15 +99,7 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
-    let net = Network::read_tntp(
-        &args.net,
-        CostFactors { toll: args.toll_factor, distance: args.distance_factor },
-    )?;
-    let trips = match &args.trips {
-        Some(t) => t.clone(),
-        None => crate::args::model::trips_beside(&args.net)?,
-    };
-    let mut seed = crate::args::matrices::read_demand(&trips, &net, &args.omx)?;
+    let (net, mut seed) = args.input.read()?;
     if let (Some(sigma), None) = (args.perturb, &args.classes) {
         seed = urbanflow::tap::odme::perturbed(&seed, sigma, args.perturb_seed)?;
     }
