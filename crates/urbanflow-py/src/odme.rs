@@ -18,7 +18,7 @@ use crate::tap::{Demand, Network};
 /// Where the counts come from: a CSV file, or columns of node ids, counts and weights.
 enum Counts {
     File(PathBuf),
-    Columns(Vec<(u64, u64, f64, f64)>),
+    Columns(Vec<(u64, u64, f64, f64, Option<String>)>),
 }
 
 /// Origin–destination matrix estimation (see the Python `estimate_od`); returns a dict of results.
@@ -62,7 +62,20 @@ pub fn estimate_od<'py>(
             .into());
         };
         let weight = column("weight")?.unwrap_or_else(|| vec![1.0; count.len()]);
-        if from.len() != count.len() || to.len() != count.len() || weight.len() != count.len() {
+        // A class per count: its name, or empty (or "all") for all vehicles.
+        let class: Vec<Option<String>> = match columns.get_item("class")? {
+            Some(c) => c
+                .extract::<Vec<String>>()?
+                .into_iter()
+                .map(|k| (!k.is_empty() && !k.eq_ignore_ascii_case("all")).then_some(k))
+                .collect(),
+            None => vec![None; count.len()],
+        };
+        if from.len() != count.len()
+            || to.len() != count.len()
+            || weight.len() != count.len()
+            || class.len() != count.len()
+        {
             return Err(Error::Input("counts: columns of different lengths".into()).into());
         }
         let id = |x: f64| {
@@ -74,7 +87,7 @@ pub fn estimate_od<'py>(
         };
         let mut rows = Vec::with_capacity(count.len());
         for i in 0..count.len() {
-            rows.push((id(from[i])?, id(to[i])?, count[i], weight[i]));
+            rows.push((id(from[i])?, id(to[i])?, count[i], weight[i], class[i].clone()));
         }
         Counts::Columns(rows)
     } else {
@@ -105,7 +118,7 @@ pub fn estimate_od<'py>(
         move |cancel| {
             let counts = match counts {
                 Counts::File(path) => LinkCounts::read_csv(&path, &n)?,
-                Counts::Columns(rows) => LinkCounts::between_nodes(&n, rows)?,
+                Counts::Columns(rows) => LinkCounts::between_nodes_by_class(&n, rows)?,
             };
             let opts = OdmeOptions {
                 outer_iterations: outer,

@@ -130,6 +130,13 @@ def test_classes_equal_the_command_bit_for_bit(tmp_path, class_counts_csv):
     net = urbanflow.Network.from_tntp(NET)
     assert r.classes["trucks"]["matrix"].shape == (24, 24)
     assert r.classes["trucks"]["vehicles"].shape == (net.num_links,)
+    # The same counts as columns, a class column among them: the same estimate.
+    rows = [line.split(",") for line in class_counts_csv.read_text().splitlines()[1:]]
+    cols = {"from": [float(x[0]) for x in rows], "to": [float(x[1]) for x in rows],
+            "count": [float(x[2]) for x in rows], "class": [x[3] for x in rows]}
+    again = urbanflow.estimate_od(NET, TRIPS, cols, classes=CLASSES, all_counts="pce", outer=5, threads=2,
+                                  as_frame=False)
+    assert again.history["objective"].tolist() == r.history["objective"].tolist()
 
 
 def test_class_counts_need_their_units(class_counts_csv):

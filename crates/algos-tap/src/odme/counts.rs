@@ -104,17 +104,25 @@ impl LinkCounts {
         net: &Network,
         rows: impl IntoIterator<Item = (u64, u64, f64, f64)>,
     ) -> Result<Self, TapError> {
+        Self::between_nodes_by_class(net, rows.into_iter().map(|(u, v, c, w)| (u, v, c, w, None)))
+    }
+
+    /// [`Self::between_nodes`] with each row's class (`None`: all vehicles), as in [`Self::by_class`].
+    pub fn between_nodes_by_class(
+        net: &Network,
+        rows: impl IntoIterator<Item = (u64, u64, f64, f64, Option<String>)>,
+    ) -> Result<Self, TapError> {
         let between = links_between(net);
         let rows = rows
             .into_iter()
             .enumerate()
-            .map(|(i, (u, v, c, w))| {
+            .map(|(i, (u, v, c, w, k))| {
                 link_named(&between, u, v)
-                    .map(|a| (a, c, w))
+                    .map(|a| (a, c, w, k))
                     .map_err(|why| TapError::InvalidOption(format!("count row {i}: {why}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Self::new(net, rows)
+        Self::by_class(net, rows)
     }
 
     /// Reads counts from a CSV file with a header. Links are named by `from,to` (the network's node

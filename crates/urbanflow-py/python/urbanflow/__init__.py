@@ -699,8 +699,9 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
 
     ``net``: a ``Network`` or a TNTP ``_net`` path; ``trips``: the seed, a ``Demand`` or a ``_trips``
     path (zero cells stay zero); ``counts``: the path of a count CSV (``from,to,count`` or
-    ``link,count``, optional ``weight``; Path4GMNS's measurement.csv as it is), or columns ``from``,
-    ``to`` (node ids), ``count`` and optionally ``weight`` (a dict of arrays or a pandas DataFrame).
+    ``link,count``, optional ``weight`` and ``class``; Path4GMNS's measurement.csv as it is), or columns
+    ``from``, ``to`` (node ids), ``count`` and optionally ``weight`` and ``class`` (a dict of arrays or a
+    pandas DataFrame).
     ``outer``: gradient steps; ``inner_gap``: each equilibrium's relative gap (Algorithm B);
     ``max_change``: no cell changes by more than this factor per step; ``target``: the share of
     counted links that must end with GEH < 5 — a warning says when it is missed. ``progress``: called
@@ -721,6 +722,8 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
                    if name in counts}
         if "weight" in counts:
             columns["weight"] = np.asarray(counts["weight"], dtype=np.float64)
+        if "class" in counts:
+            columns["class"] = ["" if k is None else str(k) for k in counts["class"]]
         counts = columns
     if classes is not None and not isinstance(classes, (str, os.PathLike)):
         classes = [dict(c) for c in classes]
