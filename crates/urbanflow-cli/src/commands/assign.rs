@@ -211,12 +211,14 @@ pub fn run(args: Args) -> Result<crate::outcome::Outcome, Error> {
         let (hierarchy, why) = choose_cpu_trees(work, &opts);
         let cpu = urbanflow::gpu::Resolved::Cpu;
         let loader = if hierarchy { format!("{cpu}, cch+phast trees") } else { cpu.to_string() };
-        (
-            loader,
-            format!("several classes load on the CPU; trees: {why}"),
-            if hierarchy { "phast" } else { "dijkstra" },
-            false,
-        )
+        let why = if opts.algorithm == urbanflow::tap::Algorithm::AlgorithmB {
+            format!(
+                "several classes run on the CPU, Algorithm B with one set of bushes per class; trees: {why}"
+            )
+        } else {
+            format!("several classes load on the CPU; trees: {why}")
+        };
+        (loader, why, if hierarchy { "phast" } else { "dijkstra" }, false)
     } else {
         let c = choose_loader(model, &demand, &opts);
         let trees = match (c.devices.is_empty(), c.cpu_hierarchy, args.trees) {

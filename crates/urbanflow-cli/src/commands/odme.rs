@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, value_parser = crate::args::files::input_file)]
     classes: Option<PathBuf>,
     /// What counts of all classes count when a class's PCE is not 1: `vehicles` or `pce` (units).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, requires = "classes")]
     all_counts: Option<AllCounts>,
     /// Outer iterations (gradient steps, each followed by a warm equilibrium).
     #[arg(long, default_value_t = 10)]
