@@ -263,9 +263,6 @@ fn a_cancel_flag_stops_each_method_after_the_iteration_that_set_it() {
         [UserClass::new("a", demand.scaled(0.5)), UserClass::new("b", demand.scaled(0.5)).with_pce(2.0)];
     for algorithm in [Algorithm::Msa, Algorithm::BiconjugateFw, Algorithm::AlgorithmB] {
         for classes in [false, true] {
-            if classes && algorithm == Algorithm::AlgorithmB {
-                continue; // several classes: the Frank–Wolfe family only
-            }
             let flag = AtomicBool::new(false);
             let o = AssignOptions { cancel: Some(&flag), ..opts(algorithm, 1e-12) };
             let mut seen = Vec::new();
