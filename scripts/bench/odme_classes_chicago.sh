@@ -4,7 +4,8 @@
 # of the trips; trucks 0.1 at PCE 2.5 paying 0.1 per unit of length; Algorithm B to 1e-10) counted in
 # PCE units on the 374 links of measurement.csv, and trucks on every fourth of them.
 # Needs the Python package (pip install ./crates/urbanflow-py) and a release `urbanflow`.
-# Usage: URBANFLOW_DATA=../shared/data scripts/bench/odme_classes_chicago.sh [runs]
+# Usage: URBANFLOW_DATA=../shared/data [THREADS=2] [KEEP=dir] scripts/bench/odme_classes_chicago.sh [runs]
+# (KEEP: copy the class and count files there, e.g. to run the same commands on another host.)
 set -euo pipefail
 D="${URBANFLOW_DATA:-../shared/data}"
 U="${URBANFLOW:-target/release/urbanflow}"
@@ -26,7 +27,8 @@ for k, row in enumerate(csv.DictReader(open(f"{d}/counts/chicago-sketch/measurem
         out.append(f"{f},{t},{float(r.classes['trucks'][at[f, t]])!r},trucks")
 open(f"{w}/counts.csv", "w").write("\n".join(out) + "\n")
 PY
-common=(--net "$NET" --toll-factor 0.02 --distance-factor 0.04 --threads 2)
+if [ -n "${KEEP:-}" ]; then cp "$W/classes.txt" "$W/counts.csv" "$KEEP"/; fi
+common=(--net "$NET" --toll-factor 0.02 --distance-factor 0.04 --threads "${THREADS:-2}")
 for r in $(seq "${1:-2}"); do
   /usr/bin/time -f "two-class equilibrium (b, 1e-4): %e s, %M KB" "$U" assign "${common[@]}" --classes "$W/classes.txt" --algorithm b --gap 1e-4 > /dev/null
   /usr/bin/time -f "odme, one class, 374 counts: %e s, %M KB" "$U" odme "${common[@]}" --counts "$D/counts/chicago-sketch/measurement.csv" --perturb 0.5 --outer 10 | tail -1
