@@ -186,10 +186,11 @@ impl Demand {
         Some(Self { origins, offsets, dest, flow, intrazonal })
     }
 
-    /// The same pairs with other flows, one per pair in [`Demand::pairs`] order, each positive and
-    /// finite (what matrix estimation changes); `None` for a wrong count or a flow out of range.
+    /// The same pairs with other flows, one per pair in [`Demand::pairs`] order, each finite and ≥ 0
+    /// (what matrix estimation changes: a pair of a class scaled to nothing stays at zero); `None` for a
+    /// wrong count or a flow out of range.
     pub fn with_flows(&self, flows: Vec<f64>) -> Option<Self> {
-        if flows.len() != self.flow.len() || flows.iter().any(|&f| !(f > 0.0 && f.is_finite())) {
+        if flows.len() != self.flow.len() || flows.iter().any(|&f| !(f >= 0.0 && f.is_finite())) {
             return None;
         }
         Some(Self { flow: flows, ..self.clone() })

@@ -516,3 +516,19 @@ fn class_counts_need_their_classes() {
         (3, None, Some("trucks"), None)
     );
 }
+
+#[test]
+fn a_class_without_demand_stays_without() {
+    // A class scaled to nothing (a class file's share 0) keeps its pairs at zero: its cells are never
+    // moved, and the other class fits the counts alone.
+    let (net, truth) = sioux_falls();
+    let counts = counts_of(&net, &truth, 3);
+    let classes =
+        [UserClass::new("cars", truth.scaled(1.2)), UserClass::new("buses", truth.scaled(0.0)).with_pce(3.0)];
+    let opts =
+        OdmeOptions { outer_iterations: 5, all_counts: Some(CountUnits::Vehicles), ..Default::default() };
+    let r = estimate_od_classes(&net, &classes, &counts, &opts, |_| {}).unwrap();
+    assert!(r.classes[1].demand.flows().iter().all(|&g| g == 0.0));
+    assert!(r.classes[1].vehicles.iter().all(|&v| v == 0.0));
+    assert!(r.last().fit.rmse < 0.5 * r.history[0].fit.rmse, "{:?}", r.last().fit);
+}

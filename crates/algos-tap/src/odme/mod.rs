@@ -404,7 +404,7 @@ fn estimate(
                 let next: Vec<f64> = accepted.0[k].flows().iter().zip(&factors).map(|(g, f)| g * f).collect();
                 demands[k] = accepted.0[k].with_flows(next).ok_or_else(|| {
                     TapError::InvalidOption(
-                        "a matrix cell left the positive finite range (a step the cap should forbid)".into(),
+                        "a matrix cell left the finite range (a step the cap should forbid)".into(),
                     )
                 })?;
             }
