@@ -337,13 +337,24 @@ fn cars_and_trucks(net: &Network, cars: Demand, trucks: Demand) -> [UserClass; 2
     [UserClass::new("cars", cars), trucks]
 }
 
-/// Counts of all vehicles in PCE units on every `every_all`-th link and of trucks (vehicles) on every
+/// Counts of all vehicles (in `units`) on every `every_all`-th link and of trucks (vehicles) on every
 /// `every_truck`-th, made by assigning `classes` to a relative gap of 1e-10.
-fn class_counts_of(net: &Network, classes: &[UserClass], every_all: usize, every_truck: usize) -> LinkCounts {
+fn class_counts_of(
+    net: &Network,
+    classes: &[UserClass],
+    (every_all, every_truck): (usize, usize),
+    units: CountUnits,
+) -> LinkCounts {
     let opts = AssignOptions { algorithm: Algorithm::AlgorithmB, ..Default::default() }.with_gap(1e-10);
     let r = assign_classes(net, classes, &opts).unwrap();
     let trucks = &r.classes[1].vehicles;
-    let all = (0..net.num_links()).step_by(every_all).map(|a| (a as u32, r.pce_flows[a], 1.0, None));
+    let all = (0..net.num_links()).step_by(every_all).map(|a| {
+        let count = match units {
+            CountUnits::Pce => r.pce_flows[a],
+            CountUnits::Vehicles => r.classes[0].vehicles[a] + trucks[a],
+        };
+        (a as u32, count, 1.0, None)
+    });
     let by_truck = (0..net.num_links())
         .step_by(every_truck)
         .map(|a| (a as u32, trucks[a], 1.0, Some("trucks".to_string())));
@@ -441,7 +452,7 @@ fn one_class_estimates_as_the_single_class_estimate() {
 fn true_class_matrices_are_a_fixed_point() {
     let (net, truth) = sioux_falls();
     let classes = cars_and_trucks(&net, truth.scaled(0.85), truth.scaled(0.15));
-    let counts = class_counts_of(&net, &classes, 3, 5);
+    let counts = class_counts_of(&net, &classes, (3, 5), CountUnits::Pce);
     let opts = OdmeOptions {
         outer_iterations: 4,
         inner: tight(),
@@ -460,35 +471,42 @@ fn true_class_matrices_are_a_fixed_point() {
     assert!(result.last().fit.rmse < 1e-3, "{:?}", result.last().fit);
 }
 
+/// From seeds perturbed by σ = 0.5, counts of all classes (every second link) and of trucks (every
+/// third) made from known class matrices are reproduced: in PCE units to the GEH target in 40 outer
+/// iterations; in vehicles, where steps of all classes together stall (docs/odme.md), by steps of one
+/// class at a time, RMSE down ≥ 90 % in 30. The objective never rises.
 #[test]
 fn class_counts_of_known_matrices_are_reproduced() {
     let (net, truth) = sioux_falls();
     let classes = cars_and_trucks(&net, truth.scaled(0.85), truth.scaled(0.15));
-    let counts = class_counts_of(&net, &classes, 2, 3);
     let seeds = cars_and_trucks(
         &net,
         perturbed(&classes[0].demand, 0.5, 42).unwrap(),
         perturbed(&classes[1].demand, 0.5, 43).unwrap(),
     );
-    let opts = OdmeOptions { outer_iterations: 40, all_counts: Some(CountUnits::Pce), ..Default::default() };
-    let result = estimate_od_classes(&net, &seeds, &counts, &opts, |_| {}).unwrap();
-    let (first, last) = (result.history[0].fit, result.last().fit);
-    assert!(last.rmse <= 0.1 * first.rmse, "RMSE {} → {}", first.rmse, last.rmse);
-    for w in result.history.windows(2) {
-        assert!(w[1].fit.objective <= w[0].fit.objective, "objective up: {:?} → {:?}", w[0], w[1]);
-    }
-    assert!(result.reached_target, "{last:?}");
-    // Banned links carry no trucks; counted flows are the classes' vehicles.
-    let trucks = &result.classes[1].vehicles;
-    assert_eq!((trucks[20], trucks[45]), (0.0, 0.0));
-    for c in &result.counted {
-        let a = c.link as usize;
-        let expected = match c.class.as_deref() {
-            Some("trucks") => trucks[a],
-            None => result.classes[0].vehicles[a] + 2.5 * trucks[a],
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(c.flow, expected);
+    for (units, outer) in [(CountUnits::Pce, 40), (CountUnits::Vehicles, 30)] {
+        let counts = class_counts_of(&net, &classes, (2, 3), units);
+        let opts = OdmeOptions { outer_iterations: outer, all_counts: Some(units), ..Default::default() };
+        let result = estimate_od_classes(&net, &seeds, &counts, &opts, |_| {}).unwrap();
+        let (first, last) = (result.history[0].fit, result.last().fit);
+        assert!(last.rmse <= 0.1 * first.rmse, "{units:?}: RMSE {} → {}", first.rmse, last.rmse);
+        for w in result.history.windows(2) {
+            assert!(w[1].fit.objective <= w[0].fit.objective, "objective up: {:?} → {:?}", w[0], w[1]);
+        }
+        assert!(units == CountUnits::Vehicles || result.reached_target, "{last:?}");
+        // Banned links carry no trucks; counted flows are the classes' vehicles.
+        let trucks = &result.classes[1].vehicles;
+        assert_eq!((trucks[20], trucks[45]), (0.0, 0.0));
+        let pce = if units == CountUnits::Pce { 2.5 } else { 1.0 };
+        for c in &result.counted {
+            let a = c.link as usize;
+            let expected = match c.class.as_deref() {
+                Some("trucks") => trucks[a],
+                None => result.classes[0].vehicles[a] + pce * trucks[a],
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(c.flow, expected);
+        }
     }
 }
 

@@ -86,8 +86,8 @@ pub struct OdmeOptions<'a> {
 /// flow along the trucks' routes. Counted in PCE units, that is what the congested equilibrium
 /// roughly keeps (as with one class). Counted in vehicles, the equilibrium's own response can have the
 /// other sign — the cars a truck pushes off its route outnumber it — so steps that the gradient
-/// promises lower the objective may raise it, and the estimate can stop early (measured in
-/// docs/odme.md).
+/// promises lower the objective may raise it; the estimation then tries each class's step alone, and
+/// converges more slowly than with counts in PCE units (measured in docs/odme.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CountUnits {
     /// Vehicles: a truck counts 1 (a loop detector's count).
@@ -132,8 +132,9 @@ pub struct OdmeIteration {
     pub inner_iterations: u32,
     /// Its final relative gap.
     pub inner_gap: f64,
-    /// How many times the step was halved because the re-solved equilibrium fitted worse than the
-    /// last matrix (each halving re-solves the equilibrium once more).
+    /// How many steps were tried and rejected before this one because the re-solved equilibrium fitted
+    /// worse than the last matrix: halvings, and with several classes the steps of all classes together
+    /// before a step of one class (each re-solves the equilibrium once more).
     pub halvings: u32,
     /// Seconds of this iteration in the gradient, the flows' derivative and the line search (passes
     /// over the bushes); the rest since the previous report is the equilibrium (warm start, Algorithm
@@ -356,7 +357,8 @@ fn estimate(
             .map(|((v, c), w)| w * (v - c))
             .collect();
         let mut gradients = Vec::with_capacity(kc);
-        let mut slopes = vec![0.0; counts.len()];
+        // Per class, each count's flow derivative along the class's change.
+        let mut class_slopes = vec![vec![0.0; counts.len()]; kc];
         for (k, demand) in demands.iter().enumerate() {
             let mut link_error = vec![0.0; net.num_links()];
             for (i, &a) in counts.links().iter().enumerate() {
@@ -371,74 +373,109 @@ fn estimate(
             for (i, &a) in counts.links().iter().enumerate() {
                 let share = share(i, k);
                 if share != 0.0 {
-                    slopes[i] += share * slope[a as usize];
+                    class_slopes[k][i] = share * slope[a as usize];
                 }
             }
             gradients.push(gradient);
         }
-        // Z(λ) = ½ Σ w (v + λ v' − ĉ)² with the routes held: its minimiser, then the step cap.
-        let (mut along, mut curvature) = (0.0, 0.0);
-        for ((e, s), w) in error.iter().zip(&slopes).zip(counts.weights()) {
-            along += e * s;
-            curvature += w * s * s;
-        }
-        if !(curvature > 0.0 && along < 0.0) {
-            stopped = format!(
-                "no descent left after {} outer iterations (the counts' errors have no gradient)",
-                iteration - 1
-            );
-            break;
-        }
-        let cap = gradients.iter().map(|g| step_cap(g, opts.max_change)).fold(f64::INFINITY, f64::min);
-        let mut step = (-along / curvature).min(cap);
-        // With the routes held the step lowers Z; the re-solved equilibrium may not (its own response,
-        // and the inner gap's noise): halve the step until it does, or stop at the last accepted matrix.
         let accepted = (demands.clone(), routes.flows().to_vec(), fit, counted.clone(), vehicles.clone());
         let gradient_s = passes.elapsed().as_secs_f64();
+        // Which classes move: all together first; with several classes, then each alone, since the
+        // re-solved equilibrium can answer one class's change against the gradient's sign (docs/odme.md,
+        // "Several classes") while another's still lowers the objective.
+        let mut moves: Vec<Vec<bool>> = vec![vec![true; kc]];
+        if kc > 1 {
+            moves.extend((0..kc).map(|k| (0..kc).map(|j| j == k).collect()));
+        }
         let mut tried = 0;
-        loop {
-            let mut range = (f64::INFINITY, 0.0f64);
-            for (k, gradient) in gradients.iter().enumerate() {
-                let factors: Vec<f64> = gradient.iter().map(|d| 1.0 - step * d).collect();
-                range = factors.iter().fold(range, |(lo, hi), &f| (lo.min(f), hi.max(f)));
-                let next: Vec<f64> = accepted.0[k].flows().iter().zip(&factors).map(|(g, f)| g * f).collect();
-                demands[k] = accepted.0[k].with_flows(next).ok_or_else(|| {
-                    TapError::InvalidOption(
-                        "a matrix cell left the finite range (a step the cap should forbid)".into(),
-                    )
-                })?;
+        let mut descent = false;
+        let mut moved = false;
+        for moving in &moves {
+            // Z(λ) = ½ Σ w (v + λ v' − ĉ)² with the routes held: its minimiser, then the step cap.
+            let mut slopes = vec![0.0; counts.len()];
+            for (class_slope, _) in class_slopes.iter().zip(moving).filter(|(_, m)| **m) {
+                for (s, c) in slopes.iter_mut().zip(class_slope) {
+                    *s += c;
+                }
             }
-            solved = routes.resolve_classes(net, &demands, opts.inner, opts.cancel)?;
-            (counted, vehicles) = counted_flows(&routes);
-            fit = Fit::of_counted(counts, &counted);
-            if fit.objective <= accepted.2.objective {
-                report(iteration, fit, total(&demands), step, range, solved, (tried, gradient_s));
+            let (mut along, mut curvature) = (0.0, 0.0);
+            for ((e, s), w) in error.iter().zip(&slopes).zip(counts.weights()) {
+                along += e * s;
+                curvature += w * s * s;
+            }
+            if !(curvature > 0.0 && along < 0.0) {
+                continue;
+            }
+            descent = true;
+            let cap = (0..kc)
+                .filter(|&k| moving[k])
+                .map(|k| step_cap(&gradients[k], opts.max_change))
+                .fold(f64::INFINITY, f64::min);
+            let mut step = (-along / curvature).min(cap);
+            // With the routes held the step lowers Z; the re-solved equilibrium may not (its own
+            // response, and the inner gap's noise): halve the step until it does.
+            for _ in 0..=MAX_HALVINGS {
+                let mut range = (f64::INFINITY, 0.0f64);
+                for (k, gradient) in gradients.iter().enumerate() {
+                    if !moving[k] {
+                        demands[k] = accepted.0[k].clone();
+                        continue;
+                    }
+                    let factors: Vec<f64> = gradient.iter().map(|d| 1.0 - step * d).collect();
+                    range = factors.iter().fold(range, |(lo, hi), &f| (lo.min(f), hi.max(f)));
+                    let next: Vec<f64> =
+                        accepted.0[k].flows().iter().zip(&factors).map(|(g, f)| g * f).collect();
+                    demands[k] = accepted.0[k].with_flows(next).ok_or_else(|| {
+                        TapError::InvalidOption(
+                            "a matrix cell left the finite range (a step the cap should forbid)".into(),
+                        )
+                    })?;
+                }
+                solved = routes.resolve_classes(net, &demands, opts.inner, opts.cancel)?;
+                (counted, vehicles) = counted_flows(&routes);
+                fit = Fit::of_counted(counts, &counted);
+                if fit.objective <= accepted.2.objective {
+                    report(iteration, fit, total(&demands), step, range, solved, (tried, gradient_s));
+                    moved = true;
+                    break;
+                }
+                tried += 1;
+                // Cancelled during this re-solve: its flows are not an equilibrium.
+                if opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    break;
+                }
+                step *= 0.5;
+            }
+            if moved || opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 break;
             }
-            tried += 1;
-            // Cancelled during this re-solve: its flows are not an equilibrium, keep the last matrix.
-            let cancelled = opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-            if cancelled || tried > MAX_HALVINGS {
-                stopped = if cancelled {
-                    "cancelled".into()
-                } else {
-                    format!(
-                        "the objective rose after every step tried in outer iteration {iteration} (the last {}): \
-                         the inner gap {:.0e} limits the fit; a smaller inner gap goes further",
-                        MAX_HALVINGS + 1,
-                        opts.inner.relative_gap
-                    )
-                };
-                let (d, flows, f, c, v) = accepted;
-                (demands, fit, counted) = (d, f, c);
-                kept = Some((flows, v));
-                break;
-            }
-            step *= 0.5;
         }
-        if kept.is_some() {
-            break;
+        if moved {
+            continue;
         }
+        stopped = if !descent {
+            format!(
+                "no descent left after {} outer iterations (the counts' errors have no gradient)",
+                iteration - 1
+            )
+        } else if opts.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            "cancelled".into()
+        } else {
+            format!(
+                "the objective rose after every step tried in outer iteration {iteration} (the last {}{}): \
+                 the inner gap {:.0e} limits the fit; a smaller inner gap goes further",
+                MAX_HALVINGS + 1,
+                if kc > 1 { " for all classes together and for each alone" } else { "" },
+                opts.inner.relative_gap
+            )
+        };
+        // Keep the last accepted matrix (the routes may have moved on from it).
+        if tried > 0 {
+            let (d, flows, f, c, v) = accepted;
+            (demands, fit, counted) = (d, f, c);
+            kept = Some((flows, v));
+        }
+        break;
     }
     let (flows, vehicles) = kept.unwrap_or_else(|| (routes.flows().to_vec(), vehicles));
     let mut costs = vec![0.0; net.num_links()];
@@ -473,7 +510,8 @@ fn estimate(
     })
 }
 
-/// Step halvings tried before an outer iteration gives up (the step is then 1/32 of the first).
+/// Step halvings tried for each move (all classes together, or one class) before it gives up (the step
+/// is then 1/32 of the first).
 const MAX_HALVINGS: u32 = 5;
 
 /// The largest `λ` for which every factor `1 − λ d` lies in `[1/max_change, max_change]`.
