@@ -30,7 +30,11 @@ use crate::demand::Demand;
 use crate::error::TapError;
 use crate::network::Network;
 
+#[cfg(feature = "gpu")]
+mod gpu_passes;
 mod proportions;
+#[cfg(feature = "gpu")]
+pub(crate) use gpu_passes::GpuBushes;
 
 /// Flows below this (vehicles) count as unused.
 const FLOW_EPS: f64 = 1e-12;

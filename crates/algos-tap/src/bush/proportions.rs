@@ -77,13 +77,13 @@ impl Bush {
     }
 
     /// Fills `pos` (per network node) with this bush's positions.
-    fn mark_positions(&self, pos: &mut [u32]) {
+    pub(super) fn mark_positions(&self, pos: &mut [u32]) {
         for (p, &v) in self.nodes.iter().enumerate() {
             pos[v as usize] = p as u32;
         }
     }
 
-    fn clear_positions(&self, pos: &mut [u32]) {
+    pub(super) fn clear_positions(&self, pos: &mut [u32]) {
         for &v in &self.nodes {
             pos[v as usize] = NONE;
         }
@@ -188,10 +188,10 @@ impl BushSolver {
 
 /// Bushes per partial sum of [`BushSolver::route_flows`]: few enough partial vectors (Philadelphia's
 /// 1,525 origins: 24 × its links), enough chunks to keep every thread busy.
-const SUM_CHUNK: usize = 64;
+pub(super) const SUM_CHUNK: usize = 64;
 
 /// Where each origin's pairs start in [`Demand::pairs`] order (one more entry than origins).
-fn row_starts(demand: &Demand) -> Vec<usize> {
+pub(super) fn row_starts(demand: &Demand) -> Vec<usize> {
     let mut starts = Vec::with_capacity(demand.num_origins() + 1);
     starts.push(0);
     for i in 0..demand.num_origins() {

@@ -47,7 +47,7 @@ use std::time::Instant;
 
 pub use counts::LinkCounts;
 pub use fit::{CountedFlow, Fit, GEH_THRESHOLD, geh, write_counted_csv};
-pub use routes::{EquilibriumRoutes, Solved};
+pub use routes::{EquilibriumRoutes, RoutePasses, Solved};
 pub use synthetic::perturbed;
 
 use crate::classes::UserClass;
@@ -55,6 +55,7 @@ use crate::demand::Demand;
 use crate::error::TapError;
 use crate::network::Network;
 use crate::solve::Stop;
+use gpu_runtime::Backend;
 
 /// How to estimate.
 #[derive(Debug, Clone)]
@@ -77,6 +78,11 @@ pub struct OdmeOptions<'a> {
     /// when some class's PCE is not 1 and some count is of all classes (no guess: an error asks for
     /// it).
     pub all_counts: Option<CountUnits>,
+    /// Where the gradient's and the step's passes over the routes run ([`EquilibriumRoutes::passes`]):
+    /// the CPU by default; [`Backend::Gpu`] uploads each class's bushes once per outer iteration.
+    /// [`Backend::Auto`] is the CPU (the passes are 1–2 % of an outer iteration). The equilibria run
+    /// on the CPU either way.
+    pub backend: Backend<'a>,
 }
 
 /// What a count of all classes counts ([`OdmeOptions::all_counts`]); where every PCE is 1 the two
@@ -107,6 +113,7 @@ impl Default for OdmeOptions<'_> {
             allow_zone_transit: false,
             cancel: None,
             all_counts: None,
+            backend: Backend::Cpu,
         }
     }
 }
@@ -173,6 +180,8 @@ pub struct OdmeResult {
     pub reached_target: bool,
     /// Why the iterations stopped.
     pub stopped: String,
+    /// Where the passes over the routes ran: `cpu` or `gpu (adapter)`.
+    pub passes_on: String,
 }
 
 impl OdmeResult {
@@ -367,9 +376,10 @@ fn estimate(
                     link_error[a as usize] += share * error[i];
                 }
             }
-            let gradient = routes.class_od_mean_costs(net, k, &link_error)?;
+            let passes = routes.passes(opts.backend, k)?;
+            let gradient = passes.od_mean_costs(net, &link_error)?;
             let change: Vec<f64> = demand.flows().iter().zip(&gradient).map(|(g, d)| -g * d).collect();
-            let slope = routes.class_route_flows(net, k, &change)?;
+            let slope = passes.route_flows(net, &change)?;
             for (i, &a) in counts.links().iter().enumerate() {
                 let share = share(i, k);
                 if share != 0.0 {
@@ -498,6 +508,10 @@ fn estimate(
         .zip(vehicles)
         .map(|((name, demand), vehicles)| ClassEstimate { name, demand, vehicles })
         .collect();
+    let passes_on = match opts.backend {
+        Backend::Gpu(ctx) => format!("gpu ({})", ctx.info.name),
+        Backend::Cpu | Backend::Auto => "cpu".to_string(),
+    };
     Ok(OdmeResult {
         reached_target: fit.geh_below_5 >= opts.target_geh_share,
         demand: classes[0].demand.clone(),
@@ -507,6 +521,7 @@ fn estimate(
         history,
         counted,
         stopped,
+        passes_on,
     })
 }
 

@@ -12,6 +12,54 @@ use crate::error::TapError;
 use crate::network::Network;
 use crate::solve::{IterationLog, Monitor, Stop};
 use crate::vector::dot;
+use gpu_runtime::Backend;
+
+/// The two passes over one class's routes ([`EquilibriumRoutes::passes`]), on the CPU or resident on a
+/// GPU; the routes cannot change while they live.
+pub struct RoutePasses<'a> {
+    routes: &'a EquilibriumRoutes,
+    class: usize,
+    #[cfg(feature = "gpu")]
+    device: Option<crate::bush::GpuBushes<'a>>,
+    #[cfg(not(feature = "gpu"))]
+    device: Option<std::convert::Infallible>,
+}
+
+impl RoutePasses<'_> {
+    /// [`EquilibriumRoutes::class_od_mean_costs`] of this class.
+    pub fn od_mean_costs(&self, net: &Network, link_cost: &[f64]) -> Result<Vec<f64>, TapError> {
+        match &self.device {
+            None => self.routes.class_od_mean_costs(net, self.class, link_cost),
+            #[cfg(feature = "gpu")]
+            Some(gpu) => {
+                crate::solve::check_length(link_cost.len(), net.num_links(), "link costs")?;
+                gpu.od_mean_costs(&self.routes.solver.topo.to_internal_order(link_cost))
+            }
+            #[cfg(not(feature = "gpu"))]
+            Some(never) => match *never {},
+        }
+    }
+
+    /// [`EquilibriumRoutes::class_route_flows`] of this class.
+    pub fn route_flows(&self, net: &Network, values: &[f64]) -> Result<Vec<f64>, TapError> {
+        match &self.device {
+            None => self.routes.class_route_flows(net, self.class, values),
+            #[cfg(feature = "gpu")]
+            Some(gpu) => {
+                let pairs = self.routes.class(self.class)?.pairs.num_pairs();
+                crate::solve::check_length(values.len(), pairs, "OD values")?;
+                Ok(self.routes.solver.topo.to_network_order(&gpu.route_flows(values)?))
+            }
+            #[cfg(not(feature = "gpu"))]
+            Some(never) => match *never {},
+        }
+    }
+
+    /// Whether the passes run on a GPU.
+    pub fn on_gpu(&self) -> bool {
+        self.device.is_some()
+    }
+}
 
 /// How one equilibrium solve ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -236,6 +284,53 @@ impl EquilibriumRoutes {
         let c = self.class(class)?;
         crate::solve::check_length(values.len(), c.pairs.num_pairs(), "OD values")?;
         Ok(self.solver.route_flows(net, class, &c.pairs, values))
+    }
+
+    /// The two passes over class `class`'s routes on `backend`, for as long as the routes stay as they
+    /// are: on a GPU the class's bushes are uploaded here, once, and each pass then sends one vector
+    /// and reads one back. [`Backend::Auto`] runs them on the CPU: the passes take 1–2 % of an outer
+    /// iteration of matrix estimation (docs/odme.md), less than uploading the bushes costs.
+    ///
+    /// ```
+    /// use urbanflow::gpu::Backend;
+    /// use urbanflow::tap::odme::EquilibriumRoutes;
+    /// use urbanflow::tap::{CostFactors, Demand, Link, Network, Stop};
+    /// let road = |t0, b| Link { from: 0, to: 1, capacity: 1000.0, length: 0.0, free_flow_time: t0, b, power: 1.0, toll: 0.0 };
+    /// let net = Network::new(2, &[road(10.0, 1.0), road(20.0, 0.0)], 0, CostFactors::default()).unwrap();
+    /// let demand = Demand::from_pairs(&net, [(0, 1, 3000.0)]).unwrap();
+    /// let stop = Stop { relative_gap: 1e-12, ..Stop::default() };
+    /// let (routes, _) = EquilibriumRoutes::solve(&net, &demand, stop, false, None).unwrap();
+    /// let passes = routes.passes(Backend::Cpu, 0).unwrap();
+    /// let mean = passes.od_mean_costs(&net, &[3.0, 0.0]).unwrap();
+    /// assert!((mean[0] - 1.0).abs() < 1e-9);
+    /// ```
+    pub fn passes<'a>(&'a self, backend: Backend<'a>, class: usize) -> Result<RoutePasses<'a>, TapError> {
+        self.passes_in_blocks(backend, class, None)
+    }
+
+    /// [`Self::passes`] with the bushes on a GPU in blocks of at most `block_bytes` per buffer (tests:
+    /// several blocks on a small network).
+    #[doc(hidden)]
+    pub fn passes_in_blocks<'a>(
+        &'a self,
+        backend: Backend<'a>,
+        class: usize,
+        block_bytes: Option<usize>,
+    ) -> Result<RoutePasses<'a>, TapError> {
+        self.class(class)?;
+        let device = match backend {
+            Backend::Cpu | Backend::Auto => None,
+            #[cfg(not(feature = "gpu"))]
+            Backend::Gpu(ctx) => {
+                let _ = block_bytes;
+                ctx.unbuilt()
+            }
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(ctx) => {
+                Some(self.solver.upload_class(ctx, class, &self.class(class)?.pairs, block_bytes)?)
+            }
+        };
+        Ok(RoutePasses { routes: self, class, device })
     }
 
     fn class(&self, class: usize) -> Result<&RouteClass, TapError> {

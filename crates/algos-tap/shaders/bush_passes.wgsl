@@ -1,0 +1,1 @@
+../../../shaders/bush_passes.wgsl
