@@ -12,7 +12,7 @@ use urbanflow::tap::odme::{
 };
 
 use crate::errors::Error;
-use crate::run::{Run, report_progress, run_watching};
+use crate::run::{Run, backend_of, report_progress, run_watching};
 use crate::tap::{Demand, Network};
 
 /// Where the counts come from: a CSV file, or columns of node ids, counts and weights.
@@ -23,7 +23,7 @@ enum Counts {
 
 /// Origin–destination matrix estimation (see the Python `estimate_od`); returns a dict of results.
 #[pyfunction]
-#[pyo3(signature = (net, demand, counts, *, outer = 10, inner_gap = 1e-4, max_change = 10.0, target = 0.95, threads = None, progress = None, classes = None, all_counts = None))]
+#[pyo3(signature = (net, demand, counts, *, outer = 10, inner_gap = 1e-4, max_change = 10.0, target = 0.95, threads = None, progress = None, classes = None, all_counts = None, backend = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn estimate_od<'py>(
     py: Python<'py>,
@@ -38,7 +38,9 @@ pub fn estimate_od<'py>(
     progress: Option<Py<PyAny>>,
     classes: Option<Bound<'py, PyAny>>,
     all_counts: Option<&str>,
+    backend: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let choice = backend_of(backend)?;
     let classes = classes.map(|c| crate::tap::user_classes(py, &c, net, demand)).transpose()?;
     let by_class = classes.is_some();
     let all_counts = match all_counts {
@@ -128,6 +130,7 @@ pub fn estimate_od<'py>(
                 // Ctrl-C or a callback's False stops at the end of the outer iteration.
                 cancel: Some(cancel.flag()),
                 all_counts,
+                backend: choice.backend().map_err(Error::Gpu)?,
                 ..OdmeOptions::default()
             };
             let log = |it: &OdmeIteration| sent.lock().unwrap_or_else(|p| p.into_inner()).push(*it);
@@ -215,6 +218,7 @@ pub fn estimate_od<'py>(
     out.set_item("demand", Demand { demand: Arc::new(result.demand) }.into_pyobject(py)?)?;
     out.set_item("reached_target", result.reached_target)?;
     out.set_item("stopped", &result.stopped)?;
+    out.set_item("passes_on", &result.passes_on)?;
     out.set_item("flows", result.flows.into_pyarray(py))?;
     out.set_item("costs", result.costs.into_pyarray(py))?;
     Ok(out)

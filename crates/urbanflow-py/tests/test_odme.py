@@ -144,3 +144,33 @@ def test_class_counts_need_their_units(class_counts_csv):
         urbanflow.estimate_od(NET, TRIPS, class_counts_csv, classes=CLASSES)
     with pytest.raises(urbanflow.errors.InvalidInputError, match="counts of class trucks"):
         urbanflow.estimate_od(NET, TRIPS, class_counts_csv)
+
+
+@pytest.mark.filterwarnings("ignore:.*GEH < 5")
+def test_passes_on_the_gpu_equal_the_cpu(tmp_path, counts_csv):
+    import os
+    net = urbanflow.Network.from_tntp(NET)
+    seed = urbanflow.Demand.from_tntp(TRIPS, net, scale=1.3)
+    try:
+        g = urbanflow.estimate_od(net, seed, counts_csv, outer=4, as_frame=False, backend="gpu")
+    except Exception as e:  # no adapter, or one without 64-bit floats
+        if os.environ.get("URBANFLOW_REQUIRE_GPU") == "1":
+            raise
+        pytest.skip(f"no GPU for ODME's passes: {e}")
+    c = urbanflow.estimate_od(net, seed, counts_csv, outer=4, as_frame=False, backend="cpu")
+    assert g.passes_on.startswith("gpu (") and c.passes_on == "cpu"
+    np.testing.assert_allclose(g.history["objective"], c.history["objective"], rtol=1e-9)
+    np.testing.assert_allclose(g.pairs["demand"], c.pairs["demand"], rtol=1e-9)
+    a = urbanflow.estimate_od(net, seed, counts_csv, outer=4, as_frame=False, backend="auto")
+    assert a.passes_on.startswith("cpu (auto: the passes took"), a.passes_on
+    assert a.history["objective"].tolist() == c.history["objective"].tolist()
+    # The command says where they ran, and on the GPU gives the library's estimate.
+    run = subprocess.run(
+        [*command("odme"), "--net", str(NET), "--trips", str(TRIPS), "--counts", str(counts_csv), "--outer", "4",
+         "--json", "--backend", "gpu", "--threads", "2", "--out", str(tmp_path / "gpu.csv")],
+        capture_output=True, text=True,
+    )
+    assert run.returncode in (0, 2), run.stderr
+    assert json.loads(run.stdout)["passes_on"].startswith("gpu (")
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="tpu"):
+        urbanflow.estimate_od(net, seed, counts_csv, outer=1, backend="tpu")

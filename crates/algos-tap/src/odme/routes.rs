@@ -288,8 +288,8 @@ impl EquilibriumRoutes {
 
     /// The two passes over class `class`'s routes on `backend`, for as long as the routes stay as they
     /// are: on a GPU the class's bushes are uploaded here, once, and each pass then sends one vector
-    /// and reads one back. [`Backend::Auto`] runs them on the CPU: the passes take 1–2 % of an outer
-    /// iteration of matrix estimation (docs/odme.md), less than uploading the bushes costs.
+    /// and reads one back. [`Backend::Auto`] runs them on the CPU: in matrix estimation they take 1–2 %
+    /// of an outer iteration on 16 cores (docs/odme.md), the rest being the equilibrium.
     ///
     /// ```
     /// use urbanflow::gpu::Backend;

@@ -672,7 +672,8 @@ class OdmeResult:
     ``costs``, whether the GEH target was reached and why the iterations ``stopped``. With ``classes=``,
     ``classes`` maps each class's name to its ``matrix``, ``pairs``, ``demand`` and ``vehicles`` per link
     (``matrix``/``demand``/``pairs`` above are the first class's, ``flows`` are PCE units, and
-    ``counted`` has a ``class`` column when counts name classes)."""
+    ``counted`` has a ``class`` column when counts name classes). ``passes_on``: where the passes over
+    the routes ran (with ``backend="auto"``, the CPU and the passes' measured share of the run)."""
 
     matrix: np.ndarray
     demand: Any
@@ -684,6 +685,7 @@ class OdmeResult:
     reached_target: bool
     stopped: str
     classes: dict | None = None
+    passes_on: str = "cpu"
 
     def __repr__(self) -> str:
         return (f"OdmeResult(zones={self.matrix.shape[0]}, pairs={len(self.pairs['demand'])}, "
@@ -692,7 +694,7 @@ class OdmeResult:
 
 def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4, max_change: float = 10.0,
                 target: float = 0.95, threads=None, progress=None, as_frame: bool | None = None, classes=None,
-                all_counts: str | None = None) -> OdmeResult:
+                all_counts: str | None = None, backend: str | None = None) -> OdmeResult:
     """Origin–destination matrix estimation from link counts (Spiess's gradient method on the user
     equilibrium; docs/odme.md): adjusts the seed ``trips`` until its equilibrium on ``net`` reproduces
     ``counts``.
@@ -712,7 +714,12 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
     ``classes``: one matrix per user class (``assign``'s ``classes=``: a class file or a list of dicts;
     shares of ``trips`` or each class's ``Demand``); a count file may then name a class per count in a
     ``class`` column (empty: all vehicles). ``all_counts``: "vehicles" or "pce", what counts of all
-    classes count — required when a class's PCE is not 1."""
+    classes count — required when a class's PCE is not 1.
+
+    ``backend``: where the gradient's and the step's passes over the routes run: "cpu", "gpu" (each
+    class's bushes uploaded once per outer iteration; 64-bit floats on the device) or "auto" (default:
+    ``$URBANFLOW_BACKEND``, else auto, which keeps them on the CPU and reports their measured share in
+    ``passes_on``). The equilibria run on the CPU either way."""
     if not isinstance(net, _Network):
         net = _Network.from_tntp(os.fspath(net))
     if not isinstance(trips, _Demand):
@@ -728,7 +735,8 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
     if classes is not None and not isinstance(classes, (str, os.PathLike)):
         classes = [dict(c) for c in classes]
     r = _estimate_od(net, trips, counts, outer=outer, inner_gap=inner_gap, max_change=max_change, target=target,
-                     threads=threads, progress=progress, classes=classes, all_counts=all_counts)
+                     threads=threads, progress=progress, classes=classes, all_counts=all_counts,
+                     backend=backend)
     if not r["reached_target"]:
         share = r["history"]["geh_below_5"][-1]
         warnings.warn(
@@ -747,6 +755,7 @@ def estimate_od(net, trips, counts, *, outer: int = 10, inner_gap: float = 1e-4,
         costs=r["costs"],
         reached_target=r["reached_target"],
         stopped=r["stopped"],
+        passes_on=r["passes_on"],
         classes={name: {**c, "pairs": table(c["pairs"], as_frame)} for name, c in r["classes"].items()}
         if "classes" in r else None,
     )

@@ -173,11 +173,13 @@ class OdmeResult:
     reached_target: bool
     stopped: str
     classes: dict[str, dict[str, Any]] | None = None
+    passes_on: str = "cpu"
 
 def estimate_od(net: Network | _Path, trips: Demand | _Path, counts: _Path | Any, *, outer: int = 10,
                 inner_gap: float = 1e-4, max_change: float = 10.0, target: float = 0.95, threads: int | None = None,
                 progress: Any = None, as_frame: bool | None = None,
-                classes: _Path | list[dict[str, Any]] | None = None, all_counts: str | None = None) -> OdmeResult: ...
+                classes: _Path | list[dict[str, Any]] | None = None, all_counts: str | None = None,
+                backend: str | None = None) -> OdmeResult: ...
 
 @dataclass(frozen=True)
 class TransitAssignment:
