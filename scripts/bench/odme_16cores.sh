@@ -18,12 +18,22 @@ for b in ${BACKENDS:-cpu gpu}; do
   echo "== Chicago odme, passes on $b"
   t $UF odme --json "${CHI[@]}" --counts $C/measurement.csv --perturb 0.5 --outer 10 --backend $b > $OUT/chicago_$b.json 2> $OUT/chicago_$b.err
   cat $OUT/chicago_$b.err; head -c 400 $OUT/chicago_$b.json; echo
+  [ -f $C/classes.txt ] || continue
   echo "== Chicago odme two classes, passes on $b"
   t $UF odme --json "${CHI[@]}" --classes $C/classes.txt --all-counts pce --counts $C/class_counts.csv --perturb 0.5 --outer 10 --backend $b > $OUT/chicago_classes_$b.json 2> $OUT/chicago_classes_$b.err
   cat $OUT/chicago_classes_$b.err; head -c 400 $OUT/chicago_classes_$b.json; echo
 done
 [ "${PHILADELPHIA:-1}" = 0 ] && exit 0
 PHI=(--net $P/Philadelphia_net.tntp.xz --trips $P/Philadelphia_trips.tntp.xz)
+if [ ! -f $P/counts.csv ]; then
+  # No Python on the host: the trips file's equilibrium to 1e-6, then 2,000 of the links that carry
+  # flow drawn by awk's seeded rand (another sample than odme_synthetic_counts.py's, the same recipe).
+  echo "== Philadelphia counts: equilibrium to 1e-6"
+  t $UF assign "${PHI[@]}" --algorithm b --gap 1e-6 --backend cpu --flows-out /tmp/phil_flows.csv 2>&1 | tail -1
+  awk -F, 'BEGIN { srand(1) } NR > 1 && $4 > 0 { printf "%.17f,%s,%s\n", rand(), $1, $4 }' /tmp/phil_flows.csv \
+    | sort -t, -k1,1 | head -2000 | cut -d, -f2- | sort -t, -k1,1n | sed '1i link,count' > $P/counts.csv
+  wc -l $P/counts.csv; cp $P/counts.csv $OUT/phil_counts.csv
+fi
 echo "== Philadelphia assign B 1e-4"; t $UF assign "${PHI[@]}" --algorithm b --gap 1e-4 --backend cpu 2>&1 | tail -2
 for b in ${BACKENDS:-cpu gpu}; do
   echo "== Philadelphia odme, passes on $b"

@@ -213,6 +213,7 @@ pub fn estimate_od<'py>(
     )?;
     h.set_item("inner_gap", col(|x| x.inner_gap).into_pyarray(py))?;
     h.set_item("gradient_s", col(|x| x.gradient_s).into_pyarray(py))?;
+    h.set_item("upload_s", col(|x| x.upload_s).into_pyarray(py))?;
     h.set_item("halvings", result.history.iter().map(|x| x.halvings).collect::<Vec<u32>>().into_pyarray(py))?;
     out.set_item("history", h)?;
     out.set_item("demand", Demand { demand: Arc::new(result.demand) }.into_pyobject(py)?)?;

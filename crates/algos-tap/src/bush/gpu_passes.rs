@@ -22,6 +22,10 @@ const SHADER: Shader = gpu_runtime::shader!("bush_passes");
 const BUSH_WG: u32 = 64;
 /// `@workgroup_size` of `link_sums`.
 const LINK_WG: u32 = 256;
+/// Largest buffer of a block by default: the host builds one block at a time, so this bounds the
+/// memory the upload adds beside the bushes (Philadelphia in one block of an H200's 2 GiB binding
+/// doubled the run's peak memory, 1.07 → 2.03 GB).
+const BLOCK_BYTES: usize = 64 << 20;
 
 /// One class's bushes resident on a device, with their OD pairs.
 pub(crate) struct GpuBushes<'c> {
@@ -133,7 +137,8 @@ impl HostBlock {
 
 impl BushSolver {
     /// Class `class`'s bushes and the pairs of `demand` (the pairs they were built for) on `ctx`, in
-    /// blocks of at most `block_bytes` per buffer (`None`: one storage binding of the device).
+    /// blocks of at most `block_bytes` per buffer (`None`: [`BLOCK_BYTES`]), and never more than one
+    /// storage binding of the device.
     pub(crate) fn upload_class<'c>(
         &self,
         ctx: &'c GpuContext,
@@ -144,7 +149,7 @@ impl BushSolver {
         ctx.require(ctx.features().f64, "f64", "matrix estimation's passes on the GPU")?;
         let links = self.state.x.len();
         let binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size) as usize;
-        let binding = block_bytes.map_or(binding, |b| b.min(binding));
+        let binding = block_bytes.unwrap_or(BLOCK_BYTES).min(binding);
         let key = |entry| PipelineKey::new(SHADER, entry);
         let pipelines = Pipelines {
             mean_costs: ctx.pipeline(&key("mean_costs"))?,

@@ -148,6 +148,10 @@ pub struct OdmeIteration {
     /// over the bushes); the rest since the previous report is the equilibrium (warm start, Algorithm
     /// B, the halvings' re-solves).
     pub gradient_s: f64,
+    /// Of [`Self::gradient_s`], the seconds spent putting the classes' bushes on the GPU (building the
+    /// blocks and uploading them: the passes' setup with [`OdmeOptions::backend`] on a GPU; 0 on the
+    /// CPU).
+    pub upload_s: f64,
 }
 
 /// One class's estimate ([`estimate_od_classes`]).
@@ -331,25 +335,31 @@ fn estimate(
     let mut fit = Fit::of_counted(counts, &counted);
     let mut history = Vec::new();
     let total = |demands: &[Demand]| demands.iter().map(Demand::total).sum::<f64>();
-    let mut report =
-        |iteration, fit, total_demand, step, factors: (f64, f64), solved: Solved, (halvings, gradient_s)| {
-            let log = OdmeIteration {
-                iteration,
-                seconds: start.elapsed().as_secs_f64(),
-                fit,
-                total_demand,
-                step,
-                min_factor: factors.0,
-                max_factor: factors.1,
-                inner_iterations: solved.iterations,
-                inner_gap: solved.gap,
-                halvings,
-                gradient_s,
-            };
-            progress(&log);
-            history.push(log);
+    let mut report = |iteration,
+                      fit,
+                      total_demand,
+                      step,
+                      factors: (f64, f64),
+                      solved: Solved,
+                      (halvings, gradient_s, upload_s)| {
+        let log = OdmeIteration {
+            iteration,
+            seconds: start.elapsed().as_secs_f64(),
+            fit,
+            total_demand,
+            step,
+            min_factor: factors.0,
+            max_factor: factors.1,
+            inner_iterations: solved.iterations,
+            inner_gap: solved.gap,
+            halvings,
+            gradient_s,
+            upload_s,
         };
-    report(0, fit, total(&demands), 0.0, (1.0, 1.0), solved, (0, 0.0));
+        progress(&log);
+        history.push(log);
+    };
+    report(0, fit, total(&demands), 0.0, (1.0, 1.0), solved, (0, 0.0, 0.0));
     let mut stopped = format!("{} outer iterations done", opts.outer_iterations);
     // The flows of the last accepted matrices when the routes moved on from them (a rejected step).
     let mut kept: Option<(Vec<f64>, Vec<Vec<f64>>)> = None;
@@ -367,6 +377,7 @@ fn estimate(
             .zip(counts.weights())
             .map(|((v, c), w)| w * (v - c))
             .collect();
+        let mut upload_s = 0.0;
         let mut gradients = Vec::with_capacity(kc);
         // Per class, each count's flow derivative along the class's change.
         let mut class_slopes = vec![vec![0.0; counts.len()]; kc];
@@ -378,7 +389,11 @@ fn estimate(
                     link_error[a as usize] += share * error[i];
                 }
             }
+            let upload = Instant::now();
             let passes = routes.passes(opts.backend, k)?;
+            if passes.on_gpu() {
+                upload_s += upload.elapsed().as_secs_f64();
+            }
             let gradient = passes.od_mean_costs(net, &link_error)?;
             let change: Vec<f64> = demand.flows().iter().zip(&gradient).map(|(g, d)| -g * d).collect();
             let slope = passes.route_flows(net, &change)?;
@@ -447,7 +462,15 @@ fn estimate(
                 (counted, vehicles) = counted_flows(&routes);
                 fit = Fit::of_counted(counts, &counted);
                 if fit.objective <= accepted.2.objective {
-                    report(iteration, fit, total(&demands), step, range, solved, (tried, gradient_s));
+                    report(
+                        iteration,
+                        fit,
+                        total(&demands),
+                        step,
+                        range,
+                        solved,
+                        (tried, gradient_s, upload_s),
+                    );
                     moved = true;
                     break;
                 }

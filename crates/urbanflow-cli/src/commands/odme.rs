@@ -195,7 +195,7 @@ pub fn run(args: &Args) -> Result<Outcome, Error> {
             "max_geh": it.fit.max_geh, "total_demand": it.total_demand, "step": it.step,
             "min_factor": it.min_factor, "max_factor": it.max_factor,
             "inner_iterations": it.inner_iterations, "inner_gap": it.inner_gap, "halvings": it.halvings,
-            "gradient_s": it.gradient_s,
+            "gradient_s": it.gradient_s, "upload_s": it.upload_s,
         })).collect();
         let report = serde_json::json!({
             "counts": counts.len(), "pairs": seed.num_pairs(), "seed_demand": seed.total(),

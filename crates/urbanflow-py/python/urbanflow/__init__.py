@@ -668,7 +668,7 @@ class OdmeResult:
     ``pairs`` (table: origin, destination, demand; node ids), ``counted`` (table: link, from, to,
     count, weight, flow, geh), ``history`` (table per outer iteration, the seed's first: iteration,
     seconds, objective, rmse, percent_rmse, r_squared, geh_below_5, max_geh, total_demand, step,
-    min_factor, max_factor, inner_iterations, inner_gap, gradient_s, halvings), the estimate's link ``flows`` and
+    min_factor, max_factor, inner_iterations, inner_gap, gradient_s, upload_s, halvings), the estimate's link ``flows`` and
     ``costs``, whether the GEH target was reached and why the iterations ``stopped``. With ``classes=``,
     ``classes`` maps each class's name to its ``matrix``, ``pairs``, ``demand`` and ``vehicles`` per link
     (``matrix``/``demand``/``pairs`` above are the first class's, ``flows`` are PCE units, and
