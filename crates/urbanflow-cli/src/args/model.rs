@@ -19,47 +19,10 @@ pub fn trips_beside(net: &Path) -> Result<PathBuf, Error> {
     })?)
 }
 
-/// A network and a trips matrix beside it (`model`, `odme`): the network required, the trips file
-/// beside it by default.
+/// The trips beside a network and the generalised cost's factors: what every command that reads a
+/// network and a matrix asks the same way (`assign`, `cluster assign`, `model`, `odme`).
 #[derive(clap::Args)]
-pub struct NetAndTrips {
-    /// TNTP network file.
-    #[arg(long, value_parser = input_file)]
-    pub net: PathBuf,
-    /// TNTP trips file, or an OMX matrix (`--core`, `--mapping`). Default: the `_trips` file beside the
-    /// network.
-    #[arg(long, value_parser = input_file)]
-    pub trips: Option<PathBuf>,
-    #[command(flatten)]
-    pub omx: crate::args::matrices::OmxSelect,
-    /// Time units per toll unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    pub toll_factor: f64,
-    /// Time units per length unit in the generalised cost.
-    #[arg(long, default_value_t = 0.0)]
-    pub distance_factor: f64,
-}
-
-impl NetAndTrips {
-    /// Reads the network (with the cost factors) and the trips.
-    pub fn read(&self) -> Result<(Network, Demand), Error> {
-        let factors = urbanflow::tap::CostFactors { toll: self.toll_factor, distance: self.distance_factor };
-        let net = Network::read_tntp(&self.net, factors)?;
-        let trips = match &self.trips {
-            Some(t) => t.clone(),
-            None => trips_beside(&self.net)?,
-        };
-        let demand = crate::args::matrices::read_demand(&trips, &net, &self.omx)?;
-        Ok((net, demand))
-    }
-}
-
-/// The model and stop rule of the assignment commands (`assign`, `cluster assign`).
-#[derive(clap::Args)]
-pub struct ModelArgs {
-    /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
-    #[arg(long, value_parser = input_file)]
-    pub net: Option<PathBuf>,
+pub struct TripsAndCost {
     /// TNTP trips file, or an OMX matrix (`.omx`, zone ids = the network's zone node ids; `--core`
     /// and `--mapping` pick one where it has several). Default: the `_trips` file beside the network.
     #[arg(long, value_parser = input_file)]
@@ -72,6 +35,52 @@ pub struct ModelArgs {
     /// Time units per length unit in the generalised cost.
     #[arg(long, default_value_t = 0.0)]
     pub distance_factor: f64,
+}
+
+impl TripsAndCost {
+    /// Toll and distance factors of the generalised cost.
+    pub fn factors(&self) -> urbanflow::tap::CostFactors {
+        urbanflow::tap::CostFactors { toll: self.toll_factor, distance: self.distance_factor }
+    }
+
+    /// `--trips`, else the `_trips` file beside `net`.
+    pub fn trips_for(&self, net: &Path) -> Result<PathBuf, Error> {
+        match &self.trips {
+            Some(t) => Ok(t.clone()),
+            None => trips_beside(net),
+        }
+    }
+}
+
+/// A network and a trips matrix beside it (`model`, `odme`): the network required, the trips file
+/// beside it by default.
+#[derive(clap::Args)]
+pub struct NetAndTrips {
+    /// TNTP network file.
+    #[arg(long, value_parser = input_file)]
+    pub net: PathBuf,
+    #[command(flatten)]
+    pub matrix: TripsAndCost,
+}
+
+impl NetAndTrips {
+    /// Reads the network (with the cost factors) and the trips.
+    pub fn read(&self) -> Result<(Network, Demand), Error> {
+        let net = Network::read_tntp(&self.net, self.matrix.factors())?;
+        let trips = self.matrix.trips_for(&self.net)?;
+        let demand = crate::args::matrices::read_demand(&trips, &net, &self.matrix.omx)?;
+        Ok((net, demand))
+    }
+}
+
+/// The model and stop rule of the assignment commands (`assign`, `cluster assign`).
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    /// TNTP network file (`_net.tntp`, plain, .gz or .xz). Default: the bundled Sioux Falls network.
+    #[arg(long, value_parser = input_file)]
+    pub net: Option<PathBuf>,
+    #[command(flatten)]
+    pub matrix: TripsAndCost,
     /// Multiply every OD flow by this.
     #[arg(long, default_value_t = 1.0)]
     pub demand_scale: f64,
@@ -108,17 +117,13 @@ impl ModelArgs {
         match &self.net {
             None => Ok((
                 bundled("SiouxFalls_net.tntp"),
-                self.trips.clone().unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")),
+                self.matrix.trips.clone().unwrap_or_else(|| bundled("SiouxFalls_trips.tntp")),
             )),
             Some(net) => {
                 if !net.exists() {
                     return Err(format!("{}: no such network file", net.display()).into());
                 }
-                let trips = match &self.trips {
-                    Some(t) => t.clone(),
-                    None => trips_beside(net)?,
-                };
-                Ok((net.clone(), trips))
+                Ok((net.clone(), self.matrix.trips_for(net)?))
             }
         }
     }
@@ -136,7 +141,7 @@ impl ModelArgs {
             let parsed = read_net_with(net_path, opts).map_err(|e| lenient_hint(e.to_string()))?;
             print_warnings(&parsed.warnings);
             let net = Network::from_tntp(&parsed, self.factors())?;
-            let demand = crate::args::matrices::read_demand(trips_path, &net, &self.omx)?;
+            let demand = crate::args::matrices::read_demand(trips_path, &net, &self.matrix.omx)?;
             return Ok((net, demand.scaled(self.demand_scale), false));
         }
         let cache = if self.no_cache { None } else { urbanflow::gpu::tuning::cache_dir() };
@@ -192,7 +197,7 @@ impl ModelArgs {
 
     /// Toll and distance factors of the generalised cost.
     pub fn factors(&self) -> urbanflow::tap::CostFactors {
-        urbanflow::tap::CostFactors { toll: self.toll_factor, distance: self.distance_factor }
+        self.matrix.factors()
     }
 
     /// Method, objective and stop rule as assignment options (backend and the rest at their defaults).
