@@ -52,6 +52,18 @@ impl TripsAndCost {
     }
 }
 
+/// Writes link flows and costs to `out`: CSV (`link,from,to,flow,cost`) when it ends in `.csv`, else
+/// TNTP `_flow` format (`assign`, `cluster assign`); an error names the file.
+pub fn write_flows(out: &Path, net: &Network, flows: &[f64], costs: &[f64]) -> Result<(), Error> {
+    use urbanflow::tap::output::{write_flows_csv, write_flows_tntp};
+    let written = if out.extension().is_some_and(|e| e == "csv") {
+        write_flows_csv(out, net, flows, costs)
+    } else {
+        write_flows_tntp(out, net, flows, costs)
+    };
+    Ok(written.map_err(|e| format!("{}: {e}", out.display()))?)
+}
+
 /// A network and a trips matrix beside it (`model`, `odme`): the network required, the trips file
 /// beside it by default.
 #[derive(clap::Args)]

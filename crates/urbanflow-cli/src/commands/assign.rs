@@ -23,7 +23,7 @@ use std::time::Instant;
 use urbanflow::gpu::BackendChoice;
 use urbanflow::tap::multiclass::{assign_classes, read_classes};
 use urbanflow::tap::nodes::read_node_tntp;
-use urbanflow::tap::output::{write_flows_csv, write_flows_tntp, write_link_results_csv};
+use urbanflow::tap::output::write_link_results_csv;
 use urbanflow::tap::picture::{convergence_svg, flow_map_svg, links_geojson, svg_to_png};
 use urbanflow::tap::skim::skims;
 use urbanflow::tap::solve::{choose_cpu_trees, choose_loader};
@@ -319,13 +319,7 @@ pub fn run(args: Args) -> Result<crate::outcome::Outcome, Error> {
         }
     };
     if let Some(out) = &args.flows_out {
-        let csv = out.extension().is_some_and(|e| e == "csv");
-        let written = if csv {
-            write_flows_csv(out, &net, &result.flows, &result.costs)
-        } else {
-            write_flows_tntp(out, &net, &result.flows, &result.costs)
-        };
-        written.map_err(|e| format!("{}: {e}", out.display()))?;
+        crate::args::model::write_flows(out, &net, &result.flows, &result.costs)?;
     }
     let title = format!(
         "{} — {} to relative gap {:.1e}",

@@ -127,6 +127,14 @@ struct Input {
 }
 
 impl Input {
+    /// The table's first lines: the graph (and how long reading it took) and the turn table, if any.
+    fn print_header(&self, read_s: f64) {
+        println!("graph      {} (read in {read_s:.2} s)", self.what);
+        if let Some(line) = &self.turns_line {
+            println!("turns      {line}");
+        }
+    }
+
     /// The file's id of a point: a road node, or with turns the node of a source or target vertex.
     fn point_id(&self, v: u32) -> i128 {
         match &self.turns {
@@ -445,10 +453,7 @@ fn isochrone(args: &Args, input: &Input, budget: f64, read_s: f64) -> Result<(),
         });
         println!("{json}");
     } else {
-        println!("graph      {} (read in {read_s:.2} s)", input.what);
-        if let Some(line) = &input.turns_line {
-            println!("turns      {line}");
-        }
+        input.print_header(read_s);
         println!(
             "isochrone  {reached} of {nodes} vertices within {budget}{} of {} origin(s), in {within_s:.4} s",
             if input.osm.is_some() { " min" } else { "" },
@@ -493,10 +498,7 @@ fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
         });
         println!("{json}");
     } else {
-        println!("graph      {} (read in {read_s:.2} s)", input.what);
-        if let Some(line) = &input.turns_line {
-            println!("turns      {line}");
-        }
+        input.print_header(read_s);
         println!(
             "route      {from_id} → {to_id}: distance {}, {} road arcs, bidirectional Dijkstra {:.2} ms (reverse graph {:.2} ms)",
             route.distance,
@@ -613,10 +615,7 @@ fn matrix(
         });
         println!("{json}");
     } else {
-        println!("graph      {} (read in {read_s:.2} s)", input.what);
-        if let Some(line) = &input.turns_line {
-            println!("turns      {line}");
-        }
+        input.print_header(read_s);
         println!("engine     {engine}: {why}");
         println!("hierarchy  {build_s:.3} s ({cache}), customised in {customise_s:.3} s");
         println!(

@@ -20,7 +20,6 @@ use urbanflow::cluster::assign::DistributedAon;
 use urbanflow::cluster::{Comm, MpiComm};
 use urbanflow::gpu::BackendChoice;
 use urbanflow::gpu::devices::DeviceSelection;
-use urbanflow::tap::output::{write_flows_csv, write_flows_tntp};
 use urbanflow::tap::{IterationLog, assign_with_loader};
 
 /// Static traffic assignment of a TNTP network, all-or-nothing loading spread over MPI ranks.
@@ -122,13 +121,7 @@ pub fn run(comm: &MpiComm, args: Args) -> Result<crate::outcome::Outcome, Failur
         },
     };
     if let Some(out) = &args.flows_out {
-        let csv = out.extension().is_some_and(|e| e == "csv");
-        let written = if csv {
-            write_flows_csv(out, &net, &result.flows, &result.costs)
-        } else {
-            write_flows_tntp(out, &net, &result.flows, &result.costs)
-        };
-        written?;
+        crate::args::model::write_flows(out, &net, &result.flows, &result.costs)?;
     }
     let last = result.last();
     let iterations = result.history.len();
