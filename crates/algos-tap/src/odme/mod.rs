@@ -149,8 +149,8 @@ pub struct OdmeIteration {
     /// B, the halvings' re-solves).
     pub gradient_s: f64,
     /// Of [`Self::gradient_s`], the seconds spent putting the classes' bushes on the GPU (building the
-    /// blocks and uploading them: the passes' setup with [`OdmeOptions::backend`] on a GPU; 0 on the
-    /// CPU).
+    /// blocks and uploading them, and in the first iteration compiling the kernels: the passes' setup with
+    /// [`OdmeOptions::backend`] on a GPU; 0 on the CPU).
     pub upload_s: f64,
 }
 
