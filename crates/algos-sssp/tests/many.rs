@@ -560,3 +560,73 @@ fn rows_into_the_callers_buffer_equal_the_delivered_rows() {
         assert!(rows == want(g, sources), "{}", ctx.info.name);
     });
 }
+
+/// The three steps of a many-source run apart: `measure` delivers the automatic schedule's probe
+/// trees, `plan` decides the same from the same measurements every time (and keeps the CPU, saying
+/// so, when nothing was measured), `Plan::run` delivers the rest; together every source once, with
+/// Dijkstra's rows. A plan made from hand-given GPU measurements runs on that GPU; a plan run with
+/// another source list is refused.
+#[test]
+fn measure_plan_and_run_are_separate_steps() {
+    use algos_sssp::gpu::BatchConfig;
+    use algos_sssp::many::{ManyOptions, TreeBlock};
+    use algos_sssp::many::{Measurements, Method, Placement, Schedule, TunedGpu, measure, plan};
+    let g =
+        graph_core::generators::random_weights(&graph_core::generators::grid_2d(12, 12), 1, 40, 7).unwrap();
+    let sources: Vec<u32> = (0..100).map(|i| (i * 13 + 3) % g.num_vertices()).collect();
+    let want = |s: u32| solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist;
+    let mut rows: Vec<Option<Vec<u32>>> = vec![None; sources.len()];
+    let mut keep = |b: TreeBlock<'_>| {
+        for (i, row) in b.dist.chunks(b.n).enumerate() {
+            assert!(rows[b.first + i].replace(row.to_vec()).is_none(), "source {} twice", b.first + i);
+        }
+    };
+    let opts = ManyOptions { backend: Backend::Auto, ..Default::default() };
+    let measured = measure(&g, &sources, &opts, &mut keep).unwrap();
+    let probe = measured.probe.expect("the automatic schedule times the CPU");
+    assert!(probe.trees > 0 && probe.trees < sources.len() && probe.trees_per_s > 0.0, "{probe:?}");
+    let p = plan(&g, &sources, &opts, &measured);
+    let again = plan(&g, &sources, &opts, &measured);
+    assert_eq!((p.method, p.done, p.decision.clone()), (again.method, again.done, again.decision.clone()));
+    assert_eq!(p.done, probe.trees);
+    let out = p.run(&g, &sources, &mut keep).unwrap();
+    assert_eq!(out.cpu_trees + out.gpu_trees, sources.len(), "{out:?}");
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.as_deref(), Some(want(sources[i]).as_slice()), "source {i}");
+    }
+    assert!(matches!(p.run(&g, &sources[1..], |_| {}), Err(SsspError::InvalidParameter(_))));
+
+    // Nothing measured: the CPU, and the reason says why.
+    let blind = plan(&g, &sources, &opts, &Measurements::default());
+    assert!(matches!(blind.placement, Placement::Cpu) && blind.method == Method::Trees);
+    assert!(blind.decision.unwrap().reason.contains("not measured"));
+
+    // GPU measurements given by hand (no tuning): the plan places the trees there, the run follows it.
+    for_each_context("plan_from_given_measurements", |ctx| {
+        let config = BatchConfig::for_graph(ctx, &g);
+        let m = Measurements {
+            devices: vec![ctx],
+            gpus: vec![TunedGpu { device: ctx, config, trees_per_s: None }],
+            ..Default::default()
+        };
+        let opts =
+            ManyOptions { backend: Backend::Gpu(ctx), schedule: Schedule::Single, ..Default::default() };
+        let p = plan(&g, &sources, &opts, &m);
+        match &p.placement {
+            Placement::Gpus { devices, schedule } => {
+                assert_eq!((devices.len(), devices[0].1, *schedule), (1, Some(config), Schedule::Single))
+            }
+            other => panic!("expected the GPU, got {other:?}"),
+        }
+        let mut seen = 0;
+        let out = p
+            .run(&g, &sources, |b| {
+                for (i, row) in b.dist.chunks(b.n).enumerate() {
+                    assert_eq!(row, want(b.sources[i]).as_slice());
+                    seen += 1;
+                }
+            })
+            .unwrap();
+        assert_eq!((seen, out.gpu_trees, out.gpu_config), (sources.len(), sources.len(), Some(config)));
+    });
+}

@@ -5,31 +5,33 @@
 //! as the device's memory and binding limits allow. [`Schedule::Auto`] (the default) chooses the CPU,
 //! the GPU or both from measured rates ([`crate::auto`]).
 //!
-//! The module follows a run's life: this file holds the API (options, statistics, entry points) and
-//! the driver; `plan` decides where the trees go, `phast` and `schedule` compute them, `matrix`
-//! picks distance matrices out of them.
+//! The module follows a run's life, each step a type of its own: this file holds the API (options,
+//! statistics, entry points); [`measure()`] takes what the automatic choices need on this machine
+//! ([`Measurements`]), [`plan()`] only decides ([`Plan`]), [`Plan::run`] only executes (`run`, with
+//! the work in `schedule`, `gpu_schedule` and `phast`); `matrix` picks distance matrices out of the
+//! trees. The entry points below are these three steps in a row.
 
 #[cfg(feature = "gpu")]
 mod gpu_schedule;
 mod matrix;
+mod measure;
 mod phast;
 mod plan;
+mod run;
 mod schedule;
 
 use gpu_runtime::{Backend, GpuContext};
 use graph_core::Csr;
 use rayon::prelude::*;
 
-#[cfg(feature = "gpu")]
-use gpu_schedule::{gpu_solver, hetero};
 pub use matrix::{DistanceMatrix, Matrix, distance_matrix, distance_matrix_with};
+pub use measure::{CpuProbe, Measurements, TunedGpu, measure};
 /// Sources per GPU PHAST pass for a graph of `n` vertices on a device (what the many-source PHAST
 /// runs use; consumers that reduce trees on the device size their passes by it).
 #[cfg(feature = "gpu")]
 pub use phast::gpu_pass as gpu_pass_lanes;
-use phast::run_phast;
-use plan::{Plan, auto_plan, devices_of, phast_plan};
-use schedule::{cpu_blocks, trees_into};
+pub use plan::{Placement, Plan, plan};
+use schedule::trees_into;
 
 use crate::error::SsspError;
 use crate::gpu::BatchConfig;
@@ -237,7 +239,8 @@ pub fn many_to_all_with(
     let mut emit = |first: usize, block: &[u32], dist: &[u32]| {
         deliver(graph, opts.predecessors, first, block, dist, &mut sink)
     };
-    many_impl(graph, sources, opts, &mut emit, None)
+    let measured = measure::measure_with(graph, sources, opts, &mut emit)?;
+    plan(graph, sources, opts, &measured).execute(graph, sources, &mut emit, None)
 }
 
 /// [`many_to_all_with`] with a sink every worker may call at once (`Fn + Sync`: atomics, a lock, or
@@ -269,7 +272,8 @@ pub fn many_to_all_shared(
         deliver(graph, opts.predecessors, first, block, dist, &sink)
     };
     let mut emit = |first: usize, block: &[u32], dist: &[u32]| shared(first, block, dist);
-    many_impl(graph, sources, opts, &mut emit, Some(&shared))
+    let measured = measure::measure_with(graph, sources, opts, &mut emit)?;
+    plan(graph, sources, opts, &measured).execute(graph, sources, &mut emit, Some(&shared))
 }
 
 /// [`many_to_all_with`] writing every row into `rows` (`sources.len() × n`, row `i` from `sources[i]`),
@@ -300,17 +304,20 @@ pub fn many_to_all_into(
             sources.len()
         )));
     }
-    let cpu_trees = phast_plan(graph, sources, opts).is_none() && devices_of(opts.backend, opts).is_empty();
-    if cpu_trees {
-        let mut out = ManyStats { schedule: Schedule::Single, ..ManyStats::default() };
-        trees_into(graph, sources, rows, &mut out)?;
+    let opts = ManyOptions { predecessors: false, ..*opts };
+    // Blocks other than CPU trees (the probe's, PHAST's, the GPUs') are copied in as they arrive.
+    let mut emit = |first: usize, _: &[u32], dist: &[u32]| {
+        rows[first * n..first * n + dist.len()].copy_from_slice(dist);
+    };
+    let measured = measure::measure_with(graph, sources, &opts, &mut emit)?;
+    let plan = plan(graph, sources, &opts, &measured);
+    if plan.is_cpu_trees() {
+        let mut out =
+            ManyStats { schedule: Schedule::Single, decision: plan.decision.clone(), ..measured.stats };
+        trees_into(graph, &sources[plan.done..], &mut rows[plan.done * n..], &mut out)?;
         return Ok(out);
     }
-    let opts = ManyOptions { predecessors: false, ..*opts };
-    many_to_all_with(graph, sources, &opts, |b| {
-        let start = b.first * n;
-        rows[start..start + b.dist.len()].copy_from_slice(b.dist);
-    })
+    plan.execute(graph, sources, &mut emit, None)
 }
 
 /// Hands a block's rows to `sink` as a [`TreeBlock`], with canonical predecessor arcs when asked for.
@@ -331,105 +338,6 @@ fn deliver(
             .collect()
     });
     sink(TreeBlock { first, sources: block, n, dist, pred: pred.as_deref() });
-}
-
-/// The schedules behind both entry points: `emit` runs on the calling thread; `shared`, when given,
-/// may run on any worker's thread.
-fn many_impl(
-    graph: &Csr<u32>,
-    sources: &[u32],
-    opts: &ManyOptions<'_>,
-    emit: &mut RowSink<'_>,
-    shared: Option<&SharedSink<'_>>,
-) -> Result<ManyStats, SsspError> {
-    let mut out = ManyStats::default();
-    if let Some(plan) = phast_plan(graph, sources, opts) {
-        if let Some(reason) = plan.why {
-            out.decision =
-                Some(AutoDecision { probe_trees: 0, cpu_trees_per_s: 0.0, gpu_trees_per_s: None, reason });
-        }
-        return run_phast(graph, sources, opts, &plan.gpus, &mut out, emit, shared).map(|()| out);
-    }
-    let (placement, done) = match (opts.backend, opts.schedule) {
-        (Backend::Cpu, _) => (Plan::Cpu, 0),
-        (backend, Schedule::Auto) => auto_plan(graph, sources, backend, opts, &mut out, emit)?,
-        (backend, schedule) => match devices_of(backend, opts) {
-            gpus if gpus.is_empty() => (Plan::Cpu, 0),
-            gpus => (Plan::Gpu(gpus.into_iter().map(|g| (g, opts.gpu)).collect(), schedule), 0),
-        },
-    };
-    let rest = &sources[done..];
-    let mut emit_rest = |first: usize, block: &[u32], dist: &[u32]| emit(done + first, block, dist);
-    match placement {
-        Plan::Cpu => {
-            out.schedule = Schedule::Single;
-            cpu_blocks(graph, rest, &mut out, &mut emit_rest)?;
-        }
-        #[cfg(feature = "gpu")]
-        Plan::Gpu(gpus, schedule) => {
-            let shared = shared.map(|f| (f, done));
-            run_on_gpus(graph, rest, gpus, schedule, opts, &mut out, &mut emit_rest, shared)?;
-        }
-        #[cfg(not(feature = "gpu"))]
-        Plan::Gpu(gpus, _) => {
-            let _ = shared; // only the GPU schedules deliver on workers' threads
-            match gpus.first() {
-                Some((ctx, _)) => ctx.unbuilt(),
-                None => cpu_blocks(graph, rest, &mut out, &mut emit_rest)?,
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// [`Plan::Gpu`]: launch settings tuned where not given, then one GPU alone or the heterogeneous
-/// scheduler over several GPUs and CPU threads.
-#[cfg(feature = "gpu")]
-#[allow(clippy::too_many_arguments)]
-fn run_on_gpus(
-    graph: &Csr<u32>,
-    rest: &[u32],
-    gpus: Vec<(&GpuContext, Option<BatchConfig>)>,
-    schedule: Schedule,
-    opts: &ManyOptions<'_>,
-    out: &mut ManyStats,
-    emit_rest: &mut RowSink<'_>,
-    shared: Option<(&SharedSink<'_>, usize)>,
-) -> Result<(), SsspError> {
-    let mut tuned = Vec::with_capacity(gpus.len());
-    for (ctx, config) in gpus {
-        let config = match config {
-            Some(c) => c,
-            None => {
-                let t = crate::tuning::tune_for(ctx, graph, rest.len())?;
-                out.tune_s += t.tune_s;
-                t.config
-            }
-        };
-        tuned.push((ctx, config));
-    }
-    out.schedule = schedule;
-    out.gpu_config = Some(tuned[0].1);
-    out.gpu_trees_per_device = vec![0; tuned.len()];
-    if rest.is_empty() {
-        return Ok(());
-    }
-    if schedule == Schedule::Single && tuned.len() == 1 {
-        let mut solver = gpu_solver(tuned[0].0, graph, tuned[0].1, rest.len())?;
-        let stats = solver.for_each_block(rest, |first, block, dist| emit_rest(first, block, dist))?;
-        out.stats.phases += stats.phases;
-        out.stats.dispatches += stats.dispatches;
-        out.stats.readbacks += stats.readbacks;
-        out.gpu_trees += rest.len();
-        out.gpu_trees_per_device[0] += rest.len();
-    } else {
-        let threads = match schedule {
-            Schedule::Single => 0,
-            _ => opts.cpu_threads.unwrap_or(rayon::current_num_threads().saturating_sub(1)).max(1),
-        };
-        hetero(graph, rest, &tuned, schedule, threads, out, emit_rest, shared)?;
-    }
-    Ok(())
 }
 
 /// All-pairs shortest paths streamed to `sink`: [`many_to_all_with`] from every vertex.
