@@ -22,6 +22,7 @@ use urbanflow::sssp::cch::{Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::delta::{default_delta, delta_stepping};
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
+use urbanflow::sssp::matrix::{Engine, MatrixOptions, distance_matrix};
 use urbanflow::tap::{Algorithm, AssignOptions, CostFactors, Demand, Network, assign};
 
 fn data(name: &str) -> PathBuf {
@@ -58,7 +59,10 @@ fn hierarchies(c: &mut Criterion) {
         b.iter(|| ch.phast_serial(&sources).unwrap())
     });
     let ends: Vec<u32> = (0..100).map(|k| k * (n / 100)).collect();
-    group.bench_function("matrix 100 x 100", |b| b.iter(|| CchQuery::matrix(&ch, &ends, &ends).unwrap()));
+    let buckets = MatrixOptions { engine: Engine::Buckets, hierarchy: Some(&ch), ..Default::default() };
+    group.bench_function("matrix 100 x 100", |b| {
+        b.iter(|| distance_matrix(&g, &ends, &ends, &buckets).unwrap())
+    });
     group.finish();
 }
 

@@ -1,6 +1,6 @@
 //! Point-to-point queries and distance matrices (issue 35), side by side in one run with their
 //! baselines: our customisable contraction hierarchy (build and customisation timed apart; distance
-//! query, query with its path unpacked to input arcs, `CchQuery::matrix`), bidirectional Dijkstra and
+//! query, query with its path unpacked to input arcs, the buckets matrix engine), bidirectional Dijkstra and
 //! Dijkstra stopped at the target (no preparation), and the fast_paths crate (a contraction hierarchy:
 //! preparation, query with path, and a matrix as its users compute one — a query per pair, on all cores
 //! with one calculator per thread). Every answer is compared with Dijkstra's or with ours. One JSON line
@@ -24,6 +24,7 @@ use urbanflow::graph::io::{ReadOptions, read_graph};
 use urbanflow::sssp::cch::{Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
+use urbanflow::sssp::matrix::{Engine, MatrixOptions, distance_matrix};
 
 fn main() {
     let graphs = arg("--graphs").expect("--graphs F[,F…]");
@@ -80,7 +81,8 @@ fn main() {
         };
         let (rows, cols) = (ends(side, 7), ends(side, 99_991));
         let t = Instant::now();
-        let m = CchQuery::matrix(&ch, &rows, &cols).expect("matrix");
+        let buckets = MatrixOptions { engine: Engine::Buckets, hierarchy: Some(&ch), ..Default::default() };
+        let m = distance_matrix(&g, &rows, &cols, &buckets).expect("matrix").matrix;
         let matrix_s = t.elapsed().as_secs_f64();
         let threads = rayon::current_num_threads();
         let mut line = format!(
@@ -105,7 +107,7 @@ fn fast_paths_columns(
     g: &urbanflow::Csr<u32>,
     pairs: &[(u32, u32)],
     dist: &[Option<u32>],
-    ours: &urbanflow::sssp::many::DistanceMatrix,
+    ours: &urbanflow::sssp::matrix::DistanceMatrix,
     k: usize,
 ) -> String {
     let t = Instant::now();

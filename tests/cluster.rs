@@ -16,7 +16,8 @@ use urbanflow::cluster::Solo;
 use urbanflow::cluster::many::{DistOptions, many_to_all};
 use urbanflow::graph::io::{LoadOptions, load_graph};
 use urbanflow::sssp::UNREACHABLE;
-use urbanflow::sssp::many::{ManyOptions, Schedule, distance_matrix, many_to_all_with};
+use urbanflow::sssp::many::{ManyOptions, Schedule, many_to_all_with};
+use urbanflow::sssp::matrix::{MatrixOptions, distance_matrix};
 use urbanflow::tap::{AssignOptions, CostFactors, Demand, Network, Stop, assign};
 
 fn repo() -> PathBuf {
@@ -67,7 +68,8 @@ fn solo_checksum_checkpoint_and_rows() {
     assert_eq!((first.blocks_computed, first.blocks_skipped), (first.blocks, 0));
     assert_eq!(rounds, first.blocks, "one progress report per round");
     // The rows written per block are the distance matrix's.
-    let m = distance_matrix(&g, &sources, &targets, Backend::Cpu).unwrap();
+    let cpu = MatrixOptions { backend: Backend::Cpu, ..Default::default() };
+    let m = distance_matrix(&g, &sources, &targets, &cpu).unwrap().matrix;
     for b in 0..first.blocks {
         let bytes = std::fs::read(rows.join(format!("block-{b:08}.u32"))).unwrap();
         let got: Vec<u32> =

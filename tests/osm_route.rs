@@ -175,8 +175,8 @@ fn route_command_matches_dijkstra() {
 }
 
 /// `route --within` (several origins, CSV out) equals the minimum of one Dijkstra per origin cut at the
-/// budget, and `route --matrix --backend gpu` (whole trees on the GPU, lavapipe in CI) writes the same CSV
-/// as the CPU's buckets.
+/// budget, and `route --matrix` writes the same CSV with every engine, on the CPU and on the GPU
+/// (lavapipe in CI).
 #[test]
 fn route_isochrones_and_gpu_matrices() {
     use urbanflow::graph::io::{LoadOptions, load_graph};
@@ -244,18 +244,33 @@ fn route_isochrones_and_gpu_matrices() {
     got.sort_unstable();
     assert!(want.len() > 3 && want.len() < loaded.graph.num_vertices() as usize, "the budget cuts somewhere");
     assert_eq!(got, want);
-    // Matrices: CPU buckets and GPU trees write the same file.
-    let (cpu, gpu) = (dir.join("cpu.csv"), dir.join("gpu.csv"));
+    // Matrices: every engine, CPU and GPU, writes the same file; the automatic one (three origins)
+    // takes the trees and says why.
     let m = [origins.to_str().unwrap(), dests.to_str().unwrap()];
-    run(&["--matrix", m[0], m[1], "--backend", "cpu", "--out", cpu.to_str().unwrap()]);
-    let cpu = std::fs::read_to_string(cpu).unwrap();
+    let matrix = |extra: &[&str]| {
+        let out = dir.join("matrix.csv");
+        let mut args = vec!["--matrix", m[0], m[1], "--out", out.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        let json: serde_json::Value = serde_json::from_str(&run(&args)).unwrap();
+        (std::fs::read_to_string(out).unwrap(), json)
+    };
+    let (cpu, json) = matrix(&["--backend", "cpu"]);
     assert_eq!(cpu.lines().count(), 1 + 9);
-    // The GPU run only where there is an adapter (SKIP, or a failure under URBANFLOW_REQUIRE_GPU=1).
+    assert_eq!(json["engine"], "trees", "{json}");
+    assert!(json["engine_why"].as_str().unwrap().contains("origins"), "{json}");
+    let (buckets, json) = matrix(&["--backend", "cpu", "--engine", "buckets"]);
+    assert_eq!((buckets.as_str(), &json["engine"]), (cpu.as_str(), &serde_json::json!("buckets")));
+    assert!(json["hierarchy"].as_str().unwrap().starts_with("cch"), "{json}");
+    // The GPU runs only where there is an adapter (SKIP, or a failure under URBANFLOW_REQUIRE_GPU=1).
     let mut adapter = false;
     urbanflow::gpu::testing::for_each_context("route --matrix --backend gpu", |_| adapter = true);
     if adapter {
-        run(&["--matrix", m[0], m[1], "--backend", "gpu", "--out", gpu.to_str().unwrap()]);
-        assert_eq!(cpu, std::fs::read_to_string(gpu).unwrap());
+        for engine in ["trees", "min-plus"] {
+            let (gpu, json) = matrix(&["--backend", "gpu", "--engine", engine]);
+            assert_eq!(cpu, gpu, "{engine} on the GPU");
+            assert_eq!(json["engine"], engine);
+            assert!(!json["device"].as_str().unwrap().is_empty(), "{json}");
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }

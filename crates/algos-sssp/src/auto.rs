@@ -192,6 +192,37 @@ pub fn phast_threshold(threads: usize, gpu: bool, hierarchy: HierarchyCost) -> u
     }
 }
 
+/// Whether a distance matrix from `origins` origins pays for a customisable hierarchy (then bucket
+/// walks, [`crate::matrix::Engine::Buckets`]) rather than one tree per origin: always with the hierarchy
+/// at hand; on a road network from [`MATRIX_MIN_ORIGINS_CACHED`] origins when its order is in the cache
+/// folder and from [`MATRIX_MIN_ORIGINS_TO_BUILD`] when it must be built; never on denser graphs (no
+/// small separators). Measured on NY, 2 cores (docs/benchmarks.md "Python: routes and matrices"): the
+/// order loaded and customised cost 0.25 s, ~12 trees at 21 ms; built, 2.0 s, ~95 trees; the buckets
+/// then answer 200 × 200 in 0.02 s against 4.15 s of trees. The buckets do far less per origin than
+/// PHAST's sweep of every vertex, hence thresholds below [`phast_threshold`]'s.
+///
+/// ```
+/// use urbanflow::sssp::auto::{HierarchyCost, matrix_hierarchy_pays};
+/// let (n, m) = (264_346, 730_100); // NY
+/// assert!(!matrix_hierarchy_pays(n, m, 100, HierarchyCost::ToBuild)); // trees
+/// assert!(matrix_hierarchy_pays(n, m, 100, HierarchyCost::Cached)); // load the order: buckets
+/// assert!(matrix_hierarchy_pays(n, m, 1, HierarchyCost::AtHand));
+/// ```
+pub fn matrix_hierarchy_pays(vertices: u32, arcs: u32, origins: usize, hierarchy: HierarchyCost) -> bool {
+    match hierarchy {
+        HierarchyCost::AtHand => true,
+        _ if !road_like(vertices, arcs) => false,
+        HierarchyCost::Cached => origins >= MATRIX_MIN_ORIGINS_CACHED,
+        HierarchyCost::ToBuild => origins >= MATRIX_MIN_ORIGINS_TO_BUILD,
+    }
+}
+
+/// Origins from which a matrix loads a cached hierarchy order ([`matrix_hierarchy_pays`]).
+pub const MATRIX_MIN_ORIGINS_CACHED: usize = 16;
+
+/// Origins from which a matrix builds a hierarchy ([`matrix_hierarchy_pays`]).
+pub const MATRIX_MIN_ORIGINS_TO_BUILD: usize = 128;
+
 /// Most arcs per vertex for which [`phast_pays`] trusts the road-network hierarchy costs.
 pub const PHAST_MAX_ARCS_PER_VERTEX: f64 = 4.0;
 

@@ -3,8 +3,10 @@
 //! with rayon, so distances *and* next hops are identical on both.
 //!
 //! The matrix is padded to a multiple of [`TILE`] (unreachable padding, zero diagonal). Floyd–Warshall
-//! does n³ relaxations: above a few thousand vertices on sparse graphs, [`crate::many::all_pairs`]
-//! (n × SSSP, ≈ 2.5 n² relaxations on road graphs) is the better choice.
+//! does n³ relaxations: above a few thousand vertices on sparse graphs, one tree from every vertex
+//! ([`crate::many::many_to_all_with`]: n × SSSP, ≈ 2.5 n² relaxations on road graphs) is the better
+//! choice. For distances alone (no next hops), [`crate::matrix::distance_matrix`] runs this as
+//! [`Engine::FloydWarshall`](crate::matrix::Engine::FloydWarshall) when asked.
 //!
 //! ```
 //! use urbanflow::sssp::floyd::floyd_warshall;
@@ -105,7 +107,7 @@ fn initial(graph: &Csr<u32>, size: usize, track: bool) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Most vertices: the padded matrix is indexed with u32 on the GPU, and a 16 GiB matrix is more than
-/// any caller of an n³ method wants (use `many::all_pairs`, which streams).
+/// any caller of an n³ method wants (use `many::many_to_all_with` from every vertex, which streams).
 pub const MAX_VERTICES: usize = 65_536 - TILE;
 
 /// Checks the size and the overflow bound.
@@ -114,7 +116,7 @@ fn check(graph: &Csr<u32>) -> Result<(), SsspError> {
     if n as usize > MAX_VERTICES {
         return Err(SsspError::InvalidParameter(format!(
             "Floyd–Warshall on {n} vertices needs a {} GiB matrix; the limit is {MAX_VERTICES} vertices \
-             (use many::all_pairs, which streams rows)",
+             (use many::many_to_all_with from every vertex, which streams rows)",
             (n * n * 4) >> 30
         )));
     }

@@ -50,6 +50,7 @@ pub mod gpu;
 pub mod isochrone;
 pub mod ksp;
 pub mod many;
+pub mod matrix;
 mod paths;
 pub mod pred;
 pub mod real;

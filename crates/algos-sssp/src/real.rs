@@ -256,7 +256,19 @@ pub fn solve_real<W: Weight>(
     })
 }
 
-/// Real-valued distances from every source to every target, row-major.
+/// Real-valued distances from every source to every target, row-major: what
+/// [`crate::matrix::distance_matrix`] returns for `f32` and `f64` weights.
+///
+/// ```
+/// use urbanflow::graph::GraphBuilder;
+/// use urbanflow::sssp::matrix::{MatrixOptions, distance_matrix};
+/// let mut b = GraphBuilder::<f64>::new(3);
+/// b.add_arc(0, 1, 0.25).add_arc(1, 2, 0.5).add_arc(0, 2, 1.0);
+/// let (g, _) = b.build().unwrap();
+/// let run = distance_matrix(&g, &[0, 1], &[2], &MatrixOptions::default()).unwrap();
+/// assert_eq!(run.matrix.data, vec![0.75, 0.5]);
+/// assert_eq!(run.matrix.resolution, None); // exact
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct RealMatrix {
     /// Row vertices.
@@ -281,7 +293,7 @@ impl RealMatrix {
     }
 }
 
-impl crate::many::Matrix for RealMatrix {
+impl crate::matrix::Matrix for RealMatrix {
     type Value = f64;
     fn sources(&self) -> &[u32] {
         &self.sources
@@ -299,21 +311,11 @@ impl crate::many::Matrix for RealMatrix {
     }
 }
 
-/// Distances between every source and every target on real weights: exact `f64` Dijkstra on the CPU's
-/// threads when `backend` is `Cpu` and no `resolution` is given; otherwise the many-source engines of
+/// [`crate::matrix::distance_matrix`] on real weights: exact `f64` Dijkstra on the CPU's threads when
+/// `backend` is `Cpu` and no `resolution` is given; otherwise the many-source engines of
 /// [`crate::many`] (any backend) on weights rounded to `resolution` (default: the largest weight /
 /// 2¹²), each entry re-summed in `f64` along its tree, with the largest error bound reported.
-///
-/// ```
-/// use urbanflow::graph::GraphBuilder;
-/// use urbanflow::sssp::real::distance_matrix_real;
-/// let mut b = GraphBuilder::<f64>::new(3);
-/// b.add_arc(0, 1, 0.25).add_arc(1, 2, 0.5).add_arc(0, 2, 1.0);
-/// let (g, _) = b.build().unwrap();
-/// let m = distance_matrix_real(&g, &[0, 1], &[2], urbanflow::gpu::Backend::Cpu, None).unwrap();
-/// assert_eq!(m.data, vec![0.75, 0.5]);
-/// ```
-pub fn distance_matrix_real<W: Weight>(
+pub(crate) fn real_matrix<W: Weight>(
     g: &Csr<W>,
     sources: &[u32],
     targets: &[u32],

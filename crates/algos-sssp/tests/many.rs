@@ -1,6 +1,7 @@
 //! Many-source trees and distance matrices equal repeated Dijkstra, on the CPU and every GPU adapter.
 
-use algos_sssp::many::{distance_matrix, many_to_all};
+use algos_sssp::many::many_to_all;
+use algos_sssp::matrix::{DistanceMatrix, Engine, MatrixOptions, distance_matrix};
 use algos_sssp::{Algorithm, Query, SsspError, solve};
 use gpu_runtime::Backend;
 use gpu_runtime::testing::for_each_context;
@@ -9,6 +10,17 @@ use graph_core::datasets::data_path;
 use graph_core::generators::random_graph_with;
 use graph_core::io::{ReadOptions, read_graph};
 use graph_core::rng::SplitMix64;
+
+/// The trees engine's matrix on one backend.
+fn trees_matrix(
+    g: &Csr<u32>,
+    sources: &[u32],
+    targets: &[u32],
+    backend: Backend,
+) -> Result<DistanceMatrix, SsspError> {
+    let opts = MatrixOptions { backend, engine: Engine::Trees, ..Default::default() };
+    Ok(distance_matrix(g, sources, targets, &opts)?.matrix)
+}
 
 fn random_graph(seed: u64) -> Csr<u32> {
     let mut rng = SplitMix64::new(!seed);
@@ -63,7 +75,7 @@ fn distance_matrix_and_errors() {
     let n = g.num_vertices();
     let sources: Vec<u32> = (0..n).step_by(3).collect();
     let targets: Vec<u32> = (0..n).rev().step_by(2).collect();
-    let m = distance_matrix(&g, &sources, &targets, Backend::Cpu).unwrap();
+    let m = trees_matrix(&g, &sources, &targets, Backend::Cpu).unwrap();
     for (i, &s) in sources.iter().enumerate() {
         let d = solve(&g, &Query::from(s), Algorithm::Dijkstra, Backend::Cpu).unwrap().dist;
         for (j, &t) in targets.iter().enumerate() {
@@ -71,12 +83,12 @@ fn distance_matrix_and_errors() {
         }
     }
     assert!(matches!(
-        distance_matrix(&g, &[n], &targets, Backend::Cpu),
+        trees_matrix(&g, &[n], &targets, Backend::Cpu),
         Err(SsspError::SourceOutOfRange { .. })
     ));
-    assert!(matches!(distance_matrix(&g, &[0], &[n], Backend::Cpu), Err(SsspError::TargetOutOfRange { .. })));
+    assert!(matches!(trees_matrix(&g, &[0], &[n], Backend::Cpu), Err(SsspError::TargetOutOfRange { .. })));
     for_each_context("distance_matrix_and_errors", |ctx| {
-        assert_eq!(distance_matrix(&g, &sources, &targets, Backend::Gpu(ctx)).unwrap(), m);
+        assert_eq!(trees_matrix(&g, &sources, &targets, Backend::Gpu(ctx)).unwrap(), m);
     });
 }
 
@@ -87,9 +99,9 @@ fn many_sources_on_a_road_graph() {
     };
     let g: Csr<u32> = read_graph(&path, ReadOptions::default()).unwrap();
     let sources: Vec<u32> = (0..12).map(|k| k * 3371 % g.num_vertices()).collect();
-    let cpu = distance_matrix(&g, &sources, &sources, Backend::Cpu).unwrap();
+    let cpu = trees_matrix(&g, &sources, &sources, Backend::Cpu).unwrap();
     for_each_context("many_sources_on_a_road_graph", |ctx| {
-        assert_eq!(distance_matrix(&g, &sources, &sources, Backend::Gpu(ctx)).unwrap(), cpu);
+        assert_eq!(trees_matrix(&g, &sources, &sources, Backend::Gpu(ctx)).unwrap(), cpu);
     });
 }
 
@@ -152,7 +164,7 @@ fn batched_gpu_kernel_under_every_launch_setting() {
 #[test]
 fn cpu_and_gpu_together_under_both_policies() {
     use algos_sssp::gpu::BatchConfig;
-    use algos_sssp::many::{ManyOptions, Schedule, all_pairs, many_to_all_with};
+    use algos_sssp::many::{ManyOptions, Schedule, many_to_all_with};
     for_each_context("cpu_and_gpu_together_under_both_policies", |ctx| {
         for seed in [40, 41, 42] {
             let g = random_graph(seed);
@@ -197,7 +209,8 @@ fn cpu_and_gpu_together_under_both_policies() {
         let sum = |backend, schedule| {
             let mut total = 0u64;
             let opts = ManyOptions { backend, schedule, ..Default::default() };
-            all_pairs(&g, &opts, |b| {
+            let every: Vec<u32> = (0..g.num_vertices()).collect();
+            many_to_all_with(&g, &every, &opts, |b| {
                 total +=
                     b.dist.iter().filter(|&&d| d != algos_sssp::UNREACHABLE).map(|&d| d as u64).sum::<u64>()
             })
@@ -257,7 +270,13 @@ fn several_gpus_share_the_trees() {
             assert_eq!(shared.gpu_trees + shared.cpu_trees, sources.len());
             assert_eq!(shared.gpu_trees_per_device.iter().sum::<usize>(), shared.gpu_trees);
             let targets: Vec<u32> = (0..n).step_by(3).collect();
-            let m = algos_sssp::many::distance_matrix_with(&g, &sources, &targets, &opts).unwrap();
+            let on_both = MatrixOptions {
+                backend: opts.backend,
+                devices: opts.devices,
+                engine: Engine::Trees,
+                ..Default::default()
+            };
+            let m = distance_matrix(&g, &sources, &targets, &on_both).unwrap().matrix;
             for (k, row) in want.iter().enumerate() {
                 for (j, &t) in targets.iter().enumerate() {
                     assert_eq!(m.get(k, j), row[t as usize]);
@@ -429,12 +448,12 @@ fn autotuned_settings_are_a_candidate_cached_and_correct() {
 }
 
 /// `Method::Phast` (the hierarchy built inside or given) and `Method::Auto` give Dijkstra's rows through
-/// many_to_all_with, distance_matrix_with and the shared sink, on the CPU and on every adapter; the
+/// many_to_all_with and the shared sink, on the CPU and on every adapter; the
 /// report says what ran.
 #[test]
 fn phast_method_equals_dijkstra_rows() {
     use algos_sssp::ch::ContractionHierarchy;
-    use algos_sssp::many::{ManyOptions, Method, distance_matrix_with, many_to_all_with};
+    use algos_sssp::many::{ManyOptions, Method, many_to_all_with};
     let g = random_graph(45);
     let n = g.num_vertices();
     let sources: Vec<u32> = (0..2 * n + 3).map(|i| (i * 5) % n).collect();
@@ -453,13 +472,6 @@ fn phast_method_equals_dijkstra_rows() {
         })
         .unwrap();
         assert!(seen.iter().all(|&c| c == 1), "{what}: every tree once");
-        let targets: Vec<u32> = (0..n).step_by(2).collect();
-        let m = distance_matrix_with(&g, &sources, &targets, opts).unwrap();
-        for (k, row) in want.iter().enumerate() {
-            for (j, &t) in targets.iter().enumerate() {
-                assert_eq!(m.get(k, j), row[t as usize], "{what}: matrix");
-            }
-        }
         out
     };
     let cpu = ManyOptions { backend: Backend::Cpu, method: Method::Phast, ..Default::default() };

@@ -126,7 +126,26 @@ fn f32_weights_and_errors() {
 
 #[test]
 fn distance_matrices_exact_and_scaled() {
-    use algos_sssp::real::distance_matrix_real;
+    use algos_sssp::matrix::{Engine, MatrixOptions, distance_matrix};
+    use algos_sssp::real::RealMatrix;
+    // Real weights through the one matrix API: exact on the CPU by default, rounded with a resolution.
+    fn distance_matrix_real(
+        g: &graph_core::Csr<f64>,
+        sources: &[u32],
+        targets: &[u32],
+        backend: Backend,
+        resolution: Option<f64>,
+    ) -> Result<RealMatrix, algos_sssp::SsspError> {
+        let run = distance_matrix(
+            g,
+            sources,
+            targets,
+            &MatrixOptions { backend, resolution, ..Default::default() },
+        )?;
+        assert_eq!(run.engine, Engine::Trees);
+        assert_eq!(run.reason.contains("exact"), resolution.is_none(), "{}", run.reason);
+        Ok(run.matrix)
+    }
     let mut rng = SplitMix64::new(33);
     for case in 0..20 {
         let n = 2 + rng.below(40) as u32;

@@ -341,22 +341,42 @@ impl Graph {
         urbanflow::sssp::cch::Cch::is_cached(&self.graph)
     }
 
-    /// Distances from every source to every target: a (len(sources), len(targets)) uint32 array.
-    #[pyo3(signature = (sources, targets, *, backend = None, threads = None))]
+    /// The engine the matrix API would run for `sources` origins (`"trees"`, `"buckets"`, …) and why,
+    /// decided without computing: the Python layer asks it before preparing its kept hierarchy.
+    #[pyo3(signature = (sources, *, backend = None))]
+    fn matrix_engine(&self, sources: usize, backend: Option<&str>) -> PyResult<(String, String)> {
+        let backend = backend_of(backend)?.backend().map_err(Error::from)?;
+        let opts = urbanflow::sssp::matrix::MatrixOptions { backend, ..Default::default() };
+        let (engine, why) = urbanflow::sssp::matrix::engine_for(&self.graph, sources, &opts);
+        Ok((engine.name().to_string(), why))
+    }
+
+    /// Distances from every source to every target: a (len(sources), len(targets)) uint32 array, by
+    /// the library's matrix API. `engine`: "auto" (one tree per source for few sources, else bucket
+    /// walks on a customisable hierarchy, its order kept in the cache folder), "trees", "buckets",
+    /// "min-plus" (a GPU) or "floyd-warshall".
+    #[pyo3(signature = (sources, targets, *, backend = None, engine = "auto", threads = None))]
     fn distance_matrix<'py>(
         &self,
         py: Python<'py>,
         sources: PyReadonlyArray1<'_, u32>,
         targets: PyReadonlyArray1<'_, u32>,
         backend: Option<&str>,
+        engine: &str,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let engine: urbanflow::sssp::matrix::Engine = engine.parse().map_err(Error::Input)?;
         let choice = backend_of(backend)?;
         let (s, t) = (slice(&sources, "sources")?.to_vec(), slice(&targets, "targets")?.to_vec());
         let (k, l) = (s.len(), t.len());
         let graph = Arc::clone(&self.graph);
         let m = run(py, Run { threads }, move |_| {
-            Ok(urbanflow::sssp::many::distance_matrix(&graph, &s, &t, choice.backend()?)?.data)
+            let opts = urbanflow::sssp::matrix::MatrixOptions {
+                backend: choice.backend()?,
+                engine,
+                ..Default::default()
+            };
+            Ok(urbanflow::sssp::matrix::distance_matrix(&graph, &s, &t, &opts)?.matrix.data)
         })?;
         let array = Array2::from_shape_vec((k, l), m).map_err(|e| Error::Input(e.to_string()))?;
         Ok(array.into_pyarray(py))

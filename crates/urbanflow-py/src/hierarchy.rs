@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use urbanflow::Csr;
 use urbanflow::sssp::cch::{CacheUse, Cch, CchQuery, Unpacking};
 use urbanflow::sssp::ch::ContractionHierarchy;
+use urbanflow::sssp::matrix::{Engine, MatrixOptions, distance_matrix};
 
 use crate::errors::Error;
 use crate::run::{Run, run};
@@ -188,9 +189,12 @@ impl Hierarchy {
             self.check_vertex(v, "target")?;
         }
         let (k, l) = (s.len(), t.len());
-        let metric = self.metric();
+        let (metric, graph) = (self.metric(), Arc::clone(&self.graph));
         let data = run(py, Run { threads }, move |_| {
-            Ok(CchQuery::matrix(&metric.borrow_dependent().0, &s, &t)?.data)
+            // The hierarchy's metric (which may differ from the graph's weights), by its buckets.
+            let ch = &metric.borrow_dependent().0;
+            let opts = MatrixOptions { engine: Engine::Buckets, hierarchy: Some(ch), ..Default::default() };
+            Ok(distance_matrix(&graph, &s, &t, &opts)?.matrix.data)
         })?;
         let array = Array2::from_shape_vec((k, l), data).map_err(|e| Error::Input(e.to_string()))?;
         Ok(array.into_pyarray(py))

@@ -1,20 +1,24 @@
-//! Many-to-many distances on the GPU (`shaders/cch_matrix.wgsl`), the bucket method of
-//! [`CchQuery::matrix`] as a min-plus product: the CPU walks the elimination tree once per source and
-//! once per target (all cores), lays every walk out from the root down ([`Walks`]), and the GPU takes,
-//! for every pair, the minimum of `source label + target label` over the depths where both walks are on
-//! the same ancestor — the common part of the two tree paths. The CPU twin, [`cch_matrix_mirror`],
-//! computes the same product from the same layout; all three give Dijkstra's distances.
+//! The kernel of [`Engine::MinPlus`](crate::matrix::Engine::MinPlus) (`shaders/cch_matrix.wgsl`) and its
+//! CPU twin; matrices are asked of [`crate::matrix::distance_matrix`]. The bucket method as a min-plus
+//! product: the CPU walks the elimination tree once per source and once per target (all cores), lays
+//! every walk out from the root down ([`Walks`]), and the GPU takes, for every pair, the minimum of
+//! `source label + target label` over the depths where both walks are on the same ancestor — the common
+//! part of the two tree paths. The CPU twin, [`cch_matrix_mirror`], computes the same product from the
+//! same layout; it, the kernel and the buckets all give Dijkstra's distances.
 //!
 //! ```
-//! use urbanflow::sssp::cch::{Cch, CchQuery};
+//! use urbanflow::sssp::cch::Cch;
 //! use urbanflow::sssp::cch::gpu_matrix::{Walks, cch_matrix_mirror};
+//! use urbanflow::sssp::matrix::{Engine, MatrixOptions, distance_matrix};
 //! use urbanflow::graph::GraphBuilder;
 //! let mut b = GraphBuilder::new(4);
 //! b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
 //! let g = b.build().unwrap().0;
 //! let ch = Cch::build(&g).unwrap().customise(g.weights()).unwrap();
 //! let walks = Walks::new(&ch, &[0, 2], &[1, 3]).unwrap();
-//! assert_eq!(cch_matrix_mirror(&walks).unwrap().data, CchQuery::matrix(&ch, &[0, 2], &[1, 3]).unwrap().data);
+//! let buckets = MatrixOptions { engine: Engine::Buckets, hierarchy: Some(&ch), ..Default::default() };
+//! let run = distance_matrix(&g, &[0, 2], &[1, 3], &buckets).unwrap();
+//! assert_eq!(cch_matrix_mirror(&walks).unwrap(), run.matrix);
 //! ```
 
 use gpu_runtime::readback::{PendingReadback, ReadbackRing};
@@ -26,7 +30,7 @@ use rayon::prelude::*;
 use super::CchQuery;
 use crate::ch::ContractionHierarchy;
 use crate::error::SsspError;
-use crate::many::DistanceMatrix;
+use crate::matrix::{DistanceMatrix, GpuMatrixTimes};
 use crate::paths::{SATURATED, UNREACHABLE};
 
 const CCH_MATRIX: Shader = gpu_runtime::shader!("cch_matrix");
@@ -36,7 +40,7 @@ const BLOCK: usize = 16;
 const BLOCK_TARGETS: usize = 32;
 
 /// Most results read back per block (32 MB).
-const READBACK_WORDS: usize = 8 << 20;
+pub const READBACK_WORDS: usize = 8 << 20;
 
 /// Results each thread copies out of a mapped block at a time (256 KB).
 const COPY_CHUNK: usize = 1 << 16;
@@ -153,48 +157,14 @@ fn finish(walks: &Walks, data: Vec<u32>) -> Result<DistanceMatrix, SsspError> {
     Ok(DistanceMatrix { sources: walks.sources.clone(), targets: walks.targets.clone(), data })
 }
 
-/// Where [`cch_matrix_gpu_timed`] spent its time (seconds, wall clock on the host).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct GpuMatrixTimes {
-    /// Buffers created and the walks written.
-    pub upload_s: f64,
-    /// Waiting for the device: the kernels and the copies of blocks over the bus, where they were not
-    /// hidden behind the host's copying of the block before.
-    pub kernel_s: f64,
-    /// Copying mapped blocks into the result on all cores (the overflow check rides along).
-    pub readback_s: f64,
-    /// Bytes of the result that came back.
-    pub bytes: u64,
-}
-
-impl GpuMatrixTimes {
-    /// The rate at which the result reached host memory once uploaded: bytes over the kernels and the
-    /// readback together (GB/s; 0 for an empty matrix).
-    pub fn result_gb_per_s(&self) -> f64 {
-        let s = self.kernel_s + self.readback_s;
-        if s > 0.0 { self.bytes as f64 / s / 1e9 } else { 0.0 }
-    }
-}
-
-/// The distances from `walks` on the GPU, equal to [`cch_matrix_mirror`] and [`CchQuery::matrix`]. Rows
-/// go in blocks of sources small enough for the device's largest storage binding (the targets' walks
-/// and one block of the matrix must each fit).
-pub fn cch_matrix_gpu(ctx: &GpuContext, walks: &Walks) -> Result<DistanceMatrix, SsspError> {
-    cch_matrix_gpu_timed(ctx, walks).map(|(m, _)| m)
-}
-
-/// [`cch_matrix_gpu`] with its time split into upload, waiting for the device and readback.
-pub fn cch_matrix_gpu_timed(
-    ctx: &GpuContext,
-    walks: &Walks,
-) -> Result<(DistanceMatrix, GpuMatrixTimes), SsspError> {
-    cch_matrix_gpu_blocks(ctx, walks, READBACK_WORDS)
-}
-
-/// [`cch_matrix_gpu_timed`] computing and reading back at most `block_words` results at a time (whole
-/// rows; at least one row). Blocks are pipelined: while the host copies block `b` out of mapped
-/// memory into the result (on all cores, straight to its place), the device computes block `b + 1`
-/// and copies it into the second staging buffer.
+/// The distances from `walks` on the GPU, equal to [`cch_matrix_mirror`] and the buckets: the kernel of
+/// [`Engine::MinPlus`](crate::matrix::Engine::MinPlus) (call [`crate::matrix::distance_matrix`] for a
+/// matrix). Computes and reads back at most `block_words` results at a time (whole rows; at least one
+/// row; the engine uses [`READBACK_WORDS`]); rows go in blocks of sources small enough for the
+/// device's largest storage binding (the targets' walks and one block of the matrix must each fit).
+/// Blocks are pipelined: while the host copies block `b` out of mapped memory into the result (on all
+/// cores, straight to its place), the device computes block `b + 1` and copies it into the second
+/// staging buffer.
 pub fn cch_matrix_gpu_blocks(
     ctx: &GpuContext,
     walks: &Walks,

@@ -6,8 +6,8 @@
 //! triangle that realised it during customisation ([`Unpacking`]), recursively.
 //!
 //! [`CchQuery`] keeps its arrays between queries (no allocation per query); one per thread answers
-//! batches (see [`CchQuery::distances`]). [`CchQuery::matrix`] gives the distances between S sources
-//! and T targets without a search per pair: one backward walk per target leaves `(target, distance)`
+//! batches (see [`CchQuery::distances`]). The buckets engine of [`crate::matrix`] gives the distances
+//! between S sources and T targets without a search per pair: one backward walk per target leaves `(target, distance)`
 //! entries in buckets at the ranks it reaches; one forward walk per source reads the buckets of its
 //! ranks (Knopp, Sanders, Schultes, Schulz, Wagner 2007, on the elimination tree).
 //!
@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 use crate::ch::ContractionHierarchy;
 use crate::error::SsspError;
-use crate::many::DistanceMatrix;
+use crate::matrix::DistanceMatrix;
 use crate::paths::{SATURATED, UNREACHABLE};
 
 use super::Unpacking;
@@ -191,23 +191,11 @@ impl CchQuery {
         pairs.par_iter().map(|&(s, t)| pool.with(|q| q.distance(ch, s, t))).collect()
     }
 
-    /// The distance from every source to every target (input vertex ids), `UNREACHABLE` where none,
-    /// on all cores: one backward walk per target fills buckets, one forward walk per source scans
-    /// them (no search per pair). Equal to Dijkstra's rows; a distance that reaches the saturation
-    /// bound `u32::MAX − 1` is an error, as in Dijkstra.
-    ///
-    /// ```
-    /// use urbanflow::sssp::cch::{Cch, CchQuery};
-    /// use urbanflow::graph::GraphBuilder;
-    /// let mut b = GraphBuilder::new(4);
-    /// b.add_arc(0, 1, 4).add_arc(0, 2, 1).add_arc(2, 1, 2).add_arc(1, 3, 5);
-    /// let g = b.build().unwrap().0;
-    /// let ch = Cch::build(&g).unwrap().customise(g.weights()).unwrap();
-    /// let m = CchQuery::matrix(&ch, &[0, 2], &[1, 3]).unwrap();
-    /// assert_eq!(m.data, [3, 8, 2, 7]);
-    /// assert_eq!(CchQuery::matrix(&ch, &[3], &[0]).unwrap().get(0, 0), urbanflow::sssp::UNREACHABLE);
-    /// ```
-    pub fn matrix(
+    /// [`Engine::Buckets`](crate::matrix::Engine::Buckets): the distance from every source to every
+    /// target (input vertex ids), `UNREACHABLE` where none, on all cores: one backward walk per target
+    /// fills buckets, one forward walk per source scans them (no search per pair). Equal to Dijkstra's
+    /// rows; a distance that reaches the saturation bound `u32::MAX − 1` is an error, as in Dijkstra.
+    pub(crate) fn matrix(
         ch: &ContractionHierarchy,
         sources: &[u32],
         targets: &[u32],

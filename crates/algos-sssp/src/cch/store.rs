@@ -231,6 +231,22 @@ impl Cch {
         }
     }
 
+    /// The graph's hierarchy ready for queries: [`Self::build_cached`], customised with the graph's
+    /// weights, and a phrase saying where the order came from (for a run's report).
+    pub(crate) fn prepare_cached(
+        graph: &Csr<u32>,
+    ) -> Result<(crate::ch::ContractionHierarchy, String), SsspError> {
+        let (cch, used) = Self::build_cached(graph)?;
+        let customised = cch.customise(graph.weights())?;
+        let how = match used {
+            CacheUse::Loaded(p) => format!("cch, order loaded from {}", p.display()),
+            CacheUse::Built(p) => format!("cch, built (order saved to {})", p.display()),
+            CacheUse::Rebuilt(_, why) => format!("cch, rebuilt (the saved order was refused: {why})"),
+            CacheUse::Uncached(why) => format!("cch, built ({why})"),
+        };
+        Ok((customised, how))
+    }
+
     /// [`Self::build_cached`] with the cache in `dir`.
     pub fn build_cached_in<W: Weight>(graph: &Csr<W>, dir: &Path) -> Result<(Self, CacheUse), SsspError> {
         let graph_shape = shape(graph);

@@ -8,12 +8,11 @@
 //! The module follows a run's life, each step a type of its own: this file holds the API (options,
 //! statistics, entry points); [`measure()`] takes what the automatic choices need on this machine
 //! ([`Measurements`]), [`plan()`] only decides ([`Plan`]), [`Plan::run`] only executes (`run`, with
-//! the work in `schedule`, `gpu_schedule` and `phast`); `matrix` picks distance matrices out of the
-//! trees. The entry points below are these three steps in a row.
+//! the work in `schedule`, `gpu_schedule` and `phast`). The entry points below are these three steps
+//! in a row. Distance matrices are [`crate::matrix`]'s (its trees engine runs here).
 
 #[cfg(feature = "gpu")]
 mod gpu_schedule;
-mod matrix;
 mod measure;
 mod phast;
 mod plan;
@@ -24,7 +23,6 @@ use gpu_runtime::{Backend, GpuContext};
 use graph_core::Csr;
 use rayon::prelude::*;
 
-pub use matrix::{DistanceMatrix, Matrix, distance_matrix, distance_matrix_with};
 pub use measure::{CpuProbe, Measurements, TunedGpu, measure};
 /// Sources per GPU PHAST pass for a graph of `n` vertices on a device (what the many-source PHAST
 /// runs use; consumers that reduce trees on the device size their passes by it).
@@ -338,16 +336,6 @@ fn deliver(
             .collect()
     });
     sink(TreeBlock { first, sources: block, n, dist, pred: pred.as_deref() });
-}
-
-/// All-pairs shortest paths streamed to `sink`: [`many_to_all_with`] from every vertex.
-pub fn all_pairs(
-    graph: &Csr<u32>,
-    opts: &ManyOptions<'_>,
-    sink: impl FnMut(TreeBlock<'_>),
-) -> Result<ManyStats, SsspError> {
-    let sources: Vec<u32> = (0..graph.num_vertices()).collect();
-    many_to_all_with(graph, &sources, opts, sink)
 }
 
 /// Receives `(first, sources, rows)` of a block on the calling thread.

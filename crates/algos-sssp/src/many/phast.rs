@@ -107,20 +107,12 @@ fn hierarchy<'h>(
             // fast as a contraction (NY, 16 threads: 3,633 vs 4,246 trees/s); on a GPU its deeper DAG
             // sweeps slower than a contraction's, which pays only past hundreds of thousands of
             // sources (docs/benchmarks.md "Many sources on the CCH").
-            let t = std::time::Instant::now();
-            let (cch, used) = crate::cch::Cch::build_cached(graph)?;
             // (`cch::perfect::thin_downward` halves the downward arcs but took longer than it saved
             // here: docs/benchmarks.md "GPU PHAST: sources per pass".)
-            let customised = cch.customise(graph.weights())?;
+            let t = std::time::Instant::now();
+            let (customised, how) = crate::cch::Cch::prepare_cached(graph)?;
             out.preprocess_s = t.elapsed().as_secs_f64();
-            out.hierarchy = match used {
-                crate::cch::CacheUse::Loaded(p) => format!("cch, order loaded from {}", p.display()),
-                crate::cch::CacheUse::Built(p) => format!("cch, built (order saved to {})", p.display()),
-                crate::cch::CacheUse::Rebuilt(_, why) => {
-                    format!("cch, rebuilt (the saved order was refused: {why})")
-                }
-                crate::cch::CacheUse::Uncached(why) => format!("cch, built ({why})"),
-            };
+            out.hierarchy = how;
             Ok(built.insert(customised))
         }
     }

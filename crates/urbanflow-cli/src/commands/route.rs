@@ -12,11 +12,11 @@
 //! target and fails if the distances differ.
 //!
 //! `--matrix ORIGINS DESTS` reads two files of points (one vertex id, or `LAT,LON` with `--osm`, per line;
-//! blank lines and `#` comments skipped) and computes every origin-to-destination distance without a
-//! search per pair (`CchQuery::matrix`); `--out F.csv` writes `origin,destination,distance` rows, the
-//! distance left empty where the destination cannot be reached.
-//! `--backend gpu` computes the same matrix as a min-plus product of the walks on the GPU
-//! (`cch::gpu_matrix`).
+//! blank lines and `#` comments skipped) and computes every origin-to-destination distance through the
+//! library's one matrix API (`sssp::matrix::distance_matrix`): the engine (one tree per origin, or bucket
+//! walks on a customisable hierarchy, or their min-plus product on a GPU) is chosen inside unless
+//! `--engine` names it, and the report says which ran and why. `--out F.csv` writes
+//! `origin,destination,distance` rows, the distance left empty where the destination cannot be reached.
 //!
 //! `--within B` computes an isochrone instead: every vertex within `B` of `--from` (or of the nearest
 //! point of `--origins FILE`, same format as the matrix files) by a bounded Dijkstra from all origins at
@@ -36,12 +36,11 @@ use urbanflow::gpu::BackendChoice;
 use urbanflow::graph::geojson::feature_collection;
 use urbanflow::graph::osm::{DEFAULT_SNAP_LIMIT_M, OsmGraph, OsmOptions, Profile, import};
 use urbanflow::graph::turns::TurnGraph;
-#[cfg(feature = "gpu")]
-use urbanflow::sssp::cch::gpu_matrix::{Walks, cch_matrix_gpu_timed};
 use urbanflow::sssp::cch::{Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
 use urbanflow::sssp::isochrone::{Reach, within};
+use urbanflow::sssp::matrix::{DistanceMatrix, Engine, MatrixOptions, distance_matrix};
 
 /// A shortest route between two points, on a customisable contraction hierarchy (CPU).
 ///
@@ -89,11 +88,16 @@ pub struct Args {
     /// With --within and --osm: write the isochrone's tree arcs as GeoJSON (arrival time, origin).
     #[arg(long, requires = "within")]
     geojson: Option<PathBuf>,
-    /// With --matrix: cpu (buckets on the customisable hierarchy, all cores), gpu (the same walks on the
-    /// CPU, their min-plus product on the GPU) or auto (default: $URBANFLOW_BACKEND, else auto = cpu;
-    /// see docs/benchmarks.md "Many-to-many matrices").
+    /// With --matrix: cpu, gpu (the GPU engines: trees on the GPU, or the hierarchy's walks as a
+    /// min-plus product on it) or auto (default: $URBANFLOW_BACKEND, else auto: the CPU unless a GPU is
+    /// measured faster; see docs/performance.md).
     #[arg(long, requires = "matrix")]
     backend: Option<BackendChoice>,
+    /// With --matrix: auto (default: one tree per origin for few origins, else bucket walks on a
+    /// customisable hierarchy, or their min-plus product with --backend gpu), trees, buckets,
+    /// min-plus or floyd-warshall.
+    #[arg(long, requires = "matrix", default_value = "auto")]
+    engine: Engine,
     /// With --osm: ignore turn restrictions and turn costs (by default cars and bicycles obey the
     /// file's `type=restriction` relations, U-turn only at dead ends and pay OSRM-style turn costs).
     #[arg(long, requires = "osm")]
@@ -286,8 +290,8 @@ fn read(args: &Args) -> Result<Input, Error> {
 
 pub fn run(args: Args) -> Result<(), Error> {
     let t = Instant::now();
-    // A matrix on the GPU: its device starts (on its own thread) while the graph is read and the
-    // hierarchy prepared, which take about as long; the matrix step then finds it made (or waits for it).
+    // A matrix on the GPU: its device starts (on its own thread) while the graph is read, which takes
+    // about as long; the matrix step then finds it made (or waits for it).
     if args.matrix.is_some() && args.backend.map_or_else(BackendChoice::from_env, Ok)? == BackendChoice::Gpu {
         std::thread::spawn(|| {
             let _ = urbanflow::gpu::GpuContext::shared();
@@ -302,6 +306,9 @@ pub fn run(args: Args) -> Result<(), Error> {
     if args.no_hierarchy {
         return bidirectional(&args, &input, read_s);
     }
+    if let Some((origins, dests)) = &input.matrix {
+        return matrix(&args, &input, (origins, dests), read_s);
+    }
     let t = Instant::now();
     // The order (the slow part) comes from the cache folder when this graph was prepared before.
     let (cch, cache) = Cch::build_cached(g)?;
@@ -310,9 +317,6 @@ pub fn run(args: Args) -> Result<(), Error> {
     let t = Instant::now();
     let (ch, unpacking) = cch.customise_with_unpacking(g.weights())?;
     let customise_s = t.elapsed().as_secs_f64();
-    if let Some((origins, dests)) = &input.matrix {
-        return matrix(&args, &input, &ch, (origins, dests), [read_s, build_s, customise_s], &cache);
-    }
     let mut query = CchQuery::new(&ch)?;
     let t = Instant::now();
     let found = query.path(&ch, &unpacking, input.from, input.to)?;
@@ -512,17 +516,11 @@ fn bidirectional(args: &Args, input: &Input, read_s: f64) -> Result<(), Error> {
     Ok(())
 }
 
-/// Why --matrix runs on the CPU unless told otherwise (the measurement behind the choice).
-const MATRIX_WHY: &str = "the buckets on all cores, the choice that is never slower: --backend gpu computes the \
-     same matrix as a min-plus product on a GPU, measured on an H200 host 1.7-2.1x faster for the whole command at \
-     10,000 x 10,000 (the result back at 14 GB/s) but 1.4-1.7x slower at 1,000 x 1,000 (the device's start); \
-     docs/benchmarks.md";
-
 /// --out: `origin,destination,distance` rows in the file's ids, the distance empty where unreachable.
 fn write_matrix(
     args: &Args,
     input: &Input,
-    m: &urbanflow::sssp::many::DistanceMatrix,
+    m: &DistanceMatrix,
     (origins, dests): (&[u32], &[u32]),
 ) -> Result<(), Error> {
     let Some(out) = &args.out else { return Ok(()) };
@@ -543,81 +541,52 @@ fn write_matrix(
     Ok(())
 }
 
-/// --matrix --backend gpu: the walks on the CPU, the min-plus product over their common ancestors on
-/// the GPU; the engine's description with its times.
-#[cfg(feature = "gpu")]
-fn gpu_matrix(
-    ch: &urbanflow::sssp::ch::ContractionHierarchy,
-    origins: &[u32],
-    dests: &[u32],
-    t: Instant,
-) -> Result<(urbanflow::sssp::many::DistanceMatrix, String), Error> {
-    use urbanflow::gpu::Resolved;
-    // The device was started beside the reading (`run`): this finds it.
-    let ctx = BackendChoice::Gpu.backend()?.resolve();
-    let Resolved::Gpu(ctx) = ctx else { return Err("--backend gpu: no GPU adapter".into()) };
-    let device_s = t.elapsed().as_secs_f64();
-    let walks = Walks::new(ch, origins, dests)?;
-    let walks_s = t.elapsed().as_secs_f64() - device_s;
-    let (m, times) = cch_matrix_gpu_timed(ctx, &walks)?;
-    let name = &ctx.info.name;
-    let engine = format!(
-        "cch-walks-gpu-minplus ({name}; device {device_s:.3} s, walks {walks_s:.3} s, upload {:.3} s, kernel and bus {:.3} s, \
-         host copy {:.3} s, result at {:.1} GB/s, depth {})",
-        times.upload_s,
-        times.kernel_s,
-        times.readback_s,
-        times.result_gb_per_s(),
-        walks.depth
-    );
-    Ok((m, engine))
-}
-
-/// --matrix --backend gpu in a build without the `gpu` feature: an error saying so.
-#[cfg(not(feature = "gpu"))]
-fn gpu_matrix(
-    _: &urbanflow::sssp::ch::ContractionHierarchy,
-    _: &[u32],
-    _: &[u32],
-    _: Instant,
-) -> Result<(urbanflow::sssp::many::DistanceMatrix, String), Error> {
-    Err(urbanflow::gpu::GpuError::NotBuilt.into())
-}
-
-/// --matrix: every origin to every destination, timed apart from reading and preparing.
-fn matrix(
-    args: &Args,
-    input: &Input,
-    ch: &urbanflow::sssp::ch::ContractionHierarchy,
-    (origins, dests): (&[u32], &[u32]),
-    [read_s, build_s, customise_s]: [f64; 3],
-    cache: &str,
-) -> Result<(), Error> {
-    let choice = args.backend.map_or_else(BackendChoice::from_env, Ok)?;
+/// --matrix: the library's matrix API on the graph as read (it prepares a hierarchy only when its
+/// engine needs one), the report with the engine, its reason and its stages.
+fn matrix(args: &Args, input: &Input, (origins, dests): (&[u32], &[u32]), read_s: f64) -> Result<(), Error> {
+    let backend = args.backend.map_or_else(BackendChoice::from_env, Ok)?.backend()?;
+    let opts = MatrixOptions { backend, engine: args.engine, ..Default::default() };
     let t = Instant::now();
-    let (m, engine, why) = if choice == BackendChoice::Gpu {
-        let (m, engine) = gpu_matrix(ch, origins, dests, t)?;
-        (m, engine, "--backend gpu")
-    } else {
-        (CchQuery::matrix(ch, origins, dests)?, "cch-buckets-cpu".to_string(), MATRIX_WHY)
-    };
+    let run = distance_matrix(&input.graph, origins, dests, &opts)?;
     let matrix_s = t.elapsed().as_secs_f64();
+    let m = &run.matrix;
     let reached = m.data.iter().filter(|&&d| d != urbanflow::sssp::UNREACHABLE).count();
-    write_matrix(args, input, &m, (origins, dests))?;
+    write_matrix(args, input, m, (origins, dests))?;
     let (rows, cols) = (origins.len(), dests.len());
+    let device = run.device.clone().unwrap_or_default();
     if args.json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "graph": input.what, "origins": rows, "destinations": cols, "reachable_pairs": reached,
-            "engine": engine, "engine_why": why, "read_s": read_s, "cch_build_s": build_s, "cch_cache": cache,
-            "customise_s": customise_s, "matrix_s": matrix_s,
+            "engine": run.engine.name(), "engine_why": run.reason, "device": device,
+            "hierarchy": run.hierarchy, "read_s": read_s, "preprocess_s": run.preprocess_s,
+            "solve_s": run.solve_s, "matrix_s": matrix_s,
             "out": args.out.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
             "turns": input.turns_line.as_deref().unwrap_or(""),
         });
+        if let Some(g) = &run.gpu_times {
+            json["gpu"] = serde_json::json!({
+                "walks_s": g.walks_s, "upload_s": g.upload_s, "kernel_s": g.kernel_s,
+                "readback_s": g.readback_s, "result_gb_per_s": g.result_gb_per_s(),
+            });
+        }
         println!("{json}");
     } else {
         input.print_header(read_s);
-        println!("engine     {engine}: {why}");
-        println!("hierarchy  {build_s:.3} s ({cache}), customised in {customise_s:.3} s");
+        let on = if device.is_empty() { String::new() } else { format!(" on {device}") };
+        println!("engine     {}{on}: {}", run.engine, run.reason);
+        if !run.hierarchy.is_empty() {
+            println!("hierarchy  {} in {:.3} s", run.hierarchy, run.preprocess_s);
+        }
+        if let Some(g) = &run.gpu_times {
+            println!(
+                "gpu        walks {:.3} s, upload {:.3} s, kernel and bus {:.3} s, host copy {:.3} s, result at {:.1} GB/s",
+                g.walks_s,
+                g.upload_s,
+                g.kernel_s,
+                g.readback_s,
+                g.result_gb_per_s()
+            );
+        }
         println!(
             "matrix     {rows} × {cols} in {matrix_s:.3} s ({:.2} µs a pair), {reached} pairs reachable",
             matrix_s * 1e6 / (rows * cols).max(1) as f64

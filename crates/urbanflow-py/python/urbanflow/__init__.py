@@ -299,18 +299,18 @@ class Graph:
 
         ``method``: "hierarchy" (the graph's ``hierarchy()``, built or loaded once, then buckets: no
         search per pair), "trees" (a shortest-path tree per source, on ``backend``), or "auto" (the
-        default): the hierarchy when the graph has one, or when no GPU was asked for and there are at
-        least ``HIERARCHY_MIN_SOURCES`` sources (``HIERARCHY_BUILD_MIN_SOURCES`` when its order is not in
-        the cache folder yet and must be built); trees otherwise, and where the graph has no hierarchy
-        of a usable size (no small separators)."""
+        default): the hierarchy when the graph has one, else the library's own choice for this many
+        sources on this graph (``matrix_engine``: a hierarchy from 16 sources when its order is in the
+        cache folder, from 128 when it must be built, never on graphs without small separators; trees
+        otherwise). The hierarchy prepared is kept for the next call."""
         src, dst = _u32(sources, "sources"), _u32(targets, "targets")
         if method not in ("auto", "hierarchy", "trees"):
             raise InvalidInputError(f"method={method!r}: expected 'auto', 'hierarchy' or 'trees'")
-        use_hierarchy = method == "hierarchy" or (
-            method == "auto" and backend != "gpu" and self._no_h is None
-            and (self._h is not None or len(src) >= HIERARCHY_BUILD_MIN_SOURCES
-                 or (len(src) >= HIERARCHY_MIN_SOURCES and self._g.hierarchy_cached())))
-        if use_hierarchy:
+        chosen = "trees"
+        if method == "auto" and self._no_h is None:
+            kept = self._h is not None and backend != "gpu"
+            chosen = "buckets" if kept else self.matrix_engine(len(src), backend=backend)[0]
+        if method == "hierarchy" or chosen == "buckets":
             try:
                 h = self.hierarchy(threads=threads)
             except InvalidInputError as e:
@@ -319,8 +319,14 @@ class Graph:
                 self._no_h = str(e)
             else:
                 return h.matrix(src, dst, threads=threads, dtype=dtype)
-        d = self._g.distance_matrix(src, dst, backend=backend, threads=threads)
+        engine = "min-plus" if chosen == "min-plus" else "trees"
+        d = self._g.distance_matrix(src, dst, backend=backend, engine=engine, threads=threads)
         return _finish(d, dtype)
+
+    def matrix_engine(self, sources: int, *, backend=None) -> tuple[str, str]:
+        """The engine ``distance_matrix`` would run for ``sources`` origins without a hierarchy at hand
+        ("trees", "buckets" or "min-plus"), and why: the library's choice, decided without computing."""
+        return self._g.matrix_engine(_integer(sources, "sources"), backend=backend)
 
     @classmethod
     def from_osm(cls, path, profile: str = "car", *, largest_component: bool = True) -> OsmGraph:
@@ -357,13 +363,6 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"Graph(n={self.n}, m={self.m})"
-
-
-# Sources from which ``distance_matrix`` prepares a hierarchy for a graph that has none, when its order
-# is in the cache folder (loaded and customised: ~12 trees' time on NY) and when it must be built (~95
-# trees' time on NY, 2 cores): docs/benchmarks.md, "Python: routes and matrices".
-HIERARCHY_MIN_SOURCES = 16
-HIERARCHY_BUILD_MIN_SOURCES = 128
 
 
 class Hierarchy:

@@ -39,8 +39,6 @@ __all__ = [
     "__version__",
 ]
 UNREACHABLE: int
-HIERARCHY_MIN_SOURCES: int
-HIERARCHY_BUILD_MIN_SOURCES: int
 
 _Backend = Literal["cpu", "gpu", "auto"] | None
 _Path = str | PathLike[str]
@@ -80,6 +78,7 @@ class Graph:
     def hierarchy(self, *, cache: bool = True, threads: int | None = None) -> Hierarchy: ...
     def distance_matrix(self, sources: _Ints, targets: _Ints, *, method: str = "auto", backend: _Backend = None,
                         threads: int | None = None, dtype: Any = None) -> npt.NDArray[Any]: ...
+    def matrix_engine(self, sources: int, *, backend: _Backend = None) -> tuple[str, str]: ...
     @classmethod
     def from_osm(cls, path: _Path, profile: str = "car", *, largest_component: bool = True) -> OsmGraph: ...
     def k_shortest_paths(self, source: int, target: int, k: int, *, algorithm: str = "mps",
