@@ -34,32 +34,29 @@
 //! assert_eq!(r.path_to(&g, 3), Some(vec![0, 2, 1, 3]));
 //! ```
 
-mod algorithm;
-mod api;
+// The source is laid out by family (`trees/`, `hierarchies/`, `queries/`, `ksp/`), with what they share
+// at the top (automatic choices, errors, path and predecessor conventions); the public paths stay flat
+// (`urbanflow::sssp::cch`, `::many`, `::matrix`, …) so a caller never names the folder.
 pub mod auto;
-pub mod cch;
-pub mod ch;
-pub mod cpu;
 mod error;
-pub mod floyd;
-#[cfg(feature = "gpu")]
-pub mod gpu;
-#[cfg(not(feature = "gpu"))]
-#[path = "gpu/config.rs"]
-pub mod gpu;
-pub mod isochrone;
+pub mod hierarchies;
 pub mod ksp;
-pub mod many;
-pub mod matrix;
 mod paths;
 pub mod pred;
-pub mod real;
-#[cfg(feature = "gpu")]
-pub mod tuning;
+pub mod queries;
+pub mod trees;
 
-pub use algorithm::Algorithm;
-pub use api::{Query, shortest_paths, solve, validate};
+pub use hierarchies::{cch, ch};
+pub use queries::{floyd, isochrone, matrix};
+#[cfg(feature = "gpu")]
+pub use trees::tuning;
+pub use trees::{cpu, gpu, many, real};
+
+pub(crate) use trees::{algorithm, api};
+
 pub use error::{SsspError, TreeIssue};
 pub use paths::{
     NO_ARC, SATURATED, ShortestPaths, SsspStats, UNREACHABLE, check_shortest_path_tree, sat_add, tail_of,
 };
+pub use trees::algorithm::Algorithm;
+pub use trees::api::{Query, shortest_paths, solve, validate};

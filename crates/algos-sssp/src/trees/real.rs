@@ -287,7 +287,7 @@ pub struct RealMatrix {
 
 impl RealMatrix {
     /// The length found from `sources[i]` to `targets[j]` (`f64::INFINITY` when unreachable), as
-    /// [`crate::many::DistanceMatrix::get`] gives the exact u32 distances.
+    /// [`crate::matrix::DistanceMatrix::get`] gives the exact u32 distances.
     pub fn get(&self, i: usize, j: usize) -> f64 {
         self.data[i * self.targets.len() + j]
     }

@@ -6,7 +6,7 @@
 use gpu_runtime::{Backend, GpuContext, Resolved};
 use graph_core::Csr;
 
-use super::measure::{CpuProbe, Measurements};
+use super::measured::{CpuProbe, Measurements};
 use super::{AutoDecision, ManyOptions, ManyStats, Method, Schedule};
 use crate::auto::HierarchyCost;
 use crate::gpu::BatchConfig;

@@ -14,6 +14,7 @@
 #[cfg(feature = "gpu")]
 mod gpu_schedule;
 mod measure;
+mod measured;
 mod phast;
 mod plan;
 mod run;
@@ -23,7 +24,8 @@ use gpu_runtime::{Backend, GpuContext};
 use graph_core::Csr;
 use rayon::prelude::*;
 
-pub use measure::{CpuProbe, Measurements, TunedGpu, measure};
+pub use measure::measure;
+pub use measured::{CpuProbe, Measurements, TunedGpu};
 /// Sources per GPU PHAST pass for a graph of `n` vertices on a device (what the many-source PHAST
 /// runs use; consumers that reduce trees on the device size their passes by it).
 #[cfg(feature = "gpu")]
