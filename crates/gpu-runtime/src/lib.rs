@@ -84,6 +84,22 @@ pub use wgpu;
 /// resolves to the CPU and asking for a GPU is an error saying so.
 pub const BUILT_WITH_GPU: bool = cfg!(feature = "gpu");
 
+/// A crate's own shader helpers, embedded: `(name, source)` of `shaders/lib/<name>.wgsl` under the
+/// calling crate (a symbolic link to the workspace's `shaders/lib/`, as for [`shader!`]), for
+/// [`Shader::with_helpers`].
+///
+/// ```ignore
+/// const GCUT: &[(&str, &str)] = gpu_runtime::helpers!["gcut_common", "gcut_tables_one"];
+/// const KERNEL: Shader = gpu_runtime::shader!("gcut_compact").with_helpers(GCUT);
+/// ```
+#[cfg(feature = "gpu")]
+#[macro_export]
+macro_rules! helpers {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/lib/", $name, ".wgsl")))),*]
+    };
+}
+
 /// Declares a [`Shader`] from the calling crate's `shaders/<name>.wgsl`, embedded at compile time.
 ///
 /// Every WGSL file lives once, in the workspace's top-level `shaders/`; each crate's `shaders/` holds

@@ -2,7 +2,11 @@
 //!
 //! Every kernel is one file under the workspace's `shaders/` folder. Shared helpers live in
 //! `shaders/lib/<name>.wgsl` and are pulled in by a line `//!include <name>` (each helper at most once
-//! per shader). A line `//!requires subgroup int64_atomic_min_max` (names from
+//! per shader). A helper is registered by the crate that owns it: the generic ones (grids, element
+//! types, reduction operators) and the shortest-path labels shared by algos-sssp, algos-tap and
+//! algos-transit (`sssp_common`, `batch_lists`: transit does not depend on algos-sssp) in [`LIBRARY`]
+//! here; an algorithm's own helpers in its crate, given to its shaders with [`Shader::with_helpers`]
+//! (built by [`crate::helpers!`]). A line `//!requires subgroup int64_atomic_min_max` (names from
 //! [`crate::OptionalFeatures::names`]) declares the optional features a shader needs: pipelines check
 //! them against the device, and the validation test enables the matching naga capabilities.
 
@@ -16,6 +20,8 @@ pub struct Shader {
     pub name: &'static str,
     /// The unprocessed source.
     pub source: &'static str,
+    /// Helpers of the crate that owns the shader (`(name, source)`), looked up before [`LIBRARY`].
+    pub helpers: &'static [(&'static str, &'static str)],
 }
 
 macro_rules! library {
@@ -48,16 +54,17 @@ pub const LIBRARY: &[(&str, &str)] = library![
     "reduce_common",
     "sssp_common",
     "batch_lists",
-    "gcut_common",
-    "gcut_tables_one",
-    "gcut_tables_four",
-    "chain_min",
 ];
 
 impl Shader {
     /// A shader from its name and source (see the [`crate::shader!`] macro).
     pub const fn new(name: &'static str, source: &'static str) -> Self {
-        Self { name, source }
+        Self { name, source, helpers: &[] }
+    }
+
+    /// The shader with its crate's own helpers (see [`crate::helpers!`]), found before [`LIBRARY`]'s.
+    pub const fn with_helpers(self, helpers: &'static [(&'static str, &'static str)]) -> Self {
+        Self { helpers, ..self }
     }
 
     /// The source with every `//!include` replaced by the library helper it names, `$NAME` in include
@@ -65,7 +72,7 @@ impl Shader {
     pub fn resolve(&self, params: &[(&str, &str)]) -> Result<String, GpuError> {
         check_params(self.name, self.source, params)?;
         preprocess(self.name, self.source, params, &|name| {
-            LIBRARY.iter().find(|(n, _)| *n == name).map(|(_, s)| s.to_string())
+            self.helpers.iter().chain(LIBRARY).find(|(n, _)| *n == name).map(|(_, s)| s.to_string())
         })
     }
 }

@@ -51,17 +51,35 @@ fn every_shader_validates() {
     assert!(failures.is_empty(), "{} shader(s) failed:\n{}", failures.len(), failures.join("\n\n"));
 }
 
+/// Every helper in `shaders/lib/` is registered by exactly one crate (linked under its `shaders/lib/`):
+/// gpu-runtime's are the ones [`LIBRARY`] embeds; an algorithm crate's go to its shaders through
+/// `Shader::with_helpers`.
 #[test]
-fn embedded_library_matches_the_files() {
-    let lib = shader_dir().join("lib");
-    let mut on_disk: Vec<String> = std::fs::read_dir(&lib)
-        .unwrap()
-        .map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    on_disk.sort();
+fn every_helper_is_registered_by_one_crate() {
+    let stems = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = match std::fs::read_dir(dir) {
+            Ok(entries) => entries
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "wgsl"))
+                .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        v.sort();
+        v
+    };
+    let own = stems(&Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/lib"));
     let mut embedded: Vec<String> = LIBRARY.iter().map(|(n, _)| n.to_string()).collect();
     embedded.sort();
-    assert_eq!(on_disk, embedded, "gpu_runtime::shader::LIBRARY must list every shaders/lib file");
+    assert_eq!(own, embedded, "gpu_runtime::shader::LIBRARY must list every helper gpu-runtime links");
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut registered: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(&crates).unwrap() {
+        registered.extend(stems(&entry.unwrap().path().join("shaders/lib")));
+    }
+    registered.sort();
+    let all = stems(&shader_dir().join("lib"));
+    assert_eq!(registered, all, "each shaders/lib helper linked by exactly one crate");
 }
 
 #[test]

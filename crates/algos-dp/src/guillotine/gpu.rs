@@ -16,8 +16,11 @@ use super::dp::{Tables, code};
 use super::normal::Grid;
 use super::{DpError, Instance, Solution, pattern};
 
-const COMPACT: Shader = gpu_runtime::shader!("gcut_compact");
-const GAP_FILLED: Shader = gpu_runtime::shader!("gcut_gapfilled");
+/// The wavefront layouts' helpers (parameters, diagonal bookkeeping, the table layouts), this crate's.
+const GCUT_HELPERS: &[(&str, &str)] =
+    gpu_runtime::helpers!["gcut_common", "gcut_tables_one", "gcut_tables_four"];
+const COMPACT: Shader = gpu_runtime::shader!("gcut_compact").with_helpers(GCUT_HELPERS);
+const GAP_FILLED: Shader = gpu_runtime::shader!("gcut_gapfilled").with_helpers(GCUT_HELPERS);
 
 /// Invocations per cell.
 pub const WG: u32 = 128;

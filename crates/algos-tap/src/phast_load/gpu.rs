@@ -10,7 +10,7 @@ use gpu_runtime::{GpuBuffer, PipelineKey, Shader, wgpu};
 
 use crate::error::TapError;
 
-const LOAD: Shader = gpu_runtime::shader!("phast_load");
+const LOAD: Shader = gpu_runtime::shader!("phast_load").with_helpers(algos_sssp::ch::gpu::PHAST_HELPERS);
 const WG: u32 = 256;
 
 /// Device state of the tree loading for one [`GpuPhast`](algos_sssp::ch::gpu::GpuPhast): made once,

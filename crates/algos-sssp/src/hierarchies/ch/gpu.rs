@@ -18,7 +18,10 @@ use super::{ContractionHierarchy, NO_PARENT, UpwardSearch};
 use crate::error::SsspError;
 use crate::paths::SATURATED;
 
-const PHAST: Shader = gpu_runtime::shader!("phast_down");
+/// The PHAST sweeps' helpers owned here: `chain_min` (the least value over a workgroup, for the chain
+/// kernels), also used by algos-tap's loading kernel over the same sweep.
+pub const PHAST_HELPERS: &[(&str, &str)] = gpu_runtime::helpers!["chain_min"];
+const PHAST: Shader = gpu_runtime::shader!("phast_down").with_helpers(PHAST_HELPERS);
 const PHAST_UP: Shader = gpu_runtime::shader!("phast_up");
 const WG: u32 = 256;
 
