@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 40: the CVRP master LP, simplex (warm-started) against Clarabel's interior point, side by side on
 # one machine: for each X instance, both masters with GPU pricing, ng(8), one after the other.
-#   bash scripts/bench/vrp_master.sh BIN_DIR DATA_DIR OUT_FILE [instances...]
+#   bash scripts/bench/lab/vrp_master.sh BIN_DIR DATA_DIR OUT_FILE [instances...]
 # BIN_DIR holds vrp_bound_new (simplex default, --master chooses); DATA_DIR the X instances with their
 # .sol files. VRP_MASTERS (default "simplex interior-point") and VRP_FLAGS (extra flags, e.g.
 # "--threads 1") vary the runs; VRP_BACKEND the pricing backend (gpu); VRP_MAX_SECONDS the limit (45).

@@ -1,10 +1,10 @@
 #!/bin/bash
 # The CCH customisation with a separator's triangles through its sides taken by all its ranks at once
 # (after) against one rank after the other (before), two builds alternated on all cores: the
-# scripts/bench/cch_customise tool (best of 7, and hashes of the weights and unpacked loads, which must
+# scripts/bench/lab/cch_customise tool (best of 7, and hashes of the weights and unpacked loads, which must
 # match), three rounds; the tap bench's --aon 5, two rounds; BFW to 1e-4 on Philadelphia on the GPU, two
 # rounds. From the repository root with .gpu/cust.tar.xz (stripped cust_old/new, tap_old/new,
-# assign_old/new) and .gpu/data:  bash scripts/bench/customise_phases.sh
+# assign_old/new) and .gpu/data:  bash scripts/bench/lab/customise_phases.sh
 mkdir -p .gpu/c && tar xJf .gpu/cust.tar.xz -C .gpu/c
 export URBANFLOW_DATA=.gpu/data
 nvidia-smi -L
@@ -16,7 +16,7 @@ for rep in 1 2 3; do for v in old new; do
   done
 done; done
 for rep in 1 2; do for v in old new; do
-  .gpu/c/tap_$v --aon 5 --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/aon_times.py "tap_$v r$rep"
+  .gpu/c/tap_$v --aon 5 --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/lab/aon_times.py "tap_$v r$rep"
 done; done
 P=$T/Philadelphia/Philadelphia_net.tntp.xz
 for rep in 1 2; do for v in old new; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 36 (run from a folder holding assign.tar.xz and data/cs/: the stripped release example, the
-# Chicago-Sketch net and trips, and cs_turns.tntp from scripts/bench/chicago_turns.py): Chicago-Sketch BFW to 1e-4, turn-free vs seeded turns, CPU (16 threads)
+# Chicago-Sketch net and trips, and cs_turns.tntp from scripts/bench/lab/chicago_turns.py): Chicago-Sketch BFW to 1e-4, turn-free vs seeded turns, CPU (16 threads)
 # and GPU loaders side by side, alternated; three repeats.
 cd "$(dirname "$0")"
 mkdir -p /tmp/b && tar xJf assign.tar.xz -C /tmp/b

@@ -5,7 +5,7 @@
 # the JSON's load_s, setup_s and solve_s; one warm-up run of each build first (the driver compiles the
 # pipelines once per binary), then three rounds. From the repository root with .gpu/beside.tar.xz
 # (stripped ksp_before, ksp_after, many_to_all_before, many_to_all_after) and .gpu/data/NY.gr.xz:
-#   bash scripts/bench/device_beside_read.sh
+#   bash scripts/bench/lab/device_beside_read.sh
 mkdir -p .gpu/bs && tar xJf .gpu/beside.tar.xz -C .gpu/bs
 G=.gpu/data/NY.gr.xz
 nvidia-smi -L

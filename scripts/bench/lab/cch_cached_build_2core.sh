@@ -1,8 +1,8 @@
 #!/bin/bash
 # issue 34, this 2-core machine: NY's cached hierarchy (build from the cache file + first customisation),
-# two cch_order binaries (scripts/bench/cch_order built on each tree) alternated ROUNDS times, each with
+# two cch_order binaries (scripts/bench/lab/cch_order built on each tree) alternated ROUNDS times, each with
 # its own cache folder made by a first run; medians and minima.
-#   OLD=/tmp/cch_order_old NEW=/tmp/cch_order_new [ROUNDS=8] bash scripts/bench/cch_cached_build_2core.sh
+#   OLD=/tmp/cch_order_old NEW=/tmp/cch_order_new [ROUNDS=8] bash scripts/bench/lab/cch_cached_build_2core.sh
 G=${URBANFLOW_DATA:-../shared/data}/road/weighted/NY.gr.xz
 out=$(mktemp)
 for b in OLD NEW; do d=/tmp/cchd_$b; rm -rf $d; mkdir -p $d; ${!b} $G $d > /dev/null; done

@@ -4,13 +4,13 @@
 # the default then, and 8192: Austin's 7,388 origins in one pass) and chain width
 # (URBANFLOW_PHAST_CHAIN_WIDTH 8, the default, and 32), two rounds; then BFW to 1e-4 on Philadelphia on
 # the GPU, two rounds. From the repository root with .gpu/passes.tar.xz (stripped tap, assign) and
-# .gpu/data:  bash scripts/bench/aon_passes.sh
+# .gpu/data:  bash scripts/bench/lab/aon_passes.sh
 mkdir -p .gpu/p && tar xJf .gpu/passes.tar.xz -C .gpu/p
 export URBANFLOW_DATA=.gpu/data
 nvidia-smi -L
 for rep in 1 2; do for lanes in 4096 8192; do for width in 8 32; do
   URBANFLOW_TAP_PHAST_LANES=$lanes URBANFLOW_PHAST_CHAIN_WIDTH=$width .gpu/p/tap --aon 5 \
-    --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/aon_times.py "lanes $lanes width $width r$rep"
+    --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/lab/aon_times.py "lanes $lanes width $width r$rep"
 done; done; done
 P=.gpu/data/tntp/Philadelphia/Philadelphia_net.tntp.xz
 for rep in 1 2; do

@@ -5,5 +5,5 @@
 mkdir -p .gpu/t && tar xJf .gpu/taps.tar.xz -C .gpu/t
 export URBANFLOW_DATA=.gpu/data
 for rep in 1 2 3; do for b in ${TAPS:-tap_old tap_new}; do
-  .gpu/t/$b --aon 5 --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/aon_times.py "$b r$rep"
+  .gpu/t/$b --aon 5 --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/lab/aon_times.py "$b r$rep"
 done; done

@@ -5,7 +5,7 @@
 # PCE units on the 374 links of measurement.csv, and trucks on every fourth of them; the same in vehicles
 # (cars + trucks) in counts_veh.csv.
 # Needs the Python package (pip install ./crates/urbanflow-py) and a release `urbanflow`.
-# Usage: URBANFLOW_DATA=../shared/data [THREADS=2] [KEEP=dir] scripts/bench/odme_classes_chicago.sh [runs]
+# Usage: URBANFLOW_DATA=../shared/data [THREADS=2] [KEEP=dir] scripts/bench/lab/odme_classes_chicago.sh [runs]
 # (KEEP: copy the class and count files there, e.g. to run the same commands on another host.)
 set -euo pipefail
 D="${URBANFLOW_DATA:-../shared/data}"

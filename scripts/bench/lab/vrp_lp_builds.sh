@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 40: builds of the CVRP master's simplex side by side on one machine (GPU pricing, ng(8)),
 # alternated per instance, each run's JSON line with its build's name.
-#   bash scripts/bench/vrp_lp_builds.sh BIN_DIR DATA_DIR OUT_FILE instance[:max_seconds]...
+#   bash scripts/bench/lab/vrp_lp_builds.sh BIN_DIR DATA_DIR OUT_FILE instance[:max_seconds]...
 # BIN_DIR holds vrp_<build> for each build in BUILDS (default "old eta"); ROUNDS (default 1) repeats.
 set -u
 bin=$1; data=$2; out=$3; shift 3

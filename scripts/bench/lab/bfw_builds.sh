@@ -3,7 +3,7 @@
 # 16-core CPU, two rounds; prints iterations, gap, solve_s, setup_s and, where the build reports it, the
 # all-or-nothing seconds in total and per iteration with the rest of an iteration. From the repository
 # root with .gpu/bfw.tar.xz (stripped assign_before, assign_after) and .gpu/data/tntp:
-#   bash scripts/bench/bfw_builds.sh
+#   bash scripts/bench/lab/bfw_builds.sh
 mkdir -p .gpu/b && tar xJf .gpu/bfw.tar.xz -C .gpu/b
 P=.gpu/data/tntp/Philadelphia/Philadelphia_net.tntp.xz
 nvidia-smi -L

@@ -5,7 +5,7 @@
 # the time before the first loading. One warm-up run of each build first (the hierarchy's order and the parsed trips
 # are cached on disk by the first run on a machine), then three rounds; `after` runs twice, reading the
 # cached trips and with --no-cache (parsing the text). From the repository root with .gpu/bfw2.tar.xz
-# (stripped assign_before, assign_after) and .gpu/data:  bash scripts/bench/bfw_wall_builds.sh
+# (stripped assign_before, assign_after) and .gpu/data:  bash scripts/bench/lab/bfw_wall_builds.sh
 # BACKENDS="auto" (default "gpu cpu") picks the backends compared.
 mkdir -p .gpu/b2 && tar xJf .gpu/bfw2.tar.xz -C .gpu/b2
 P=.gpu/data/tntp/Philadelphia/Philadelphia_net.tntp.xz

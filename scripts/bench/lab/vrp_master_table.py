@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Table of scripts/bench/vrp_master.sh's output: per instance, both masters side by side."""
+"""Table of scripts/bench/lab/vrp_master.sh's output: per instance, both masters side by side."""
 import json
 import sys
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The GPU's default path arena (1 GiB) against the former 2 GiB (`--path-mib 2048`) and rayon on all
-# cores, count-only, runs interleaved, one machine. Usage: bash scripts/bench/cycles_arena_default.sh
+# cores, count-only, runs interleaved, one machine. Usage: bash scripts/bench/lab/cycles_arena_default.sh
 # [path/to/cycles] [OUT] → OUT/default.txt, one `label graph {json}` line per run.
 B=${1:-target/release/urbanflow}
 OUT=${2:-${OUT:-.}}

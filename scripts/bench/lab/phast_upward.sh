@@ -3,13 +3,13 @@
 # one binary, alternated: the tap bench's --aon 5 (ms per all-or-nothing call, three rounds), BFW to
 # 1e-4 on Philadelphia on the GPU (two rounds), and many_to_all NY PHAST on the GPU (two rounds). From
 # the repository root with .gpu/up.tar.xz (stripped tap, assign, many_to_all) and .gpu/data:
-#   bash scripts/bench/phast_upward.sh
+#   bash scripts/bench/lab/phast_upward.sh
 mkdir -p .gpu/u && tar xJf .gpu/up.tar.xz -C .gpu/u
 export URBANFLOW_DATA=.gpu/data URBANFLOW_CACHE_DIR=$(mktemp -d)
 nvidia-smi -L
 run() { if [ "$1" = cpu ]; then URBANFLOW_PHAST_UPWARD=cpu "${@:2}"; else "${@:2}"; fi; }
 for rep in 1 2 3; do for v in cpu device; do
-  run $v .gpu/u/tap --aon 5 --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/aon_times.py "upward_$v r$rep"
+  run $v .gpu/u/tap --aon 5 --networks Philadelphia,Austin,chicago-regional 2>/dev/null | python3 scripts/bench/lab/aon_times.py "upward_$v r$rep"
 done; done
 P=.gpu/data/tntp/Philadelphia/Philadelphia_net.tntp.xz
 for rep in 1 2; do for v in cpu device; do

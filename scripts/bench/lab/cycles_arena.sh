@@ -1,7 +1,7 @@
 #!/bin/bash
 # Chordless cycles on the GPU, count-only, with path stacks of several sizes (`--path-mib`), beside
 # rayon on all cores, one machine, one run: is the per-run fixed cost the 2 GiB default arena?
-# Usage: bash scripts/bench/cycles_arena.sh [path/to/cycles] [OUT] → OUT/arena.txt, one
+# Usage: bash scripts/bench/lab/cycles_arena.sh [path/to/cycles] [OUT] → OUT/arena.txt, one
 # `backend graph mib {json}` line per run (3 runs each).
 B=${1:-target/release/urbanflow}
 OUT=${2:-${OUT:-.}}

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 62 on an H200 host with two GPUs, the runs beside scripts/bench/readback_h200.sh: GPU PHAST's
+# Issue 62 on an H200 host with two GPUs, the runs beside scripts/bench/lab/readback_h200.sh: GPU PHAST's
 # pass taken apart (benches/phast_passes.rs, built here with `cargo bench -p urbanflow --bench
 # phast_passes --no-run`), two wgpu devices on one GPU against one device and against two GPUs, and the
 # matrix at 1,000 x 1,000 and 10,000 x 10,000 on both engines. Binaries in .gpu/b62/bins.tar.xz (`new`

@@ -2,7 +2,7 @@
 # many_to_all PHAST on the GPU with the upward searches on the device (default) against the CPU's
 # (URBANFLOW_PHAST_UPWARD=cpu), one binary, alternated, two rounds: NY 16,384 and 60,000 sources, FLA
 # 8,192 (the order cached by a warm-up run each). From the repository root with .gpu/m2a.tar.xz
-# (stripped many_to_all) and .gpu/data:  bash scripts/bench/phast_upward_many.sh
+# (stripped many_to_all) and .gpu/data:  bash scripts/bench/lab/phast_upward_many.sh
 mkdir -p .gpu/m && tar xJf .gpu/m2a.tar.xz -C .gpu/m
 export URBANFLOW_CACHE_DIR=$(mktemp -d)
 nvidia-smi -L

@@ -2,7 +2,7 @@
 # issue 34, this 2-core machine: the hierarchy alone (cch_order, before/after) and many_to_all's CPU
 # default at 256 NY sources (PHAST on the CCH), before/after, each with a fresh cache folder for its
 # first run, then cached. OLD_* = binaries built from the commit before (git worktree), NEW_* = this tree's.
-#   OLD_ORDER=... NEW_ORDER=... OLD_M2A=... NEW_M2A=... bash scripts/bench/hierarchy_cached_2core.sh
+#   OLD_ORDER=... NEW_ORDER=... OLD_M2A=... NEW_M2A=... bash scripts/bench/lab/hierarchy_cached_2core.sh
 G=${URBANFLOW_DATA:-../shared/data}/road/weighted/NY.gr.xz
 for rep in 1 2; do
   for which in OLD NEW; do

@@ -2,7 +2,7 @@
 # BFW to 1e-4 on Philadelphia as a user runs it (`assign --net ... --gap 1e-4 --backend gpu|cpu
 # --json`), three rounds: the whole process's wall time beside the JSON's file reading (load_s), device
 # and hierarchy setup (setup_s), solve_s and its all-or-nothing part. From the repository root with
-# .gpu/wall.tar.xz (stripped assign) and .gpu/data:  bash scripts/bench/bfw_wall.sh
+# .gpu/wall.tar.xz (stripped assign) and .gpu/data:  bash scripts/bench/lab/bfw_wall.sh
 mkdir -p .gpu/w && tar xJf .gpu/wall.tar.xz -C .gpu/w
 P=.gpu/data/tntp/Philadelphia/Philadelphia_net.tntp.xz
 nvidia-smi -L

@@ -3,7 +3,7 @@
 second: loaded from the cache folder) against the batched GPU kernel and the CPU, and the default (Auto),
 whole processes timed from start to exit (docs/benchmarks.md "Many sources on the CCH").
 
-    python3 scripts/bench/many_sources_cch.py --bin target/release/examples/many_to_all \
+    python3 scripts/bench/lab/many_sources_cch.py --bin target/release/examples/many_to_all \
         --graph ../shared/data/road/weighted/NY.gr.xz --sources 1024 4096 16384 60000 [--gpu]
 """
 import argparse, json, os, subprocess, tempfile, time
