@@ -42,7 +42,9 @@ use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
 use urbanflow::sssp::isochrone::{Reach, within};
 use urbanflow::sssp::matrix::{DistanceMatrix, Engine, MatrixOptions, distance_matrix};
 
-/// A shortest route between two points, on a customisable contraction hierarchy (CPU).
+/// A shortest route between two points, on a customisable contraction hierarchy (CPU); also
+/// origin-destination matrices (--matrix: the engine chosen for the job, or --engine) and isochrones
+/// (--within).
 ///
 /// Example: urbanflow route --graph NY.gr.xz --from 1 --to 5000 --json
 #[derive(clap::Args)]

@@ -7,6 +7,8 @@ use graph_core::Csr;
 use rayon::prelude::*;
 
 use super::ContractionHierarchy;
+use crate::cpu::queue::LazyHeap;
+use crate::cpu::search::{OutArcs, Settle, Workspace, dijkstra_search};
 use crate::paths::{SATURATED, UNREACHABLE};
 
 /// Vertices a witness search may settle before giving up (then the shortcut is added: safe).
@@ -27,53 +29,48 @@ fn insert_min(list: &mut Vec<(u32, u32)>, to: u32, w: u32) {
     }
 }
 
-/// Reusable Dijkstra state for witness searches.
+/// The remaining graph's arcs as the generic search reads them, none into `skip`: a witness avoids the
+/// vertex being contracted. Witnesses record no predecessors, so the arc id passed is 0.
+struct Avoiding<'a> {
+    g: &'a Remaining,
+    skip: u32,
+}
+
+impl OutArcs<u32> for Avoiding<'_> {
+    #[inline]
+    fn for_each_out(&self, v: u32, mut relax: impl FnMut(u32, u32, u32)) {
+        for &(y, w) in &self.g.out[v as usize] {
+            if y != self.skip {
+                relax(y, w, 0);
+            }
+        }
+    }
+}
+
+/// Reusable state for witness searches: the one generic Dijkstra ([`crate::cpu::search`]), reset by
+/// the vertices it touched.
 struct Witness {
     dist: Vec<u32>,
-    touched: Vec<u32>,
-    heap: BinaryHeap<Reverse<u64>>,
+    ws: Workspace<u32, LazyHeap<u32>>,
 }
 
 impl Witness {
     fn new(n: usize) -> Self {
-        Self { dist: vec![UNREACHABLE; n], touched: Vec::new(), heap: BinaryHeap::new() }
+        Self { dist: vec![UNREACHABLE; n], ws: Workspace::new(LazyHeap::with_capacity(64)).with_touched() }
     }
 
     /// Distances from `u` avoiding `skip`, settling at most `limit` vertices and nothing beyond
-    /// `bound`; read them with `get` before the next search.
+    /// `bound`; read them with `get` before the next search (labels not settled are upper bounds).
     fn search(&mut self, g: &Remaining, u: u32, skip: u32, bound: u32, limit: usize) {
-        for &t in &self.touched {
-            self.dist[t as usize] = UNREACHABLE;
-        }
-        self.touched.clear();
-        self.heap.clear();
-        self.dist[u as usize] = 0;
-        self.touched.push(u);
-        self.heap.push(Reverse(u as u64));
+        self.ws.reset(&mut self.dist);
         let mut settled = 0;
-        while let Some(Reverse(key)) = self.heap.pop() {
-            let (d, x) = ((key >> 32) as u32, key as u32);
-            if d > self.dist[x as usize] {
-                continue;
-            }
+        dijkstra_search(&Avoiding { g, skip }, u, &mut self.dist, &mut self.ws, |_, d| {
             if d > bound || settled >= limit {
-                break;
+                return Settle::Stop;
             }
             settled += 1;
-            for &(y, w) in &g.out[x as usize] {
-                if y == skip {
-                    continue;
-                }
-                let nd = d.saturating_add(w).min(SATURATED);
-                if nd < self.dist[y as usize] {
-                    if self.dist[y as usize] == UNREACHABLE {
-                        self.touched.push(y);
-                    }
-                    self.dist[y as usize] = nd;
-                    self.heap.push(Reverse(((nd as u64) << 32) | y as u64));
-                }
-            }
-        }
+            Settle::Expand
+        });
     }
 
     fn get(&self, x: u32) -> u32 {
