@@ -36,6 +36,8 @@ pub mod gpu;
 use graph_core::Csr;
 use rayon::prelude::*;
 
+use crate::cpu::queue::LazyHeap;
+use crate::cpu::search::{OutArcs, Workspace};
 use crate::error::SsspError;
 use crate::paths::{SATURATED, UNREACHABLE};
 
@@ -160,7 +162,9 @@ pub struct PhastWorkspace {
 
 /// Dijkstra over upward arcs only, with state reset through the touched ranks.
 pub struct UpwardSearch {
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
+    /// The generic search's queue, predecessor arcs and touched ranks, for hierarchies without an
+    /// elimination tree.
+    ws: Workspace<u32, LazyHeap<u32>>,
     dist: Vec<u32>,
     /// (parent rank, upward arc) of every touched rank.
     parent: Vec<(u32, u32)>,
@@ -177,7 +181,7 @@ impl UpwardSearch {
     /// Scratch for `n` vertices.
     pub fn new(n: u32) -> Self {
         Self {
-            heap: Default::default(),
+            ws: Workspace::new(LazyHeap::with_capacity(64)).with_predecessors(n as usize).with_touched(),
             dist: vec![UNREACHABLE; n as usize],
             parent: vec![(NO_PARENT, NO_PARENT); n as usize],
             touched: Vec::new(),
@@ -212,22 +216,24 @@ impl UpwardSearch {
                 let d = self.dist[r as usize];
                 if d != UNREACHABLE {
                     settled(r, d, self.parent[r as usize]);
-                    self.relax(ch, r, d, |_, _| {});
+                    self.relax(ch, r, d);
                 }
                 r = etree[r as usize];
             }
         } else {
-            let mut heap = std::mem::take(&mut self.heap);
-            heap.push(std::cmp::Reverse(r0 as u64));
-            while let Some(std::cmp::Reverse(key)) = heap.pop() {
-                let (d, r) = ((key >> 32) as u32, key as u32);
-                if d > self.dist[r as usize] {
-                    continue;
-                }
+            // Dijkstra's order: the one generic search a rank at a time; each rank whose label an
+            // expansion lowered takes the expanded rank and the arc (the search's predecessor) as parent.
+            let mut lowered = Vec::new();
+            self.ws.begin(r0, &mut self.dist);
+            while let Some((d, r)) = self.ws.settle_next(&self.dist) {
                 settled(r, d, self.parent[r as usize]);
-                self.relax(ch, r, d, |h, nd| heap.push(std::cmp::Reverse(((nd as u64) << 32) | h as u64)));
+                lowered.clear();
+                self.ws.expand(&UpArcs(ch), r, d, &mut self.dist, |h, _| lowered.push(h));
+                for &h in &lowered {
+                    self.parent[h as usize] = (r, self.ws.pred()[h as usize]);
+                }
             }
-            self.heap = heap;
+            self.ws.reset(&mut self.dist);
         }
         for &r in &self.touched {
             self.dist[r as usize] = UNREACHABLE;
@@ -236,10 +242,26 @@ impl UpwardSearch {
     }
 }
 
+/// The upward arcs as the generic search reads them; a CCH leaves directions without an arc at
+/// `UNREACHABLE`, which are no arcs.
+struct UpArcs<'a>(&'a ContractionHierarchy);
+
+impl OutArcs<u32> for UpArcs<'_> {
+    #[inline]
+    fn for_each_out(&self, r: u32, mut relax: impl FnMut(u32, u32, u32)) {
+        let (uo, ut, uw) = (self.0.up.offsets(), self.0.up.targets(), self.0.up.weights());
+        for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
+            if uw[a] != UNREACHABLE {
+                relax(ut[a], uw[a], a as u32);
+            }
+        }
+    }
+}
+
 impl UpwardSearch {
-    /// Relaxes the upward arcs of rank `r` (label `d`), calling `improved(head, label)` for each head
-    /// whose label dropped. A CCH leaves directions without an arc at `UNREACHABLE`: no arc.
-    fn relax(&mut self, ch: &ContractionHierarchy, r: u32, d: u32, mut improved: impl FnMut(u32, u32)) {
+    /// Relaxes the upward arcs of rank `r` (label `d`) in the elimination-tree walk (no queue: the
+    /// ranks come in increasing order). A CCH leaves directions without an arc at `UNREACHABLE`: no arc.
+    fn relax(&mut self, ch: &ContractionHierarchy, r: u32, d: u32) {
         let (uo, ut, uw) = (ch.up.offsets(), ch.up.targets(), ch.up.weights());
         for a in uo[r as usize] as usize..uo[r as usize + 1] as usize {
             if uw[a] == UNREACHABLE {
@@ -253,7 +275,6 @@ impl UpwardSearch {
                 }
                 self.dist[h] = nd;
                 self.parent[h] = (r, a as u32);
-                improved(h as u32, nd);
             }
         }
     }
