@@ -233,9 +233,7 @@ impl Cch {
 
     /// The graph's hierarchy ready for queries: [`Self::build_cached`], customised with the graph's
     /// weights, and a phrase saying where the order came from (for a run's report).
-    pub(crate) fn prepare_cached(
-        graph: &Csr<u32>,
-    ) -> Result<(crate::ch::ContractionHierarchy, String), SsspError> {
+    pub fn prepare_cached(graph: &Csr<u32>) -> Result<(crate::ch::ContractionHierarchy, String), SsspError> {
         let (cch, used) = Self::build_cached(graph)?;
         let customised = cch.customise(graph.weights())?;
         let how = match used {
