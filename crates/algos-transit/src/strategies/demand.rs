@@ -255,4 +255,9 @@ impl TransitDemand {
     pub fn num_pairs(&self) -> usize {
         self.pairs.len()
     }
+
+    /// The zone pairs with trips: `(origin, destination, trips)`, zones as indices into [`Zones`].
+    pub fn pairs(&self) -> &[(u32, u32, f64)] {
+        &self.pairs
+    }
 }

@@ -40,6 +40,7 @@
 //! # Ok::<(), urbanflow::transit::TdError>(())
 //! ```
 
+mod congested;
 mod demand;
 mod destination;
 mod graph;
@@ -51,6 +52,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+pub use congested::{
+    CongestedAssignment, CongestedIteration, CongestionOptions, MIN_FREQUENCY_SHARE, assign_congested,
+    effective_frequency, line_capacities,
+};
 pub use demand::{TransitDemand, Zones, read_zone_points};
 pub use destination::TIME_FLOOR;
 pub use graph::{EdgeKind, HyperpathGraph};
@@ -125,47 +130,8 @@ pub fn assign(
 ) -> Result<StrategyAssignment, TdError> {
     let start = Instant::now();
     let nz = zones.len();
-    // Demand by destination zone, each origin as (vertex, trips); intrazonal trips apart.
-    let mut by_dest: Vec<Vec<(u32, f64)>> = vec![Vec::new(); nz];
-    let mut intrazonal = 0.0;
-    let (mut out_degree, mut in_degree) =
-        (vec![0u32; g.num_vertices() as usize], vec![0u32; g.num_vertices() as usize]);
-    for e in 0..g.num_edges() {
-        let (t, h, _, _) = g.edge(e);
-        out_degree[t as usize] += 1;
-        in_degree[h as usize] += 1;
-    }
-    let mut unconnected = Vec::new();
-    let (mut unassigned, mut unassigned_pairs) = (0.0, 0usize);
-    for &(o, d, trips) in &demand.pairs {
-        let (o, d) = (o as usize, d as usize);
-        if o == d {
-            intrazonal += trips;
-            continue;
-        }
-        let (ov, dv) = (zones.origin(o), zones.destination(d));
-        let missing = [(out_degree[ov as usize] == 0, o), (in_degree[dv as usize] == 0, d)];
-        if let Some(&(_, z)) = missing.iter().find(|m| m.0) {
-            if !unconnected.contains(&zones.id(z)) {
-                unconnected.push(zones.id(z));
-            }
-            unassigned += trips;
-            unassigned_pairs += 1;
-            continue;
-        }
-        by_dest[d].push((ov, trips));
-    }
-    if !unconnected.is_empty() && !opts.allow_unconnected {
-        unconnected.sort_unstable();
-        let shown: Vec<String> = unconnected.iter().take(10).map(i64::to_string).collect();
-        return Err(TdError::InvalidParameter(format!(
-            "{} zones with demand have no connector to the graph (zones {}{}): {unassigned} trips could not be \
-             assigned; connect them, or allow unconnected zones to assign the rest",
-            unconnected.len(),
-            shown.join(", "),
-            if unconnected.len() > 10 { ", …" } else { "" }
-        )));
-    }
+    let Grouped { by_dest, intrazonal, mut unassigned, mut unassigned_pairs } =
+        group_by_destination(g, zones, demand, opts)?;
     let dests: Vec<usize> = (0..nz).filter(|&d| opts.skims || !by_dest[d].is_empty()).collect();
     let done = AtomicUsize::new(0);
     // One block: its volumes, its skim columns (destination, per origin zone), its unreached trips.
@@ -260,4 +226,65 @@ pub fn assign(
         destinations: dests.len(),
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Demand by destination zone, each origin as `(vertex, trips)`, with the trips that are not loaded.
+pub(crate) struct Grouped {
+    pub by_dest: Vec<Vec<(u32, f64)>>,
+    pub intrazonal: f64,
+    pub unassigned: f64,
+    pub unassigned_pairs: usize,
+}
+
+/// Groups `demand` by destination zone; intrazonal trips apart; zones with demand but no connector
+/// refused (listed), or with [`StrategyOptions::allow_unconnected`] counted as unassigned.
+pub(crate) fn group_by_destination(
+    g: &HyperpathGraph,
+    zones: &Zones,
+    demand: &TransitDemand,
+    opts: &StrategyOptions,
+) -> Result<Grouped, TdError> {
+    let nz = zones.len();
+    // Demand by destination zone, each origin as (vertex, trips); intrazonal trips apart.
+    let mut by_dest: Vec<Vec<(u32, f64)>> = vec![Vec::new(); nz];
+    let mut intrazonal = 0.0;
+    let (mut out_degree, mut in_degree) =
+        (vec![0u32; g.num_vertices() as usize], vec![0u32; g.num_vertices() as usize]);
+    for e in 0..g.num_edges() {
+        let (t, h, _, _) = g.edge(e);
+        out_degree[t as usize] += 1;
+        in_degree[h as usize] += 1;
+    }
+    let mut unconnected = Vec::new();
+    let (mut unassigned, mut unassigned_pairs) = (0.0, 0usize);
+    for &(o, d, trips) in &demand.pairs {
+        let (o, d) = (o as usize, d as usize);
+        if o == d {
+            intrazonal += trips;
+            continue;
+        }
+        let (ov, dv) = (zones.origin(o), zones.destination(d));
+        let missing = [(out_degree[ov as usize] == 0, o), (in_degree[dv as usize] == 0, d)];
+        if let Some(&(_, z)) = missing.iter().find(|m| m.0) {
+            if !unconnected.contains(&zones.id(z)) {
+                unconnected.push(zones.id(z));
+            }
+            unassigned += trips;
+            unassigned_pairs += 1;
+            continue;
+        }
+        by_dest[d].push((ov, trips));
+    }
+    if !unconnected.is_empty() && !opts.allow_unconnected {
+        unconnected.sort_unstable();
+        let shown: Vec<String> = unconnected.iter().take(10).map(i64::to_string).collect();
+        return Err(TdError::InvalidParameter(format!(
+            "{} zones with demand have no connector to the graph (zones {}{}): {unassigned} trips could not be \
+             assigned; connect them, or allow unconnected zones to assign the rest",
+            unconnected.len(),
+            shown.join(", "),
+            if unconnected.len() > 10 { ", …" } else { "" }
+        )));
+    }
+    Ok(Grouped { by_dest, intrazonal, unassigned, unassigned_pairs })
 }

@@ -6,7 +6,8 @@
 //!     --allow-unconnected --out volumes.csv --skims skims.csv --boardings boardings.csv
 //! ```
 //! The graph is an edge list (AequilibraE's transit graph schema); zones map zone ids to vertices, the
-//! demand is `origin,destination,demand` in zone ids.
+//! demand is `origin,destination,demand` in zone ids. `--vehicle-capacity` makes it a congested
+//! assignment: effective frequencies that fall as lines fill, iterated to an equilibrium.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -14,8 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use urbanflow::transit::strategies::{
-    EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones,
-    assign, graph_from_gtfs, read_zone_points,
+    CongestedAssignment, CongestionOptions, EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment,
+    StrategyOptions, TransitDemand, Zones, assign, assign_congested, graph_from_gtfs, line_capacities,
+    read_zone_points,
 };
 
 use crate::outcome::{Error, Outcome};
@@ -27,7 +29,10 @@ use crate::outcome::{Error, Outcome};
 ///
 /// Travellers wait at a stop for the first vehicle of the lines that shorten their expected trip; the
 /// result equals AequilibraE's `HyperpathGenerating.assign` on the same edges (crates/algos-transit
-/// tests). Runs on every CPU core; there is no GPU path yet.
+/// tests). With --vehicle-capacity, lines have a capacity and full lines come less often to those
+/// waiting (effective frequencies, Cepeda, Cominetti & Florian 2006), iterated until the equilibrium's
+/// relative gap reaches --gap (exit code 2 when it does not). Runs on every CPU core; there is no GPU
+/// path yet.
 #[derive(clap::Args)]
 #[command(version, after_help = crate::outcome::EXIT_CODES)]
 pub struct Args {
@@ -78,6 +83,28 @@ pub struct Args {
     /// (needs the edges' `stop_id` and `line_id`; a transfer `A>B` alights A and boards B).
     #[arg(long)]
     boardings: Option<PathBuf>,
+    /// Congested assignment: passengers a vehicle carries (every line; its capacity over the demand
+    /// period is frequency × this × --period).
+    #[arg(long, help_heading = "Congestion")]
+    vehicle_capacity: Option<f64>,
+    /// With --vehicle-capacity: the time the demand covers, in the frequencies' time unit (seconds for
+    /// --gtfs graphs, where the default is the --window's length).
+    #[arg(long, requires = "vehicle_capacity", help_heading = "Congestion")]
+    period: Option<f64>,
+    /// With --vehicle-capacity: the effective frequency's exponent β (large: lines keep their
+    /// frequency until nearly full, and the equilibrium is harder to reach; docs/transit-assignment.md).
+    #[arg(long, default_value_t = 0.5, requires = "vehicle_capacity", help_heading = "Congestion")]
+    beta: f64,
+    /// With --vehicle-capacity: stop at this relative gap.
+    #[arg(long, default_value_t = 1e-3, requires = "vehicle_capacity", help_heading = "Congestion")]
+    gap: f64,
+    /// With --vehicle-capacity: stop after this many iterations (exit code 2 if the gap is not reached).
+    #[arg(long, default_value_t = 100, requires = "vehicle_capacity", help_heading = "Congestion")]
+    max_iterations: usize,
+    /// With --vehicle-capacity: write each edge with a wait here: CSV
+    /// `link_id,frequency,effective_frequency,capacity,boarding,on_board`.
+    #[arg(long, requires = "vehicle_capacity", help_heading = "Congestion")]
+    frequencies: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -91,6 +118,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
     let t = Instant::now();
+    let mut window_s = None;
     let (g, zones, source) = match (&args.edges, &args.gtfs) {
         (Some(edges), _) => {
             let g = HyperpathGraph::read_csv(edges)?;
@@ -102,8 +130,10 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         }
         (None, Some(feed)) => {
             let date = args.date.as_deref().ok_or("--gtfs needs --date YYYY-MM-DD")?;
+            let (w0, w1) = window(&args.window)?;
+            window_s = Some(f64::from(w1 - w0));
             let opts = GtfsGraphOptions {
-                window: window(&args.window)?,
+                window: (w0, w1),
                 transfer_radius_m: args.transfer_radius,
                 connector_radius_m: args.connector_radius,
                 ..GtfsGraphOptions::default()
@@ -129,15 +159,59 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
     let load_s = t.elapsed().as_secs_f64();
     let opts = StrategyOptions { skims: args.skims.is_some(), allow_unconnected: args.allow_unconnected };
     let progress = std::sync::Mutex::new(crate::progress::Progress::new("destinations", 1, args.json));
-    let r = assign(&g, &zones, &demand, &opts, &|done, total| {
-        if let Ok(mut p) = progress.lock() {
-            p.update_total(done as u64, total as u64, || format!("{done} of {total} destinations"));
+    let congested = match args.vehicle_capacity {
+        None => None,
+        Some(per_vehicle) => {
+            if !(per_vehicle > 0.0 && per_vehicle.is_finite()) {
+                return Err(format!("--vehicle-capacity {per_vehicle}: expected a positive number").into());
+            }
+            let period = args.period.or(window_s).ok_or(
+                "--vehicle-capacity with --edges needs --period (the time the demand covers, in the \
+                 frequencies' time unit)",
+            )?;
+            if !(period > 0.0 && period.is_finite()) {
+                return Err(format!("--period {period}: expected a positive number").into());
+            }
+            let copts = CongestionOptions {
+                beta: args.beta,
+                relative_gap: args.gap,
+                max_iterations: args.max_iterations,
+            };
+            let capacity = line_capacities(&g, per_vehicle, period);
+            let quiet = args.json;
+            let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|it| {
+                if !quiet {
+                    eprintln!("congestion: relative gap {:.3e} after {:.2} s", it.relative_gap, it.seconds);
+                }
+            })?;
+            Some((c, capacity, period))
         }
-    })?;
+    };
+    let r = match &congested {
+        Some((c, _, _)) => c.assignment.clone(),
+        None => assign(&g, &zones, &demand, &opts, &|done, total| {
+            if let Ok(mut p) = progress.lock() {
+                p.update_total(done as u64, total as u64, || format!("{done} of {total} destinations"));
+            }
+        })?,
+    };
     if let Ok(p) = progress.into_inner() {
         p.finish();
     }
     let solve_s = r.seconds;
+    if let (Some(path), Some((c, capacity, _))) = (&args.frequencies, &congested) {
+        write_csv(path, |w| {
+            writeln!(w, "link_id,frequency,effective_frequency,capacity,boarding,on_board")?;
+            for (e, z) in capacity.iter().enumerate() {
+                let f = g.edge(e).3;
+                if f.is_finite() {
+                    let (fe, v, vb) = (c.effective_frequency[e], r.volumes[e], c.on_board[e]);
+                    writeln!(w, "{},{f},{fe},{z},{v},{vb}", g.link_id(e))?;
+                }
+            }
+            Ok(())
+        })?;
+    }
     if let Some(out) = &args.out {
         write_csv(out, |w| {
             writeln!(w, "link_id,volume")?;
@@ -176,14 +250,19 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
     }
     let threads = rayon::current_num_threads();
     let why = "optimal strategies run on the CPU (no GPU path yet)";
+    let summary =
+        congested.as_ref().map(|(c, capacity, period)| congestion_summary(c, capacity, &args, *period));
     if args.json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "edges": g.num_edges(), "vertices": g.num_vertices(), "zones": zones.len(),
             "pairs": demand.num_pairs(), "trips": demand.total(), "assigned": r.assigned,
             "intrazonal": r.intrazonal, "unassigned": r.unassigned, "unassigned_pairs": r.unassigned_pairs,
             "destinations": r.destinations, "load_s": load_s, "solve_s": solve_s, "threads": threads,
             "backend": format!("cpu ({threads} threads)"), "why": why,
         });
+        if let Some((s, _)) = &summary {
+            json["congestion"] = s.clone();
+        }
         println!("{json}");
     } else {
         println!(
@@ -198,7 +277,15 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             "assigned {:.1} trips ({:.1} intrazonal, {:.1} unassigned in {} pairs) over {} destinations in {solve_s:.3} s on {threads} threads ({why})",
             r.assigned, r.intrazonal, r.unassigned, r.unassigned_pairs, r.destinations
         );
-        for (what, path) in [("volumes", &args.out), ("skims", &args.skims), ("boardings", &args.boardings)] {
+        if let Some((_, line)) = &summary {
+            println!("{line}");
+        }
+        for (what, path) in [
+            ("volumes", &args.out),
+            ("skims", &args.skims),
+            ("boardings", &args.boardings),
+            ("frequencies", &args.frequencies),
+        ] {
             if let Some(p) = path {
                 println!("{what:<9} written to {}", p.display());
             }
@@ -210,7 +297,46 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             r.unassigned, r.unassigned_pairs
         );
     }
-    Ok(Outcome::Done)
+    Ok(Outcome::missed_if(congested.as_ref().filter(|(c, _, _)| !c.converged).map(|(c, _, _)| {
+        let last = c.iterations.last().map_or(f64::INFINITY, |i| i.relative_gap);
+        format!(
+            "congested assignment stopped after {} iterations at relative gap {last:.3e} (--gap {:e}); the volumes \
+             written are those of the last iteration",
+            c.iterations.len(),
+            args.gap
+        )
+    })))
+}
+
+/// The congested run in JSON and in one line: iterations, gap, and how full the lines leave their stops.
+fn congestion_summary(
+    c: &CongestedAssignment,
+    capacity: &[f64],
+    args: &Args,
+    period: f64,
+) -> (serde_json::Value, String) {
+    let last = c.iterations.last().map_or(f64::INFINITY, |i| i.relative_gap);
+    // Per edge with a wait: the line's load as it leaves the stop, as a share of its capacity.
+    let loads: Vec<f64> = (0..capacity.len())
+        .filter(|&e| capacity[e].is_finite() && capacity[e] > 0.0)
+        .map(|e| c.on_board[e] / capacity[e])
+        .collect();
+    let fullest = loads.iter().copied().fold(0.0f64, f64::max);
+    let over_90 = loads.iter().filter(|&&l| l > 0.9).count();
+    let json = serde_json::json!({
+        "iterations": c.iterations.len(), "relative_gap": last, "converged": c.converged,
+        "target_gap": args.gap, "beta": args.beta, "vehicle_capacity": args.vehicle_capacity,
+        "period": period, "fullest_load": fullest, "stops_over_90_percent": over_90,
+        "gaps": c.iterations.iter().skip(1).map(|i| i.relative_gap).collect::<Vec<_>>(),
+    });
+    let line = format!(
+        "congestion: {} iterations, relative gap {last:.3e} ({}); fullest line leaves a stop at {:.0} % of capacity, \
+         {over_90} line stops above 90 %",
+        c.iterations.len(),
+        if c.converged { "converged" } else { "not converged" },
+        100.0 * fullest
+    );
+    (json, line)
 }
 
 /// Boardings and alightings per (stop, line): edges with a wait board their line, alighting edges

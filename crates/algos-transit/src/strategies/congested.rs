@@ -1,0 +1,416 @@
+//! Congested transit assignment: optimal strategies under *effective frequencies* that fall as a line
+//! fills (Cepeda, Cominetti & Florian 2006, "A frequency-based assignment model for congested transit
+//! networks with strict capacity constraints", Transportation Research B 40(6)).
+//!
+//! A traveller waiting at a stop where the vehicles of a line arrive full waits longer: seen from the
+//! platform, the line comes less often. For a boarding edge `a` of nominal frequency `μ_a`, with `v_a`
+//! boarding it, `v̄_a` on board as the vehicle leaves the stop (those already aboard plus those who
+//! board) and a line capacity `z_a` over the demand period,
+//!
+//! ```text
+//! f_a(v) = μ_a · (1 − (v_a / (z_a − v̄_a + v_a))^β)
+//! ```
+//!
+//! `z_a − v̄_a + v_a` is the room the vehicles have when they reach the stop: capacity less the riders
+//! who stay on. The frequency is nominal while the line is empty and falls to zero as the boarders fill
+//! the room; `β` sets how late it falls (large `β`: nominal until close to capacity). A frequency is
+//! kept at least [`MIN_FREQUENCY_SHARE`] of nominal so every strategy keeps a finite cost; a full line
+//! then costs a wait of about a million headways, and travellers who have another way take it.
+//!
+//! **Equilibrium and its gap.** Flows `v` are at equilibrium when every destination's flow follows an
+//! optimal strategy under the frequencies `f(v)` they cause. Cepeda et al.'s gap, which is ≥ 0 and zero
+//! exactly at equilibrium:
+//!
+//! ```text
+//! G(v) = Σ_a t_a v_a + Σ_d Σ_i max_a (v_a^d / f_a(v)) − Σ_d Σ_i g_i^d τ_i^d(v)
+//! ```
+//!
+//! the flows' travel time, plus their waits (at each vertex the longest `v_a^d / f_a` over its edges
+//! with a wait, per destination `d`), less what the optimal strategies `τ` under `f(v)` cost the demand
+//! `g`. Reported as a share of the last term (the *relative gap*).
+//!
+//! **Method of successive averages** (as Cepeda et al. report it on large networks): iteration `k`
+//! computes the optimal strategies under `f(v^k)`, loads them (`y^k`), measures `G(v^k)`, stops when the
+//! relative gap is at most the target, and otherwise moves `v^{k+1} = v^k + (y^k − v^k)/(k + 1)`
+//! (per destination on the edges with a wait, which the gap needs; in total elsewhere). Iteration 0 is
+//! the uncongested assignment: with unlimited capacity the result is [`assign`](super::assign)'s, bit
+//! for bit. Everything is f64; destinations run in fixed blocks as in `assign`, so the results are the
+//! same bits on any number of threads.
+//!
+//! ```
+//! use urbanflow::transit::strategies::{
+//!     CongestionOptions, EdgeKind, HyperpathGraph, StrategyOptions, TransitDemand, Zones, assign_congested,
+//! };
+//! let inf = f64::INFINITY;
+//! // From 0 to 1: line A every 10 min (board at 0, ride 10 min) or line B every 10 min (ride 14 min).
+//! // Minutes; frequencies per minute; 60 trips in the hour.
+//! let g = HyperpathGraph::from_edges(
+//!     4,
+//!     &[(0, 2, 0.0, 0.1), (2, 1, 10.0, inf), (0, 3, 0.0, 0.1), (3, 1, 14.0, inf)],
+//! )?
+//! .with_kinds([EdgeKind::Boarding, EdgeKind::OnBoard, EdgeKind::Boarding, EdgeKind::OnBoard])?;
+//! let zones = Zones::every_vertex(&g);
+//! let demand = TransitDemand::new(&zones, [(0, 1, 60.0)])?;
+//! // Line capacity over the hour: A carries 20 trips, B is unlimited.
+//! let capacity = [20.0, inf, inf, inf];
+//! let opts = CongestionOptions { max_iterations: 500, relative_gap: 1e-4, ..Default::default() };
+//! let r = assign_congested(&g, &zones, &demand, &capacity, &StrategyOptions::default(), &opts, &|_| {})?;
+//! assert!(r.converged);
+//! // Uncongested, both lines take half; congested, A is full and B takes the rest.
+//! assert!(r.assignment.volumes[0] < 20.0 && r.assignment.volumes[2] > 40.0);
+//! assert!(r.effective_frequency[0] < 0.1 && r.effective_frequency[2] == 0.1);
+//! # Ok::<(), urbanflow::transit::TdError>(())
+//! ```
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::destination::Workspace;
+use super::{
+    BLOCK, HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones, assign,
+    group_by_destination,
+};
+use crate::TdError;
+
+/// The least effective frequency, as a share of the nominal one: a full line keeps a finite (very
+/// long) wait, so that every strategy keeps a finite cost and the gap stays defined.
+pub const MIN_FREQUENCY_SHARE: f64 = 1e-6;
+
+/// Options of [`assign_congested`].
+#[derive(Debug, Clone, Copy)]
+pub struct CongestionOptions {
+    /// The effective frequency's exponent `β` (default 0.5). Large values keep a line's frequency
+    /// nominal until it is nearly full (β = 4: 80 % of it at two-thirds of the room); small ones let it
+    /// fall from the first boarders on (β = 0.5: 29 % left at half the room). Cepeda et al. leave it to
+    /// calibration. With a large β the equilibrium keeps lines at the edge of their capacity, where
+    /// the successive averages overshoot it: on the NYC subway case of docs/benchmarks.md, β = 4 did
+    /// not converge in 80 iterations where β = 0.5 did.
+    pub beta: f64,
+    /// Stop when the relative gap is at most this (default 1e-3).
+    pub relative_gap: f64,
+    /// Stop after this many iterations even if the gap is not reached (default 100); iteration 0 is
+    /// the uncongested assignment.
+    pub max_iterations: usize,
+}
+
+impl Default for CongestionOptions {
+    fn default() -> Self {
+        Self { beta: 0.5, relative_gap: 1e-3, max_iterations: 100 }
+    }
+}
+
+/// One iteration of [`assign_congested`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CongestedIteration {
+    /// Cepeda et al.'s gap of the flows entering the iteration (∞ for iteration 0, which has none).
+    pub gap: f64,
+    /// `gap` over the optimal strategies' cost.
+    pub relative_gap: f64,
+    /// What the optimal strategies under the iteration's frequencies cost the demand (`Σ g τ`).
+    pub strategy_cost: f64,
+    /// Seconds since the call started.
+    pub seconds: f64,
+}
+
+/// What [`assign_congested`] returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CongestedAssignment {
+    /// The equilibrium flows (`volumes`: the averaged `v`), with skims under the final effective
+    /// frequencies when asked for.
+    pub assignment: StrategyAssignment,
+    /// Per edge: the effective frequency of the final flows (the nominal one, or ∞, where no one
+    /// waits).
+    pub effective_frequency: Vec<f64>,
+    /// Per edge with a wait: the riders on board as the vehicle leaves (`v̄`); 0 elsewhere.
+    pub on_board: Vec<f64>,
+    /// Every iteration, in order.
+    pub iterations: Vec<CongestedIteration>,
+    /// Whether the relative gap reached [`CongestionOptions::relative_gap`].
+    pub converged: bool,
+}
+
+/// Line capacities for [`assign_congested`]: per edge with a wait, `frequency × vehicle_capacity ×
+/// period` (the trips its vehicles carry over a demand period of `period` time units, in the
+/// frequencies' unit), ∞ elsewhere.
+pub fn line_capacities(g: &HyperpathGraph, vehicle_capacity: f64, period: f64) -> Vec<f64> {
+    (0..g.num_edges())
+        .map(|e| if g.freq[e].is_finite() { g.freq[e] * vehicle_capacity * period } else { f64::INFINITY })
+        .collect()
+}
+
+/// The effective frequency of an edge of nominal frequency `nominal` with `boarding` riders boarding
+/// and `on_board` aboard as the vehicle leaves, on a line of capacity `capacity` (see the module).
+pub fn effective_frequency(nominal: f64, boarding: f64, on_board: f64, capacity: f64, beta: f64) -> f64 {
+    if boarding <= 0.0 || capacity.is_infinite() {
+        return nominal;
+    }
+    let room = capacity - on_board + boarding;
+    let ratio = if room > boarding { boarding / room } else { 1.0 };
+    nominal * (1.0 - ratio.powf(beta)).max(MIN_FREQUENCY_SHARE)
+}
+
+/// Edges with a wait, indexed `0..len`, and what the gap and the frequencies read about them.
+struct Waits {
+    /// The graph's edge of each.
+    edge: Vec<u32>,
+    /// Grouped by tail vertex: `edge[by_tail[k]]`, groups `tail_start[t]..tail_start[t + 1]` (t over
+    /// the tails that have any).
+    by_tail: Vec<u32>,
+    tail_start: Vec<u32>,
+    /// The in-vehicle edges leaving each one's head: `after[after_start[k]..after_start[k + 1]]`.
+    after_start: Vec<u32>,
+    after: Vec<u32>,
+}
+
+impl Waits {
+    fn of(g: &HyperpathGraph) -> Result<Self, TdError> {
+        let edge: Vec<u32> = (0..g.num_edges() as u32).filter(|&e| g.freq[e as usize].is_finite()).collect();
+        let mut by_tail: Vec<u32> = (0..edge.len() as u32).collect();
+        by_tail.sort_by_key(|&k| (g.tail[edge[k as usize] as usize], k));
+        let mut tail_start = vec![0u32];
+        for k in 1..by_tail.len() {
+            let (a, b) = (edge[by_tail[k - 1] as usize], edge[by_tail[k] as usize]);
+            if g.tail[a as usize] != g.tail[b as usize] {
+                tail_start.push(k as u32);
+            }
+        }
+        tail_start.push(by_tail.len() as u32);
+        let mut out_start = vec![0u32; g.num_vertices() as usize + 1];
+        for &t in &g.tail {
+            out_start[t as usize + 1] += 1;
+        }
+        for v in 0..g.num_vertices() as usize {
+            out_start[v + 1] += out_start[v];
+        }
+        let mut fill = out_start.clone();
+        let mut out = vec![0u32; g.num_edges()];
+        for (e, &t) in g.tail.iter().enumerate() {
+            out[fill[t as usize] as usize] = e as u32;
+            fill[t as usize] += 1;
+        }
+        let (mut after_start, mut after) = (vec![0u32], Vec::new());
+        for &a in &edge {
+            let h = g.head[a as usize] as usize;
+            let riding = out[out_start[h] as usize..out_start[h + 1] as usize]
+                .iter()
+                .filter(|&&b| g.kind(b as usize).in_vehicle());
+            // None at a line's last stop, where no one rides on: nothing on board.
+            after.extend(riding);
+            after_start.push(after.len() as u32);
+        }
+        if !edge.is_empty() && (0..g.num_edges()).all(|e| !g.kind(e).in_vehicle()) {
+            return Err(TdError::InvalidParameter(
+                "congested assignment: the graph has edges with a wait but no in-vehicle edge (link_type \
+                 on-board or dwell), so the loads of its lines cannot be known; label the graph's edges \
+                 (link_type) or assign without capacities"
+                    .into(),
+            ));
+        }
+        Ok(Self { edge, by_tail, tail_start, after_start, after })
+    }
+
+    fn len(&self) -> usize {
+        self.edge.len()
+    }
+
+    /// `Σ_i max_a (flow[a] / freq[edge[a]])` over one destination's flows on the edges with a wait.
+    fn waiting(&self, flow: &[f64], freq: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for t in 0..self.tail_start.len() - 1 {
+            let group = &self.by_tail[self.tail_start[t] as usize..self.tail_start[t + 1] as usize];
+            let longest = group
+                .iter()
+                .map(|&k| flow[k as usize] / freq[self.edge[k as usize] as usize])
+                .fold(0.0, f64::max);
+            total += longest;
+        }
+        total
+    }
+}
+
+/// Assigns `demand` by optimal strategies under effective frequencies that fall as lines fill, to an
+/// equilibrium (see the [module](self)). `capacity` holds each edge's line capacity over the demand
+/// period, in trips ([`line_capacities`]; ∞ for none), read on edges with a wait. The graph's edges
+/// must be labelled (boarding edges lead to a vertex with an on-board or dwell edge out).
+/// `progress(iteration)` is called after each iteration.
+///
+/// Refused: a capacity vector of the wrong length, a negative or NaN capacity, `β ≤ 0`, and what
+/// [`assign`] refuses. With skims, the skims are those of the final effective frequencies.
+pub fn assign_congested(
+    g: &HyperpathGraph,
+    zones: &Zones,
+    demand: &TransitDemand,
+    capacity: &[f64],
+    opts: &StrategyOptions,
+    copts: &CongestionOptions,
+    progress: &(dyn Fn(&CongestedIteration) + Sync),
+) -> Result<CongestedAssignment, TdError> {
+    let start = Instant::now();
+    if capacity.len() != g.num_edges() {
+        return Err(TdError::InvalidParameter(format!(
+            "congested assignment: {} capacities for {} edges",
+            capacity.len(),
+            g.num_edges()
+        )));
+    }
+    if let Some(e) = capacity.iter().position(|c| c.is_nan() || *c < 0.0) {
+        return Err(TdError::InvalidParameter(format!(
+            "congested assignment: edge {e} (link_id {}) has capacity {}; expected a number ≥ 0 (∞ for none)",
+            g.link_id(e),
+            capacity[e]
+        )));
+    }
+    if !(copts.beta > 0.0 && copts.beta.is_finite()) || copts.relative_gap.is_nan() {
+        return Err(TdError::InvalidParameter(format!(
+            "congested assignment: beta {} must be positive and finite, the gap a number",
+            copts.beta
+        )));
+    }
+    let waits = Waits::of(g)?;
+    let grouped = group_by_destination(g, zones, demand, &StrategyOptions { skims: false, ..*opts })?;
+    let dests: Vec<usize> = (0..zones.len()).filter(|&d| !grouped.by_dest[d].is_empty()).collect();
+    let nominal = g.freq.clone();
+    let mut live = g.clone();
+    let nw = waits.len();
+    // Per destination, its flows on the edges with a wait (v^d); in total on every edge (v).
+    let mut per_dest = vec![0.0; dests.len() * nw];
+    // The last iteration's loads of each destination on those edges (y^d), until the step is chosen.
+    let mut latest = vec![0.0; dests.len() * nw];
+    let mut volumes = vec![0.0; g.num_edges()];
+    let mut iterations = Vec::new();
+    let (mut unreached, mut unreached_pairs) = (0.0, 0usize);
+    let mut converged = false;
+    for k in 0..copts.max_iterations.max(1) {
+        if k > 0 {
+            for (w, &a) in waits.edge.iter().enumerate() {
+                let a = a as usize;
+                let on_board: f64 = waits.after
+                    [waits.after_start[w] as usize..waits.after_start[w + 1] as usize]
+                    .iter()
+                    .map(|&b| volumes[b as usize])
+                    .sum();
+                live.freq[a] = effective_frequency(nominal[a], volumes[a], on_board, capacity[a], copts.beta);
+            }
+        }
+        // Each block: its destinations' loads (y) on every edge, their strategies' cost, and the waits
+        // of their current flows (v^d) under the iteration's frequencies.
+        struct Block {
+            loads: Vec<f64>,
+            strategy_cost: f64,
+            waiting: f64,
+            unreached: f64,
+            unreached_pairs: usize,
+        }
+        let blocks: Vec<Block> = dests
+            .par_chunks(BLOCK)
+            .zip(per_dest.par_chunks(BLOCK * nw.max(1)))
+            .zip(latest.par_chunks_mut(BLOCK * nw.max(1)))
+            .map(|((chunk, flows), newest)| {
+                let mut ws = Workspace::new(&live);
+                let mut scratch = vec![0.0; live.num_edges()];
+                let mut block = Block {
+                    loads: vec![0.0; live.num_edges()],
+                    strategy_cost: 0.0,
+                    waiting: 0.0,
+                    unreached: 0.0,
+                    unreached_pairs: 0,
+                };
+                let mut origins = Vec::new();
+                for (i, &d) in chunk.iter().enumerate() {
+                    ws.strategy(&live, zones.destination(d));
+                    origins.clear();
+                    for &(ov, trips) in &grouped.by_dest[d] {
+                        let u = ws.u[ov as usize];
+                        if u.is_finite() {
+                            origins.push((ov, trips));
+                            block.strategy_cost += trips * u;
+                        } else {
+                            block.unreached += trips;
+                            block.unreached_pairs += 1;
+                        }
+                    }
+                    ws.load(&live, &origins, &mut scratch);
+                    if k > 0 {
+                        block.waiting += waits.waiting(&flows[i * nw..(i + 1) * nw], &live.freq);
+                    }
+                    for (y, &a) in newest[i * nw..(i + 1) * nw].iter_mut().zip(&waits.edge) {
+                        *y = scratch[a as usize];
+                    }
+                    for &a in &ws.attractive {
+                        block.loads[a as usize] += scratch[a as usize];
+                        scratch[a as usize] = 0.0;
+                    }
+                }
+                block
+            })
+            .collect();
+        let mut loads = vec![0.0; g.num_edges()];
+        let (mut strategy_cost, mut waiting) = (0.0, 0.0);
+        for b in &blocks {
+            for (y, x) in loads.iter_mut().zip(&b.loads) {
+                *y += x;
+            }
+            strategy_cost += b.strategy_cost;
+            waiting += b.waiting;
+            if k == 0 {
+                unreached += b.unreached;
+                unreached_pairs += b.unreached_pairs;
+            }
+        }
+        let gap = if k == 0 {
+            f64::INFINITY
+        } else {
+            let travel: f64 = volumes.iter().zip(&g.time).map(|(v, t)| v * t).sum();
+            (travel + waiting - strategy_cost).max(0.0)
+        };
+        let relative_gap = if strategy_cost > 0.0 { gap / strategy_cost } else { 0.0 };
+        let it =
+            CongestedIteration { gap, relative_gap, strategy_cost, seconds: start.elapsed().as_secs_f64() };
+        iterations.push(it);
+        progress(&it);
+        if k > 0 && relative_gap <= copts.relative_gap {
+            converged = true;
+            break;
+        }
+        if k + 1 == copts.max_iterations.max(1) && k > 0 {
+            break; // the flows measured last are the answer
+        }
+        let step = 1.0 / (k + 1) as f64;
+        for (v, y) in volumes.iter_mut().zip(&loads) {
+            *v += step * (y - *v);
+        }
+        per_dest.par_chunks_mut(4096).zip(latest.par_chunks(4096)).for_each(|(v, y)| {
+            for (v, y) in v.iter_mut().zip(y) {
+                *v += step * (y - *v);
+            }
+        });
+    }
+    // Nothing to measure a gap on: no demand, or a single iteration asked for.
+    if dests.is_empty() {
+        converged = true;
+    }
+    let mut on_board = vec![0.0; g.num_edges()];
+    for (w, &a) in waits.edge.iter().enumerate() {
+        let a = a as usize;
+        on_board[a] = waits.after[waits.after_start[w] as usize..waits.after_start[w + 1] as usize]
+            .iter()
+            .map(|&b| volumes[b as usize])
+            .sum();
+        live.freq[a] = effective_frequency(nominal[a], volumes[a], on_board[a], capacity[a], copts.beta);
+    }
+    let skims = if opts.skims { assign(&live, zones, demand, opts, &|_, _| {})?.skims } else { None };
+    let unassigned = grouped.unassigned + unreached;
+    let intrazonal = grouped.intrazonal;
+    let assignment = StrategyAssignment {
+        volumes,
+        skims,
+        assigned: demand.total() - intrazonal - unassigned,
+        intrazonal,
+        unassigned,
+        unassigned_pairs: grouped.unassigned_pairs + unreached_pairs,
+        destinations: dests.len(),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    Ok(CongestedAssignment { assignment, effective_frequency: live.freq, on_board, iterations, converged })
+}
