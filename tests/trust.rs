@@ -288,6 +288,52 @@ fn transit_assign_on_coquimbo() {
     std::fs::remove_dir_all(&out_dir).ok();
 }
 
+/// Issue 58's congested assignment: `--vehicle-capacity` on the grid city's edges iterates to the gap
+/// with roomy vehicles (exit 0, the same volumes as without capacities), says when small vehicles stop
+/// it short (exit 2, the gap named), writes the effective frequencies, and needs `--period` with
+/// `--edges`.
+#[test]
+fn congested_transit_assign_reports_its_gap() {
+    let dir = scratch("transit-congested");
+    let city = repo().join("crates/algos-transit/tests/fixtures/strategies/city6");
+    let file = |name: &str| city.join(name).to_str().unwrap().to_string();
+    let (edges, zones, demand) = (file("edges.csv"), file("zones.csv"), file("demand.csv"));
+    let (plain_out, roomy_out, freqs) = (dir.join("plain.csv"), dir.join("roomy.csv"), dir.join("freq.csv"));
+    let base = ["--edges", &edges, "--zones", &zones, "--demand", &demand, "--json"];
+    let plain =
+        command("transit-assign", &[&base[..], &["--out", plain_out.to_str().unwrap()]].concat(), None);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    let roomy_args = ["--vehicle-capacity", "1e9", "--period", "3600", "--out", roomy_out.to_str().unwrap()];
+    let roomy = command("transit-assign", &[&base[..], &roomy_args].concat(), None);
+    assert_eq!(roomy.status.code(), Some(0), "{}", stderr(&roomy));
+    let j: serde_json::Value = serde_json::from_slice(&roomy.stdout).unwrap();
+    assert_eq!(j["congestion"]["converged"], serde_json::json!(true), "{j}");
+    assert_eq!(
+        std::fs::read(&plain_out).unwrap(),
+        std::fs::read(&roomy_out).unwrap(),
+        "roomy lines do not congest"
+    );
+    let small = ["--vehicle-capacity", "2", "--period", "3600", "--max-iterations", "5"];
+    let tight = command(
+        "transit-assign",
+        &[&base[..], &small, &["--frequencies", freqs.to_str().unwrap()]].concat(),
+        None,
+    );
+    assert_eq!(tight.status.code(), Some(2), "{}", stderr(&tight));
+    assert!(stderr(&tight).contains("congested assignment stopped after 5 iterations"), "{}", stderr(&tight));
+    let table = std::fs::read_to_string(&freqs).unwrap();
+    assert!(table.starts_with("link_id,frequency,effective_frequency,capacity,boarding,on_board\n"));
+    let slowed = table.lines().skip(1).filter(|l| {
+        let f: Vec<f64> = l.split(',').skip(1).take(2).map(|x| x.parse().unwrap()).collect();
+        f[1] < f[0]
+    });
+    assert!(slowed.count() > 0, "small vehicles slow some lines down");
+    let no_period = command("transit-assign", &[&base[..], &["--vehicle-capacity", "2"]].concat(), None);
+    assert_eq!(no_period.status.code(), Some(1));
+    assert!(stderr(&no_period).contains("needs --period"), "{}", stderr(&no_period));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Issue 58: `transit-assign --gtfs` builds the graph of a service date's window from a feed (the bundled
 /// mini feed: one red-line pattern with two trips 07:00–09:00), writes it, and assigns on it.
 #[test]

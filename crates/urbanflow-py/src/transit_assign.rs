@@ -8,8 +8,8 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use urbanflow::transit::strategies::{
-    GtfsGraphOptions, HyperpathGraph, StrategyOptions, TransitDemand, Zones, assign, graph_from_gtfs,
-    read_zone_points,
+    CongestedAssignment, CongestionOptions, GtfsGraphOptions, HyperpathGraph, StrategyOptions, TransitDemand,
+    Zones, assign, assign_congested, graph_from_gtfs, line_capacities, read_zone_points,
 };
 
 use crate::errors::Error;
@@ -17,7 +17,7 @@ use crate::run::{Run, report_progress, run_watching};
 
 /// Optimal-strategies transit assignment (see the Python `transit_assign`); returns a dict of results.
 #[pyfunction]
-#[pyo3(signature = (edges, demand, zones = None, *, gtfs = None, date = None, window = (25_200, 32_400), skims = false, allow_unconnected = false, threads = None, progress = None))]
+#[pyo3(signature = (edges, demand, zones = None, *, gtfs = None, date = None, window = (25_200, 32_400), skims = false, allow_unconnected = false, vehicle_capacity = None, period = None, beta = 0.5, gap = 1e-3, max_iterations = 100, threads = None, progress = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn transit_assign<'py>(
     py: Python<'py>,
@@ -29,9 +29,21 @@ pub fn transit_assign<'py>(
     window: (u32, u32),
     skims: bool,
     allow_unconnected: bool,
+    vehicle_capacity: Option<f64>,
+    period: Option<f64>,
+    beta: f64,
+    gap: f64,
+    max_iterations: usize,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let congestion = match vehicle_capacity {
+        None => None,
+        Some(c) if c > 0.0 && c.is_finite() => Some(c),
+        Some(c) => {
+            return Err(Error::Input(format!("vehicle_capacity {c}: expected a positive number")).into());
+        }
+    };
     let edges = edges.map(crate::paths::input_path).transpose()?;
     let gtfs = gtfs.map(crate::paths::input_path).transpose()?;
     let demand = crate::paths::input_path(demand)?;
@@ -47,18 +59,18 @@ pub fn transit_assign<'py>(
         }
         Ok(())
     };
-    let (g, zones, r) = run_watching(
+    let (g, zones, r, congested) = run_watching(
         py,
         Run { threads },
         move |_cancel| {
-            let (g, zones) = match (&edges, &gtfs) {
+            let (g, zones, window_s) = match (&edges, &gtfs) {
                 (Some(edges), None) => {
                     let g = HyperpathGraph::read_csv(edges)?;
                     let zones = match &zones {
                         Some(z) => Zones::read_csv(z, &g)?,
                         None => Zones::every_vertex(&g),
                     };
-                    (g, zones)
+                    (g, zones, None)
                 }
                 (None, Some(feed)) => {
                     let date = date
@@ -67,7 +79,7 @@ pub fn transit_assign<'py>(
                     let points = zones.as_ref().map(read_zone_points).transpose()?;
                     let opts = GtfsGraphOptions { window, ..GtfsGraphOptions::default() };
                     let built = graph_from_gtfs(feed, date, points.as_deref(), &opts)?;
-                    (built.graph, built.zones)
+                    (built.graph, built.zones, Some(f64::from(window.1.saturating_sub(window.0))))
                 }
                 _ => return Err(Error::Input("give edges (a CSV path) or gtfs (a feed), not both".into())),
             };
@@ -77,8 +89,28 @@ pub fn transit_assign<'py>(
                 t.store(of, Ordering::Relaxed);
                 d.fetch_max(n, Ordering::Relaxed);
             };
-            let r = assign(&g, &zones, &demand, &opts, &report).map_err(Error::from)?;
-            Ok((g, zones, r))
+            let Some(per_vehicle) = congestion else {
+                let r = assign(&g, &zones, &demand, &opts, &report).map_err(Error::from)?;
+                return Ok((g, zones, r, None));
+            };
+            let period = period.or(window_s).ok_or_else(|| {
+                Error::Input(
+                    "vehicle_capacity with edges needs period (the time the demand covers, in the frequencies' \
+                     time unit)"
+                        .into(),
+                )
+            })?;
+            if !(period > 0.0 && period.is_finite()) {
+                return Err(Error::Input(format!("period {period}: expected a positive number")));
+            }
+            let capacity = line_capacities(&g, per_vehicle, period);
+            let copts = CongestionOptions { beta, relative_gap: gap, max_iterations };
+            let iteration = AtomicUsize::new(0);
+            let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|_| {
+                report(iteration.fetch_add(1, Ordering::Relaxed) + 1, max_iterations.max(1));
+            })
+            .map_err(Error::from)?;
+            Ok((g, zones, c.assignment.clone(), Some((c, capacity))))
         },
         tick,
     )?;
@@ -87,6 +119,14 @@ pub fn transit_assign<'py>(
     let ids: Vec<i64> = (0..g.num_edges()).map(|e| g.link_id(e)).collect();
     links.set_item("link_id", ids.into_pyarray(py))?;
     links.set_item("volume", r.volumes.clone().into_pyarray(py))?;
+    if let Some((c, capacity)) = &congested {
+        let nominal: Vec<f64> = (0..g.num_edges()).map(|e| g.edge(e).3).collect();
+        links.set_item("frequency", nominal.into_pyarray(py))?;
+        links.set_item("effective_frequency", c.effective_frequency.clone().into_pyarray(py))?;
+        links.set_item("capacity", capacity.clone().into_pyarray(py))?;
+        links.set_item("on_board", c.on_board.clone().into_pyarray(py))?;
+        out.set_item("congestion", congestion_dict(py, c)?)?;
+    }
     out.set_item("links", links)?;
     let zone_ids: Vec<i64> = (0..zones.len()).map(|z| zones.id(z)).collect();
     out.set_item("zones", zone_ids.into_pyarray(py))?;
@@ -112,4 +152,16 @@ pub fn transit_assign<'py>(
     out.set_item("unassigned_pairs", r.unassigned_pairs)?;
     out.set_item("seconds", r.seconds)?;
     Ok(out)
+}
+
+/// The congested run's iterations: their count, gaps (one per iteration after the first), whether the
+/// gap was reached, and the last relative gap.
+fn congestion_dict<'py>(py: Python<'py>, c: &CongestedAssignment) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let gaps: Vec<f64> = c.iterations.iter().skip(1).map(|i| i.relative_gap).collect();
+    d.set_item("iterations", c.iterations.len())?;
+    d.set_item("relative_gap", c.iterations.last().map_or(f64::INFINITY, |i| i.relative_gap))?;
+    d.set_item("converged", c.converged)?;
+    d.set_item("gaps", gaps.into_pyarray(py))?;
+    Ok(d)
 }

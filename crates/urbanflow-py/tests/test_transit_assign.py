@@ -85,3 +85,24 @@ def test_from_a_gtfs_feed(tmp_path):
         urbanflow.transit_assign(demand=demand, gtfs=feed, date="2025-04-08", window="9-8")
     with pytest.raises(urbanflow.errors.InvalidInputError, match="not both"):
         urbanflow.transit_assign(feed / "stops.txt", demand, gtfs=feed, date="2025-04-08")
+
+
+def test_congested_assignment_reaches_its_gap_or_warns():
+    d = FIXTURES / "city6"
+    files = (d / "edges.csv", d / "demand.csv", d / "zones.csv")
+    plain = urbanflow.transit_assign(*files, as_frame=False)
+    roomy = urbanflow.transit_assign(*files, vehicle_capacity=1e9, period=3600.0, as_frame=False)
+    assert roomy.congestion["converged"] and roomy.congestion["iterations"] == 2
+    assert roomy.links["volume"].tolist() == plain.links["volume"].tolist()
+    # A billion places a vehicle: frequencies within 0.1 % of nominal (β = 0.5 lets even a few boarders count).
+    assert np.allclose(roomy.links["effective_frequency"], roomy.links["frequency"], rtol=1e-3)
+    with pytest.warns(RuntimeWarning, match="stopped after 5 iterations"):
+        tight = urbanflow.transit_assign(*files, vehicle_capacity=2.0, period=3600.0, max_iterations=5,
+                                         as_frame=False)
+    slowed = tight.links["effective_frequency"] < tight.links["frequency"]
+    assert slowed.any() and len(tight.congestion["gaps"]) == 4
+    assert math.isclose(tight.assigned, plain.assigned)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="needs period"):
+        urbanflow.transit_assign(*files, vehicle_capacity=2.0)
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="vehicle_capacity -1"):
+        urbanflow.transit_assign(*files, vehicle_capacity=-1.0, period=3600.0)

@@ -766,7 +766,10 @@ class TransitAssignment:
     graph file), ``zones`` (the zone ids, the order of the skims' rows and columns), ``skims`` when asked
     for (``total``, ``in_vehicle``, ``waiting``, ``walking``, ``boardings``: float64 zones × zones
     arrays of expected values, ``inf`` where a destination cannot be reached), and the trips
-    ``assigned``, ``intrazonal`` and ``unassigned`` (in ``unassigned_pairs``), ``seconds``."""
+    ``assigned``, ``intrazonal`` and ``unassigned`` (in ``unassigned_pairs``), ``seconds``. A congested
+    assignment (``vehicle_capacity``) adds ``frequency``, ``effective_frequency``, ``capacity`` and
+    ``on_board`` to ``links`` and ``congestion``: ``iterations``, ``relative_gap``, ``converged`` and the
+    ``gaps`` of every iteration after the first."""
 
     links: Any
     zones: np.ndarray
@@ -776,6 +779,7 @@ class TransitAssignment:
     unassigned: float
     unassigned_pairs: int
     seconds: float
+    congestion: dict | None = None
 
     def __repr__(self) -> str:
         return (f"TransitAssignment(edges={len(self.links['volume'])}, zones={len(self.zones)}, "
@@ -796,7 +800,9 @@ def _window(text: str) -> tuple[int, int]:
 
 def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str | None = None,
                    window: str = "07:00-09:00", skims: bool = False, allow_unconnected: bool = False,
-                   threads=None, progress=None, as_frame: bool | None = None) -> TransitAssignment:
+                   vehicle_capacity: float | None = None, period: float | None = None, beta: float = 0.5,
+                   gap: float = 1e-3, max_iterations: int = 100, threads=None, progress=None,
+                   as_frame: bool | None = None) -> TransitAssignment:
     """Frequency-based transit assignment by optimal strategies (Spiess & Florian 1989), as
     ``urbanflow transit-assign`` runs it: travellers wait at a stop for the first vehicle of the lines
     that shorten their expected trip. Volumes equal AequilibraE's ``HyperpathGenerating.assign``.
@@ -810,8 +816,16 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
     (docs/transit-assignment.md); ``zones`` are then points, a CSV ``zone_id,lat,lon`` (default: every
     station, numbered from 1 in stop id order). ``skims``: also compute the zone-to-zone skims (every zone becomes a destination).
     ``allow_unconnected``: assign the rest when zones with demand have no connector (refused
-    otherwise). ``progress``: called with (destinations done, destinations) as they finish; returning
-    False ends the call."""
+    otherwise). ``progress``: called with (destinations done, destinations) as they finish (with
+    ``vehicle_capacity``: (iterations done, ``max_iterations``)); returning False ends the call.
+
+    ``vehicle_capacity``: passengers per vehicle, which makes it a congested assignment (Cepeda,
+    Cominetti & Florian 2006): a line's capacity over the demand period is frequency × this × ``period``
+    (the time the demand covers, in the frequencies' unit; for ``gtfs``, default the window's length in
+    seconds), full lines come less often to those waiting (effective frequency
+    ``f (1 - (boarding / room)^beta)``), and the assignment is iterated by successive averages until the
+    equilibrium's relative ``gap`` or ``max_iterations``; a RuntimeWarning says when the gap was not
+    reached (docs/transit-assignment.md)."""
     if demand is None:
         raise InvalidInputError("transit_assign: demand (a CSV path) is required")
     if (edges is None) == (gtfs is None):
@@ -819,7 +833,17 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
     r = _transit_assign(None if edges is None else os.fspath(edges), os.fspath(demand),
                         None if zones is None else os.fspath(zones), gtfs=None if gtfs is None else os.fspath(gtfs),
                         date=date, window=_window(window), skims=skims, allow_unconnected=allow_unconnected,
-                        threads=threads, progress=progress)
+                        vehicle_capacity=vehicle_capacity, period=period, beta=beta, gap=gap,
+                        max_iterations=_integer(max_iterations, "max_iterations"), threads=threads,
+                        progress=progress)
+    congestion = r.get("congestion")
+    if congestion is not None and not congestion["converged"]:
+        warnings.warn(
+            f"congested transit assignment stopped after {congestion['iterations']} iterations at relative gap "
+            f"{congestion['relative_gap']:.3e}, above gap={gap:.1e} (raise max_iterations, or lower beta)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if r["unassigned"] > 0:
         warnings.warn(
             f"{r['unassigned']:.1f} trips in {r['unassigned_pairs']} OD pairs could not reach their destination "
@@ -836,6 +860,7 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
         unassigned=r["unassigned"],
         unassigned_pairs=r["unassigned_pairs"],
         seconds=r["seconds"],
+        congestion=congestion,
     )
 
 
