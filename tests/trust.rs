@@ -328,6 +328,24 @@ fn congested_transit_assign_reports_its_gap() {
         f[1] < f[0]
     });
     assert!(slowed.count() > 0, "small vehicles slow some lines down");
+    // Per line: the one listed line congests, the others are unlimited.
+    let vehicles = dir.join("vehicles.csv");
+    std::fs::write(&vehicles, "line_id,vehicle_capacity\nL1a,1\n").unwrap();
+    let per_line =
+        ["--line-capacities", vehicles.to_str().unwrap(), "--period", "3600", "--max-iterations", "5"];
+    let lined = command(
+        "transit-assign",
+        &[&base[..], &per_line, &["--frequencies", freqs.to_str().unwrap()]].concat(),
+        None,
+    );
+    assert!(matches!(lined.status.code(), Some(0 | 2)), "{}", stderr(&lined));
+    let capacities: Vec<f64> = std::fs::read_to_string(&freqs)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert!(capacities.iter().any(|c| c.is_finite()) && capacities.iter().any(|c| c.is_infinite()));
     let no_period = command("transit-assign", &[&base[..], &["--vehicle-capacity", "2"]].concat(), None);
     assert_eq!(no_period.status.code(), Some(1));
     assert!(stderr(&no_period).contains("needs --period"), "{}", stderr(&no_period));

@@ -2,13 +2,14 @@
 //! equilibria solved independently: two common lines, and a line whose through riders take the room
 //! of the boarders downstream, each solved by bisection on its equilibrium condition (flows split in
 //! proportion to the effective frequencies). Plus: unlimited capacity is the uncongested assignment
-//! bit for bit, flow conservation and thread-count independence on a grid city, and the refusals.
+//! bit for bit, flow conservation and thread-count independence on a grid city, vehicle capacities per
+//! line, and the refusals.
 
 use std::path::{Path, PathBuf};
 
 use algos_transit::strategies::{
     CongestionOptions, EdgeKind, HyperpathGraph, StrategyOptions, TransitDemand, Zones, assign,
-    assign_congested, effective_frequency, line_capacities,
+    assign_congested, effective_frequency, line_capacities, line_capacities_by_line, read_vehicle_capacities,
 };
 
 const INF: f64 = f64::INFINITY;
@@ -202,4 +203,41 @@ fn bad_capacities_and_unlabelled_graphs_are_refused() {
     let d = TransitDemand::new(&z, [(0, 1, 1.0)]).unwrap();
     let e = assign_congested(&bare, &z, &d, &[5.0, INF], &none, &opts, &|_| {}).unwrap_err();
     assert!(e.to_string().contains("no in-vehicle edge"), "{e}");
+}
+
+#[test]
+fn vehicle_capacities_per_line_are_read_and_checked() {
+    let (g, _, _) = city6();
+    let dir = std::env::temp_dir().join(format!("uf-congested-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("vehicles.csv");
+    std::fs::write(&file, "line_id,vehicle_capacity\nL1a,2\n").unwrap();
+    let per_line = read_vehicle_capacities(&file).unwrap();
+    assert_eq!(per_line, [("L1a".to_string(), 2.0)]);
+    for others in [None, Some(5.0)] {
+        let capacity = line_capacities_by_line(&g, &per_line, others, 3600.0).unwrap();
+        for e in 0..g.num_edges() {
+            let f = g.edge(e).3;
+            let want = match (f.is_finite(), g.line(e), others) {
+                (false, _, _) => INF,
+                (true, "L1a", _) => f * 2.0 * 3600.0,
+                (true, _, None) => INF,
+                (true, _, Some(c)) => f * c * 3600.0,
+            };
+            assert_eq!(capacity[e], want, "edge {e} of line {}", g.line(e));
+        }
+    }
+    let misspelt = [("L1z".to_string(), 2.0)];
+    let e = line_capacities_by_line(&g, &misspelt, None, 3600.0).unwrap_err();
+    assert!(e.to_string().contains("line `L1z`, but no boarding edge"), "{e}");
+    for (text, want) in [
+        ("line_id,vehicle_capacity\nL1a,-3\n", ":2: vehicle capacity `-3` of line `L1a`"),
+        ("line_id,vehicle_capacity\nL1a,3\nL1a,4\n", ":3: line `L1a` repeats line 2"),
+        ("route,seats\nL1a,3\n", ":1: expected the columns line_id,vehicle_capacity"),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let e = read_vehicle_capacities(&file).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -9,7 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, GtfsGraphOptions, HyperpathGraph, StrategyOptions, TransitDemand,
-    Zones, assign, assign_congested, graph_from_gtfs, line_capacities, read_zone_points,
+    Zones, assign, assign_congested, graph_from_gtfs, line_capacities as uniform_capacities,
+    line_capacities_by_line, read_vehicle_capacities, read_zone_points,
 };
 
 use crate::errors::Error;
@@ -17,7 +18,7 @@ use crate::run::{Run, report_progress, run_watching};
 
 /// Optimal-strategies transit assignment (see the Python `transit_assign`); returns a dict of results.
 #[pyfunction]
-#[pyo3(signature = (edges, demand, zones = None, *, gtfs = None, date = None, window = (25_200, 32_400), skims = false, allow_unconnected = false, vehicle_capacity = None, period = None, beta = 0.5, gap = 1e-3, max_iterations = 100, threads = None, progress = None))]
+#[pyo3(signature = (edges, demand, zones = None, *, gtfs = None, date = None, window = (25_200, 32_400), skims = false, allow_unconnected = false, vehicle_capacity = None, line_capacities = None, period = None, beta = 0.5, gap = 1e-3, max_iterations = 100, threads = None, progress = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn transit_assign<'py>(
     py: Python<'py>,
@@ -30,6 +31,7 @@ pub fn transit_assign<'py>(
     skims: bool,
     allow_unconnected: bool,
     vehicle_capacity: Option<f64>,
+    line_capacities: Option<PathBuf>,
     period: Option<f64>,
     beta: f64,
     gap: f64,
@@ -37,13 +39,11 @@ pub fn transit_assign<'py>(
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let congestion = match vehicle_capacity {
-        None => None,
-        Some(c) if c > 0.0 && c.is_finite() => Some(c),
-        Some(c) => {
-            return Err(Error::Input(format!("vehicle_capacity {c}: expected a positive number")).into());
-        }
-    };
+    if let Some(c) = vehicle_capacity.filter(|c| !(*c > 0.0 && c.is_finite())) {
+        return Err(Error::Input(format!("vehicle_capacity {c}: expected a positive number")).into());
+    }
+    let line_capacities = line_capacities.map(crate::paths::input_path).transpose()?;
+    let congested_run = vehicle_capacity.is_some() || line_capacities.is_some();
     let edges = edges.map(crate::paths::input_path).transpose()?;
     let gtfs = gtfs.map(crate::paths::input_path).transpose()?;
     let demand = crate::paths::input_path(demand)?;
@@ -89,21 +89,26 @@ pub fn transit_assign<'py>(
                 t.store(of, Ordering::Relaxed);
                 d.fetch_max(n, Ordering::Relaxed);
             };
-            let Some(per_vehicle) = congestion else {
+            if !congested_run {
                 let r = assign(&g, &zones, &demand, &opts, &report).map_err(Error::from)?;
                 return Ok((g, zones, r, None));
-            };
+            }
             let period = period.or(window_s).ok_or_else(|| {
                 Error::Input(
-                    "vehicle_capacity with edges needs period (the time the demand covers, in the frequencies' \
-                     time unit)"
+                    "a congested assignment with edges needs period (the time the demand covers, in the \
+                     frequencies' time unit)"
                         .into(),
                 )
             })?;
             if !(period > 0.0 && period.is_finite()) {
                 return Err(Error::Input(format!("period {period}: expected a positive number")));
             }
-            let capacity = line_capacities(&g, per_vehicle, period);
+            let capacity = match &line_capacities {
+                Some(file) => {
+                    line_capacities_by_line(&g, &read_vehicle_capacities(file)?, vehicle_capacity, period)?
+                }
+                None => uniform_capacities(&g, vehicle_capacity.unwrap_or(f64::INFINITY), period),
+            };
             let copts = CongestionOptions { beta, relative_gap: gap, max_iterations };
             let iteration = AtomicUsize::new(0);
             let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|_| {

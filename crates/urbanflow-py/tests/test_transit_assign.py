@@ -5,6 +5,7 @@ input is refused with file:line."""
 import csv
 import math
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -87,7 +88,7 @@ def test_from_a_gtfs_feed(tmp_path):
         urbanflow.transit_assign(feed / "stops.txt", demand, gtfs=feed, date="2025-04-08")
 
 
-def test_congested_assignment_reaches_its_gap_or_warns():
+def test_congested_assignment_reaches_its_gap_or_warns(tmp_path):
     d = FIXTURES / "city6"
     files = (d / "edges.csv", d / "demand.csv", d / "zones.csv")
     plain = urbanflow.transit_assign(*files, as_frame=False)
@@ -104,5 +105,16 @@ def test_congested_assignment_reaches_its_gap_or_warns():
     assert math.isclose(tight.assigned, plain.assigned)
     with pytest.raises(urbanflow.errors.InvalidInputError, match="needs period"):
         urbanflow.transit_assign(*files, vehicle_capacity=2.0)
+    vehicles = tmp_path / "vehicles.csv"
+    vehicles.write_text("line_id,vehicle_capacity\nL1a,1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lined = urbanflow.transit_assign(*files, line_capacities=vehicles, period=3600.0, max_iterations=3,
+                                         as_frame=False)
+    finite = np.isfinite(lined.links["capacity"])
+    assert finite.any() and (np.isinf(lined.links["capacity"]) & np.isfinite(lined.links["frequency"])).any()
+    vehicles.write_text("line_id,vehicle_capacity\nL1a,0\n")
+    with pytest.raises(urbanflow.errors.FormatError, match="vehicles.csv:2: vehicle capacity `0`"):
+        urbanflow.transit_assign(*files, line_capacities=vehicles, period=3600.0)
     with pytest.raises(urbanflow.errors.InvalidInputError, match="vehicle_capacity -1"):
         urbanflow.transit_assign(*files, vehicle_capacity=-1.0, period=3600.0)

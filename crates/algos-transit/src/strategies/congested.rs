@@ -62,6 +62,7 @@
 //! # Ok::<(), urbanflow::transit::TdError>(())
 //! ```
 
+use std::path::Path;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -137,6 +138,77 @@ pub fn line_capacities(g: &HyperpathGraph, vehicle_capacity: f64, period: f64) -
     (0..g.num_edges())
         .map(|e| if g.freq[e].is_finite() { g.freq[e] * vehicle_capacity * period } else { f64::INFINITY })
         .collect()
+}
+
+/// Vehicle capacities per line: `(line_id, passengers a vehicle carries)`, from a CSV
+/// `line_id,vehicle_capacity` (a GTFS graph's lines are its `route_id`s). Refused, naming file and line: a
+/// missing column, a capacity that is not a positive number, a line listed twice.
+pub fn read_vehicle_capacities(path: impl AsRef<Path>) -> Result<Vec<(String, f64)>, TdError> {
+    let path = path.as_ref();
+    let bad = |line: u64, message: String| super::table::error(path, line, message);
+    let (mut reader, header) = super::table::open(path)?;
+    let (Some(cl), Some(cc)) =
+        (header.find(&["line_id", "line"]), header.find(&["vehicle_capacity", "capacity"]))
+    else {
+        return Err(bad(1, "expected the columns line_id,vehicle_capacity".into()));
+    };
+    let (mut rows, mut seen) = (Vec::new(), std::collections::HashMap::new());
+    for (row, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| bad(row as u64 + 2, e.to_string()))?;
+        let at = record.position().map_or(row as u64 + 2, |p| p.line());
+        let (line, text) = (record.get(cl).unwrap_or(""), record.get(cc).unwrap_or(""));
+        let capacity = match text.parse::<f64>() {
+            Ok(c) if c > 0.0 && c.is_finite() => c,
+            _ => {
+                return Err(bad(
+                    at,
+                    format!("vehicle capacity `{text}` of line `{line}`: expected a positive number"),
+                ));
+            }
+        };
+        if let Some(first) = seen.insert(line.to_string(), at) {
+            return Err(bad(at, format!("line `{line}` repeats line {first}")));
+        }
+        rows.push((line.to_string(), capacity));
+    }
+    Ok(rows)
+}
+
+/// [`line_capacities`] with a vehicle capacity per line (`per_line`, by the edges' `line_id`; a
+/// transfer edge `A>B` boards B), and `others` for the lines not listed (`None`: unlimited). A listed
+/// line that no edge with a wait belongs to is refused (a misspelt id would silently leave its line
+/// unlimited).
+pub fn line_capacities_by_line(
+    g: &HyperpathGraph,
+    per_line: &[(String, f64)],
+    others: Option<f64>,
+    period: f64,
+) -> Result<Vec<f64>, TdError> {
+    let lookup: std::collections::HashMap<&str, f64> =
+        per_line.iter().map(|(l, c)| (l.as_str(), *c)).collect();
+    let mut used = std::collections::HashSet::new();
+    let capacity = (0..g.num_edges())
+        .map(|e| {
+            if !g.freq[e].is_finite() {
+                return f64::INFINITY;
+            }
+            let line = g.line(e);
+            let boarded = line.split_once('>').map_or(line, |(_, to)| to);
+            match lookup.get(boarded) {
+                Some(&c) => {
+                    used.insert(boarded);
+                    g.freq[e] * c * period
+                }
+                None => others.map_or(f64::INFINITY, |c| g.freq[e] * c * period),
+            }
+        })
+        .collect();
+    if let Some((line, _)) = per_line.iter().find(|(l, _)| !used.contains(l.as_str())) {
+        return Err(TdError::InvalidParameter(format!(
+            "vehicle capacity for line `{line}`, but no boarding edge of the graph has that line_id"
+        )));
+    }
+    Ok(capacity)
 }
 
 /// The effective frequency of an edge of nominal frequency `nominal` with `boarding` riders boarding

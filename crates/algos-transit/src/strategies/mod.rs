@@ -54,7 +54,7 @@ use rayon::prelude::*;
 
 pub use congested::{
     CongestedAssignment, CongestedIteration, CongestionOptions, MIN_FREQUENCY_SHARE, assign_congested,
-    effective_frequency, line_capacities,
+    effective_frequency, line_capacities, line_capacities_by_line, read_vehicle_capacities,
 };
 pub use demand::{TransitDemand, Zones, read_zone_points};
 pub use destination::TIME_FLOOR;

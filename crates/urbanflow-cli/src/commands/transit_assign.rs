@@ -17,7 +17,7 @@ use std::time::Instant;
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment,
     StrategyOptions, TransitDemand, Zones, assign, assign_congested, graph_from_gtfs, line_capacities,
-    read_zone_points,
+    line_capacities_by_line, read_vehicle_capacities, read_zone_points,
 };
 
 use crate::outcome::{Error, Outcome};
@@ -35,6 +35,7 @@ use crate::outcome::{Error, Outcome};
 /// path yet.
 #[derive(clap::Args)]
 #[command(version, after_help = crate::outcome::EXIT_CODES)]
+#[command(group = clap::ArgGroup::new("congestion").multiple(true).args(["vehicle_capacity", "line_capacities"]))]
 pub struct Args {
     /// The transit graph: CSV `tail,head,trav_time,freq` (vertex ids from 0, `inf` where there is no
     /// wait) with optional `link_id,link_type,line_id,stop_id`, as AequilibraE's transit graphs.
@@ -83,27 +84,31 @@ pub struct Args {
     /// (needs the edges' `stop_id` and `line_id`; a transfer `A>B` alights A and boards B).
     #[arg(long)]
     boardings: Option<PathBuf>,
-    /// Congested assignment: passengers a vehicle carries (every line; its capacity over the demand
-    /// period is frequency × this × --period).
+    /// Congested assignment: passengers a vehicle carries (every line not in --line-capacities; a
+    /// line's capacity over the demand period is frequency × this × --period).
     #[arg(long, help_heading = "Congestion")]
     vehicle_capacity: Option<f64>,
-    /// With --vehicle-capacity: the time the demand covers, in the frequencies' time unit (seconds for
+    /// Congested assignment: vehicle capacities per line, CSV `line_id,vehicle_capacity` (GTFS lines are
+    /// route_ids); lines not listed take --vehicle-capacity, or are unlimited without it.
+    #[arg(long, value_parser = crate::args::files::input_file, help_heading = "Congestion")]
+    line_capacities: Option<PathBuf>,
+    /// Congested: the time the demand covers, in the frequencies' time unit (seconds for
     /// --gtfs graphs, where the default is the --window's length).
-    #[arg(long, requires = "vehicle_capacity", help_heading = "Congestion")]
+    #[arg(long, requires = "congestion", help_heading = "Congestion")]
     period: Option<f64>,
-    /// With --vehicle-capacity: the effective frequency's exponent β (large: lines keep their
+    /// Congested: the effective frequency's exponent β (large: lines keep their
     /// frequency until nearly full, and the equilibrium is harder to reach; docs/transit-assignment.md).
-    #[arg(long, default_value_t = 0.5, requires = "vehicle_capacity", help_heading = "Congestion")]
+    #[arg(long, default_value_t = 0.5, requires = "congestion", help_heading = "Congestion")]
     beta: f64,
-    /// With --vehicle-capacity: stop at this relative gap.
-    #[arg(long, default_value_t = 1e-3, requires = "vehicle_capacity", help_heading = "Congestion")]
+    /// Congested: stop at this relative gap.
+    #[arg(long, default_value_t = 1e-3, requires = "congestion", help_heading = "Congestion")]
     gap: f64,
-    /// With --vehicle-capacity: stop after this many iterations (exit code 2 if the gap is not reached).
-    #[arg(long, default_value_t = 100, requires = "vehicle_capacity", help_heading = "Congestion")]
+    /// Congested: stop after this many iterations (exit code 2 if the gap is not reached).
+    #[arg(long, default_value_t = 100, requires = "congestion", help_heading = "Congestion")]
     max_iterations: usize,
-    /// With --vehicle-capacity: write each edge with a wait here: CSV
+    /// Congested: write each edge with a wait here: CSV
     /// `link_id,frequency,effective_frequency,capacity,boarding,on_board`.
-    #[arg(long, requires = "vehicle_capacity", help_heading = "Congestion")]
+    #[arg(long, requires = "congestion", help_heading = "Congestion")]
     frequencies: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long)]
@@ -159,33 +164,37 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
     let load_s = t.elapsed().as_secs_f64();
     let opts = StrategyOptions { skims: args.skims.is_some(), allow_unconnected: args.allow_unconnected };
     let progress = std::sync::Mutex::new(crate::progress::Progress::new("destinations", 1, args.json));
-    let congested = match args.vehicle_capacity {
-        None => None,
-        Some(per_vehicle) => {
-            if !(per_vehicle > 0.0 && per_vehicle.is_finite()) {
-                return Err(format!("--vehicle-capacity {per_vehicle}: expected a positive number").into());
-            }
-            let period = args.period.or(window_s).ok_or(
-                "--vehicle-capacity with --edges needs --period (the time the demand covers, in the \
-                 frequencies' time unit)",
-            )?;
-            if !(period > 0.0 && period.is_finite()) {
-                return Err(format!("--period {period}: expected a positive number").into());
-            }
-            let copts = CongestionOptions {
-                beta: args.beta,
-                relative_gap: args.gap,
-                max_iterations: args.max_iterations,
-            };
-            let capacity = line_capacities(&g, per_vehicle, period);
-            let quiet = args.json;
-            let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|it| {
-                if !quiet {
-                    eprintln!("congestion: relative gap {:.3e} after {:.2} s", it.relative_gap, it.seconds);
-                }
-            })?;
-            Some((c, capacity, period))
+    let congested = if args.vehicle_capacity.is_none() && args.line_capacities.is_none() {
+        None
+    } else {
+        if let Some(c) = args.vehicle_capacity.filter(|c| !(*c > 0.0 && c.is_finite())) {
+            return Err(format!("--vehicle-capacity {c}: expected a positive number").into());
         }
+        let period = args.period.or(window_s).ok_or(
+            "a congested assignment with --edges needs --period (the time the demand covers, in the \
+                 frequencies' time unit)",
+        )?;
+        if !(period > 0.0 && period.is_finite()) {
+            return Err(format!("--period {period}: expected a positive number").into());
+        }
+        let capacity = match (&args.line_capacities, args.vehicle_capacity) {
+            (Some(file), others) => {
+                line_capacities_by_line(&g, &read_vehicle_capacities(file)?, others, period)?
+            }
+            (None, all) => line_capacities(&g, all.unwrap_or(f64::INFINITY), period),
+        };
+        let copts = CongestionOptions {
+            beta: args.beta,
+            relative_gap: args.gap,
+            max_iterations: args.max_iterations,
+        };
+        let quiet = args.json;
+        let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|it| {
+            if !quiet {
+                eprintln!("congestion: relative gap {:.3e} after {:.2} s", it.relative_gap, it.seconds);
+            }
+        })?;
+        Some((c, capacity, period))
     };
     let r = match &congested {
         Some((c, _, _)) => c.assignment.clone(),
@@ -326,6 +335,7 @@ fn congestion_summary(
     let json = serde_json::json!({
         "iterations": c.iterations.len(), "relative_gap": last, "converged": c.converged,
         "target_gap": args.gap, "beta": args.beta, "vehicle_capacity": args.vehicle_capacity,
+        "line_capacities": args.line_capacities.as_ref().map(|p| p.display().to_string()),
         "period": period, "fullest_load": fullest, "stops_over_90_percent": over_90,
         "gaps": c.iterations.iter().skip(1).map(|i| i.relative_gap).collect::<Vec<_>>(),
     });

@@ -800,7 +800,8 @@ def _window(text: str) -> tuple[int, int]:
 
 def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str | None = None,
                    window: str = "07:00-09:00", skims: bool = False, allow_unconnected: bool = False,
-                   vehicle_capacity: float | None = None, period: float | None = None, beta: float = 0.5,
+                   vehicle_capacity: float | None = None, line_capacities=None, period: float | None = None,
+                   beta: float = 0.5,
                    gap: float = 1e-3, max_iterations: int = 100, threads=None, progress=None,
                    as_frame: bool | None = None) -> TransitAssignment:
     """Frequency-based transit assignment by optimal strategies (Spiess & Florian 1989), as
@@ -825,7 +826,9 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
     seconds), full lines come less often to those waiting (effective frequency
     ``f (1 - (boarding / room)^beta)``), and the assignment is iterated by successive averages until the
     equilibrium's relative ``gap`` or ``max_iterations``; a RuntimeWarning says when the gap was not
-    reached (docs/transit-assignment.md)."""
+    reached (docs/transit-assignment.md). ``line_capacities``: a CSV path, ``line_id,vehicle_capacity``
+    per line (GTFS lines are route ids); lines not listed take ``vehicle_capacity``, or are unlimited
+    without it."""
     if demand is None:
         raise InvalidInputError("transit_assign: demand (a CSV path) is required")
     if (edges is None) == (gtfs is None):
@@ -833,7 +836,9 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
     r = _transit_assign(None if edges is None else os.fspath(edges), os.fspath(demand),
                         None if zones is None else os.fspath(zones), gtfs=None if gtfs is None else os.fspath(gtfs),
                         date=date, window=_window(window), skims=skims, allow_unconnected=allow_unconnected,
-                        vehicle_capacity=vehicle_capacity, period=period, beta=beta, gap=gap,
+                        vehicle_capacity=vehicle_capacity,
+                        line_capacities=None if line_capacities is None else os.fspath(line_capacities),
+                        period=period, beta=beta, gap=gap,
                         max_iterations=_integer(max_iterations, "max_iterations"), threads=threads,
                         progress=progress)
     congestion = r.get("congestion")
