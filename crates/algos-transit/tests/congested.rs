@@ -216,7 +216,7 @@ fn vehicle_capacities_per_line_are_read_and_checked() {
     assert_eq!(per_line, [("L1a".to_string(), 2.0)]);
     for others in [None, Some(5.0)] {
         let capacity = line_capacities_by_line(&g, &per_line, others, 3600.0).unwrap();
-        for e in 0..g.num_edges() {
+        for (e, &got) in capacity.iter().enumerate() {
             let f = g.edge(e).3;
             let want = match (f.is_finite(), g.line(e), others) {
                 (false, _, _) => INF,
@@ -224,7 +224,7 @@ fn vehicle_capacities_per_line_are_read_and_checked() {
                 (true, _, None) => INF,
                 (true, _, Some(c)) => f * c * 3600.0,
             };
-            assert_eq!(capacity[e], want, "edge {e} of line {}", g.line(e));
+            assert_eq!(got, want, "edge {e} of line {}", g.line(e));
         }
     }
     let misspelt = [("L1z".to_string(), 2.0)];
