@@ -146,3 +146,25 @@ def test_bad_omx_files_are_named(tmp_path):
         f.create_mapping("taz", np.array([1, 2, 99]))
     done = run("assign", "--trips", str(other))
     assert done.returncode == 1 and "zone 99 is not one of the network's 24 zones" in done.stderr, done.stderr
+
+
+def test_transit_skims_as_omx_equal_the_python_arrays(tmp_path):
+    from conftest import REPO
+
+    d = REPO / "crates" / "algos-transit" / "tests" / "fixtures" / "strategies" / "city6"
+    files = [str(d / "edges.csv"), str(d / "demand.csv"), str(d / "zones.csv")]
+    out = tmp_path / "skims.omx"
+    done = run("transit-assign", "--edges", files[0], "--demand", files[1], "--zones", files[2],
+               "--skims", str(out))
+    assert done.returncode == 0, done.stderr
+    validate(out)
+    ours = urbanflow.transit_assign(*files, skims=True, as_frame=False)
+    f = omx.open_file(str(out))
+    try:
+        assert sorted(f.list_matrices()) == ["boardings", "in_vehicle", "total", "waiting", "walking"]
+        mapping = f.list_mappings()[0]
+        assert list(f.mapping(mapping).keys()) == ours.zones.tolist()
+        for name in ("total", "in_vehicle", "waiting", "walking", "boardings"):
+            assert np.array_equal(np.array(f[name]), ours.skims[name]), name
+    finally:
+        f.close()

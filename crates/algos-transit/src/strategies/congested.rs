@@ -33,7 +33,7 @@
 //! computes the optimal strategies under `f(v^k)`, loads them (`y^k`), measures `G(v^k)`, stops when the
 //! relative gap is at most the target, and otherwise moves `v^{k+1} = v^k + (y^k − v^k)/(k + 1)`
 //! (per destination on the edges with a wait, which the gap needs; in total elsewhere). Iteration 0 is
-//! the uncongested assignment: with unlimited capacity the result is [`assign`](super::assign)'s, bit
+//! the uncongested assignment: with unlimited capacity the result is [`assign`]'s, bit
 //! for bit. Everything is f64; destinations run in fixed blocks as in `assign`, so the results are the
 //! same bits on any number of threads.
 //!
@@ -104,6 +104,8 @@ impl Default for CongestionOptions {
 /// One iteration of [`assign_congested`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CongestedIteration {
+    /// Its number: 0 is the uncongested assignment.
+    pub iteration: usize,
     /// Cepeda et al.'s gap of the flows entering the iteration (∞ for iteration 0, which has none).
     pub gap: f64,
     /// `gap` over the optimal strategies' cost.
@@ -345,10 +347,9 @@ pub fn assign_congested(
     let nominal = g.freq.clone();
     let mut live = g.clone();
     let nw = waits.len();
-    // Per destination, its flows on the edges with a wait (v^d); in total on every edge (v).
+    // Per destination, its flows on the edges with a wait (v^d: destinations × those edges, the one
+    // array that grows with the product); in total on every edge (v).
     let mut per_dest = vec![0.0; dests.len() * nw];
-    // The last iteration's loads of each destination on those edges (y^d), until the step is chosen.
-    let mut latest = vec![0.0; dests.len() * nw];
     let mut volumes = vec![0.0; g.num_edges()];
     let mut iterations = Vec::new();
     let (mut unreached, mut unreached_pairs) = (0.0, 0usize);
@@ -374,11 +375,11 @@ pub fn assign_congested(
             unreached: f64,
             unreached_pairs: usize,
         }
+        let step = 1.0 / (k + 1) as f64;
         let blocks: Vec<Block> = dests
             .par_chunks(BLOCK)
-            .zip(per_dest.par_chunks(BLOCK * nw.max(1)))
-            .zip(latest.par_chunks_mut(BLOCK * nw.max(1)))
-            .map(|((chunk, flows), newest)| {
+            .zip(per_dest.par_chunks_mut(BLOCK * nw.max(1)))
+            .map(|(chunk, flows)| {
                 let mut ws = Workspace::new(&live);
                 let mut scratch = vec![0.0; live.num_edges()];
                 let mut block = Block {
@@ -403,11 +404,14 @@ pub fn assign_congested(
                         }
                     }
                     ws.load(&live, &origins, &mut scratch);
+                    let flow = &mut flows[i * nw..(i + 1) * nw];
                     if k > 0 {
-                        block.waiting += waits.waiting(&flows[i * nw..(i + 1) * nw], &live.freq);
+                        block.waiting += waits.waiting(flow, &live.freq);
                     }
-                    for (y, &a) in newest[i * nw..(i + 1) * nw].iter_mut().zip(&waits.edge) {
-                        *y = scratch[a as usize];
+                    // The successive averages' step is known before the gap: move v^d now (after the
+                    // last iteration it is not read again).
+                    for (v, &a) in flow.iter_mut().zip(&waits.edge) {
+                        *v += step * (scratch[a as usize] - *v);
                     }
                     for &a in &ws.attractive {
                         block.loads[a as usize] += scratch[a as usize];
@@ -437,8 +441,13 @@ pub fn assign_congested(
             (travel + waiting - strategy_cost).max(0.0)
         };
         let relative_gap = if strategy_cost > 0.0 { gap / strategy_cost } else { 0.0 };
-        let it =
-            CongestedIteration { gap, relative_gap, strategy_cost, seconds: start.elapsed().as_secs_f64() };
+        let it = CongestedIteration {
+            iteration: k,
+            gap,
+            relative_gap,
+            strategy_cost,
+            seconds: start.elapsed().as_secs_f64(),
+        };
         iterations.push(it);
         progress(&it);
         if k > 0 && relative_gap <= copts.relative_gap {
@@ -448,15 +457,9 @@ pub fn assign_congested(
         if k + 1 == copts.max_iterations.max(1) && k > 0 {
             break; // the flows measured last are the answer
         }
-        let step = 1.0 / (k + 1) as f64;
         for (v, y) in volumes.iter_mut().zip(&loads) {
             *v += step * (y - *v);
         }
-        per_dest.par_chunks_mut(4096).zip(latest.par_chunks(4096)).for_each(|(v, y)| {
-            for (v, y) in v.iter_mut().zip(y) {
-                *v += step * (y - *v);
-            }
-        });
     }
     // Nothing to measure a gap on: no demand, or a single iteration asked for.
     if dests.is_empty() {

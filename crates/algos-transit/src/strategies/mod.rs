@@ -40,7 +40,7 @@
 //! # Ok::<(), urbanflow::transit::TdError>(())
 //! ```
 
-mod congested;
+pub mod congested;
 mod demand;
 mod destination;
 mod graph;

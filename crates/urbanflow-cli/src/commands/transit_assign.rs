@@ -77,7 +77,9 @@ pub struct Args {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Write zone-to-zone skims here: CSV `origin,destination,total,in_vehicle,waiting,walking,boardings`
-    /// (expected values; pairs that cannot be reached are left out). Every zone becomes a destination.
+    /// (expected values; pairs that cannot be reached are left out), or an OMX file (`.omx`, feature
+    /// `omx`) with those five cores over the zone ids (unreachable: infinity). Every zone becomes a
+    /// destination.
     #[arg(long)]
     skims: Option<PathBuf>,
     /// Write boardings and alightings per stop and line here: CSV `stop_id,line_id,boardings,alightings`
@@ -191,7 +193,14 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         let quiet = args.json;
         let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|it| {
             if !quiet {
-                eprintln!("congestion: relative gap {:.3e} after {:.2} s", it.relative_gap, it.seconds);
+                if it.iteration == 0 {
+                    eprintln!("congestion: iteration 0 (uncongested) in {:.2} s", it.seconds);
+                } else {
+                    eprintln!(
+                        "congestion: iteration {}, relative gap {:.3e}, {:.2} s",
+                        it.iteration, it.relative_gap, it.seconds
+                    );
+                }
             }
         })?;
         Some((c, capacity, period))
@@ -231,21 +240,39 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         })?;
     }
     if let (Some(path), Some(s)) = (&args.skims, &r.skims) {
-        write_csv(path, |w| {
-            writeln!(w, "origin,destination,total,in_vehicle,waiting,walking,boardings")?;
-            for o in 0..s.zones {
-                for d in 0..s.zones {
-                    let k = o * s.zones + d;
-                    if o != d && s.total[k].is_finite() {
-                        let (id_o, id_d) = (zones.id(o), zones.id(d));
-                        let (t, i, wa, wk, b) =
-                            (s.total[k], s.in_vehicle[k], s.waiting[k], s.walking[k], s.boardings[k]);
-                        writeln!(w, "{id_o},{id_d},{t},{i},{wa},{wk},{b}")?;
+        if crate::args::matrices::is_omx(path) {
+            let ids = (0..s.zones)
+                .map(|z| {
+                    u64::try_from(zones.id(z)).map_err(|_| {
+                        format!("{}: zone id {} cannot be an OMX zone (ids ≥ 0)", path.display(), zones.id(z))
+                    })
+                })
+                .collect::<Result<Vec<u64>, String>>()?;
+            let cores: [(&str, &[f64]); 5] = [
+                ("total", &s.total),
+                ("in_vehicle", &s.in_vehicle),
+                ("waiting", &s.waiting),
+                ("walking", &s.walking),
+                ("boardings", &s.boardings),
+            ];
+            crate::args::matrices::write_matrices(path, &ids, &cores)?;
+        } else {
+            write_csv(path, |w| {
+                writeln!(w, "origin,destination,total,in_vehicle,waiting,walking,boardings")?;
+                for o in 0..s.zones {
+                    for d in 0..s.zones {
+                        let k = o * s.zones + d;
+                        if o != d && s.total[k].is_finite() {
+                            let (id_o, id_d) = (zones.id(o), zones.id(d));
+                            let (t, i, wa, wk, b) =
+                                (s.total[k], s.in_vehicle[k], s.waiting[k], s.walking[k], s.boardings[k]);
+                            writeln!(w, "{id_o},{id_d},{t},{i},{wa},{wk},{b}")?;
+                        }
                     }
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            })?;
+        }
     }
     if let Some(path) = &args.boardings {
         let table = boardings(&g, &r);
