@@ -1,7 +1,8 @@
 //! Congested transit assignment (effective frequencies, Cepeda, Cominetti & Florian 2006) against
 //! equilibria solved independently: two common lines, and a line whose through riders take the room
 //! of the boarders downstream, each solved by bisection on its equilibrium condition (flows split in
-//! proportion to the effective frequencies). Plus: unlimited capacity is the uncongested assignment
+//! proportion to the effective frequencies); three common lines, one with through riders, solved by
+//! scipy (`scripts/fixtures/congested_common_lines.py`, fixtures in `tests/fixtures/congested`). Plus: unlimited capacity is the uncongested assignment
 //! bit for bit, flow conservation and thread-count independence on a grid city, vehicle capacities per
 //! line, and the refusals.
 
@@ -240,4 +241,49 @@ fn vehicle_capacities_per_line_are_read_and_checked() {
         assert!(e.contains(want), "{e}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The scipy fixture's network: stops U (0), S (1), D (2); line A rides U → S → D, lines B and C ride
+/// S → D; `h` trips U → D stay on A through S, `g` trips S → D split over A, B and C.
+#[test]
+fn three_common_lines_equal_scipys_equilibrium() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/congested");
+    for name in ["common_lines_beta0.5.json", "common_lines_beta4.json"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let case: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let num = |v: &serde_json::Value| v.as_f64().unwrap();
+        let (mu, ride) = (&case["mu"], &case["ride"]);
+        let edges = [
+            (0, 3, 0.0, num(&mu["A"]), EdgeKind::Boarding),
+            (3, 4, 8.0, INF, EdgeKind::OnBoard),
+            (1, 4, 0.0, num(&mu["A"]), EdgeKind::Boarding),
+            (4, 2, num(&ride["A"]), INF, EdgeKind::OnBoard),
+            (1, 5, 0.0, num(&mu["B"]), EdgeKind::Boarding),
+            (5, 2, num(&ride["B"]), INF, EdgeKind::OnBoard),
+            (1, 6, 0.0, num(&mu["C"]), EdgeKind::Boarding),
+            (6, 2, num(&ride["C"]), INF, EdgeKind::OnBoard),
+        ];
+        let plain: Vec<_> = edges.iter().map(|e| (e.0, e.1, e.2, e.3)).collect();
+        let g = HyperpathGraph::from_edges(7, &plain).unwrap().with_kinds(edges.iter().map(|e| e.4)).unwrap();
+        let zones = Zones::every_vertex(&g);
+        let demand = TransitDemand::new(&zones, [(0, 2, num(&case["h"])), (1, 2, num(&case["g"]))]).unwrap();
+        let (za, zb) = (num(&case["zA"]), num(&case["zB"]));
+        let capacity = [za, INF, za, INF, zb, INF, INF, INF];
+        let opts =
+            CongestionOptions { beta: num(&case["beta"]), relative_gap: 1e-10, max_iterations: 200_000 };
+        let r = assign_congested(&g, &zones, &demand, &capacity, &StrategyOptions::default(), &opts, &|_| {})
+            .unwrap();
+        assert!(r.converged, "{name}: {:?}", r.iterations.last());
+        let want = &case["volumes"];
+        for (line, edge) in [("A", 2), ("B", 4), ("C", 6)] {
+            let (ours, theirs) = (r.assignment.volumes[edge], num(&want[line]));
+            assert!(
+                (ours - theirs).abs() <= 1e-4 * theirs,
+                "{name}: line {line} boards {ours} at S, scipy {theirs}"
+            );
+            let f = num(&case["effective_frequency"][line]);
+            assert!((r.effective_frequency[edge] - f).abs() <= 1e-3 * f, "{name}: line {line}'s frequency");
+        }
+        assert!((r.assignment.volumes[3] - num(&case["h"]) - r.assignment.volumes[2]).abs() < 1e-9);
+    }
 }
