@@ -166,45 +166,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
     let load_s = t.elapsed().as_secs_f64();
     let opts = StrategyOptions { skims: args.skims.is_some(), allow_unconnected: args.allow_unconnected };
     let progress = std::sync::Mutex::new(crate::progress::Progress::new("destinations", 1, args.json));
-    let congested = if args.vehicle_capacity.is_none() && args.line_capacities.is_none() {
-        None
-    } else {
-        if let Some(c) = args.vehicle_capacity.filter(|c| !(*c > 0.0 && c.is_finite())) {
-            return Err(format!("--vehicle-capacity {c}: expected a positive number").into());
-        }
-        let period = args.period.or(window_s).ok_or(
-            "a congested assignment with --edges needs --period (the time the demand covers, in the \
-                 frequencies' time unit)",
-        )?;
-        if !(period > 0.0 && period.is_finite()) {
-            return Err(format!("--period {period}: expected a positive number").into());
-        }
-        let capacity = match (&args.line_capacities, args.vehicle_capacity) {
-            (Some(file), others) => {
-                line_capacities_by_line(&g, &read_vehicle_capacities(file)?, others, period)?
-            }
-            (None, all) => line_capacities(&g, all.unwrap_or(f64::INFINITY), period),
-        };
-        let copts = CongestionOptions {
-            beta: args.beta,
-            relative_gap: args.gap,
-            max_iterations: args.max_iterations,
-        };
-        let quiet = args.json;
-        let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|it| {
-            if !quiet {
-                if it.iteration == 0 {
-                    eprintln!("congestion: iteration 0 (uncongested) in {:.2} s", it.seconds);
-                } else {
-                    eprintln!(
-                        "congestion: iteration {}, relative gap {:.3e}, {:.2} s",
-                        it.iteration, it.relative_gap, it.seconds
-                    );
-                }
-            }
-        })?;
-        Some((c, capacity, period))
-    };
+    let congested = congested_run(&args, &g, &zones, &demand, &opts, window_s)?;
     let r = match &congested {
         Some((c, _, _)) => c.assignment.clone(),
         None => assign(&g, &zones, &demand, &opts, &|done, total| {
@@ -342,6 +304,51 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             args.gap
         )
     })))
+}
+
+/// With `--vehicle-capacity` or `--line-capacities`: the congested assignment, with the capacities
+/// and the demand period it used; `None` otherwise.
+fn congested_run(
+    args: &Args,
+    g: &HyperpathGraph,
+    zones: &Zones,
+    demand: &TransitDemand,
+    opts: &StrategyOptions,
+    window_s: Option<f64>,
+) -> Result<Option<(CongestedAssignment, Vec<f64>, f64)>, Error> {
+    if args.vehicle_capacity.is_none() && args.line_capacities.is_none() {
+        return Ok(None);
+    }
+    if let Some(c) = args.vehicle_capacity.filter(|c| !(*c > 0.0 && c.is_finite())) {
+        return Err(format!("--vehicle-capacity {c}: expected a positive number").into());
+    }
+    let period = args.period.or(window_s).ok_or(
+        "a congested assignment with --edges needs --period (the time the demand covers, in the \
+             frequencies' time unit)",
+    )?;
+    if !(period > 0.0 && period.is_finite()) {
+        return Err(format!("--period {period}: expected a positive number").into());
+    }
+    let capacity = match (&args.line_capacities, args.vehicle_capacity) {
+        (Some(file), others) => line_capacities_by_line(g, &read_vehicle_capacities(file)?, others, period)?,
+        (None, all) => line_capacities(g, all.unwrap_or(f64::INFINITY), period),
+    };
+    let copts =
+        CongestionOptions { beta: args.beta, relative_gap: args.gap, max_iterations: args.max_iterations };
+    let quiet = args.json;
+    let c = assign_congested(g, zones, demand, &capacity, opts, &copts, &|it| {
+        if !quiet {
+            if it.iteration == 0 {
+                eprintln!("congestion: iteration 0 (uncongested) in {:.2} s", it.seconds);
+            } else {
+                eprintln!(
+                    "congestion: iteration {}, relative gap {:.3e}, {:.2} s",
+                    it.iteration, it.relative_gap, it.seconds
+                );
+            }
+        }
+    })?;
+    Ok(Some((c, capacity, period)))
 }
 
 /// The congested run in JSON and in one line: iterations, gap, and how full the lines leave their stops.
