@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment,
-    StrategyOptions, TransitDemand, Zones, assign, assign_congested, graph_from_gtfs, line_capacities,
-    line_capacities_by_line, read_vehicle_capacities, read_zone_points,
+    StrategyOptions, TransitDemand, TransitSkims, Zones, assign, assign_congested, graph_from_gtfs,
+    line_capacities, line_capacities_by_line, read_vehicle_capacities, read_zone_points,
 };
 
 use crate::outcome::{Error, Outcome};
@@ -202,39 +202,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         })?;
     }
     if let (Some(path), Some(s)) = (&args.skims, &r.skims) {
-        if crate::args::matrices::is_omx(path) {
-            let ids = (0..s.zones)
-                .map(|z| {
-                    u64::try_from(zones.id(z)).map_err(|_| {
-                        format!("{}: zone id {} cannot be an OMX zone (ids ≥ 0)", path.display(), zones.id(z))
-                    })
-                })
-                .collect::<Result<Vec<u64>, String>>()?;
-            let cores: [(&str, &[f64]); 5] = [
-                ("total", &s.total),
-                ("in_vehicle", &s.in_vehicle),
-                ("waiting", &s.waiting),
-                ("walking", &s.walking),
-                ("boardings", &s.boardings),
-            ];
-            crate::args::matrices::write_matrices(path, &ids, &cores)?;
-        } else {
-            write_csv(path, |w| {
-                writeln!(w, "origin,destination,total,in_vehicle,waiting,walking,boardings")?;
-                for o in 0..s.zones {
-                    for d in 0..s.zones {
-                        let k = o * s.zones + d;
-                        if o != d && s.total[k].is_finite() {
-                            let (id_o, id_d) = (zones.id(o), zones.id(d));
-                            let (t, i, wa, wk, b) =
-                                (s.total[k], s.in_vehicle[k], s.waiting[k], s.walking[k], s.boardings[k]);
-                            writeln!(w, "{id_o},{id_d},{t},{i},{wa},{wk},{b}")?;
-                        }
-                    }
-                }
-                Ok(())
-            })?;
-        }
+        write_skims(path, &zones, s)?;
     }
     if let Some(path) = &args.boardings {
         let table = boardings(&g, &r);
@@ -304,6 +272,45 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             args.gap
         )
     })))
+}
+
+/// Zone-to-zone skims: an OMX file with five cores over the zone ids (`.omx`), or CSV rows of the
+/// pairs that can be reached.
+fn write_skims(path: &Path, zones: &Zones, s: &TransitSkims) -> Result<(), Error> {
+    if crate::args::matrices::is_omx(path) {
+        let ids = (0..s.zones)
+            .map(|z| {
+                u64::try_from(zones.id(z)).map_err(|_| {
+                    format!("{}: zone id {} cannot be an OMX zone (ids ≥ 0)", path.display(), zones.id(z))
+                })
+            })
+            .collect::<Result<Vec<u64>, String>>()?;
+        let cores: [(&str, &[f64]); 5] = [
+            ("total", &s.total),
+            ("in_vehicle", &s.in_vehicle),
+            ("waiting", &s.waiting),
+            ("walking", &s.walking),
+            ("boardings", &s.boardings),
+        ];
+        crate::args::matrices::write_matrices(path, &ids, &cores)?;
+    } else {
+        write_csv(path, |w| {
+            writeln!(w, "origin,destination,total,in_vehicle,waiting,walking,boardings")?;
+            for o in 0..s.zones {
+                for d in 0..s.zones {
+                    let k = o * s.zones + d;
+                    if o != d && s.total[k].is_finite() {
+                        let (id_o, id_d) = (zones.id(o), zones.id(d));
+                        let (t, i, wa, wk, b) =
+                            (s.total[k], s.in_vehicle[k], s.waiting[k], s.walking[k], s.boardings[k]);
+                        writeln!(w, "{id_o},{id_d},{t},{i},{wa},{wk},{b}")?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// With `--vehicle-capacity` or `--line-capacities`: the congested assignment, with the capacities
