@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, GtfsGraphOptions, HyperpathGraph, StrategyOptions, TransitDemand,
-    Zones, assign, assign_congested, graph_from_gtfs, line_capacities as uniform_capacities,
-    line_capacities_by_line, read_vehicle_capacities, read_zone_points,
+    Zones, assign, assign_congested, graph_from_gtfs, line_capacities_by_line, read_vehicle_capacities,
+    read_zone_points,
 };
 
 use crate::errors::Error;
@@ -103,12 +103,9 @@ pub fn transit_assign<'py>(
             if !(period > 0.0 && period.is_finite()) {
                 return Err(Error::Input(format!("period {period}: expected a positive number")));
             }
-            let capacity = match &line_capacities {
-                Some(file) => {
-                    line_capacities_by_line(&g, &read_vehicle_capacities(file)?, vehicle_capacity, period)?
-                }
-                None => uniform_capacities(&g, vehicle_capacity.unwrap_or(f64::INFINITY), period),
-            };
+            let per_line =
+                line_capacities.as_ref().map(read_vehicle_capacities).transpose()?.unwrap_or_default();
+            let capacity = line_capacities_by_line(&g, &per_line, vehicle_capacity, period)?;
             let copts = CongestionOptions { beta, relative_gap: gap, max_iterations };
             let iteration = AtomicUsize::new(0);
             let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|_| {

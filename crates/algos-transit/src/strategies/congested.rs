@@ -177,7 +177,8 @@ pub fn read_vehicle_capacities(path: impl AsRef<Path>) -> Result<Vec<(String, f6
 }
 
 /// [`line_capacities`] with a vehicle capacity per line (`per_line`, by the edges' `line_id`; a
-/// transfer edge `A>B` boards B), and `others` for the lines not listed (`None`: unlimited). A listed
+/// transfer edge `A>B` boards B), and `others` for the lines not listed (`None`: unlimited; with no
+/// line listed, [`line_capacities`] for every line, or none). A listed
 /// line that no edge with a wait belongs to is refused (a misspelt id would silently leave its line
 /// unlimited).
 pub fn line_capacities_by_line(
@@ -250,30 +251,21 @@ impl Waits {
             }
         }
         tail_start.push(by_tail.len() as u32);
-        let mut out_start = vec![0u32; g.num_vertices() as usize + 1];
-        for &t in &g.tail {
-            out_start[t as usize + 1] += 1;
-        }
-        for v in 0..g.num_vertices() as usize {
-            out_start[v + 1] += out_start[v];
-        }
-        let mut fill = out_start.clone();
-        let mut out = vec![0u32; g.num_edges()];
-        for (e, &t) in g.tail.iter().enumerate() {
-            out[fill[t as usize] as usize] = e as u32;
-            fill[t as usize] += 1;
-        }
+        // The in-vehicle edges by tail: those leaving a wait edge's head carry its line on.
+        let mut riding: Vec<(u32, u32)> = (0..g.num_edges() as u32)
+            .filter(|&b| g.kind(b as usize).in_vehicle())
+            .map(|b| (g.tail[b as usize], b))
+            .collect();
+        riding.sort_unstable();
         let (mut after_start, mut after) = (vec![0u32], Vec::new());
         for &a in &edge {
-            let h = g.head[a as usize] as usize;
-            let riding = out[out_start[h] as usize..out_start[h + 1] as usize]
-                .iter()
-                .filter(|&&b| g.kind(b as usize).in_vehicle());
+            let h = g.head[a as usize];
+            let first = riding.partition_point(|&(t, _)| t < h);
             // None at a line's last stop, where no one rides on: nothing on board.
-            after.extend(riding);
+            after.extend(riding[first..].iter().take_while(|&&(t, _)| t == h).map(|&(_, b)| b));
             after_start.push(after.len() as u32);
         }
-        if !edge.is_empty() && (0..g.num_edges()).all(|e| !g.kind(e).in_vehicle()) {
+        if !edge.is_empty() && riding.is_empty() {
             return Err(TdError::InvalidParameter(
                 "congested assignment: the graph has edges with a wait but no in-vehicle edge (link_type \
                  on-board or dwell), so the loads of its lines cannot be known; label the graph's edges \
@@ -286,6 +278,25 @@ impl Waits {
 
     fn len(&self) -> usize {
         self.edge.len()
+    }
+
+    /// The effective frequency of every edge with a wait under the flows `volumes` (into `freq`, the
+    /// others untouched), and each one's load leaving its stop (into `on_board`).
+    fn frequencies(
+        &self,
+        volumes: &[f64],
+        nominal: &[f64],
+        capacity: &[f64],
+        beta: f64,
+        freq: &mut [f64],
+        on_board: &mut [f64],
+    ) {
+        for (w, &a) in self.edge.iter().enumerate() {
+            let a = a as usize;
+            let riding = &self.after[self.after_start[w] as usize..self.after_start[w + 1] as usize];
+            on_board[a] = riding.iter().map(|&b| volumes[b as usize]).sum();
+            freq[a] = effective_frequency(nominal[a], volumes[a], on_board[a], capacity[a], beta);
+        }
     }
 
     /// `Σ_i max_a (flow[a] / freq[edge[a]])` over one destination's flows on the edges with a wait.
@@ -351,20 +362,13 @@ pub fn assign_congested(
     // array that grows with the product); in total on every edge (v).
     let mut per_dest = vec![0.0; dests.len() * nw];
     let mut volumes = vec![0.0; g.num_edges()];
+    let mut on_board = vec![0.0; g.num_edges()];
     let mut iterations = Vec::new();
     let (mut unreached, mut unreached_pairs) = (0.0, 0usize);
     let mut converged = false;
     for k in 0..copts.max_iterations.max(1) {
         if k > 0 {
-            for (w, &a) in waits.edge.iter().enumerate() {
-                let a = a as usize;
-                let on_board: f64 = waits.after
-                    [waits.after_start[w] as usize..waits.after_start[w + 1] as usize]
-                    .iter()
-                    .map(|&b| volumes[b as usize])
-                    .sum();
-                live.freq[a] = effective_frequency(nominal[a], volumes[a], on_board, capacity[a], copts.beta);
-            }
+            waits.frequencies(&volumes, &nominal, capacity, copts.beta, &mut live.freq, &mut on_board);
         }
         // Each block: its destinations' loads (y) on every edge, their strategies' cost, and the waits
         // of their current flows (v^d) under the iteration's frequencies.
@@ -465,15 +469,8 @@ pub fn assign_congested(
     if dests.is_empty() {
         converged = true;
     }
-    let mut on_board = vec![0.0; g.num_edges()];
-    for (w, &a) in waits.edge.iter().enumerate() {
-        let a = a as usize;
-        on_board[a] = waits.after[waits.after_start[w] as usize..waits.after_start[w + 1] as usize]
-            .iter()
-            .map(|&b| volumes[b as usize])
-            .sum();
-        live.freq[a] = effective_frequency(nominal[a], volumes[a], on_board[a], capacity[a], copts.beta);
-    }
+    // The frequencies of the flows returned (the last iteration's, unless it moved them: one iteration).
+    waits.frequencies(&volumes, &nominal, capacity, copts.beta, &mut live.freq, &mut on_board);
     let skims = if opts.skims { assign(&live, zones, demand, opts, &|_, _| {})?.skims } else { None };
     let unassigned = grouped.unassigned + unreached;
     let intrazonal = grouped.intrazonal;

@@ -17,7 +17,7 @@ use std::time::Instant;
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment,
     StrategyOptions, TransitDemand, TransitSkims, Zones, assign, assign_congested, graph_from_gtfs,
-    line_capacities, line_capacities_by_line, read_vehicle_capacities, read_zone_points,
+    line_capacities_by_line, read_vehicle_capacities, read_zone_points,
 };
 
 use crate::outcome::{Error, Outcome};
@@ -336,10 +336,9 @@ fn congested_run(
     if !(period > 0.0 && period.is_finite()) {
         return Err(format!("--period {period}: expected a positive number").into());
     }
-    let capacity = match (&args.line_capacities, args.vehicle_capacity) {
-        (Some(file), others) => line_capacities_by_line(g, &read_vehicle_capacities(file)?, others, period)?,
-        (None, all) => line_capacities(g, all.unwrap_or(f64::INFINITY), period),
-    };
+    let per_line =
+        args.line_capacities.as_ref().map(read_vehicle_capacities).transpose()?.unwrap_or_default();
+    let capacity = line_capacities_by_line(g, &per_line, args.vehicle_capacity, period)?;
     let copts =
         CongestionOptions { beta: args.beta, relative_gap: args.gap, max_iterations: args.max_iterations };
     let quiet = args.json;
