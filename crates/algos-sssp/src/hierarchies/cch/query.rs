@@ -118,6 +118,7 @@ impl CchQuery {
         t: u32,
     ) -> Result<Option<(u32, Vec<u32>)>, SsspError> {
         check_ends(ch, s, t)?;
+        unpacking.check_fits(ch)?;
         let found = self.search_keeping(ch, s, t);
         let Some((d, meet)) = checked(found).inspect_err(|_| self.reset(ch, s, t))? else {
             self.reset(ch, s, t);
@@ -128,13 +129,13 @@ impl CchQuery {
         let mut walk = Vec::new();
         // s up to the meeting rank: the forward arcs, collected from the top and reversed.
         let mut slots = Vec::new();
-        for_each_arc_down(ch, parent, ch.rank[s as usize], meet, &self.forward_arc, &mut walk, |f| {
-            slots.push(2 * f as usize)
+        for_each_arc_down(&ch.up, parent, ch.rank[s as usize], meet, &self.forward_arc, &mut walk, |f| {
+            slots.push(unpacking.slot(f, false))
         });
         slots.reverse();
         // The meeting rank down to t: the backward arcs, in path order.
-        for_each_arc_down(ch, parent, ch.rank[t as usize], meet, &self.backward_arc, &mut walk, |f| {
-            slots.push(2 * f as usize + 1)
+        for_each_arc_down(&ch.down, parent, ch.rank[t as usize], meet, &self.backward_arc, &mut walk, |f| {
+            slots.push(unpacking.slot(f, true))
         });
         unpacking.unpack_slots(&slots, &mut arcs);
         self.reset(ch, s, t);
@@ -283,25 +284,45 @@ impl CchQuery {
     }
 
     /// Both walks; the distance and the meeting rank, the arrays left set for [`Self::path`].
+    ///
+    /// The two walks go up in rank order side by side until they reach their lowest common ancestor;
+    /// from there on they share every rank, and a rank whose label already reaches the best sum found
+    /// below it relaxes none of its arcs (pruning: every path through it is at least that long). The
+    /// top separators, where the cliques and so most of the arcs are, are skipped this way on most
+    /// queries. The distance, the meeting rank and the arcs that lead to it are those of the unpruned
+    /// walks: a pruned arc can only give a sum at least the best one, and the best is kept at its
+    /// lowest rank, which lies below the pruned ranks whenever they tie it.
     fn search_keeping(&mut self, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<(u32, u32)> {
         let parent = ch.elimination_tree.as_deref().expect("checked in new");
-        let (rs, rt) = (ch.rank[s as usize], ch.rank[t as usize]);
-        walk(&ch.up, parent, rs, &mut self.forward, &mut self.forward_arc);
-        walk(&ch.down, parent, rt, &mut self.backward, &mut self.backward_arc);
-        // The two paths meet on the common ancestors: the best sum there (forward distances are
-        // UNREACHABLE off the forward path).
+        let (mut xs, mut xt) = (ch.rank[s as usize], ch.rank[t as usize]);
+        self.forward[xs as usize] = 0;
+        self.backward[xt as usize] = 0;
+        // Below the lowest common ancestor: the lower of the two ranks steps (a root is u32::MAX, so a
+        // walk that ends waits for the other, which ends too when the two trees differ).
+        while xs != xt {
+            if xs < xt {
+                relax(&ch.up, xs, &mut self.forward, &mut self.forward_arc, SATURATED as u64 + 1);
+                xs = parent[xs as usize];
+            } else {
+                relax(&ch.down, xt, &mut self.backward, &mut self.backward_arc, SATURATED as u64 + 1);
+                xt = parent[xt as usize];
+            }
+        }
+        // The shared ranks, pruned by the best sum so far. Sums at or past the saturation bound count
+        // as the bound: reported as an overflow (by the callers) unless a shorter meeting exists.
         let mut best: Option<(u32, u32)> = None;
-        let mut x = rt;
+        let mut x = xs;
         while x != u32::MAX {
             let (f, b) = (self.forward[x as usize], self.backward[x as usize]);
             if f != UNREACHABLE && b != UNREACHABLE {
-                // Sums at or past the saturation bound count as the bound: reported as an overflow
-                // (by the callers) unless a shorter meeting exists.
                 let sum = (f as u64 + b as u64).min(SATURATED as u64) as u32;
                 if best.is_none_or(|(d, _)| sum < d) {
                     best = Some((sum, x));
                 }
             }
+            let bound = best.map_or(SATURATED as u64 + 1, |(d, _)| d as u64);
+            relax(&ch.up, x, &mut self.forward, &mut self.forward_arc, bound);
+            relax(&ch.down, x, &mut self.backward, &mut self.backward_arc, bound);
             x = parent[x as usize];
         }
         best
@@ -368,34 +389,42 @@ fn walk(csr: &graph_core::Csr<u32>, parent: &[u32], start: u32, dist: &mut [u32]
     dist[start as usize] = 0;
     let mut x = start;
     while x != u32::MAX {
-        let dx = dist[x as usize];
-        if dx != UNREACHABLE {
-            for f in csr.arc_range(x) {
-                let w = csr.weights()[f];
-                if w == UNREACHABLE {
-                    continue;
-                }
-                let y = csr.targets()[f] as usize;
-                // Saturating at `u32::MAX − 1`: a label past it stays reachable and makes the answer
-                // an overflow error, never "unreachable".
-                let nd = (dx as u64 + w as u64).min(SATURATED as u64) as u32;
-                if nd < dist[y] {
-                    dist[y] = nd;
-                    arc[y] = f as u32;
-                }
-            }
-        }
+        relax(csr, x, dist, arc, SATURATED as u64 + 1);
         x = parent[x as usize];
     }
 }
 
+/// Relaxes the arcs of rank `x` in `csr` when its label is below `bound` (a reached rank whose label
+/// is at least the best sum found leads nowhere shorter).
+#[inline]
+fn relax(csr: &graph_core::Csr<u32>, x: u32, dist: &mut [u32], arc: &mut [u32], bound: u64) {
+    let dx = dist[x as usize];
+    if dx == UNREACHABLE || dx as u64 >= bound {
+        return;
+    }
+    for f in csr.arc_range(x) {
+        let w = csr.weights()[f];
+        if w == UNREACHABLE {
+            continue;
+        }
+        let y = csr.targets()[f] as usize;
+        // Saturating at `u32::MAX − 1`: a label past it stays reachable and makes the answer an
+        // overflow error, never "unreachable".
+        let nd = (dx as u64 + w as u64).min(SATURATED as u64) as u32;
+        if nd < dist[y] {
+            dist[y] = nd;
+            arc[y] = f as u32;
+        }
+    }
+}
+
 /// The arcs of one search's path from the meeting rank `meet` down to `start`, top first: `arc[x]` is
-/// the hierarchy edge that reached `x`, and its lower end is the highest rank below `x` on `start`'s
-/// elimination-tree walk whose arc range holds it. The walk's ranks and their offsets were all just read
+/// the arc of `csr` (the search's direction) that reached `x`, and its lower end is the highest rank
+/// below `x` on `start`'s elimination-tree walk whose arc range holds it. The walk's ranks and their offsets were all just read
 /// by the search (in cache), where a binary search over every rank's offsets missed the cache at each
 /// of its ~18 steps, for each arc of the path (most of a NY path query's unpacking time).
 fn for_each_arc_down(
-    ch: &ContractionHierarchy,
+    csr: &graph_core::Csr<u32>,
     parent: &[u32],
     start: u32,
     meet: u32,
@@ -409,7 +438,7 @@ fn for_each_arc_down(
         walk.push(x);
         x = parent[x as usize];
     }
-    let offsets = ch.up.offsets();
+    let offsets = csr.offsets();
     let mut x = meet;
     let mut below = walk.len();
     while arc[x as usize] != NO_ARC {
@@ -423,6 +452,88 @@ fn for_each_arc_down(
             if offsets[z as usize] <= e && e < offsets[z as usize + 1] {
                 x = z;
                 break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cch::Cch;
+    use graph_core::generators::random_graph;
+    use graph_core::rng::SplitMix64;
+
+    /// The unpruned search: both walks to the root, then the best sum at its lowest rank.
+    fn unpruned(q: &mut CchQuery, ch: &ContractionHierarchy, s: u32, t: u32) -> Option<(u32, u32)> {
+        let parent = ch.elimination_tree.as_deref().unwrap();
+        let (rs, rt) = (ch.rank[s as usize], ch.rank[t as usize]);
+        walk(&ch.up, parent, rs, &mut q.forward, &mut q.forward_arc);
+        walk(&ch.down, parent, rt, &mut q.backward, &mut q.backward_arc);
+        let mut best: Option<(u32, u32)> = None;
+        let mut x = rt;
+        while x != u32::MAX {
+            let (f, b) = (q.forward[x as usize], q.backward[x as usize]);
+            if f != UNREACHABLE && b != UNREACHABLE {
+                let sum = (f as u64 + b as u64).min(SATURATED as u64) as u32;
+                if best.is_none_or(|(d, _)| sum < d) {
+                    best = Some((sum, x));
+                }
+            }
+            x = parent[x as usize];
+        }
+        best
+    }
+
+    /// Pruning changes nothing a caller sees: the same distance, the same meeting rank, and the same
+    /// arcs leading to it (so the same unpacked path), on random graphs with zero weights and ties.
+    #[test]
+    fn pruned_search_meets_where_the_full_walks_do() {
+        let mut rng = SplitMix64::new(62);
+        for seed in 0..60u64 {
+            let n = 2 + rng.below(70) as u32;
+            let max_w = [0, 1, 3, 40][seed as usize % 4];
+            let g = random_graph(seed, n, n * (1 + rng.below(4) as u32), 0..=max_w).unwrap();
+            let cch = Cch::build(&g).unwrap();
+            let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).unwrap();
+            let (mut pruned, mut full) = (CchQuery::new(&ch).unwrap(), CchQuery::new(&ch).unwrap());
+            let parent = ch.elimination_tree.as_deref().unwrap();
+            for _ in 0..40 {
+                let (s, t) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+                let got = pruned.search_keeping(&ch, s, t);
+                assert_eq!(got, unpruned(&mut full, &ch, s, t), "seed {seed}: {s} → {t}");
+                if let Some((_, meet)) = got {
+                    let mut walk = Vec::new();
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    for (q, out) in [(&pruned, &mut a), (&full, &mut b)] {
+                        for_each_arc_down(
+                            &ch.up,
+                            parent,
+                            ch.rank[s as usize],
+                            meet,
+                            &q.forward_arc,
+                            &mut walk,
+                            |f| out.push(2 * f as usize),
+                        );
+                        for_each_arc_down(
+                            &ch.down,
+                            parent,
+                            ch.rank[t as usize],
+                            meet,
+                            &q.backward_arc,
+                            &mut walk,
+                            |f| out.push(2 * f as usize + 1),
+                        );
+                    }
+                    assert_eq!(a, b, "seed {seed}: the arcs to the meeting rank of {s} → {t}");
+                    let (mut pa, mut pb) = (Vec::new(), Vec::new());
+                    unpacking.unpack_slots(&a, &mut pa);
+                    unpacking.unpack_slots(&b, &mut pb);
+                    assert_eq!(pa, pb);
+                }
+                pruned.reset(&ch, s, t);
+                full.reset(&ch, s, t);
+                assert!(pruned.forward.iter().chain(&pruned.backward).all(|&d| d == UNREACHABLE));
             }
         }
     }
