@@ -3,8 +3,10 @@
 //! query, query with its path unpacked to input arcs, the buckets matrix engine), bidirectional Dijkstra and
 //! Dijkstra stopped at the target (no preparation), and the fast_paths crate (a contraction hierarchy:
 //! preparation, query with path, and a matrix as its users compute one — a query per pair, on all cores
-//! with one calculator per thread). Every answer is compared with Dijkstra's or with ours. One JSON line
-//! per graph.
+//! with one calculator per thread). Our queries run on the basic customisation and on its perfect
+//! thinning (`cch::perfect::thin_for_queries`, timed apart as `thin_s`). Every answer is compared with
+//! Dijkstra's or with ours. Each query timing is the best of `--rounds` (default 3), the variants in
+//! turn within a round. One JSON line per graph.
 //!
 //! ```text
 //! cargo bench --bench p2p -- --graphs ../shared/data/road/weighted/NY.gr.xz --queries 2000 --matrix 1000
@@ -21,6 +23,7 @@ use std::time::Instant;
 use common::{arg, flag};
 use rayon::prelude::*;
 use urbanflow::graph::io::{ReadOptions, read_graph};
+use urbanflow::sssp::cch::perfect::thin_for_queries;
 use urbanflow::sssp::cch::{Cch, CchQuery};
 use urbanflow::sssp::cpu::bidirectional::BidirectionalQuery;
 use urbanflow::sssp::cpu::dijkstra::{Stop, dijkstra};
@@ -34,6 +37,7 @@ fn main() {
     let peer_side: usize =
         arg("--fast-paths-matrix").map_or(side.min(300), |s| s.parse().expect("--fast-paths-matrix"));
     let with_peer = !flag("--no-fast-paths");
+    let rounds: usize = arg("--rounds").map_or(3, |s| s.parse().expect("--rounds")).max(1);
     for path in graphs.split(',') {
         let g: urbanflow::Csr<u32> = read_graph(path, ReadOptions::default()).expect("graph");
         let n = g.num_vertices() as u64;
@@ -46,16 +50,42 @@ fn main() {
         let t = Instant::now();
         let (ch, unpacking) = cch.customise_with_unpacking(g.weights()).expect("customise");
         let customise_s = t.elapsed().as_secs_f64();
+        // The perfect customisation's thinned copy (only the arcs some shortest path may need).
+        let t = Instant::now();
+        let (thin, thin_unpacking) = thin_for_queries(&ch, &unpacking).expect("thinning");
+        let thin_s = t.elapsed().as_secs_f64();
+        let kept = |c: &urbanflow::sssp::ch::ContractionHierarchy| c.up.num_arcs() + c.down.num_arcs();
+        let (arcs_basic, arcs_thin) = (kept(&ch), kept(&thin));
         let mut q = CchQuery::new(&ch).expect("query state");
-        let t = Instant::now();
-        let dist: Vec<Option<u32>> = pairs.iter().map(|&(s, t)| q.distance(&ch, s, t).unwrap()).collect();
-        let query_us = t.elapsed().as_secs_f64() * 1e6 / queries as f64;
-        let t = Instant::now();
+        // Each timing is the best of `rounds`, the variants in turn within a round, so that a machine
+        // whose speed drifts (this 2-core one moves by ±25 % between runs) slows them alike.
+        let mut best = [f64::INFINITY; 4];
+        let mut dist: Vec<Option<u32>> = Vec::new();
         let mut arcs = 0usize;
-        for &(s, t) in &pairs {
-            arcs += q.path(&ch, &unpacking, s, t).unwrap().map_or(0, |(_, a)| a.len());
+        for _ in 0..rounds {
+            for (k, hierarchy) in [&ch, &thin].into_iter().enumerate() {
+                let t = Instant::now();
+                let d: Vec<Option<u32>> =
+                    pairs.iter().map(|&(s, t)| q.distance(hierarchy, s, t).unwrap()).collect();
+                best[k] = best[k].min(t.elapsed().as_secs_f64() * 1e6 / queries as f64);
+                if k == 0 {
+                    dist = d;
+                } else {
+                    assert_eq!(d, dist, "{path}: the thinned hierarchy's distances");
+                }
+            }
+            for (k, (hierarchy, unpacking)) in
+                [(&ch, &unpacking), (&thin, &thin_unpacking)].into_iter().enumerate()
+            {
+                let t = Instant::now();
+                arcs = 0;
+                for &(s, t) in &pairs {
+                    arcs += q.path(hierarchy, unpacking, s, t).unwrap().map_or(0, |(_, a)| a.len());
+                }
+                best[2 + k] = best[2 + k].min(t.elapsed().as_secs_f64() * 1e6 / queries as f64);
+            }
         }
-        let path_us = t.elapsed().as_secs_f64() * 1e6 / queries as f64;
+        let [query_us, thin_query_us, path_us, thin_path_us] = best;
         let few = &pairs[..checked.min(pairs.len())];
         let t = Instant::now();
         for (k, &(s, target)) in few.iter().enumerate() {
@@ -87,7 +117,9 @@ fn main() {
         let threads = rayon::current_num_threads();
         let mut line = format!(
             "{{\"graph\":{path:?},\"vertices\":{n},\"arcs\":{},\"threads\":{threads},\"cch_build_s\":{build_s:.3},\"customise_s\":{customise_s:.3},\
-             \"queries\":{queries},\"query_us\":{query_us:.2},\"query_with_path_us\":{path_us:.2},\"path_arcs_mean\":{:.1},\
+             \"thin_s\":{thin_s:.3},\"hierarchy_arcs\":{arcs_basic},\"thinned_arcs\":{arcs_thin},\"rounds\":{rounds},\
+             \"queries\":{queries},\"query_us\":{query_us:.2},\"query_with_path_us\":{path_us:.2},\
+             \"thinned_query_us\":{thin_query_us:.2},\"thinned_query_with_path_us\":{thin_path_us:.2},\"path_arcs_mean\":{:.1},\
              \"dijkstra_to_target_us\":{dijkstra_us:.1},\"bidirectional_reverse_s\":{reverse_s:.3},\"bidirectional_with_path_us\":{bidirectional_us:.1},\
              \"checked_against_dijkstra\":{},\"matrix\":\"{side}x{side}\",\"matrix_s\":{matrix_s:.3}",
             g.num_arcs(),
@@ -95,7 +127,7 @@ fn main() {
             few.len()
         );
         if with_peer {
-            line += &fast_paths_columns(&g, &pairs, &dist, &m, peer_side);
+            line += &fast_paths_columns(&g, &pairs, &dist, &m, peer_side, rounds);
         }
         println!("{line}}}");
     }
@@ -109,6 +141,7 @@ fn fast_paths_columns(
     dist: &[Option<u32>],
     ours: &urbanflow::sssp::matrix::DistanceMatrix,
     k: usize,
+    rounds: usize,
 ) -> String {
     let t = Instant::now();
     let mut input = fast_paths::InputGraph::new();
@@ -127,13 +160,16 @@ fn fast_paths_columns(
     let fast = fast_paths::prepare(&input);
     let prepare_s = t.elapsed().as_secs_f64();
     let mut calc = fast_paths::create_calculator(&fast);
-    let t = Instant::now();
-    let mut differ = 0usize;
-    for (k, &(s, t)) in pairs.iter().enumerate() {
-        let p = calc.calc_path(&fast, s as usize, t as usize);
-        differ += (p.map(|p| p.get_weight() as u32) != dist[k]) as usize;
+    let (mut differ, mut query_us) = (0usize, f64::INFINITY);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        differ = 0;
+        for (k, &(s, t)) in pairs.iter().enumerate() {
+            let p = calc.calc_path(&fast, s as usize, t as usize);
+            differ += (p.map(|p| p.get_weight() as u32) != dist[k]) as usize;
+        }
+        query_us = query_us.min(t.elapsed().as_secs_f64() * 1e6 / pairs.len() as f64);
     }
-    let query_us = t.elapsed().as_secs_f64() * 1e6 / pairs.len() as f64;
     let (rows, cols) =
         (&ours.sources[..k.min(ours.sources.len())], &ours.targets[..k.min(ours.targets.len())]);
     let t = Instant::now();

@@ -250,7 +250,7 @@ impl Cch {
     ) -> Result<(ContractionHierarchy, Unpacking<'_>), SsspError> {
         let t = std::time::Instant::now();
         let (w, witness) = self.customised(weights, true)?;
-        Ok((self.hierarchy(w, t)?, Unpacking { cch: self, witness }))
+        Ok((self.hierarchy(w, t)?, Unpacking { cch: self, witness, edge_of: None }))
     }
 
     fn hierarchy(&self, w: Vec<u32>, t: std::time::Instant) -> Result<ContractionHierarchy, SsspError> {
@@ -532,9 +532,48 @@ pub struct Unpacking<'a> {
     /// Per interleaved slot (`2e` up, `2e + 1` down): input arc id, a triangle's edges
     /// ([`triangle_witness`]), or `NONE`.
     witness: Vec<u64>,
+    /// For a thinned hierarchy ([`perfect::thin_for_queries`]): the edge of each of its upward and
+    /// downward arcs (its arcs are a subset of the edges, renumbered). `None`: arc `f` is edge `f`.
+    edge_of: Option<[Vec<u32>; 2]>,
 }
 
 impl Unpacking<'_> {
+    /// The unpacking slot of arc `f` of `ch.up` (`down` false) or `ch.down` (`down` true) of the
+    /// hierarchy this unpacking belongs to (checked by [`Self::check_fits`]).
+    #[inline]
+    pub(crate) fn slot(&self, f: u32, down: bool) -> usize {
+        let e = match &self.edge_of {
+            Some(maps) => maps[down as usize][f as usize],
+            None => f,
+        };
+        2 * e as usize + down as usize
+    }
+
+    /// An error unless `ch` is the hierarchy of this unpacking's customisation (or its thinned copy
+    /// when the unpacking came with it): the arc counts must match, since paths are read through them.
+    pub(crate) fn check_fits(&self, ch: &ContractionHierarchy) -> Result<(), SsspError> {
+        let edges = self.witness.len() / 2;
+        let (up, down) = match &self.edge_of {
+            Some([up, down]) => (up.len(), down.len()),
+            None => (edges, edges),
+        };
+        if ch.up.num_arcs() as usize != up || ch.down.num_arcs() as usize != down {
+            return Err(SsspError::InvalidParameter(format!(
+                "the unpacking belongs to a hierarchy of {up} upward and {down} downward arcs, this one has {} and {}: \
+                 pass the unpacking that came with it (a thinned hierarchy has its own)",
+                ch.up.num_arcs(),
+                ch.down.num_arcs()
+            )));
+        }
+        Ok(())
+    }
+
+    /// This unpacking for a thinned copy of its hierarchy whose arcs are the edges `edge_of` (upward,
+    /// downward).
+    pub(crate) fn for_thinned(&self, edge_of: [Vec<u32>; 2]) -> Self {
+        Self { cch: self.cch, witness: self.witness.clone(), edge_of: Some(edge_of) }
+    }
+
     /// Appends the input arcs that realise hierarchy slot `slot` (`2e` up, `2e + 1` down) to `out`, in
     /// path order: a shortcut `x → y` via the lower triangle of `v` is `x → v` then `v → y`.
     pub fn unpack_slot(&self, slot: usize, out: &mut Vec<u32>) {
