@@ -155,6 +155,18 @@ def test_hierarchy_equals_scipy(seed, n, m, monkeypatch, tmp_path):
                                   csgraph.dijkstra(g2.to_scipy())[np.ix_(src, dst)])
     hier.customise()
     np.testing.assert_array_equal(hier.matrix(src, dst, dtype="float64"), m_)
+    # The perfect customisation's thinned hierarchy: the same distances, paths that add up to them.
+    hier.customise(perfect=True)
+    np.testing.assert_array_equal(hier.matrix(src, dst, dtype="float64"), m_)
+    for s, d in zip(src[:10], dst[:10]):
+        s, d = int(s), int(d)
+        found = hier.path(s, d)
+        assert (found is None) == np.isinf(want[s, d]) and (found is None) == (hier.distance(s, d) is None)
+        if found is not None:
+            dist, vertices = found
+            assert dist == want[s, d] and vertices[0] == s and vertices[-1] == d
+            assert sum(w[(t == a) & (h == b)].min() for a, b in zip(vertices[:-1], vertices[1:])) == dist
+    hier.customise()
     with pytest.raises(errors.InvalidInputError, match="weights"):
         hier.customise(w2[:-1] if len(w2) else [1])
     with pytest.raises(errors.InvalidInputError):

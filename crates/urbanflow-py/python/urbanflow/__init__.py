@@ -375,11 +375,17 @@ class Hierarchy:
     def __init__(self, inner: _Hierarchy):
         self._h = inner
 
-    def customise(self, weights=None, *, threads=None) -> None:
+    def customise(self, weights=None, *, threads=None, perfect=False) -> None:
         """Puts new arc weights on the hierarchy (integers, one per arc in ``Graph.weights`` order),
         or the graph's own with ``None``: the order is kept, only the metric changes (a fraction of the
-        build)."""
-        self._h.customise(None if weights is None else _u32(weights, "weights"), threads=threads)
+        build).
+
+        ``perfect=True`` also runs the perfect customisation and keeps only the arcs some shortest
+        path may need (about half on road graphs): ``distance`` and ``path`` then answer about twice
+        as fast, for the time of a few customisations — worth it before many queries. Answers are the
+        same."""
+        self._h.customise(None if weights is None else _u32(weights, "weights"), threads=threads,
+                          perfect=bool(perfect))
 
     def distance(self, source: int, target: int) -> int | None:
         """The shortest distance from ``source`` to ``target``, ``None`` when unreachable."""
