@@ -114,6 +114,11 @@ fn main() {
         let buckets = MatrixOptions { engine: Engine::Buckets, hierarchy: Some(&ch), ..Default::default() };
         let m = distance_matrix(&g, &rows, &cols, &buckets).expect("matrix").matrix;
         let matrix_s = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let thinned = MatrixOptions { engine: Engine::Buckets, hierarchy: Some(&thin), ..Default::default() };
+        let thin_m = distance_matrix(&g, &rows, &cols, &thinned).expect("matrix").matrix;
+        let thin_matrix_s = t.elapsed().as_secs_f64();
+        assert_eq!(thin_m.data, m.data, "{path}: the thinned hierarchy's matrix");
         let threads = rayon::current_num_threads();
         let mut line = format!(
             "{{\"graph\":{path:?},\"vertices\":{n},\"arcs\":{},\"threads\":{threads},\"cch_build_s\":{build_s:.3},\"customise_s\":{customise_s:.3},\
@@ -121,7 +126,7 @@ fn main() {
              \"queries\":{queries},\"query_us\":{query_us:.2},\"query_with_path_us\":{path_us:.2},\
              \"thinned_query_us\":{thin_query_us:.2},\"thinned_query_with_path_us\":{thin_path_us:.2},\"path_arcs_mean\":{:.1},\
              \"dijkstra_to_target_us\":{dijkstra_us:.1},\"bidirectional_reverse_s\":{reverse_s:.3},\"bidirectional_with_path_us\":{bidirectional_us:.1},\
-             \"checked_against_dijkstra\":{},\"matrix\":\"{side}x{side}\",\"matrix_s\":{matrix_s:.3}",
+             \"checked_against_dijkstra\":{},\"matrix\":\"{side}x{side}\",\"matrix_s\":{matrix_s:.3},\"thinned_matrix_s\":{thin_matrix_s:.3}",
             g.num_arcs(),
             arcs as f64 / queries as f64,
             few.len()
