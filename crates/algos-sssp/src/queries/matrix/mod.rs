@@ -281,10 +281,12 @@ pub fn engine_for(graph: &Csr<u32>, origins: usize, opts: &MatrixOptions<'_>) ->
         } else {
             (
                 Engine::Buckets,
+                // Auto does not predict the min-plus product from this machine's profile yet, so it
+                // keeps the engine that is never slower than the CPU, and says what the GPU gave.
                 format!(
-                    "{why}: buckets on all cores, never slower than the GPU's min-plus product for a job \
-                     this size or smaller (measured 1.4-1.7x slower at 1,000 x 1,000, 1.7-2.1x faster at \
-                     10,000 x 10,000 on an H200 host; name the GPU to use it)"
+                    "{why}: buckets on all cores (Auto keeps matrices on the CPU; the GPU's min-plus \
+                     product, measured on an H200 host, was 1.4-1.7x slower at 1,000 x 1,000 and 1.9-2.1x \
+                     faster at 10,000 x 10,000 for the whole command: name the GPU to use it)"
                 ),
             )
         }
