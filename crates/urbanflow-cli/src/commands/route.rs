@@ -96,8 +96,9 @@ pub struct Args {
     #[arg(long, requires = "matrix")]
     backend: Option<BackendChoice>,
     /// With --matrix: auto (default: one tree per origin for few origins, else bucket walks on a
-    /// customisable hierarchy, or their min-plus product with --backend gpu), trees, buckets,
-    /// min-plus or floyd-warshall.
+    /// customisable hierarchy, or their min-plus product on a GPU: with --backend gpu, or under auto
+    /// where this machine's GPU is predicted clearly faster), trees, buckets, min-plus or
+    /// floyd-warshall.
     #[arg(long, requires = "matrix", default_value = "auto")]
     engine: Engine,
     /// With --osm: ignore turn restrictions and turn costs (by default cars and bicycles obey the

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | [`Engine::Trees`] | one shortest-path tree per origin ([`crate::many`]: the CPU, the GPUs or both by measured rate), the destinations' columns picked | when too few origins pay for a hierarchy ([`crate::auto::matrix_hierarchy_pays`]), or the graph has no small separators |
 //! | [`Engine::Buckets`] | a customisable hierarchy (given, or its order from the cache folder, or built): one backward walk per destination fills buckets, one forward walk per origin scans them, all cores | with a hierarchy at hand, or enough origins to pay for one |
-//! | [`Engine::MinPlus`] | the same walks, their min-plus product on a GPU (`shaders/cch_matrix.wgsl`) | where Buckets would run and a GPU is named ([`Backend::Gpu`]): measured on an H200 host 1.7–2.1× the buckets end to end at 10,000 × 10,000 but 1.4–1.7× slower at 1,000 × 1,000 (the device's start), so never unasked |
+//! | [`Engine::MinPlus`] | the same walks, their min-plus product on a GPU (`shaders/cch_matrix.wgsl`) | where Buckets would run and a GPU is named ([`Backend::Gpu`]), or under [`Backend::Auto`] where this machine's GPU is predicted clearly faster from its measured profile ([`auto`]): on the one-GPU H200 host 1.9–2.1× the buckets end to end at 10,000 × 10,000, 1.4–1.7× slower at 1,000 × 1,000 (the device's start) |
 //! | [`Engine::FloydWarshall`] | blocked Floyd–Warshall over all pairs ([`crate::floyd`]; CPU or GPU), the rows and columns picked | never (small dense graphs, when asked) |
 //!
 //! Every engine gives Dijkstra's distances, bit for bit. Real weights (`f32`, `f64`) run exact `f64`
@@ -23,6 +23,7 @@
 //! # Ok::<(), urbanflow::sssp::SsspError>(())
 //! ```
 
+pub mod auto;
 mod table;
 
 use std::time::Instant;
@@ -229,7 +230,17 @@ impl MatrixWeight for u32 {
                 let ch = opts.hierarchy.or(built.as_ref()).expect("a hierarchy given or built");
                 run.preprocess_s = t.elapsed().as_secs_f64();
                 let t = Instant::now();
-                run.matrix = match engine {
+                // Chosen by Auto on the CPU: the GPU's min-plus product where predicted clearly faster
+                // from this machine's measured profiles, decided now that the tree's depth is known.
+                let unnamed = opts.engine == Engine::Auto && matches!(opts.backend, Backend::Auto);
+                if engine == Engine::Buckets && unnamed {
+                    let choice = auto::choose((origins.len(), destinations.len()), ch);
+                    if choice.gpu_clearly() {
+                        run.engine = Engine::MinPlus;
+                    }
+                    run.reason = format!("{}: {} ({})", run.reason, run.engine, choice.why);
+                }
+                run.matrix = match run.engine {
                     Engine::Buckets => crate::cch::CchQuery::matrix(ch, origins, destinations)?,
                     _ => min_plus(ch, origins, destinations, opts.backend, &mut run)?,
                 };
@@ -274,22 +285,16 @@ pub fn engine_for(graph: &Csr<u32>, origins: usize, opts: &MatrixOptions<'_>) ->
     if opts.engine != Engine::Auto {
         return (opts.engine, "asked for".into());
     }
-    let gpu_named = matches!(opts.backend, Backend::Gpu(_));
-    let hierarchy_engine = |why: String| {
-        if gpu_named {
+    let hierarchy_engine = |why: String| match opts.backend {
+        Backend::Gpu(_) => {
             (Engine::MinPlus, format!("{why}; a GPU is named: the walks' min-plus product on it"))
-        } else {
-            (
-                Engine::Buckets,
-                // Auto does not predict the min-plus product from this machine's profile yet, so it
-                // keeps the engine that is never slower than the CPU, and says what the GPU gave.
-                format!(
-                    "{why}: buckets on all cores (Auto keeps matrices on the CPU; the GPU's min-plus \
-                     product, measured on an H200 host, was 1.4-1.7x slower at 1,000 x 1,000 and 1.9-2.1x \
-                     faster at 10,000 x 10,000 for the whole command: name the GPU to use it)"
-                ),
-            )
         }
+        Backend::Cpu => (Engine::Buckets, format!("{why}: buckets on all cores")),
+        // `distance_matrix` settles it once the hierarchy is ready ([`auto::choose`]).
+        Backend::Auto => (
+            Engine::Buckets,
+            format!("{why}: buckets on all cores unless this machine's GPU is predicted clearly faster"),
+        ),
     };
     if opts.hierarchy.is_some() {
         return hierarchy_engine("a hierarchy at hand".into());
