@@ -34,23 +34,7 @@ fn link(a: u32, b: u32) -> u32 {
 /// same.
 pub fn thin_downward(ch: &ContractionHierarchy) -> Result<ContractionHierarchy, SsspError> {
     let perfect = Perfect::of(ch)?;
-    let keep = perfect.needed(ch, Direction::Down);
-    let (off, head, basic) = (ch.down.offsets(), ch.down.targets(), ch.down.weights());
-    let n = ch.num_vertices() as usize;
-    let mut offsets = Vec::with_capacity(n + 1);
-    offsets.push(0u32);
-    let (mut tails, mut weights) = (Vec::new(), Vec::new());
-    for x in 0..n {
-        for e in off[x] as usize..off[x + 1] as usize {
-            if keep[e] {
-                tails.push(head[e]);
-                weights.push(basic[e]);
-            }
-        }
-        offsets.push(tails.len() as u32);
-    }
-    let down = Csr::from_parts(offsets, tails, weights)
-        .map_err(|e| SsspError::InvalidParameter(format!("thinned arcs: {e}")))?;
+    let (down, _) = kept_arcs(&ch.down, &perfect.needed(ch, Direction::Down))?;
     Ok(ContractionHierarchy { down, ..ch.clone() })
 }
 
@@ -82,31 +66,32 @@ pub fn thin_for_queries<'c>(
 ) -> Result<(ContractionHierarchy, Unpacking<'c>), SsspError> {
     unpacking.check_fits(ch)?;
     let perfect = Perfect::of(ch)?;
-    let n = ch.num_vertices() as usize;
-    // The kept arcs of one direction as a CSR of their own, and the edge each came from.
-    let keep_arcs = |csr: &Csr<u32>, keep: Vec<bool>| -> Result<(Csr<u32>, Vec<u32>), SsspError> {
-        let (off, head, weight) = (csr.offsets(), csr.targets(), csr.weights());
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0u32);
-        let (mut heads, mut weights, mut edges) = (Vec::new(), Vec::new(), Vec::new());
-        for x in 0..n {
-            for e in off[x] as usize..off[x + 1] as usize {
-                if keep[e] {
-                    heads.push(head[e]);
-                    weights.push(weight[e]);
-                    edges.push(e as u32);
-                }
-            }
-            offsets.push(heads.len() as u32);
-        }
-        let csr = Csr::from_parts(offsets, heads, weights)
-            .map_err(|e| SsspError::InvalidParameter(format!("thinned arcs: {e}")))?;
-        Ok((csr, edges))
-    };
-    let (up, up_edges) = keep_arcs(&ch.up, perfect.needed(ch, Direction::Up))?;
-    let (down, down_edges) = keep_arcs(&ch.down, perfect.needed(ch, Direction::Down))?;
+    let (up, up_edges) = kept_arcs(&ch.up, &perfect.needed(ch, Direction::Up))?;
+    let (down, down_edges) = kept_arcs(&ch.down, &perfect.needed(ch, Direction::Down))?;
     let thin = ContractionHierarchy { up, down, ..ch.clone() };
     Ok((thin, unpacking.for_thinned([up_edges, down_edges])))
+}
+
+/// The arcs of `csr` marked in `keep`, as a CSR of their own (same rows, basic weights), and the arc of
+/// `csr` each came from.
+fn kept_arcs(csr: &Csr<u32>, keep: &[bool]) -> Result<(Csr<u32>, Vec<u32>), SsspError> {
+    let (off, head, weight) = (csr.offsets(), csr.targets(), csr.weights());
+    let mut offsets = Vec::with_capacity(off.len());
+    offsets.push(0u32);
+    let (mut heads, mut weights, mut edges) = (Vec::new(), Vec::new(), Vec::new());
+    for row in off.windows(2) {
+        for e in row[0] as usize..row[1] as usize {
+            if keep[e] {
+                heads.push(head[e]);
+                weights.push(weight[e]);
+                edges.push(e as u32);
+            }
+        }
+        offsets.push(heads.len() as u32);
+    }
+    let kept = Csr::from_parts(offsets, heads, weights)
+        .map_err(|e| SsspError::InvalidParameter(format!("thinned arcs: {e}")))?;
+    Ok((kept, edges))
 }
 
 /// Which arcs of one edge a thinning looks at.
