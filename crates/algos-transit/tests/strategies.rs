@@ -341,3 +341,170 @@ fn dwelling_trips_charge_riders_through_and_not_those_who_alight() {
     let dwell = of(EdgeKind::Dwell).next().unwrap();
     assert_eq!(r.volumes[dwell], 1.0);
 }
+
+// The GPU path (`strategies::gpu`): its CPU twin against the label setting and AequilibraE, and the
+// device against its twin.
+
+use algos_transit::strategies::gpu::{GpuStrategyConfig, assign_gpu_with, transit_strategies_mirror};
+
+/// Largest difference between two volume vectors, relative to max(|b|, 1).
+fn max_relative_difference(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs() / y.abs().max(1.0)).fold(0.0, f64::max)
+}
+
+/// A graph, its zones and demand, and the volumes AequilibraE or the paper gives.
+struct Case {
+    what: String,
+    g: HyperpathGraph,
+    zones: Zones,
+    demand: TransitDemand,
+    want: HashMap<i64, f64>,
+}
+
+/// city6, Coquimbo and the 1989 example (the last two where the data is), with the demand they ship.
+fn gpu_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    let dir = fixtures().join("city6");
+    let g = HyperpathGraph::read_csv(dir.join("edges.csv")).unwrap();
+    let zones = Zones::read_csv(dir.join("zones.csv"), &g).unwrap();
+    let demand = TransitDemand::read_csv(dir.join("demand.csv"), &zones).unwrap();
+    let want = column(&dir.join("aequilibrae_volumes.csv"), 1);
+    cases.push(Case { what: "city6".into(), g, zones, demand, want });
+    if let Some(dir) = data_path("transit/coquimbo", "strategies GPU test") {
+        let g = HyperpathGraph::read_csv(dir.join("edges.csv")).unwrap();
+        let zones = Zones::read_csv(dir.join("zones.csv"), &g).unwrap();
+        let demand = TransitDemand::read_csv(dir.join("demand.csv"), &zones).unwrap();
+        let want = column(&fixtures().join("coquimbo_volumes.csv"), 1);
+        cases.push(Case { what: "Coquimbo".into(), g, zones, demand, want });
+    }
+    if let Some(dir) = data_path("transit/spiess-florian-1989", "strategies GPU test") {
+        let g = HyperpathGraph::read_csv(dir.join("edges.csv")).unwrap();
+        let zones = Zones::every_vertex(&g);
+        let demand = TransitDemand::new(&zones, [(0, 12, 1.0)]).unwrap();
+        let want = column(&dir.join("expected_volumes.csv"), 2);
+        cases.push(Case { what: "1989 example".into(), g, zones, demand, want });
+    }
+    cases
+}
+
+const UNCONNECTED: StrategyOptions = StrategyOptions { skims: false, allow_unconnected: true };
+
+#[test]
+fn gpu_mirror_volumes_equal_the_label_setting_and_aequilibrae() {
+    for Case { what, g, zones, demand, want } in gpu_cases() {
+        // Batches of 3 destinations: the batch sums are exercised.
+        let (mirror, _) =
+            transit_strategies_mirror(&g, &zones, &demand, &UNCONNECTED, GpuStrategyConfig { batch: 3 })
+                .unwrap();
+        let cpu = run(&g, &zones, &demand, UNCONNECTED);
+        let diff = max_relative_difference(&mirror.volumes, &cpu.volumes);
+        assert!(diff <= 1e-12, "{what}: mirror and label setting differ by {diff}");
+        assert!((mirror.unassigned - cpu.unassigned).abs() <= 1e-9 * cpu.unassigned.max(1.0), "{what}");
+        assert!((mirror.assigned - cpu.assigned).abs() <= 1e-9 * cpu.assigned.max(1.0), "{what}");
+        assert_eq!(
+            (mirror.unassigned_pairs, mirror.destinations),
+            (cpu.unassigned_pairs, cpu.destinations),
+            "{what}"
+        );
+        assert_volumes(&g, &mirror, &want, &format!("{what} (GPU mirror)"));
+    }
+}
+
+#[test]
+fn gpu_volumes_equal_the_mirror() {
+    let cases = gpu_cases();
+    gpu_runtime::testing::for_each_context("strategies gpu_volumes_equal_the_mirror", |ctx| {
+        for Case { what, g, zones, demand, want } in &cases {
+            let config = GpuStrategyConfig { batch: 3 };
+            let gpu = assign_gpu_with(ctx, g, zones, demand, &UNCONNECTED, config, &|_, _| {});
+            if !ctx.features().f64 {
+                let e = gpu.unwrap_err();
+                assert!(matches!(e, TdError::Gpu(_)) && e.to_string().contains("f64"), "{e}");
+                continue;
+            }
+            let (gpu, sweeps) = gpu.unwrap();
+            assert!(sweeps.labels_max >= 2 && sweeps.batches >= 1, "{what}: {sweeps}");
+            let (mirror, mirror_sweeps) =
+                transit_strategies_mirror(g, zones, demand, &UNCONNECTED, config).unwrap();
+            // The device skips vertices whose heads did not change; the mirror evaluates them all.
+            assert_eq!(sweeps, mirror_sweeps, "{what}");
+            let diff = max_relative_difference(&gpu.volumes, &mirror.volumes);
+            assert!(diff <= 1e-12, "{what}: GPU and mirror differ by {diff}");
+            assert_eq!((gpu.unassigned, gpu.unassigned_pairs), (mirror.unassigned, mirror.unassigned_pairs));
+            assert_volumes(g, &gpu, want, &format!("{what} (GPU)"));
+        }
+        if !ctx.features().f64 {
+            return;
+        }
+        // Skims stay on the CPU: asked of the GPU, a clear refusal.
+        let Case { g, zones, demand, .. } = &cases[0];
+        let opts = StrategyOptions { skims: true, allow_unconnected: true };
+        let e = assign_gpu_with(ctx, g, zones, demand, &opts, GpuStrategyConfig { batch: 3 }, &|_, _| {})
+            .unwrap_err();
+        assert!(e.to_string().contains("skims"), "{e}");
+    });
+}
+
+/// Every vertex to every other with `trips`.
+fn all_pairs(zones: &Zones, n: usize, trips: f64) -> TransitDemand {
+    let pairs =
+        (0..n).flat_map(|d| (0..n).filter(move |&o| o != d).map(move |o| (o as i64, d as i64, trips)));
+    TransitDemand::new(zones, pairs).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The GPU's twin gives the label setting's volumes on random graphs full of ties.
+    #[test]
+    fn gpu_mirror_equals_the_label_setting_on_random_graphs((n, edges) in random_graph(), trips in 1.0f64..50.0) {
+        prop_assume!(!edges.is_empty());
+        let g = HyperpathGraph::from_edges(n as u32, &edges).unwrap();
+        let zones = Zones::every_vertex(&g);
+        let demand = all_pairs(&zones, n, trips);
+        let (mirror, _) = transit_strategies_mirror(&g, &zones, &demand, &UNCONNECTED, GpuStrategyConfig { batch: 2 }).unwrap();
+        let cpu = assign(&g, &zones, &demand, &UNCONNECTED, &|_, _| {}).unwrap();
+        let diff = max_relative_difference(&mirror.volumes, &cpu.volumes);
+        prop_assert!(diff <= 1e-12, "mirror and label setting differ by {}", diff);
+        // Unreached trips are added in another order: equal to rounding.
+        prop_assert!((mirror.unassigned - cpu.unassigned).abs() <= 1e-9 * cpu.unassigned.max(1.0));
+        prop_assert_eq!((mirror.unassigned_pairs, mirror.destinations), (cpu.unassigned_pairs, cpu.destinations));
+    }
+}
+
+/// The device against its twin on random graphs full of ties (few cases: each runs the device).
+#[test]
+fn gpu_volumes_equal_the_mirror_on_random_graphs() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    type Edges = Vec<(u32, u32, f64, f64)>;
+    let cases: Vec<(usize, Edges)> = (0..24)
+        .map(|_| random_graph().new_tree(&mut runner).unwrap().current())
+        .filter(|c| !c.1.is_empty())
+        .collect();
+    gpu_runtime::testing::for_each_context(
+        "strategies gpu_volumes_equal_the_mirror_on_random_graphs",
+        |ctx| {
+            if !ctx.features().f64 {
+                return;
+            }
+            for (n, edges) in &cases {
+                let g = HyperpathGraph::from_edges(*n as u32, edges).unwrap();
+                let zones = Zones::every_vertex(&g);
+                let demand = all_pairs(&zones, *n, 7.5);
+                let config = GpuStrategyConfig { batch: 3 };
+                let (gpu, sweeps) =
+                    assign_gpu_with(ctx, &g, &zones, &demand, &UNCONNECTED, config, &|_, _| {}).unwrap();
+                let (mirror, mirror_sweeps) =
+                    transit_strategies_mirror(&g, &zones, &demand, &UNCONNECTED, config).unwrap();
+                assert_eq!(sweeps, mirror_sweeps, "{edges:?}");
+                let diff = max_relative_difference(&gpu.volumes, &mirror.volumes);
+                assert!(diff <= 1e-12, "GPU and mirror differ by {diff} on {edges:?}");
+                assert_eq!(gpu.unassigned_pairs, mirror.unassigned_pairs);
+            }
+        },
+    );
+}

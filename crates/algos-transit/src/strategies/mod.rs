@@ -40,9 +40,11 @@
 //! # Ok::<(), urbanflow::transit::TdError>(())
 //! ```
 
+pub mod auto;
 pub mod congested;
 mod demand;
 mod destination;
+pub mod gpu;
 mod graph;
 mod gtfs;
 mod table;

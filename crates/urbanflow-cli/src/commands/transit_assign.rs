@@ -14,6 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use urbanflow::transit::strategies::auto::assign_on;
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment,
     StrategyOptions, TransitDemand, TransitSkims, Zones, assign, assign_congested, graph_from_gtfs,
@@ -31,8 +32,8 @@ use crate::outcome::{Error, Outcome};
 /// result equals AequilibraE's `HyperpathGenerating.assign` on the same edges (crates/algos-transit
 /// tests). With --vehicle-capacity, lines have a capacity and full lines come less often to those
 /// waiting (effective frequencies, Cepeda, Cominetti & Florian 2006), iterated until the equilibrium's
-/// relative gap reaches --gap (exit code 2 when it does not). Runs on every CPU core; there is no GPU
-/// path yet.
+/// relative gap reaches --gap (exit code 2 when it does not). Runs on every CPU core, or loads the
+/// volumes on a GPU (--backend).
 #[derive(clap::Args)]
 #[command(version, after_help = crate::outcome::EXIT_CODES)]
 #[command(group = clap::ArgGroup::new("congestion").multiple(true).args(["vehicle_capacity", "line_capacities"]))]
@@ -112,6 +113,12 @@ pub struct Args {
     /// `link_id,frequency,effective_frequency,capacity,boarding,on_board`.
     #[arg(long, requires = "congestion", help_heading = "Congestion")]
     frequencies: Option<PathBuf>,
+    /// Where the strategies run: cpu, gpu (volumes on the device, a batch of destinations at a time;
+    /// needs 64-bit floats; skims and congestion stay on the CPU) or auto (default: $URBANFLOW_BACKEND,
+    /// else auto: the GPU where this machine's measured profiles predict it faster, else the CPU; the
+    /// run says why).
+    #[arg(long)]
+    backend: Option<urbanflow::gpu::BackendChoice>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -124,7 +131,153 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global()?;
     }
+    let choice = match args.backend {
+        Some(c) => c,
+        None => urbanflow::gpu::BackendChoice::from_env()?,
+    };
+    let congestion = args.vehicle_capacity.is_some() || args.line_capacities.is_some();
+    if (congestion || args.skims.is_some()) && choice == urbanflow::gpu::BackendChoice::Gpu {
+        return Err("--backend gpu: skims and congested assignments run on the CPU (the GPU path loads \
+                    volumes only); use --backend cpu or auto"
+            .into());
+    }
     let t = Instant::now();
+    // The device of --backend gpu starts while the files are read.
+    let (devices, read) = crate::devices::read_beside_devices(choice, None, || read_inputs(&args));
+    devices?;
+    let Inputs { g, zones, source, window_s, demand } = read?;
+    let load_s = t.elapsed().as_secs_f64();
+    let opts = StrategyOptions { skims: args.skims.is_some(), allow_unconnected: args.allow_unconnected };
+    let progress = std::sync::Mutex::new(crate::progress::Progress::new("destinations", 1, args.json));
+    let report = |done: usize, total: usize| {
+        if let Ok(mut p) = progress.lock() {
+            p.update_total(done as u64, total as u64, || format!("{done} of {total} destinations"));
+        }
+    };
+    let clock = crate::devices::SetupClock::start(&[]);
+    let congested = congested_run(&args, &g, &zones, &demand, &opts, window_s)?;
+    let threads = rayon::current_num_threads();
+    let on_cpu = format!("cpu ({threads} threads)");
+    let (r, backend, why) = match &congested {
+        Some((c, _, _)) => (c.assignment.clone(), on_cpu, "congested assignments run on the CPU".to_string()),
+        None if opts.skims => {
+            (assign(&g, &zones, &demand, &opts, &report)?, on_cpu, "skims run on the CPU".into())
+        }
+        None => {
+            let run = assign_on(choice.backend()?, &g, &zones, &demand, &opts, &report)?;
+            (run.assignment, run.backend, run.why)
+        }
+    };
+    if let Ok(p) = progress.into_inner() {
+        p.finish();
+    }
+    // Device creation and shader compilation inside the run are setup, the rest the solve.
+    let (setup_s, solve_s) = clock.split(r.seconds, &[]);
+    if let (Some(path), Some((c, capacity, _))) = (&args.frequencies, &congested) {
+        write_csv(path, |w| {
+            writeln!(w, "link_id,frequency,effective_frequency,capacity,boarding,on_board")?;
+            for (e, z) in capacity.iter().enumerate() {
+                let f = g.edge(e).3;
+                if f.is_finite() {
+                    let (fe, v, vb) = (c.effective_frequency[e], r.volumes[e], c.on_board[e]);
+                    writeln!(w, "{},{f},{fe},{z},{v},{vb}", g.link_id(e))?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    if let Some(out) = &args.out {
+        write_csv(out, |w| {
+            writeln!(w, "link_id,volume")?;
+            for (e, v) in r.volumes.iter().enumerate() {
+                writeln!(w, "{},{v}", g.link_id(e))?;
+            }
+            Ok(())
+        })?;
+    }
+    if let (Some(path), Some(s)) = (&args.skims, &r.skims) {
+        write_skims(path, &zones, s)?;
+    }
+    if let Some(path) = &args.boardings {
+        let table = boardings(&g, &r);
+        write_csv(path, |w| {
+            writeln!(w, "stop_id,line_id,boardings,alightings")?;
+            for ((stop, line), (on, off)) in &table {
+                writeln!(w, "{stop},{line},{on},{off}")?;
+            }
+            Ok(())
+        })?;
+    }
+    let summary =
+        congested.as_ref().map(|(c, capacity, period)| congestion_summary(c, capacity, &args, *period));
+    if args.json {
+        let mut json = serde_json::json!({
+            "edges": g.num_edges(), "vertices": g.num_vertices(), "zones": zones.len(),
+            "pairs": demand.num_pairs(), "trips": demand.total(), "assigned": r.assigned,
+            "intrazonal": r.intrazonal, "unassigned": r.unassigned, "unassigned_pairs": r.unassigned_pairs,
+            "destinations": r.destinations, "load_s": load_s, "setup_s": setup_s, "solve_s": solve_s, "threads": threads,
+            "backend": backend, "why": why,
+        });
+        if let Some((s, _)) = &summary {
+            json["congestion"] = s.clone();
+        }
+        println!("{json}");
+    } else {
+        println!(
+            "{source}: {} vertices, {} edges; {} zones, {} OD pairs, {:.1} trips; read in {load_s:.3} s",
+            g.num_vertices(),
+            g.num_edges(),
+            zones.len(),
+            demand.num_pairs(),
+            demand.total()
+        );
+        println!(
+            "assigned {:.1} trips ({:.1} intrazonal, {:.1} unassigned in {} pairs) over {} destinations in {solve_s:.3} s (+ {setup_s:.3} s GPU setup) on {backend} ({why})",
+            r.assigned, r.intrazonal, r.unassigned, r.unassigned_pairs, r.destinations
+        );
+        if let Some((_, line)) = &summary {
+            println!("{line}");
+        }
+        for (what, path) in [
+            ("volumes", &args.out),
+            ("skims", &args.skims),
+            ("boardings", &args.boardings),
+            ("frequencies", &args.frequencies),
+        ] {
+            if let Some(p) = path {
+                println!("{what:<9} written to {}", p.display());
+            }
+        }
+    }
+    if r.unassigned > 0.0 {
+        eprintln!(
+            "warning: {:.1} trips in {} OD pairs could not reach their destination and were not assigned",
+            r.unassigned, r.unassigned_pairs
+        );
+    }
+    Ok(Outcome::missed_if(congested.as_ref().filter(|(c, _, _)| !c.converged).map(|(c, _, _)| {
+        let last = c.iterations.last().map_or(f64::INFINITY, |i| i.relative_gap);
+        format!(
+            "congested assignment stopped after {} iterations at relative gap {last:.3e} (--gap {:e}); the volumes \
+             written are those of the last iteration",
+            c.iterations.len(),
+            args.gap
+        )
+    })))
+}
+
+/// What the command reads: the graph (from an edge list or a GTFS feed), zones and demand.
+struct Inputs {
+    g: HyperpathGraph,
+    zones: Zones,
+    /// The graph's origin, in words.
+    source: String,
+    /// With --gtfs: the window's length in seconds (the congested period's default).
+    window_s: Option<f64>,
+    demand: TransitDemand,
+}
+
+fn read_inputs(args: &Args) -> Result<Inputs, Error> {
     let mut window_s = None;
     let (g, zones, source) = match (&args.edges, &args.gtfs) {
         (Some(edges), _) => {
@@ -163,115 +316,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         (None, None) => return Err("give --edges FILE or --gtfs FEED".into()),
     };
     let demand = TransitDemand::read_csv(&args.demand, &zones)?;
-    let load_s = t.elapsed().as_secs_f64();
-    let opts = StrategyOptions { skims: args.skims.is_some(), allow_unconnected: args.allow_unconnected };
-    let progress = std::sync::Mutex::new(crate::progress::Progress::new("destinations", 1, args.json));
-    let congested = congested_run(&args, &g, &zones, &demand, &opts, window_s)?;
-    let r = match &congested {
-        Some((c, _, _)) => c.assignment.clone(),
-        None => assign(&g, &zones, &demand, &opts, &|done, total| {
-            if let Ok(mut p) = progress.lock() {
-                p.update_total(done as u64, total as u64, || format!("{done} of {total} destinations"));
-            }
-        })?,
-    };
-    if let Ok(p) = progress.into_inner() {
-        p.finish();
-    }
-    let solve_s = r.seconds;
-    if let (Some(path), Some((c, capacity, _))) = (&args.frequencies, &congested) {
-        write_csv(path, |w| {
-            writeln!(w, "link_id,frequency,effective_frequency,capacity,boarding,on_board")?;
-            for (e, z) in capacity.iter().enumerate() {
-                let f = g.edge(e).3;
-                if f.is_finite() {
-                    let (fe, v, vb) = (c.effective_frequency[e], r.volumes[e], c.on_board[e]);
-                    writeln!(w, "{},{f},{fe},{z},{v},{vb}", g.link_id(e))?;
-                }
-            }
-            Ok(())
-        })?;
-    }
-    if let Some(out) = &args.out {
-        write_csv(out, |w| {
-            writeln!(w, "link_id,volume")?;
-            for (e, v) in r.volumes.iter().enumerate() {
-                writeln!(w, "{},{v}", g.link_id(e))?;
-            }
-            Ok(())
-        })?;
-    }
-    if let (Some(path), Some(s)) = (&args.skims, &r.skims) {
-        write_skims(path, &zones, s)?;
-    }
-    if let Some(path) = &args.boardings {
-        let table = boardings(&g, &r);
-        write_csv(path, |w| {
-            writeln!(w, "stop_id,line_id,boardings,alightings")?;
-            for ((stop, line), (on, off)) in &table {
-                writeln!(w, "{stop},{line},{on},{off}")?;
-            }
-            Ok(())
-        })?;
-    }
-    let threads = rayon::current_num_threads();
-    let why = "optimal strategies run on the CPU (no GPU path yet)";
-    let summary =
-        congested.as_ref().map(|(c, capacity, period)| congestion_summary(c, capacity, &args, *period));
-    if args.json {
-        let mut json = serde_json::json!({
-            "edges": g.num_edges(), "vertices": g.num_vertices(), "zones": zones.len(),
-            "pairs": demand.num_pairs(), "trips": demand.total(), "assigned": r.assigned,
-            "intrazonal": r.intrazonal, "unassigned": r.unassigned, "unassigned_pairs": r.unassigned_pairs,
-            "destinations": r.destinations, "load_s": load_s, "solve_s": solve_s, "threads": threads,
-            "backend": format!("cpu ({threads} threads)"), "why": why,
-        });
-        if let Some((s, _)) = &summary {
-            json["congestion"] = s.clone();
-        }
-        println!("{json}");
-    } else {
-        println!(
-            "{source}: {} vertices, {} edges; {} zones, {} OD pairs, {:.1} trips; read in {load_s:.3} s",
-            g.num_vertices(),
-            g.num_edges(),
-            zones.len(),
-            demand.num_pairs(),
-            demand.total()
-        );
-        println!(
-            "assigned {:.1} trips ({:.1} intrazonal, {:.1} unassigned in {} pairs) over {} destinations in {solve_s:.3} s on {threads} threads ({why})",
-            r.assigned, r.intrazonal, r.unassigned, r.unassigned_pairs, r.destinations
-        );
-        if let Some((_, line)) = &summary {
-            println!("{line}");
-        }
-        for (what, path) in [
-            ("volumes", &args.out),
-            ("skims", &args.skims),
-            ("boardings", &args.boardings),
-            ("frequencies", &args.frequencies),
-        ] {
-            if let Some(p) = path {
-                println!("{what:<9} written to {}", p.display());
-            }
-        }
-    }
-    if r.unassigned > 0.0 {
-        eprintln!(
-            "warning: {:.1} trips in {} OD pairs could not reach their destination and were not assigned",
-            r.unassigned, r.unassigned_pairs
-        );
-    }
-    Ok(Outcome::missed_if(congested.as_ref().filter(|(c, _, _)| !c.converged).map(|(c, _, _)| {
-        let last = c.iterations.last().map_or(f64::INFINITY, |i| i.relative_gap);
-        format!(
-            "congested assignment stopped after {} iterations at relative gap {last:.3e} (--gap {:e}); the volumes \
-             written are those of the last iteration",
-            c.iterations.len(),
-            args.gap
-        )
-    })))
+    Ok(Inputs { g, zones, source, window_s, demand })
 }
 
 /// Zone-to-zone skims: an OMX file with five cores over the zone ids (`.omx`), or CSV rows of the

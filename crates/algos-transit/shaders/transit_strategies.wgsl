@@ -1,0 +1,1 @@
+../../../shaders/transit_strategies.wgsl
