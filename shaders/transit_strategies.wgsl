@@ -19,7 +19,8 @@
 // - `edge_volumes`: one invocation per edge: its volume summed over the batch's destinations in order.
 //!requires f64
 
-const WG: u32 = 256u;
+// Invocations per workgroup (the pipeline's `WG`, GpuStrategyConfig::workgroup_size).
+override WG: u32 = 256u;
 
 struct Params {
     // Vertices, edges, destinations in this batch, most sweeps before giving up.
@@ -97,9 +98,58 @@ fn next_edge(lo: u32, hi: u32, src: u32, prev_key: f64, prev_pos: u32) -> vec2<u
     return vec2<u32>(best, 0u);
 }
 
-// The CPU's examination of `v`'s out-edges (destination.rs `strategy`), from the labels at `src`.
-// With `write`, the shares of its out-edges go to the share row at `srow` (needs the final F: the
-// caller passes the strategy of a first call as `fin`).
+// One examined edge `e` (key `u_head + time`) applied to the strategy `s` as the CPU's sweep applies
+// it; `stop` once no later edge can join (every later key is at least this one). With `write`, the
+// edge's share goes to the share row at `srow` (`fin` is the vertex's final strategy).
+struct Step {
+    s: Strategy,
+    stop: bool,
+}
+
+fn apply(s0: Strategy, e: OutEdge, uj: f64, key: f64, write: bool, srow: u32, fin: Strategy) -> Step {
+    var s = s0;
+    if s.u < key {
+        return Step(s, true);
+    }
+    if uj >= s.u {
+        return Step(s, false);
+    }
+    let f = e.freq;
+    if s.no_wait > 0u {
+        if f == f64(0.0) {
+            s.no_wait += 1u;
+            if write {
+                share[srow + e.edge] = f64(1.0) / f64(fin.no_wait);
+            }
+        }
+        return Step(s, false);
+    }
+    if f == f64(0.0) {
+        s.u = key;
+        s.no_wait = 1u;
+    } else if s.freq == f64(0.0) {
+        s.u = f64(1.0) / f + key;
+        s.freq = f;
+    } else {
+        // Fused as the CPU fuses it (destination.rs): left to itself, the compiler may fuse either
+        // product with the sum, and an ulp moves ties.
+        s.u = fma(s.freq, s.u, f * key) / (s.freq + f);
+        s.freq = s.freq + f;
+    }
+    if write {
+        if fin.no_wait == 0u {
+            share[srow + e.edge] = f / fin.freq;
+        } else if f == f64(0.0) {
+            share[srow + e.edge] = f64(1.0) / f64(fin.no_wait);
+        }
+    }
+    return Step(s, false);
+}
+
+// The CPU's examination of `v`'s out-edges (destination.rs `strategy`) in increasing (key, position),
+// from the labels at `src`: each step scans the out-edges for the next one (sorting them in private
+// memory was measured slower: the arrays spill). With `write`, the shares of its out-edges go to the
+// share row at `srow` (needs the final F: the caller passes the strategy of a first call as `fin`).
 fn evaluate(v: u32, src: u32, write: bool, srow: u32, fin: Strategy) -> Strategy {
     let lo = offsets[v];
     let hi = offsets[v + 1u];
@@ -121,38 +171,10 @@ fn evaluate(v: u32, src: u32, write: bool, srow: u32, fin: Strategy) -> Strategy
         let key = uj + e.time;
         prev_key = key;
         prev_pos = k;
-        if s.u < key {
-            break; // every later key is at least this one
-        }
-        if uj >= s.u {
-            continue;
-        }
-        let f = e.freq;
-        if s.no_wait > 0u {
-            if f == f64(0.0) {
-                s.no_wait += 1u;
-                if write {
-                    share[srow + e.edge] = f64(1.0) / f64(fin.no_wait);
-                }
-            }
-            continue;
-        }
-        if f == f64(0.0) {
-            s.u = key;
-            s.no_wait = 1u;
-        } else if s.freq == f64(0.0) {
-            s.u = f64(1.0) / f + key;
-            s.freq = f;
-        } else {
-            s.u = (s.freq * s.u + f * key) / (s.freq + f);
-            s.freq = s.freq + f;
-        }
-        if write {
-            if fin.no_wait == 0u {
-                share[srow + e.edge] = f / fin.freq;
-            } else if f == f64(0.0) {
-                share[srow + e.edge] = f64(1.0) / f64(fin.no_wait);
-            }
+        let r = apply(s, e, uj, key, write, srow, fin);
+        s = r.s;
+        if r.stop {
+            break;
         }
     }
     return s;
@@ -274,7 +296,7 @@ fn moved_count(l: u32) -> u32 {
     return workgroupUniformLoad(&sizes).y;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn labels(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l: u32) {
     let d = wg.x;
     let n = params.n;
@@ -326,7 +348,7 @@ fn labels(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index)
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn shares(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
     let d = id.y;
@@ -364,7 +386,7 @@ fn seed(d: u32, v: u32) -> f64 {
     return f64(0.0);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn loading(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l: u32) {
     let d = wg.x;
     let n = params.n;
@@ -435,7 +457,7 @@ fn loading(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn edge_volumes(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     // The grid may be split over y when the edges need more workgroups than one dimension holds.
     let k = id.x + id.y * groups.x * WG;

@@ -394,9 +394,14 @@ const UNCONNECTED: StrategyOptions = StrategyOptions { skims: false, allow_uncon
 fn gpu_mirror_volumes_equal_the_label_setting_and_aequilibrae() {
     for Case { what, g, zones, demand, want } in gpu_cases() {
         // Batches of 3 destinations: the batch sums are exercised.
-        let (mirror, _) =
-            transit_strategies_mirror(&g, &zones, &demand, &UNCONNECTED, GpuStrategyConfig { batch: 3 })
-                .unwrap();
+        let (mirror, _) = transit_strategies_mirror(
+            &g,
+            &zones,
+            &demand,
+            &UNCONNECTED,
+            GpuStrategyConfig { batch: 3, ..Default::default() },
+        )
+        .unwrap();
         let cpu = run(&g, &zones, &demand, UNCONNECTED);
         let diff = max_relative_difference(&mirror.volumes, &cpu.volumes);
         assert!(diff <= 1e-12, "{what}: mirror and label setting differ by {diff}");
@@ -416,7 +421,7 @@ fn gpu_volumes_equal_the_mirror() {
     let cases = gpu_cases();
     gpu_runtime::testing::for_each_context("strategies gpu_volumes_equal_the_mirror", |ctx| {
         for Case { what, g, zones, demand, want } in &cases {
-            let config = GpuStrategyConfig { batch: 3 };
+            let config = GpuStrategyConfig { batch: 3, ..Default::default() };
             let gpu = assign_gpu_with(ctx, g, zones, demand, &UNCONNECTED, config, &|_, _| {});
             if !ctx.features().f64 {
                 let e = gpu.unwrap_err();
@@ -440,8 +445,16 @@ fn gpu_volumes_equal_the_mirror() {
         // Skims stay on the CPU: asked of the GPU, a clear refusal.
         let Case { g, zones, demand, .. } = &cases[0];
         let opts = StrategyOptions { skims: true, allow_unconnected: true };
-        let e = assign_gpu_with(ctx, g, zones, demand, &opts, GpuStrategyConfig { batch: 3 }, &|_, _| {})
-            .unwrap_err();
+        let e = assign_gpu_with(
+            ctx,
+            g,
+            zones,
+            demand,
+            &opts,
+            GpuStrategyConfig { batch: 3, ..Default::default() },
+            &|_, _| {},
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("skims"), "{e}");
     });
 }
@@ -463,7 +476,7 @@ proptest! {
         let g = HyperpathGraph::from_edges(n as u32, &edges).unwrap();
         let zones = Zones::every_vertex(&g);
         let demand = all_pairs(&zones, n, trips);
-        let (mirror, _) = transit_strategies_mirror(&g, &zones, &demand, &UNCONNECTED, GpuStrategyConfig { batch: 2 }).unwrap();
+        let (mirror, _) = transit_strategies_mirror(&g, &zones, &demand, &UNCONNECTED, GpuStrategyConfig { batch: 2, ..Default::default() }).unwrap();
         let cpu = assign(&g, &zones, &demand, &UNCONNECTED, &|_, _| {}).unwrap();
         let diff = max_relative_difference(&mirror.volumes, &cpu.volumes);
         prop_assert!(diff <= 1e-12, "mirror and label setting differ by {}", diff);
@@ -481,10 +494,20 @@ fn gpu_volumes_equal_the_mirror_on_random_graphs() {
     let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let mut runner = TestRunner::new_with_rng(Config::default(), rng);
     type Edges = Vec<(u32, u32, f64, f64)>;
-    let cases: Vec<(usize, Edges)> = (0..24)
+    let mut cases: Vec<(usize, Edges)> = (0..24)
         .map(|_| random_graph().new_tree(&mut runner).unwrap().current())
         .filter(|c| !c.1.is_empty())
         .collect();
+    // A hub with more out-edges than the shader sorts in private memory (it scans them instead): 24
+    // lines from vertex 0, in four groups of equal ride times, to vertex 25 and on to 26.
+    let mut hub: Edges = Vec::new();
+    for k in 0..24u32 {
+        hub.push((0, k + 1, 0.0, 0.01 * f64::from(k % 5 + 1)));
+        hub.push((k + 1, 25, 60.0 * f64::from(k % 4 + 1), f64::INFINITY));
+        hub.push((k + 1, 26, 90.0, f64::INFINITY));
+    }
+    hub.push((25, 26, 30.0, 0.05));
+    cases.push((27, hub));
     gpu_runtime::testing::for_each_context(
         "strategies gpu_volumes_equal_the_mirror_on_random_graphs",
         |ctx| {
@@ -495,7 +518,7 @@ fn gpu_volumes_equal_the_mirror_on_random_graphs() {
                 let g = HyperpathGraph::from_edges(*n as u32, edges).unwrap();
                 let zones = Zones::every_vertex(&g);
                 let demand = all_pairs(&zones, *n, 7.5);
-                let config = GpuStrategyConfig { batch: 3 };
+                let config = GpuStrategyConfig { batch: 3, ..Default::default() };
                 let (gpu, sweeps) =
                     assign_gpu_with(ctx, &g, &zones, &demand, &UNCONNECTED, config, &|_, _| {}).unwrap();
                 let (mirror, mirror_sweeps) =
@@ -507,4 +530,38 @@ fn gpu_volumes_equal_the_mirror_on_random_graphs() {
             }
         },
     );
+}
+
+/// A GTFS-built city full of exact ties (equal walking and connector times, lines of equal
+/// frequency): the NYC subway feed of shared/data, every station a zone, one trip between a seventh of
+/// the pairs. The GPU's twin and the device (where there is one) give the label
+/// setting's volumes: the one multiply-add of the strategy rule is fused explicitly on both sides, so
+/// no compiler's contraction moves a tie.
+#[test]
+fn gtfs_city_with_ties_agrees_on_every_path() {
+    let Some(feed) = data_path("transit/nyc_subway_gtfs.zip", "strategies GPU test") else { return };
+    let opts = algos_transit::strategies::GtfsGraphOptions { window: (25_200, 32_400), ..Default::default() };
+    let built = algos_transit::strategies::graph_from_gtfs(&feed, "2024-12-16", None, &opts).unwrap();
+    let (g, zones) = (built.graph, built.zones);
+    let n = zones.len() as i64;
+    let pairs = (0..n * n)
+        .filter(|k| k % 7 == 3 && k / n != k % n)
+        .map(|k| (zones.id((k / n) as usize), zones.id((k % n) as usize), 1.0));
+    let demand = TransitDemand::new(&zones, pairs).unwrap();
+    let cpu = run(&g, &zones, &demand, UNCONNECTED);
+    let config = GpuStrategyConfig { batch: 32, ..Default::default() };
+    let (mirror, mirror_sweeps) =
+        transit_strategies_mirror(&g, &zones, &demand, &UNCONNECTED, config).unwrap();
+    let diff = max_relative_difference(&mirror.volumes, &cpu.volumes);
+    assert!(diff <= 1e-12, "mirror and label setting differ by {diff}");
+    gpu_runtime::testing::for_each_context("strategies gtfs_city_with_ties_agrees_on_every_path", |ctx| {
+        if !ctx.features().f64 {
+            return;
+        }
+        let (gpu, sweeps) =
+            assign_gpu_with(ctx, &g, &zones, &demand, &UNCONNECTED, config, &|_, _| {}).unwrap();
+        assert_eq!(sweeps, mirror_sweeps);
+        let diff = max_relative_difference(&gpu.volumes, &cpu.volumes);
+        assert!(diff <= 1e-12, "GPU and label setting differ by {diff}");
+    });
 }

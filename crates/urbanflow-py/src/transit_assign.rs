@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use urbanflow::transit::strategies::auto::assign_on;
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, GtfsGraphOptions, HyperpathGraph, StrategyOptions, TransitDemand,
-    Zones, assign, assign_congested, graph_from_gtfs, line_capacities_by_line, read_vehicle_capacities,
+    Zones, assign_congested, graph_from_gtfs, line_capacities_by_line, read_vehicle_capacities,
     read_zone_points,
 };
 
@@ -18,7 +19,7 @@ use crate::run::{Run, report_progress, run_watching};
 
 /// Optimal-strategies transit assignment (see the Python `transit_assign`); returns a dict of results.
 #[pyfunction]
-#[pyo3(signature = (edges, demand, zones = None, *, gtfs = None, date = None, window = (25_200, 32_400), skims = false, allow_unconnected = false, vehicle_capacity = None, line_capacities = None, period = None, beta = 0.5, gap = 1e-3, max_iterations = 100, threads = None, progress = None))]
+#[pyo3(signature = (edges, demand, zones = None, *, gtfs = None, date = None, window = (25_200, 32_400), skims = false, allow_unconnected = false, vehicle_capacity = None, line_capacities = None, period = None, beta = 0.5, gap = 1e-3, max_iterations = 100, backend = None, threads = None, progress = None))]
 #[allow(clippy::too_many_arguments)] // keyword arguments of one Python function
 pub fn transit_assign<'py>(
     py: Python<'py>,
@@ -36,6 +37,7 @@ pub fn transit_assign<'py>(
     beta: f64,
     gap: f64,
     max_iterations: usize,
+    backend: Option<&str>,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -44,6 +46,14 @@ pub fn transit_assign<'py>(
     }
     let line_capacities = line_capacities.map(crate::paths::input_path).transpose()?;
     let congested_run = vehicle_capacity.is_some() || line_capacities.is_some();
+    let choice = crate::run::backend_of(backend)?;
+    if (congested_run || skims) && choice == urbanflow::gpu::BackendChoice::Gpu {
+        return Err(Error::Input(
+            "backend=\"gpu\": skims and congested assignments run on the CPU (the GPU path loads volumes only)"
+                .into(),
+        )
+        .into());
+    }
     let edges = edges.map(crate::paths::input_path).transpose()?;
     let gtfs = gtfs.map(crate::paths::input_path).transpose()?;
     let demand = crate::paths::input_path(demand)?;
@@ -59,7 +69,7 @@ pub fn transit_assign<'py>(
         }
         Ok(())
     };
-    let (g, zones, r, congested) = run_watching(
+    let (g, zones, r, congested, ran) = run_watching(
         py,
         Run { threads },
         move |_cancel| {
@@ -90,8 +100,9 @@ pub fn transit_assign<'py>(
                 d.fetch_max(n, Ordering::Relaxed);
             };
             if !congested_run {
-                let r = assign(&g, &zones, &demand, &opts, &report).map_err(Error::from)?;
-                return Ok((g, zones, r, None));
+                let backend = choice.backend().map_err(Error::Gpu)?;
+                let run = assign_on(backend, &g, &zones, &demand, &opts, &report).map_err(Error::from)?;
+                return Ok((g, zones, run.assignment, None, (run.backend, run.why)));
             }
             let period = period.or(window_s).ok_or_else(|| {
                 Error::Input(
@@ -112,7 +123,10 @@ pub fn transit_assign<'py>(
                 report(iteration.fetch_add(1, Ordering::Relaxed) + 1, max_iterations.max(1));
             })
             .map_err(Error::from)?;
-            Ok((g, zones, c.assignment.clone(), Some((c, capacity))))
+            let threads = rayon::current_num_threads();
+            let ran =
+                (format!("cpu ({threads} threads)"), "congested assignments run on the CPU".to_string());
+            Ok((g, zones, c.assignment.clone(), Some((c, capacity)), ran))
         },
         tick,
     )?;
@@ -153,6 +167,8 @@ pub fn transit_assign<'py>(
     out.set_item("unassigned", r.unassigned)?;
     out.set_item("unassigned_pairs", r.unassigned_pairs)?;
     out.set_item("seconds", r.seconds)?;
+    out.set_item("backend", ran.0)?;
+    out.set_item("why", ran.1)?;
     Ok(out)
 }
 

@@ -118,3 +118,24 @@ def test_congested_assignment_reaches_its_gap_or_warns(tmp_path):
         urbanflow.transit_assign(*files, line_capacities=vehicles, period=3600.0)
     with pytest.raises(urbanflow.errors.InvalidInputError, match="vehicle_capacity -1"):
         urbanflow.transit_assign(*files, vehicle_capacity=-1.0, period=3600.0)
+
+
+def test_gpu_volumes_equal_the_cpu():
+    import os
+    d = FIXTURES / "city6"
+    files = (d / "edges.csv", d / "demand.csv", d / "zones.csv")
+    try:
+        g = urbanflow.transit_assign(*files, backend="gpu", as_frame=False)
+    except Exception as e:  # no adapter, or one without 64-bit floats
+        if os.environ.get("URBANFLOW_REQUIRE_GPU") == "1":
+            raise
+        pytest.skip(f"no GPU for optimal strategies: {e}")
+    c = urbanflow.transit_assign(*files, backend="cpu", as_frame=False)
+    assert g.backend.startswith("gpu (") and c.backend.startswith("cpu (") and "sweeps" in g.why
+    np.testing.assert_allclose(g.links["volume"], c.links["volume"], rtol=1e-12, atol=1e-9)
+    assert g.assigned == pytest.approx(c.assigned, rel=1e-12)
+    # Auto on this small city keeps to the CPU and says why; skims never go to the GPU.
+    a = urbanflow.transit_assign(*files, as_frame=False)
+    assert a.backend.startswith("cpu (") and "CPU predicted" in a.why, a.why
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="skims and congested assignments run on the CPU"):
+        urbanflow.transit_assign(*files, backend="gpu", skims=True)

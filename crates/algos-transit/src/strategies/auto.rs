@@ -4,16 +4,21 @@
 //! CPU.
 //!
 //! The models were fitted on the one-GPU H200 host (16 threads; docs/benchmarks.md, "Transit
-//! assignment on the GPU"): the CPU costs a fixed time per destination and edge; the GPU, after its
-//! start and the graph's upload, costs per destination and edge in bytes of device bandwidth (each
-//! sweep of a destination reads its rows), plus one submission and one read of the volumes per batch.
+//! assignment on the GPU"), on the grid cities of 900 and 3,600 stops and NYC: the CPU costs a fixed
+//! time per destination and edge; the GPU, after its start and the graph's upload, costs the host's
+//! grouping of the demand (per OD pair), then per destination and edge in bytes of device bandwidth
+//! (the sweeps read labels and shares), plus one submission and one read of the volumes per batch.
 //!
 //! ```
 //! use urbanflow::gpu::profile::{CpuProfile, DeviceProfile};
-//! use urbanflow::transit::strategies::auto::{predict_cpu, predict_gpu};
+//! use urbanflow::transit::strategies::auto::{Work, predict_cpu, predict_gpu};
 //! let (cpu, gpu) = (CpuProfile::synthetic(16), DeviceProfile::synthetic_discrete());
-//! // A small city: the CPU answers before a device starts.
-//! assert!(predict_cpu(900, 12_864, &cpu).seconds < predict_gpu(900, 12_864, 4_108, 900, &gpu, false).seconds);
+//! // 900 stops: the CPU answers about when a device has started.
+//! let city30 = Work { destinations: 900, pairs: 405_156, edges: 12_864, vertices: 4_108 };
+//! assert!(predict_cpu(&city30, &cpu).seconds < predict_gpu(&city30, &cpu, &gpu, false).seconds);
+//! // 3,600 stops: the GPU, by more than the models' margin.
+//! let city60 = Work { destinations: 3_600, pairs: 648_219, edges: 52_992, vertices: 16_864 };
+//! assert!(2.0 * predict_gpu(&city60, &cpu, &gpu, false).seconds < predict_cpu(&city60, &cpu).seconds);
 //! ```
 
 use gpu_runtime::predict::{Choice, Estimate};
@@ -24,39 +29,77 @@ use super::gpu::{GpuStrategyConfig, assign_gpu_with};
 use super::{HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones, assign};
 use crate::TdError;
 
-/// CPU seconds per destination and edge, all threads of the fit host (the grid city, 900 destinations
-/// × 12,864 edges: 0.095 s on 16 threads), scaled by [`CpuProfile::slowdown`].
-pub const CPU_S_PER_DEST_EDGE: f64 = 8.2e-9;
-/// Device bytes per destination and edge: the sweeps' reads of labels and shares (fit host).
-pub const GPU_BYTES_PER_DEST_EDGE: f64 = 2_000.0;
+/// CPU seconds per destination and edge, all threads of the fit host (6.8–10 ns measured on the
+/// three cases, 16 threads), scaled by [`CpuProfile::slowdown`].
+pub const CPU_S_PER_DEST_EDGE: f64 = 7.5e-9;
+/// Device bytes per destination and edge: the sweeps' reads of labels, frontiers and shares (fit
+/// host: 1.7 ns per destination and edge at ~3·10¹² bytes a second).
+pub const GPU_BYTES_PER_DEST_EDGE: f64 = 5_200.0;
+/// Host seconds per OD pair of the GPU path's grouping and batching (fit host, 16 threads), scaled by
+/// [`CpuProfile::slowdown`].
+pub const HOST_S_PER_PAIR: f64 = 5e-8;
+/// Bytes uploaded per OD pair (its origin entry).
+const UPLOAD_BYTES_PER_PAIR: f64 = 24.0;
 /// Pipelines the GPU path compiles.
 const PIPELINES: u32 = 4;
+/// Device bytes a destination holds ([`super::gpu::GpuStrategyConfig::for_graph`]): per vertex, two
+/// f64 halves and five u32 rows; per edge, a share.
+const BYTES_PER_DEST: (usize, usize) = (36, 8);
 
-/// The CPU's predicted seconds for `destinations` over a graph of `edges`.
-pub fn predict_cpu(destinations: usize, edges: usize, cpu: &CpuProfile) -> Estimate {
-    let s = CPU_S_PER_DEST_EDGE * destinations as f64 * edges as f64 * cpu.slowdown();
-    Estimate::new(s, format!("{destinations} destinations × {edges} edges on {} threads", cpu.threads))
+/// The size of an assignment, for the models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Work {
+    /// Destination zones with demand.
+    pub destinations: usize,
+    /// OD pairs with demand.
+    pub pairs: usize,
+    /// Edges of the graph.
+    pub edges: usize,
+    /// Vertices of the graph.
+    pub vertices: usize,
 }
 
-/// The GPU's predicted seconds for `destinations` over a graph of `edges` and `vertices`, in batches
-/// of `batch`, its start included unless `warm`.
-pub fn predict_gpu(
-    destinations: usize,
-    edges: usize,
-    vertices: usize,
-    batch: usize,
-    d: &DeviceProfile,
-    warm: bool,
-) -> Estimate {
-    let start = d.start_s(warm, PIPELINES);
-    let up = d.upload_s((32 * edges + 8 * vertices) as f64);
-    let kernel = GPU_BYTES_PER_DEST_EDGE * destinations as f64 * edges as f64 / d.device_bytes_per_s;
-    let batches = destinations.div_ceil(batch.max(1)) as f64;
-    let down = batches * (d.submit_s + d.download_s(8.0 * edges as f64));
+impl Work {
+    /// The work of assigning `demand` on `g`.
+    pub fn of(g: &HyperpathGraph, demand: &TransitDemand) -> Self {
+        Self {
+            destinations: destinations(demand),
+            pairs: demand.num_pairs(),
+            edges: g.num_edges(),
+            vertices: g.num_vertices() as usize,
+        }
+    }
+
+    fn dest_edges(&self) -> f64 {
+        self.destinations as f64 * self.edges as f64
+    }
+}
+
+/// The CPU's predicted seconds for `work`.
+pub fn predict_cpu(work: &Work, cpu: &CpuProfile) -> Estimate {
+    let s = CPU_S_PER_DEST_EDGE * work.dest_edges() * cpu.slowdown();
     Estimate::new(
-        start + up + kernel + down,
+        s,
+        format!("{} destinations × {} edges on {} threads", work.destinations, work.edges, cpu.threads),
+    )
+}
+
+/// The GPU `d`'s predicted seconds for `work`, its start included unless `warm`.
+pub fn predict_gpu(work: &Work, cpu: &CpuProfile, d: &DeviceProfile, warm: bool) -> Estimate {
+    let start = d.start_s(warm, PIPELINES);
+    let host = HOST_S_PER_PAIR * work.pairs as f64 * cpu.slowdown();
+    let up =
+        d.upload_s((32 * work.edges + 8 * work.vertices) as f64 + UPLOAD_BYTES_PER_PAIR * work.pairs as f64);
+    let kernel = GPU_BYTES_PER_DEST_EDGE * work.dest_edges() / d.device_bytes_per_s;
+    // The batch the device takes: as many destinations as 1 GiB of rows holds, at most 4,096.
+    let per_dest = BYTES_PER_DEST.0 * work.vertices.max(1) + BYTES_PER_DEST.1 * work.edges.max(1);
+    let batch = ((1usize << 30) / per_dest).clamp(1, 4096);
+    let batches = work.destinations.div_ceil(batch) as f64;
+    let down = batches * (d.submit_s + d.download_s(8.0 * work.edges as f64));
+    Estimate::new(
+        start + host + up + kernel + down,
         format!(
-            "{start:.2} s start + upload {up:.3} s + sweeps {kernel:.3} s + {batches:.0} batches back {down:.3} s"
+            "{start:.2} s start + grouping {host:.3} s + upload {up:.3} s + sweeps {kernel:.3} s + {batches:.0} batches back {down:.3} s"
         ),
     )
 }
@@ -64,13 +107,8 @@ pub fn predict_gpu(
 /// Auto's choice for `demand` on `g` on this machine, with both predictions.
 pub fn choose(g: &HyperpathGraph, demand: &TransitDemand) -> Choice {
     let cpu = gpu_runtime::profile::cpu_profile(rayon::current_num_threads());
-    let destinations = destinations(demand);
-    let (m, n) = (g.num_edges(), g.num_vertices() as usize);
-    gpu_runtime::predict::auto_choice(predict_cpu(destinations, m, &cpu), |d, warm| {
-        // The batch the device would take: as many as 1 GiB of rows allows, at most 4,096.
-        let batch = ((1usize << 30) / (32 * n.max(1) + 8 * m.max(1))).clamp(1, 4096);
-        predict_gpu(destinations, m, n, batch, d, warm)
-    })
+    let work = Work::of(g, demand);
+    gpu_runtime::predict::auto_choice(predict_cpu(&work, &cpu), |d, warm| predict_gpu(&work, &cpu, d, warm))
 }
 
 /// Destination zones with demand.
@@ -144,5 +182,26 @@ pub fn assign_on(
                 None => on_cpu(format!("{}; but the GPU could not be opened", choice.why)),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_runtime::predict::{Verdict, choose};
+
+    #[test]
+    fn cities_on_synthetic_machines() {
+        let cpu = CpuProfile::synthetic(16);
+        let on = |w: &Work, d: &DeviceProfile| {
+            choose(predict_cpu(w, &cpu), Ok(predict_gpu(w, &cpu, d, false))).verdict
+        };
+        // The fit: 3,600 stops measured 3.4-3.7x faster on the H200 (solve), 900 stops about even.
+        let city60 = Work { destinations: 3_600, pairs: 648_219, edges: 52_992, vertices: 16_864 };
+        let city30 = Work { destinations: 900, pairs: 405_156, edges: 12_864, vertices: 4_108 };
+        assert_eq!(on(&city60, &DeviceProfile::synthetic_discrete()), Verdict::Gpu);
+        assert_eq!(on(&city30, &DeviceProfile::synthetic_discrete()), Verdict::Cpu);
+        // Shaders on the CPU never beat the CPU itself.
+        assert_eq!(on(&city60, &DeviceProfile::synthetic_software()), Verdict::Cpu);
     }
 }

@@ -139,7 +139,10 @@ impl Workspace {
                 self.u[i] = 1.0 / f + key;
                 self.freq_sum[i] = f;
             } else {
-                self.u[i] = (fi * self.u[i] + f * key) / (fi + f);
+                // `F u` fused with the sum (one rounding): a GPU compiler may fuse a multiply and an
+                // add on its own, so the GPU path (shaders/transit_strategies.wgsl) fuses this one
+                // explicitly and both round the same way, ties included.
+                self.u[i] = fi.mul_add(self.u[i], f * key) / (fi + f);
                 self.freq_sum[i] = fi + f;
             }
             self.attractive.push(a as u32);

@@ -44,9 +44,6 @@ use crate::TdError;
 
 const SHADER: Shader = gpu_runtime::shader!("transit_strategies");
 
-/// Invocations per workgroup: `WG` in the shader.
-const WG: u32 = 256;
-
 /// The device's stand-in for an unreached label (`unreached()` in the shader): f64 infinity cannot be
 /// written in WGSL, and no travel time comes near it.
 const UNREACHED: f64 = 1e300;
@@ -163,16 +160,29 @@ const ROW_BYTES_PER_VERTEX: u64 = 36;
 pub struct GpuStrategyConfig {
     /// Destinations per submission (each holds seven rows of vertices and a row of edges on the device).
     pub batch: usize,
+    /// Invocations per workgroup (one workgroup per destination while labelling and loading).
+    pub workgroup_size: u32,
+}
+
+impl Default for GpuStrategyConfig {
+    /// 1,024 destinations per batch, 256 invocations per workgroup (every device takes 256; see
+    /// [`GpuStrategyConfig::for_graph`] for the measured choice).
+    fn default() -> Self {
+        Self { batch: 1024, workgroup_size: 256 }
+    }
 }
 
 impl GpuStrategyConfig {
-    /// As many destinations per batch as one storage binding and 1 GiB of rows allow (at most 4,096).
+    /// As many destinations per batch as one storage binding and 1 GiB of rows allow (at most 4,096),
+    /// and 512 invocations per workgroup where the device takes them.
     pub fn for_graph(ctx: &GpuContext, g: &HyperpathGraph) -> Self {
         let binding = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size);
         let (n, m) = (g.num_vertices().max(1) as u64, g.num_edges().max(1) as u64);
         let by_binding = (binding / (ROW_BYTES_PER_VERTEX * n)).min(binding / (8 * m));
         let by_memory = (1u64 << 30) / (ROW_BYTES_PER_VERTEX * n + 8 * m);
-        Self { batch: by_binding.min(by_memory).clamp(1, 4096) as usize }
+        // 512 invocations: 1.13x faster than 256 on 3,600 stops on an H200, the same as 1,024.
+        let workgroup_size = 512.min(ctx.limits.max_compute_invocations_per_workgroup);
+        Self { batch: by_binding.min(by_memory).clamp(1, 4096) as usize, workgroup_size }
     }
 }
 
@@ -231,7 +241,7 @@ pub fn assign_gpu_with(
     let mut device = None;
     run_batches(g, zones, demand, opts, config, progress, |batch| {
         if device.is_none() {
-            device = Some(DeviceStrategies::new(ctx, &lay, config.batch)?);
+            device = Some(DeviceStrategies::new(ctx, &lay, config)?);
         }
         device.as_mut().map(|d| d.run(batch)).unwrap_or_else(|| unreachable!())
     })
@@ -420,7 +430,7 @@ fn evaluate(lay: &Layout, v: usize, u: &[f64], write: Option<(&mut [f64], Strate
             s.u = 1.0 / f + key;
             s.freq = f;
         } else {
-            s.u = (s.freq * s.u + f * key) / (s.freq + f);
+            s.u = s.freq.mul_add(s.u, f * key) / (s.freq + f);
             s.freq += f;
         }
         if let Some((row, fin)) = &mut write {
@@ -534,6 +544,7 @@ struct DeviceStrategies<'a> {
     n: u32,
     m: u32,
     max_sweeps: u32,
+    wg: u32,
     params: wgpu::Buffer,
     offsets: GpuBuffer<u32>,
     out: GpuBuffer<OutEdge>,
@@ -550,10 +561,17 @@ struct DeviceStrategies<'a> {
 
 impl<'a> DeviceStrategies<'a> {
     /// Uploads the graph and allocates rows for `capacity` destinations.
-    fn new(ctx: &'a GpuContext, lay: &Layout, capacity: usize) -> Result<Self, TdError> {
+    fn new(ctx: &'a GpuContext, lay: &Layout, config: GpuStrategyConfig) -> Result<Self, TdError> {
+        let (capacity, wg) = (config.batch, config.workgroup_size);
         let (n, m) = (lay.n.max(1), lay.m.max(1));
+        if wg == 0 || wg > ctx.limits.max_compute_invocations_per_workgroup {
+            return Err(TdError::InvalidParameter(format!(
+                "optimal strategies on the GPU: {wg} invocations per workgroup (this device takes 1 to {})",
+                ctx.limits.max_compute_invocations_per_workgroup
+            )));
+        }
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as usize;
-        if capacity > max_dim || n.div_ceil(WG as usize) > max_dim {
+        if capacity > max_dim || n.div_ceil(wg as usize) > max_dim {
             return Err(TdError::InvalidParameter(format!(
                 "optimal strategies on the GPU: {capacity} destinations or {n} vertices exceed this device's \
                  {max_dim} workgroups per dimension"
@@ -568,7 +586,7 @@ impl<'a> DeviceStrategies<'a> {
         let share = GpuBuffer::<f64>::zeroed(ctx, "strategies shares", m * capacity)?;
         work.check_bindable(ctx)?;
         share.check_bindable(ctx)?;
-        let key = |entry| PipelineKey::new(SHADER, entry);
+        let key = |entry| PipelineKey::new(SHADER, entry).with("WG", wg);
         let pipelines = [
             ctx.pipeline(&key("labels"))?,
             ctx.pipeline(&key("shares"))?,
@@ -612,6 +630,7 @@ impl<'a> DeviceStrategies<'a> {
             n: lay.n as u32,
             m: lay.m as u32,
             max_sweeps: lay.max_sweeps(),
+            wg,
             params,
             offsets,
             out,
@@ -680,9 +699,9 @@ impl<'a> DeviceStrategies<'a> {
         ctx.write_words(&self.params, 0, &[self.n, self.m, dests as u32, self.max_sweeps]);
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
         let per_dest = Workgroups::Fixed([dests as u32, 1, 1]);
-        let vertices = Workgroups::Fixed([self.n.max(1).div_ceil(WG), dests as u32, 1]);
+        let vertices = Workgroups::Fixed([self.n.max(1).div_ceil(self.wg), dests as u32, 1]);
         let edges = Workgroups::Fixed(gpu_runtime::dispatch::workgroups_1d(
-            (self.m.max(1) as u64).div_ceil(WG as u64),
+            (self.m.max(1) as u64).div_ceil(u64::from(self.wg)),
             max_dim,
         )?);
         let (p, b) = (&self.pipelines, &self.binds);

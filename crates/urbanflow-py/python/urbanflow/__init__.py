@@ -775,7 +775,7 @@ class TransitAssignment:
     ``assigned``, ``intrazonal`` and ``unassigned`` (in ``unassigned_pairs``), ``seconds``. A congested
     assignment (``vehicle_capacity``) adds ``frequency``, ``effective_frequency``, ``capacity`` and
     ``on_board`` to ``links`` and ``congestion``: ``iterations``, ``relative_gap``, ``converged`` and the
-    ``gaps`` of every iteration after the first."""
+    ``gaps`` of every iteration after the first. ``backend`` says where it ran and ``why``."""
 
     links: Any
     zones: np.ndarray
@@ -786,6 +786,8 @@ class TransitAssignment:
     unassigned_pairs: int
     seconds: float
     congestion: dict | None = None
+    backend: str = ""
+    why: str = ""
 
     def __repr__(self) -> str:
         return (f"TransitAssignment(edges={len(self.links['volume'])}, zones={len(self.zones)}, "
@@ -808,7 +810,7 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
                    window: str = "07:00-09:00", skims: bool = False, allow_unconnected: bool = False,
                    vehicle_capacity: float | None = None, line_capacities=None, period: float | None = None,
                    beta: float = 0.5,
-                   gap: float = 1e-3, max_iterations: int = 100, threads=None, progress=None,
+                   gap: float = 1e-3, max_iterations: int = 100, backend=None, threads=None, progress=None,
                    as_frame: bool | None = None) -> TransitAssignment:
     """Frequency-based transit assignment by optimal strategies (Spiess & Florian 1989), as
     ``urbanflow transit-assign`` runs it: travellers wait at a stop for the first vehicle of the lines
@@ -834,7 +836,12 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
     equilibrium's relative ``gap`` or ``max_iterations``; a RuntimeWarning says when the gap was not
     reached (docs/transit-assignment.md). ``line_capacities``: a CSV path, ``line_id,vehicle_capacity``
     per line (GTFS lines are route ids); lines not listed take ``vehicle_capacity``, or are unlimited
-    without it."""
+    without it.
+
+    ``backend``: "cpu", "gpu" (the volumes on the device, a batch of destinations at a time; needs 64-bit
+    floats; skims and congestion stay on the CPU) or "auto" (default ``$URBANFLOW_BACKEND``, else auto:
+    the GPU where this machine's measured profiles predict it faster); the result's ``backend`` and
+    ``why`` say where it ran."""
     if demand is None:
         raise InvalidInputError("transit_assign: demand (a CSV path) is required")
     if (edges is None) == (gtfs is None):
@@ -845,7 +852,7 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
                         vehicle_capacity=vehicle_capacity,
                         line_capacities=None if line_capacities is None else os.fspath(line_capacities),
                         period=period, beta=beta, gap=gap,
-                        max_iterations=_integer(max_iterations, "max_iterations"), threads=threads,
+                        max_iterations=_integer(max_iterations, "max_iterations"), backend=backend, threads=threads,
                         progress=progress)
     congestion = r.get("congestion")
     if congestion is not None and not congestion["converged"]:
@@ -872,6 +879,8 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
         unassigned_pairs=r["unassigned_pairs"],
         seconds=r["seconds"],
         congestion=congestion,
+        backend=r["backend"],
+        why=r["why"],
     )
 
 

@@ -191,14 +191,17 @@ class TransitAssignment:
     unassigned_pairs: int
     seconds: float
     congestion: dict[str, Any] | None = None
+    backend: str = ""
+    why: str = ""
 
 def transit_assign(edges: _Path | None = None, demand: _Path | None = None, zones: _Path | None = None, *,
                    gtfs: _Path | None = None, date: str | None = None, window: str = "07:00-09:00",
                    skims: bool = False, allow_unconnected: bool = False,
                    vehicle_capacity: float | None = None, line_capacities: _Path | None = None,
                    period: float | None = None, beta: float = 0.5,
-                   gap: float = 1e-3, max_iterations: int = 100, threads: int | None = None,
-                   progress: Any = None, as_frame: bool | None = None) -> TransitAssignment: ...
+                   gap: float = 1e-3, max_iterations: int = 100, backend: str | None = None,
+                   threads: int | None = None, progress: Any = None,
+                   as_frame: bool | None = None) -> TransitAssignment: ...
 
 @dataclass(frozen=True)
 class Balanced:
