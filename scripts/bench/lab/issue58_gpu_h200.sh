@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# Transit assignment on the GPU against the 16-core CPU (issue 58): grid cities and NYC.
+# Issue 58: optimal-strategies transit assignment on the GPU against the 16-core CPU of the one-GPU
+# H200 host, through the device tool: `transit-assign --backend cpu|gpu|auto` alternated, ROUNDS rounds,
+# on the grid cities of scripts/transit_grid_city.py (--side 30 --lines 120, and --side 60 --lines 480
+# --pair-share 0.05) and the NYC subway feed with scripts/transit_city_zones.py --side 40 --share 0.1
+# --seed 7. Expects .gpu/t58/bins.tar.xz (the stripped release command) and .gpu/t58/data.tar.xz
+# (city30/, city60/, nyc_subway_gtfs.zip, nyc40_zones.csv, nyc40_demand.csv); writes each run's JSON
+# and volumes into $OUT/results.tar.xz.
 set -u
 U=/tmp/urbanflow
 tar xJf .gpu/t58/bins.tar.xz -C /tmp
