@@ -232,8 +232,13 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             demand.total()
         );
         println!(
-            "assigned {:.1} trips ({:.1} intrazonal, {:.1} unassigned in {} pairs) over {} destinations in {solve_s:.3} s (+ {setup_s:.3} s GPU setup) on {backend} ({why})",
-            r.assigned, r.intrazonal, r.unassigned, r.unassigned_pairs, r.destinations
+            "assigned {:.1} trips ({:.1} intrazonal, {:.1} unassigned in {} pairs) over {} destinations in {solve_s:.3} s{setup} on {backend} ({why})",
+            r.assigned,
+            r.intrazonal,
+            r.unassigned,
+            r.unassigned_pairs,
+            r.destinations,
+            setup = if setup_s > 0.0 { format!(" (+ {setup_s:.3} s GPU setup)") } else { String::new() }
         );
         if let Some((_, line)) = &summary {
             println!("{line}");
