@@ -17,6 +17,9 @@
 //   unreachable trips), then the travellers at each vertex, iterated until no vertex changes: the
 //   origin's demand, then every in-edge's tail's travellers × the edge's share, in in-edge order.
 // - `edge_volumes`: one invocation per edge: its volume summed over the batch's destinations in order.
+// - `congestion` (congested assignment, after `loading`): one workgroup per destination: what its
+//   strategies cost its demand, the waits `Σ_i max_a v_a / f_a` of its current flows on the edges with a
+//   wait, and those flows moved by the step toward this iteration's loads (CPU: congested.rs).
 //!requires f64
 
 // Invocations per workgroup (the pipeline's `WG`, GpuStrategyConfig::workgroup_size).
@@ -28,6 +31,12 @@ struct Params {
     m: u32,
     dests: u32,
     max_sweeps: u32,
+    // Congested assignment (`congestion`): edges with a wait, their tail groups, the batch's first
+    // destination among all, and whether the flows have moved yet (iteration > 0).
+    waits: u32,
+    groups: u32,
+    dest_offset: u32,
+    moved: u32,
 }
 
 struct OutEdge {
@@ -70,6 +79,14 @@ struct Strategy {
 @group(0) @binding(8) var<storage, read_write> volume: array<f64>;
 // Per destination, five rows of n words: see `rows`.
 @group(0) @binding(9) var<storage, read_write> state: array<atomic<u32>>;
+// Congested assignment: every destination's flows on the edges with a wait (destinations × waits).
+@group(0) @binding(10) var<storage, read_write> flows: array<f64>;
+// The edges with a wait: (edge, tail) pairs, then their indices grouped by tail, then the groups'
+// starts (groups + 1).
+@group(0) @binding(11) var<storage, read> waits: array<u32>;
+// The step, then each wait edge's frequency this iteration (waits), then per destination of the batch
+// its strategies' cost and its flows' waits (2 × dests, written).
+@group(0) @binding(12) var<storage, read_write> congested: array<f64>;
 
 // Origins of the destination without a strategy (`loading`).
 var<workgroup> unreached_origins: atomic<u32>;
@@ -473,4 +490,50 @@ fn edge_volumes(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
         }
     }
     volume[te.y] = x;
+}
+
+@compute @workgroup_size(WG)
+fn congestion(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l: u32) {
+    let d = wg.x;
+    let nw = params.waits;
+    let frow = (params.dest_offset + d) * nw;
+    let base = rows(d);
+    let srow = d * params.m;
+    let out = 1u + nw + 2u * d;
+    // In order on one invocation: the sums are the same bits on every run.
+    if l == 0u {
+        var waiting = f64(0.0);
+        if params.moved != 0u {
+            let grouped = 2u * nw;
+            let starts = 3u * nw;
+            for (var t = 0u; t < params.groups; t++) {
+                var longest = f64(0.0);
+                for (var k = waits[starts + t]; k < waits[starts + t + 1u]; k++) {
+                    let w = waits[grouped + k];
+                    longest = max(longest, flows[frow + w] / congested[1u + w]);
+                }
+                waiting = waiting + longest;
+            }
+        }
+        var cost = f64(0.0);
+        for (var o = batch[params.dests + d]; o < batch[params.dests + d + 1u]; o++) {
+            if origins[o].cost < unreached() {
+                cost = cost + origins[o].trips * origins[o].cost;
+            }
+        }
+        congested[out] = cost;
+        congested[out + 1u] = waiting;
+    }
+    storageBarrier();
+    workgroupBarrier();
+    let step = congested[0];
+    for (var w = l; w < nw; w += WG) {
+        let a = waits[2u * w];
+        let sh = share[srow + a];
+        var y = f64(0.0);
+        if sh != f64(0.0) {
+            y = work[base + waits[2u * w + 1u]] * sh;
+        }
+        flows[frow + w] = flows[frow + w] + step * (y - flows[frow + w]);
+    }
 }

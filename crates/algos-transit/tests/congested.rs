@@ -287,3 +287,81 @@ fn three_common_lines_equal_scipys_equilibrium() {
         assert!((r.assignment.volumes[3] - num(&case["h"]) - r.assignment.volumes[2]).abs() < 1e-9);
     }
 }
+
+/// The congested loop on the GPU (strategies, loads and every destination's flows on the device)
+/// against the CPU's: the same iterations and gaps to rounding, the same volumes and frequencies; on
+/// the congested grid city (30 iterations) and the two common lines to convergence.
+#[test]
+fn the_gpu_congested_loop_equals_the_cpu() {
+    use algos_transit::strategies::gpu::assign_congested_gpu;
+    let (g, zones, demand) = city6();
+    let capacity = line_capacities(&g, 2.0, 3600.0);
+    let opts = CongestionOptions { max_iterations: 30, relative_gap: 0.0, ..Default::default() };
+    let cpu = assign_congested(&g, &zones, &demand, &capacity, &StrategyOptions::default(), &opts, &|_| {})
+        .unwrap();
+    let lines = HyperpathGraph::from_edges(
+        4,
+        &[(0, 2, 0.0, 0.1), (2, 1, 10.0, INF), (0, 3, 0.0, 0.1), (3, 1, 14.0, INF)],
+    )
+    .unwrap()
+    .with_kinds([EdgeKind::Boarding, EdgeKind::OnBoard, EdgeKind::Boarding, EdgeKind::OnBoard])
+    .unwrap();
+    let line_zones = Zones::every_vertex(&lines);
+    let line_demand = TransitDemand::new(&line_zones, [(0, 1, 60.0)]).unwrap();
+    let line_capacity = [20.0, INF, INF, INF];
+    let [tight, _] = tight();
+    let line_cpu = assign_congested(
+        &lines,
+        &line_zones,
+        &line_demand,
+        &line_capacity,
+        &StrategyOptions::default(),
+        &tight,
+        &|_| {},
+    )
+    .unwrap();
+    gpu_runtime::testing::for_each_context("congested the_gpu_congested_loop_equals_the_cpu", |ctx| {
+        let gpu = assign_congested_gpu(
+            ctx,
+            &g,
+            &zones,
+            &demand,
+            &capacity,
+            &StrategyOptions::default(),
+            &opts,
+            &|_| {},
+        );
+        if !ctx.features().f64 {
+            assert!(gpu.unwrap_err().to_string().contains("f64"));
+            return;
+        }
+        let gpu = gpu.unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        assert_eq!(gpu.iterations.len(), cpu.iterations.len());
+        for (x, y) in gpu.iterations.iter().zip(&cpu.iterations).skip(1) {
+            assert!(close(x.gap, y.gap) && close(x.strategy_cost, y.strategy_cost), "{x:?} against {y:?}");
+        }
+        for e in 0..g.num_edges() {
+            let (a, b) = (gpu.assignment.volumes[e], cpu.assignment.volumes[e]);
+            assert!(close(a, b), "edge {e}: GPU {a}, CPU {b}");
+            assert!(
+                close(gpu.effective_frequency[e], cpu.effective_frequency[e])
+                    || gpu.effective_frequency[e] == cpu.effective_frequency[e]
+            );
+        }
+        assert!(close(gpu.assignment.assigned, cpu.assignment.assigned));
+        let line_gpu = assign_congested_gpu(
+            ctx,
+            &lines,
+            &line_zones,
+            &line_demand,
+            &line_capacity,
+            &StrategyOptions::default(),
+            &tight,
+            &|_| {},
+        )
+        .unwrap();
+        assert!(line_gpu.converged && line_gpu.iterations.len().abs_diff(line_cpu.iterations.len()) <= 1);
+        assert!(close(line_gpu.assignment.volumes[0], line_cpu.assignment.volumes[0]));
+    });
+}

@@ -7,11 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use urbanflow::transit::strategies::auto::assign_on;
+use urbanflow::transit::strategies::auto::{assign_congested_on, assign_on};
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, GtfsGraphOptions, HyperpathGraph, StrategyOptions, TransitDemand,
-    Zones, assign_congested, graph_from_gtfs, line_capacities_by_line, read_vehicle_capacities,
-    read_zone_points,
+    Zones, graph_from_gtfs, line_capacities_by_line, read_vehicle_capacities, read_zone_points,
 };
 
 use crate::errors::Error;
@@ -47,10 +46,9 @@ pub fn transit_assign<'py>(
     let line_capacities = line_capacities.map(crate::paths::input_path).transpose()?;
     let congested_run = vehicle_capacity.is_some() || line_capacities.is_some();
     let choice = crate::run::backend_of(backend)?;
-    if (congested_run || skims) && choice == urbanflow::gpu::BackendChoice::Gpu {
+    if !congested_run && skims && choice == urbanflow::gpu::BackendChoice::Gpu {
         return Err(Error::Input(
-            "backend=\"gpu\": skims and congested assignments run on the CPU (the GPU path loads volumes only)"
-                .into(),
+            "backend=\"gpu\": skims run on the CPU (the GPU path loads volumes only)".into(),
         )
         .into());
     }
@@ -119,13 +117,12 @@ pub fn transit_assign<'py>(
             let capacity = line_capacities_by_line(&g, &per_line, vehicle_capacity, period)?;
             let copts = CongestionOptions { beta, relative_gap: gap, max_iterations };
             let iteration = AtomicUsize::new(0);
-            let c = assign_congested(&g, &zones, &demand, &capacity, &opts, &copts, &|_| {
+            let backend = choice.backend().map_err(Error::Gpu)?;
+            let run = assign_congested_on(backend, &g, &zones, &demand, &capacity, &opts, &copts, &|_| {
                 report(iteration.fetch_add(1, Ordering::Relaxed) + 1, max_iterations.max(1));
             })
             .map_err(Error::from)?;
-            let threads = rayon::current_num_threads();
-            let ran =
-                (format!("cpu ({threads} threads)"), "congested assignments run on the CPU".to_string());
+            let (c, ran) = (run.congested, (run.backend, run.why));
             Ok((g, zones, c.assignment.clone(), Some((c, capacity)), ran))
         },
         tick,

@@ -137,5 +137,14 @@ def test_gpu_volumes_equal_the_cpu():
     # Auto on this small city keeps to the CPU and says why; skims never go to the GPU.
     a = urbanflow.transit_assign(*files, as_frame=False)
     assert a.backend.startswith("cpu (") and "CPU predicted" in a.why, a.why
-    with pytest.raises(urbanflow.errors.InvalidInputError, match="skims and congested assignments run on the CPU"):
+    with pytest.raises(urbanflow.errors.InvalidInputError, match="skims run on the CPU"):
         urbanflow.transit_assign(*files, backend="gpu", skims=True)
+    # A congested assignment runs its iterations on the GPU: the same iterations and volumes.
+    kw = dict(vehicle_capacity=2.0, period=3600.0, max_iterations=8, gap=0.0, as_frame=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        cg = urbanflow.transit_assign(*files, backend="gpu", **kw)
+        cc = urbanflow.transit_assign(*files, backend="cpu", **kw)
+    assert cg.backend.startswith("gpu (") and cg.congestion["iterations"] == cc.congestion["iterations"] == 8
+    np.testing.assert_allclose(cg.links["volume"], cc.links["volume"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(cg.congestion["gaps"], cc.congestion["gaps"], rtol=1e-9)

@@ -25,7 +25,8 @@ use gpu_runtime::predict::{Choice, Estimate};
 use gpu_runtime::profile::{CpuProfile, DeviceProfile};
 use gpu_runtime::{Backend, GpuContext};
 
-use super::gpu::{GpuStrategyConfig, assign_gpu_with};
+use super::gpu::{GpuStrategyConfig, assign_congested_gpu, assign_gpu_with};
+use super::{CongestedAssignment, CongestedIteration, CongestionOptions};
 use super::{HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones, assign};
 use crate::TdError;
 
@@ -109,6 +110,79 @@ pub fn choose(g: &HyperpathGraph, demand: &TransitDemand) -> Choice {
     let cpu = gpu_runtime::profile::cpu_profile(rayon::current_num_threads());
     let work = Work::of(g, demand);
     gpu_runtime::predict::auto_choice(predict_cpu(&work, &cpu), |d, warm| predict_gpu(&work, &cpu, d, warm))
+}
+
+/// Auto's choice for a congested assignment of `demand` on `g`: each of its iterations is one
+/// assignment, and on the GPU the start and the grouping of the demand are paid once. The iterations
+/// are not known before the run: the prediction counts `iterations` (at most 10, fewer than any
+/// congested run measured took).
+pub fn choose_congested(g: &HyperpathGraph, demand: &TransitDemand, iterations: usize) -> Choice {
+    let cpu = gpu_runtime::profile::cpu_profile(rayon::current_num_threads());
+    let work = Work::of(g, demand);
+    let runs = iterations.clamp(1, 10) as f64;
+    let one = predict_cpu(&work, &cpu);
+    let cpu_estimate = Estimate::new(runs * one.seconds, format!("{runs:.0} iterations of {}", one.terms));
+    gpu_runtime::predict::auto_choice(cpu_estimate, |d, warm| {
+        let first = predict_gpu(&work, &cpu, d, warm);
+        let start = d.start_s(warm, PIPELINES + 1) + HOST_S_PER_PAIR * work.pairs as f64 * cpu.slowdown();
+        let each = (first.seconds - d.start_s(warm, PIPELINES)).max(0.0)
+            - HOST_S_PER_PAIR * work.pairs as f64 * cpu.slowdown();
+        Estimate::new(
+            start + runs * each.max(0.0),
+            format!("{start:.2} s start and grouping + {runs:.0} iterations of {:.3} s", each.max(0.0)),
+        )
+    })
+}
+
+/// A congested assignment with where it ran and why.
+#[derive(Debug, Clone)]
+pub struct CongestedRun {
+    /// The assignment.
+    pub congested: CongestedAssignment,
+    /// Where its iterations ran.
+    pub backend: String,
+    /// Why there.
+    pub why: String,
+}
+
+/// [`assign_congested`](super::assign_congested) on `backend`: the CPU, a GPU
+/// ([`super::gpu::assign_congested_gpu`]) or Auto's choice ([`choose_congested`]). Skims, when asked
+/// for, are the CPU's at the final frequencies either way.
+#[allow(clippy::too_many_arguments)]
+pub fn assign_congested_on(
+    backend: Backend<'_>,
+    g: &HyperpathGraph,
+    zones: &Zones,
+    demand: &TransitDemand,
+    capacity: &[f64],
+    opts: &StrategyOptions,
+    copts: &CongestionOptions,
+    progress: &(dyn Fn(&CongestedIteration) + Sync),
+) -> Result<CongestedRun, TdError> {
+    let threads = rayon::current_num_threads();
+    let on_cpu = |why: String| -> Result<CongestedRun, TdError> {
+        let congested = super::assign_congested(g, zones, demand, capacity, opts, copts, progress)?;
+        Ok(CongestedRun { congested, backend: format!("cpu ({threads} threads)"), why })
+    };
+    let on_gpu = |ctx: &GpuContext, why: String| -> Result<CongestedRun, TdError> {
+        let congested = assign_congested_gpu(ctx, g, zones, demand, capacity, opts, copts, progress)?;
+        Ok(CongestedRun { congested, backend: format!("gpu ({})", ctx.info.name), why })
+    };
+    match backend {
+        Backend::Cpu => on_cpu("--backend cpu".into()),
+        Backend::Gpu(ctx) => on_gpu(ctx, "--backend gpu".into()),
+        Backend::Auto => {
+            let choice = choose_congested(g, demand, copts.max_iterations);
+            if !choice.gpu_clearly() {
+                return on_cpu(choice.why);
+            }
+            match GpuContext::auto() {
+                Some(ctx) if ctx.features().f64 => on_gpu(ctx, choice.why),
+                Some(ctx) => on_cpu(format!("{}; but `{}` has no 64-bit floats", choice.why, ctx.info.name)),
+                None => on_cpu(format!("{}; but the GPU could not be opened", choice.why)),
+            }
+        }
+    }
 }
 
 /// Destination zones with demand.

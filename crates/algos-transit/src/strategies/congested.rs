@@ -69,7 +69,7 @@ use rayon::prelude::*;
 
 use super::destination::Workspace;
 use super::{
-    BLOCK, HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones, assign,
+    BLOCK, Grouped, HyperpathGraph, StrategyAssignment, StrategyOptions, TransitDemand, Zones, assign,
     group_by_destination,
 };
 use crate::TdError;
@@ -226,13 +226,13 @@ pub fn effective_frequency(nominal: f64, boarding: f64, on_board: f64, capacity:
 }
 
 /// Edges with a wait, indexed `0..len`, and what the gap and the frequencies read about them.
-struct Waits {
+pub(crate) struct Waits {
     /// The graph's edge of each.
-    edge: Vec<u32>,
+    pub edge: Vec<u32>,
     /// Grouped by tail vertex: `edge[by_tail[k]]`, groups `tail_start[t]..tail_start[t + 1]` (t over
     /// the tails that have any).
-    by_tail: Vec<u32>,
-    tail_start: Vec<u32>,
+    pub by_tail: Vec<u32>,
+    pub tail_start: Vec<u32>,
     /// The in-vehicle edges leaving each one's head: `after[after_start[k]..after_start[k + 1]]`.
     after_start: Vec<u32>,
     after: Vec<u32>,
@@ -276,7 +276,7 @@ impl Waits {
         Ok(Self { edge, by_tail, tail_start, after_start, after })
     }
 
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.edge.len()
     }
 
@@ -331,45 +331,66 @@ pub fn assign_congested(
     copts: &CongestionOptions,
     progress: &(dyn Fn(&CongestedIteration) + Sync),
 ) -> Result<CongestedAssignment, TdError> {
-    let start = Instant::now();
-    if capacity.len() != g.num_edges() {
-        return Err(TdError::InvalidParameter(format!(
-            "congested assignment: {} capacities for {} edges",
-            capacity.len(),
-            g.num_edges()
-        )));
+    let cpu = |input: &Input<'_>| -> Result<CpuIterate, TdError> { Ok(CpuIterate::new(input)) };
+    congested_loop(g, zones, demand, capacity, opts, copts, progress, cpu)
+}
+
+/// What one congested iteration gives, summed over the destinations in order: their loads `y` on every
+/// edge, what their strategies cost the demand, the waits of their flows `v^d` under the iteration's
+/// frequencies (0 in iteration 0), and the trips that reach no destination.
+pub(crate) struct IterationSums {
+    pub loads: Vec<f64>,
+    pub strategy_cost: f64,
+    pub waiting: f64,
+    pub unreached: f64,
+    pub unreached_pairs: usize,
+}
+
+/// The per-destination work of a congested iteration, on the CPU ([`CpuIterate`]) or a GPU
+/// (`super::gpu`): the strategies under `live`'s frequencies, their loads, and each destination's
+/// flows on the edges with a wait moved by `step` toward them (after their waits are measured).
+pub(crate) trait Iterate {
+    fn iterate(
+        &mut self,
+        input: &Input<'_>,
+        live: &HyperpathGraph,
+        k: usize,
+        step: f64,
+    ) -> Result<IterationSums, TdError>;
+}
+
+/// What every iteration's engine reads: the zones, the edges with a wait, the demand by destination
+/// and the destinations with demand, in order.
+pub(crate) struct Input<'a> {
+    pub zones: &'a Zones,
+    pub waits: &'a Waits,
+    pub grouped: &'a Grouped,
+    pub dests: &'a [usize],
+}
+
+/// The label setting on every core, in fixed blocks of destinations.
+struct CpuIterate {
+    /// Per destination, its flows on the edges with a wait (v^d: destinations × those edges, the one
+    /// array that grows with the product).
+    per_dest: Vec<f64>,
+}
+
+impl CpuIterate {
+    fn new(input: &Input<'_>) -> Self {
+        Self { per_dest: vec![0.0; input.dests.len() * input.waits.len()] }
     }
-    if let Some(e) = capacity.iter().position(|c| c.is_nan() || *c < 0.0) {
-        return Err(TdError::InvalidParameter(format!(
-            "congested assignment: edge {e} (link_id {}) has capacity {}; expected a number ≥ 0 (∞ for none)",
-            g.link_id(e),
-            capacity[e]
-        )));
-    }
-    if !(copts.beta > 0.0 && copts.beta.is_finite()) || copts.relative_gap.is_nan() {
-        return Err(TdError::InvalidParameter(format!(
-            "congested assignment: beta {} must be positive and finite, the gap a number",
-            copts.beta
-        )));
-    }
-    let waits = Waits::of(g)?;
-    let grouped = group_by_destination(g, zones, demand, &StrategyOptions { skims: false, ..*opts })?;
-    let dests: Vec<usize> = (0..zones.len()).filter(|&d| !grouped.by_dest[d].is_empty()).collect();
-    let nominal = g.freq.clone();
-    let mut live = g.clone();
-    let nw = waits.len();
-    // Per destination, its flows on the edges with a wait (v^d: destinations × those edges, the one
-    // array that grows with the product); in total on every edge (v).
-    let mut per_dest = vec![0.0; dests.len() * nw];
-    let mut volumes = vec![0.0; g.num_edges()];
-    let mut on_board = vec![0.0; g.num_edges()];
-    let mut iterations = Vec::new();
-    let (mut unreached, mut unreached_pairs) = (0.0, 0usize);
-    let mut converged = false;
-    for k in 0..copts.max_iterations.max(1) {
-        if k > 0 {
-            waits.frequencies(&volumes, &nominal, capacity, copts.beta, &mut live.freq, &mut on_board);
-        }
+}
+
+impl Iterate for CpuIterate {
+    fn iterate(
+        &mut self,
+        input: &Input<'_>,
+        live: &HyperpathGraph,
+        k: usize,
+        step: f64,
+    ) -> Result<IterationSums, TdError> {
+        let Input { zones, waits, grouped, dests } = *input;
+        let nw = waits.len();
         // Each block: its destinations' loads (y) on every edge, their strategies' cost, and the waits
         // of their current flows (v^d) under the iteration's frequencies.
         struct Block {
@@ -379,12 +400,11 @@ pub fn assign_congested(
             unreached: f64,
             unreached_pairs: usize,
         }
-        let step = 1.0 / (k + 1) as f64;
         let blocks: Vec<Block> = dests
             .par_chunks(BLOCK)
-            .zip(per_dest.par_chunks_mut(BLOCK * nw.max(1)))
+            .zip(self.per_dest.par_chunks_mut(BLOCK * nw.max(1)))
             .map(|(chunk, flows)| {
-                let mut ws = Workspace::new(&live);
+                let mut ws = Workspace::new(live);
                 let mut scratch = vec![0.0; live.num_edges()];
                 let mut block = Block {
                     loads: vec![0.0; live.num_edges()],
@@ -395,7 +415,7 @@ pub fn assign_congested(
                 };
                 let mut origins = Vec::new();
                 for (i, &d) in chunk.iter().enumerate() {
-                    ws.strategy(&live, zones.destination(d));
+                    ws.strategy(live, zones.destination(d));
                     origins.clear();
                     for &(ov, trips) in &grouped.by_dest[d] {
                         let u = ws.u[ov as usize];
@@ -407,7 +427,7 @@ pub fn assign_congested(
                             block.unreached_pairs += 1;
                         }
                     }
-                    ws.load(&live, &origins, &mut scratch);
+                    ws.load(live, &origins, &mut scratch);
                     let flow = &mut flows[i * nw..(i + 1) * nw];
                     if k > 0 {
                         block.waiting += waits.waiting(flow, &live.freq);
@@ -425,18 +445,62 @@ pub fn assign_congested(
                 block
             })
             .collect();
-        let mut loads = vec![0.0; g.num_edges()];
-        let (mut strategy_cost, mut waiting) = (0.0, 0.0);
+        let mut sums = IterationSums {
+            loads: vec![0.0; live.num_edges()],
+            strategy_cost: 0.0,
+            waiting: 0.0,
+            unreached: 0.0,
+            unreached_pairs: 0,
+        };
         for b in &blocks {
-            for (y, x) in loads.iter_mut().zip(&b.loads) {
+            for (y, x) in sums.loads.iter_mut().zip(&b.loads) {
                 *y += x;
             }
-            strategy_cost += b.strategy_cost;
-            waiting += b.waiting;
-            if k == 0 {
-                unreached += b.unreached;
-                unreached_pairs += b.unreached_pairs;
-            }
+            sums.strategy_cost += b.strategy_cost;
+            sums.waiting += b.waiting;
+            sums.unreached += b.unreached;
+            sums.unreached_pairs += b.unreached_pairs;
+        }
+        Ok(sums)
+    }
+}
+
+/// The successive averages around `make`'s engine (see the [module](self)): the checks, the effective
+/// frequencies, the gap and the stopping rule are the same on every engine.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn congested_loop<E: Iterate>(
+    g: &HyperpathGraph,
+    zones: &Zones,
+    demand: &TransitDemand,
+    capacity: &[f64],
+    opts: &StrategyOptions,
+    copts: &CongestionOptions,
+    progress: &(dyn Fn(&CongestedIteration) + Sync),
+    make: impl FnOnce(&Input<'_>) -> Result<E, TdError>,
+) -> Result<CongestedAssignment, TdError> {
+    let start = Instant::now();
+    check_congestion(g, capacity, copts)?;
+    let waits = Waits::of(g)?;
+    let grouped = group_by_destination(g, zones, demand, &StrategyOptions { skims: false, ..*opts })?;
+    let dests: Vec<usize> = (0..zones.len()).filter(|&d| !grouped.by_dest[d].is_empty()).collect();
+    let nominal = g.freq.clone();
+    let mut live = g.clone();
+    let input = Input { zones, waits: &waits, grouped: &grouped, dests: &dests };
+    let mut engine = make(&input)?;
+    let mut volumes = vec![0.0; g.num_edges()];
+    let mut on_board = vec![0.0; g.num_edges()];
+    let mut iterations = Vec::new();
+    let (mut unreached, mut unreached_pairs) = (0.0, 0usize);
+    let mut converged = false;
+    for k in 0..copts.max_iterations.max(1) {
+        if k > 0 {
+            waits.frequencies(&volumes, &nominal, capacity, copts.beta, &mut live.freq, &mut on_board);
+        }
+        let step = 1.0 / (k + 1) as f64;
+        let IterationSums { loads, strategy_cost, waiting, unreached: lost, unreached_pairs: lost_pairs } =
+            engine.iterate(&input, &live, k, step)?;
+        if k == 0 {
+            (unreached, unreached_pairs) = (lost, lost_pairs);
         }
         let gap = if k == 0 {
             f64::INFINITY
@@ -485,4 +549,29 @@ pub fn assign_congested(
         seconds: start.elapsed().as_secs_f64(),
     };
     Ok(CongestedAssignment { assignment, effective_frequency: live.freq, on_board, iterations, converged })
+}
+
+/// The congested assignment's own refusals: capacities per edge, ≥ 0 or ∞; β positive and finite.
+fn check_congestion(g: &HyperpathGraph, capacity: &[f64], copts: &CongestionOptions) -> Result<(), TdError> {
+    if capacity.len() != g.num_edges() {
+        return Err(TdError::InvalidParameter(format!(
+            "congested assignment: {} capacities for {} edges",
+            capacity.len(),
+            g.num_edges()
+        )));
+    }
+    if let Some(e) = capacity.iter().position(|c| c.is_nan() || *c < 0.0) {
+        return Err(TdError::InvalidParameter(format!(
+            "congested assignment: edge {e} (link_id {}) has capacity {}; expected a number ≥ 0 (∞ for none)",
+            g.link_id(e),
+            capacity[e]
+        )));
+    }
+    if !(copts.beta > 0.0 && copts.beta.is_finite()) || copts.relative_gap.is_nan() {
+        return Err(TdError::InvalidParameter(format!(
+            "congested assignment: beta {} must be positive and finite, the gap a number",
+            copts.beta
+        )));
+    }
+    Ok(())
 }

@@ -38,6 +38,10 @@ use gpu_runtime::sequence::{Sequence, Step};
 use gpu_runtime::{GpuBuffer, GpuContext, PipelineKey, Shader, Workgroups, wgpu};
 use rayon::prelude::*;
 
+use super::congested::{
+    CongestedAssignment, CongestedIteration, CongestionOptions, Input, Iterate, IterationSums, Waits,
+    congested_loop,
+};
 use super::{Grouped, StrategyAssignment, StrategyOptions, TransitDemand, Zones, group_by_destination};
 use super::{HyperpathGraph, TIME_FLOOR};
 use crate::TdError;
@@ -133,7 +137,9 @@ fn max_sweeps(n: u32) -> u32 {
 
 /// One batch of destinations with their origins.
 struct Batch {
-    /// Destination zones (for the report) and vertices.
+    /// Its place among the run's batches.
+    key: usize,
+    /// Destination vertices.
     dests: Vec<u32>,
     /// Origin starts per destination (dests + 1).
     starts: Vec<u32>,
@@ -243,7 +249,8 @@ pub fn assign_gpu_with(
         if device.is_none() {
             device = Some(DeviceStrategies::new(ctx, &lay, config)?);
         }
-        device.as_mut().map(|d| d.run(batch)).unwrap_or_else(|| unreachable!())
+        let key = batch.key;
+        device.as_mut().map(|d| d.run(batch, key, None)).unwrap_or_else(|| unreachable!()).map(|r| r.0)
     })
 }
 
@@ -288,8 +295,8 @@ fn run_batches(
     let mut done = 0;
     let mut report = SweepReport::default();
     let (mut labels_sum, mut loading_sum) = (0u64, 0u64);
-    for chunk in dests.chunks(config.batch) {
-        let batch = batch_of(chunk, &by_dest, zones);
+    for (key, chunk) in dests.chunks(config.batch).enumerate() {
+        let batch = batch_of(key, chunk, &by_dest, zones);
         let r = solve(&batch)?;
         report.batches += 1;
         for (d, s) in chunk.iter().zip(&r.sweeps) {
@@ -333,7 +340,7 @@ fn run_batches(
 
 /// The batch of destination zones `chunk`: origins sorted by vertex, those of one vertex merged (their
 /// trips added in the CPU's order). Destinations are prepared in parallel.
-fn batch_of(chunk: &[usize], by_dest: &[Vec<(u32, f64)>], zones: &Zones) -> Batch {
+fn batch_of(key: usize, chunk: &[usize], by_dest: &[Vec<(u32, f64)>], zones: &Zones) -> Batch {
     let per_dest: Vec<(Vec<Origin>, Vec<usize>)> = chunk
         .par_iter()
         .map(|&d| {
@@ -356,7 +363,7 @@ fn batch_of(chunk: &[usize], by_dest: &[Vec<(u32, f64)>], zones: &Zones) -> Batc
             (origins, pairs)
         })
         .collect();
-    let mut batch = Batch { dests: Vec::new(), starts: vec![0], origins: Vec::new(), pairs: Vec::new() };
+    let mut batch = Batch { key, dests: Vec::new(), starts: vec![0], origins: Vec::new(), pairs: Vec::new() };
     for (&d, (origins, pairs)) in chunk.iter().zip(per_dest) {
         batch.dests.push(zones.destination(d));
         batch.origins.extend(origins);
@@ -557,6 +564,10 @@ struct DeviceStrategies<'a> {
     state: GpuBuffer<u32>,
     pipelines: [Arc<wgpu::ComputePipeline>; 4],
     binds: [wgpu::BindGroup; 4],
+    /// The batch whose destinations and origins are on the device (its key), not uploaded again.
+    uploaded: Option<usize>,
+    /// With [`DeviceStrategies::add_congestion`]: the congested assignment's buffers and kernel.
+    congestion: Option<DeviceCongestion>,
 }
 
 impl<'a> DeviceStrategies<'a> {
@@ -593,7 +604,7 @@ impl<'a> DeviceStrategies<'a> {
             ctx.pipeline(&key("loading"))?,
             ctx.pipeline(&key("edge_volumes"))?,
         ];
-        let params = ctx.uniform_words("strategies params", &[0; 4]);
+        let params = ctx.uniform_words("strategies params", &[0; 8]);
         let offsets = GpuBuffer::from_slice(ctx, "strategies offsets", &lay.offsets)?;
         let out = GpuBuffer::from_slice(
             ctx,
@@ -643,6 +654,8 @@ impl<'a> DeviceStrategies<'a> {
             state,
             pipelines,
             binds,
+            uploaded: None,
+            congestion: None,
         })
     }
 
@@ -680,23 +693,30 @@ impl<'a> DeviceStrategies<'a> {
         Ok([group(0)?, group(1)?, group(2)?, group(3)?])
     }
 
-    fn run(&mut self, batch: &Batch) -> Result<BatchResult, TdError> {
+    /// Runs `batch` (uploaded unless it is the one of `key` already there). With `congested`
+    /// (`(first destination among all, whether the flows have moved)`), also the `congestion` kernel,
+    /// whose per-destination strategy costs and waits come back beside the batch's result.
+    fn run(
+        &mut self,
+        batch: &Batch,
+        key: usize,
+        congested: Option<(usize, bool)>,
+    ) -> Result<(BatchResult, Vec<[f64; 2]>), TdError> {
         let ctx = self.ctx;
         let dests = batch.dests.len();
-        if batch.origins.len() > self.origins.len() {
-            // Room for this batch's origins, with slack for the next ones.
-            self.origins = GpuBuffer::zeroed(ctx, "strategies origins", batch.origins.len() * 2)?;
-            self.origins.check_bindable(ctx)?;
-            self.rebind()?;
-        }
+        self.reserve_origins(batch.origins.len())?;
         let mut words = batch.dests.clone();
         words.extend_from_slice(&batch.starts);
         words.resize(words.len() + 3 * dests, 0);
         self.batch.write(ctx, 0, &words)?;
-        if !batch.origins.is_empty() {
+        if self.uploaded != Some(key) && !batch.origins.is_empty() {
             self.origins.write(ctx, 0, &batch.origins)?;
         }
-        ctx.write_words(&self.params, 0, &[self.n, self.m, dests as u32, self.max_sweeps]);
+        self.uploaded = Some(key);
+        let (nw, groups) = self.congestion.as_ref().map_or((0, 0), |c| (c.waits, c.groups));
+        let (offset, moved) = congested.unwrap_or((0, false));
+        let words = [self.n, self.m, dests as u32, self.max_sweeps, nw, groups, offset as u32, moved as u32];
+        ctx.write_words(&self.params, 0, &words);
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
         let per_dest = Workgroups::Fixed([dests as u32, 1, 1]);
         let vertices = Workgroups::Fixed([self.n.max(1).div_ceil(self.wg), dests as u32, 1]);
@@ -705,13 +725,24 @@ impl<'a> DeviceStrategies<'a> {
             max_dim,
         )?);
         let (p, b) = (&self.pipelines, &self.binds);
-        let steps = [
+        let mut steps = vec![
             Step { pipeline: &p[0], bind_group: &b[0], grid: per_dest.clone() },
             Step { pipeline: &p[1], bind_group: &b[1], grid: vertices },
-            Step { pipeline: &p[2], bind_group: &b[2], grid: per_dest },
+            Step { pipeline: &p[2], bind_group: &b[2], grid: per_dest.clone() },
             Step { pipeline: &p[3], bind_group: &b[3], grid: edges },
         ];
+        let congestion = self.congestion.as_ref().filter(|_| congested.is_some());
+        if let Some(c) = congestion {
+            steps.push(Step { pipeline: &c.pipeline, bind_group: &c.bind, grid: per_dest });
+        }
         ctx.run(&Sequence::once("transit strategies", &steps))?;
+        let sums = match congestion {
+            Some(c) => {
+                let out = c.congested.read_range(ctx, 1 + c.waits as usize, 2 * dests)?;
+                out.chunks_exact(2).map(|x| [x[0], x[1]]).collect()
+            }
+            None => Vec::new(),
+        };
         let volumes = self.volume.read_range(ctx, 0, self.m as usize)?;
         let words = self.batch.read_range(ctx, 2 * dests + 1, 3 * dests)?;
         let sweeps = (0..dests).map(|d| [words[d], words[dests + d]]).collect();
@@ -722,6 +753,207 @@ impl<'a> DeviceStrategies<'a> {
             let costs = self.origins.read_range(ctx, first, last - first)?;
             unreached.extend((first..last).filter(|&o| costs[o - first].cost >= UNREACHED));
         }
-        Ok(BatchResult { volumes, unreached, sweeps })
+        Ok((BatchResult { volumes, unreached, sweeps }, sums))
+    }
+
+    /// Room for `len` origins (with slack for later batches when it grows).
+    fn reserve_origins(&mut self, len: usize) -> Result<(), TdError> {
+        if len > self.origins.len() {
+            if self.congestion.is_some() {
+                return Err(TdError::InvalidParameter(
+                    "congested strategies on the GPU: origins outgrew the buffer reserved for them".into(),
+                ));
+            }
+            self.origins = GpuBuffer::zeroed(self.ctx, "strategies origins", len * 2)?;
+            self.origins.check_bindable(self.ctx)?;
+            self.rebind()?;
+            self.uploaded = None;
+        }
+        Ok(())
+    }
+
+    /// Adds the congested assignment's buffers and kernel: `destinations` destinations' flows on the
+    /// edges with a wait of `waits`.
+    fn add_congestion(
+        &mut self,
+        waits: &Waits,
+        tails: &[u32],
+        destinations: usize,
+        capacity: usize,
+    ) -> Result<(), TdError> {
+        let ctx = self.ctx;
+        let nw = waits.len();
+        let mut words: Vec<u32> = waits.edge.iter().zip(tails).flat_map(|(&a, &t)| [a, t]).collect();
+        words.extend_from_slice(&waits.by_tail);
+        words.extend_from_slice(&waits.tail_start);
+        let flows = GpuBuffer::<f64>::zeroed(ctx, "congested flows", (destinations * nw).max(1))?;
+        flows.check_bindable(ctx)?;
+        let waits_buf = GpuBuffer::from_slice(ctx, "congested waits", &words)?;
+        let congested = GpuBuffer::<f64>::zeroed(ctx, "congested step and sums", 1 + nw + 2 * capacity)?;
+        let pipeline = ctx.pipeline(&PipelineKey::new(SHADER, "congestion").with("WG", self.wg))?;
+        let entries = [
+            (0, &self.params),
+            (4, self.batch.buffer()),
+            (5, self.origins.buffer()),
+            (6, self.work.buffer()),
+            (7, self.share.buffer()),
+            (10, flows.buffer()),
+            (11, waits_buf.buffer()),
+            (12, congested.buffer()),
+        ];
+        let bind = ctx.bind_buffers(&pipeline, "transit congestion", &entries)?;
+        self.congestion = Some(DeviceCongestion {
+            waits: nw as u32,
+            groups: (waits.tail_start.len() - 1) as u32,
+            congested,
+            pipeline,
+            bind,
+            _buffers: (flows, waits_buf),
+        });
+        Ok(())
+    }
+}
+
+/// The congested assignment's part of the device: flows per destination on the edges with a wait, the
+/// wait edges' structure, the step and frequencies in, the sums out.
+struct DeviceCongestion {
+    waits: u32,
+    groups: u32,
+    congested: GpuBuffer<f64>,
+    pipeline: Arc<wgpu::ComputePipeline>,
+    bind: wgpu::BindGroup,
+    // Kept alive for the bind group.
+    _buffers: (GpuBuffer<f64>, GpuBuffer<u32>),
+}
+
+/// Congested assignment ([`super::assign_congested`]) with every iteration's strategies, loads and
+/// per-destination flows on `ctx` (64-bit floats needed): the demand is grouped and uploaded once, the
+/// frequencies each iteration, and only the volumes and two sums per destination come back. The
+/// successive averages, the effective frequencies and the gap run on the host as on the CPU; results
+/// equal the CPU's to rounding (sums in another order). Skims, when asked for, are the CPU's at the
+/// final frequencies.
+///
+/// ```no_run
+/// use urbanflow::transit::strategies::gpu::assign_congested_gpu;
+/// use urbanflow::transit::strategies::{CongestionOptions, EdgeKind, HyperpathGraph, StrategyOptions, TransitDemand, Zones};
+/// let inf = f64::INFINITY;
+/// let g = HyperpathGraph::from_edges(4, &[(0, 2, 0.0, 0.1), (2, 1, 10.0, inf), (0, 3, 0.0, 0.1), (3, 1, 14.0, inf)])?
+///     .with_kinds([EdgeKind::Boarding, EdgeKind::OnBoard, EdgeKind::Boarding, EdgeKind::OnBoard])?;
+/// let zones = Zones::every_vertex(&g);
+/// let demand = TransitDemand::new(&zones, [(0, 1, 60.0)])?;
+/// let ctx = urbanflow::gpu::GpuContext::new()?;
+/// let opts = CongestionOptions { max_iterations: 500, relative_gap: 1e-4, ..Default::default() };
+/// let capacity = [20.0, inf, inf, inf];
+/// let r = assign_congested_gpu(&ctx, &g, &zones, &demand, &capacity, &StrategyOptions::default(), &opts, &|_| {})?;
+/// assert!(r.converged && r.assignment.volumes[0] < 20.0);
+/// # Ok::<(), urbanflow::transit::TdError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn assign_congested_gpu(
+    ctx: &GpuContext,
+    g: &HyperpathGraph,
+    zones: &Zones,
+    demand: &TransitDemand,
+    capacity: &[f64],
+    opts: &StrategyOptions,
+    copts: &CongestionOptions,
+    progress: &(dyn Fn(&CongestedIteration) + Sync),
+) -> Result<CongestedAssignment, TdError> {
+    ctx.require(ctx.features().f64, "f64", "congested optimal strategies on the GPU")?;
+    let config = GpuStrategyConfig::for_graph(ctx, g);
+    congested_loop(g, zones, demand, capacity, opts, copts, progress, |input| {
+        GpuIterate::new(ctx, g, config, input)
+    })
+}
+
+/// The GPU engine of the congested loop: the graph, the batches and every destination's flows stay on
+/// the device between iterations.
+struct GpuIterate<'a> {
+    device: DeviceStrategies<'a>,
+    lay: Layout,
+    batches: Vec<Batch>,
+    /// The step and the wait edges' frequencies, uploaded each iteration.
+    step_and_freq: Vec<f64>,
+}
+
+impl<'a> GpuIterate<'a> {
+    fn new(
+        ctx: &'a GpuContext,
+        g: &HyperpathGraph,
+        config: GpuStrategyConfig,
+        input: &Input<'_>,
+    ) -> Result<Self, TdError> {
+        let lay = Layout::of(g);
+        let batches: Vec<Batch> = input
+            .dests
+            .chunks(config.batch.max(1))
+            .enumerate()
+            .map(|(key, chunk)| batch_of(key, chunk, &input.grouped.by_dest, input.zones))
+            .collect();
+        let mut device = DeviceStrategies::new(ctx, &lay, config)?;
+        // Every batch's origins fit before the congestion kernel binds the buffer.
+        device.reserve_origins(batches.iter().map(|b| b.origins.len()).max().unwrap_or(0))?;
+        let tails: Vec<u32> = input.waits.edge.iter().map(|&a| g.tail[a as usize]).collect();
+        device.add_congestion(input.waits, &tails, input.dests.len(), config.batch)?;
+        let step_and_freq = vec![0.0; 1 + input.waits.len()];
+        Ok(Self { device, lay, batches, step_and_freq })
+    }
+}
+
+impl Iterate for GpuIterate<'_> {
+    fn iterate(
+        &mut self,
+        input: &Input<'_>,
+        live: &HyperpathGraph,
+        k: usize,
+        step: f64,
+    ) -> Result<IterationSums, TdError> {
+        let ctx = self.device.ctx;
+        // This iteration's frequencies: on the out-edges the strategies read, and on the wait edges.
+        for o in &mut self.lay.out {
+            let f = live.freq[o.edge as usize];
+            o.freq = if f.is_infinite() { 0.0 } else { f };
+        }
+        if !self.lay.out.is_empty() {
+            self.device.out.write(ctx, 0, &self.lay.out)?;
+        }
+        self.step_and_freq[0] = step;
+        for (x, &a) in self.step_and_freq[1..].iter_mut().zip(&input.waits.edge) {
+            *x = live.freq[a as usize];
+        }
+        if let Some(c) = &self.device.congestion {
+            c.congested.write(ctx, 0, &self.step_and_freq)?;
+        }
+        let mut sums = IterationSums {
+            loads: vec![0.0; live.num_edges()],
+            strategy_cost: 0.0,
+            waiting: 0.0,
+            unreached: 0.0,
+            unreached_pairs: 0,
+        };
+        let mut offset = 0;
+        for batch in &self.batches {
+            let (r, per_dest) = self.device.run(batch, batch.key, Some((offset, k > 0)))?;
+            let max = max_sweeps(live.num_vertices());
+            if let Some(i) = r.sweeps.iter().position(|s| s[0] >= max || s[1] >= max) {
+                return Err(TdError::InvalidParameter(format!(
+                    "congested strategies on the GPU: destination zone {} did not settle in {max} sweeps",
+                    input.zones.id(input.dests[offset + i])
+                )));
+            }
+            for (y, x) in sums.loads.iter_mut().zip(&r.volumes) {
+                *y += x;
+            }
+            for [cost, waiting] in per_dest {
+                sums.strategy_cost += cost;
+                sums.waiting += waiting;
+            }
+            for &o in &r.unreached {
+                sums.unreached += batch.origins[o].trips;
+                sums.unreached_pairs += batch.pairs[o];
+            }
+            offset += batch.dests.len();
+        }
+        Ok(sums)
     }
 }

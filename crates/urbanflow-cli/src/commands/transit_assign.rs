@@ -14,11 +14,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use urbanflow::transit::strategies::auto::assign_on;
+use urbanflow::transit::strategies::auto::{CongestedRun, assign_congested_on, assign_on};
 use urbanflow::transit::strategies::{
     CongestedAssignment, CongestionOptions, EdgeKind, GtfsGraphOptions, HyperpathGraph, StrategyAssignment,
-    StrategyOptions, TransitDemand, TransitSkims, Zones, assign, assign_congested, graph_from_gtfs,
-    line_capacities_by_line, read_vehicle_capacities, read_zone_points,
+    StrategyOptions, TransitDemand, TransitSkims, Zones, assign, graph_from_gtfs, line_capacities_by_line,
+    read_vehicle_capacities, read_zone_points,
 };
 
 use crate::outcome::{Error, Outcome};
@@ -113,10 +113,10 @@ pub struct Args {
     /// `link_id,frequency,effective_frequency,capacity,boarding,on_board`.
     #[arg(long, requires = "congestion", help_heading = "Congestion")]
     frequencies: Option<PathBuf>,
-    /// Where the strategies run: cpu, gpu (volumes on the device, a batch of destinations at a time;
-    /// needs 64-bit floats; skims and congestion stay on the CPU) or auto (default: $URBANFLOW_BACKEND,
-    /// else auto: the GPU where this machine's measured profiles predict it faster, else the CPU; the
-    /// run says why).
+    /// Where the strategies run: cpu, gpu (volumes on the device, a batch of destinations at a time,
+    /// and with --vehicle-capacity every iteration there; needs 64-bit floats; skims are the CPU's) or
+    /// auto (default: $URBANFLOW_BACKEND, else auto: the GPU where this machine's measured profiles
+    /// predict it faster, else the CPU; the run says why).
     #[arg(long)]
     backend: Option<urbanflow::gpu::BackendChoice>,
     /// Worker threads (default: all cores).
@@ -136,9 +136,9 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         None => urbanflow::gpu::BackendChoice::from_env()?,
     };
     let congestion = args.vehicle_capacity.is_some() || args.line_capacities.is_some();
-    if (congestion || args.skims.is_some()) && choice == urbanflow::gpu::BackendChoice::Gpu {
-        return Err("--backend gpu: skims and congested assignments run on the CPU (the GPU path loads \
-                    volumes only); use --backend cpu or auto"
+    if !congestion && args.skims.is_some() && choice == urbanflow::gpu::BackendChoice::Gpu {
+        return Err("--backend gpu: skims run on the CPU (the GPU path loads volumes only); use --backend \
+                    cpu or auto"
             .into());
     }
     let t = Instant::now();
@@ -155,11 +155,11 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
         }
     };
     let clock = crate::devices::SetupClock::start(&[]);
-    let congested = congested_run(&args, &g, &zones, &demand, &opts, window_s)?;
+    let congested = congested_run(&args, choice, &g, &zones, &demand, &opts, window_s)?;
     let threads = rayon::current_num_threads();
     let on_cpu = format!("cpu ({threads} threads)");
     let (r, backend, why) = match &congested {
-        Some((c, _, _)) => (c.assignment.clone(), on_cpu, "congested assignments run on the CPU".to_string()),
+        Some((c, _, _)) => (c.congested.assignment.clone(), c.backend.clone(), c.why.clone()),
         None if opts.skims => {
             (assign(&g, &zones, &demand, &opts, &report)?, on_cpu, "skims run on the CPU".into())
         }
@@ -179,7 +179,8 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             for (e, z) in capacity.iter().enumerate() {
                 let f = g.edge(e).3;
                 if f.is_finite() {
-                    let (fe, v, vb) = (c.effective_frequency[e], r.volumes[e], c.on_board[e]);
+                    let (fe, v, vb) =
+                        (c.congested.effective_frequency[e], r.volumes[e], c.congested.on_board[e]);
                     writeln!(w, "{},{f},{fe},{z},{v},{vb}", g.link_id(e))?;
                 }
             }
@@ -208,8 +209,9 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             Ok(())
         })?;
     }
-    let summary =
-        congested.as_ref().map(|(c, capacity, period)| congestion_summary(c, capacity, &args, *period));
+    let summary = congested
+        .as_ref()
+        .map(|(c, capacity, period)| congestion_summary(&c.congested, capacity, &args, *period));
     if args.json {
         let mut json = serde_json::json!({
             "edges": g.num_edges(), "vertices": g.num_vertices(), "zones": zones.len(),
@@ -260,7 +262,7 @@ pub fn run(args: Args) -> Result<Outcome, Error> {
             r.unassigned, r.unassigned_pairs
         );
     }
-    Ok(Outcome::missed_if(congested.as_ref().filter(|(c, _, _)| !c.converged).map(|(c, _, _)| {
+    Ok(Outcome::missed_if(congested.as_ref().map(|(c, _, _)| &c.congested).filter(|c| !c.converged).map(|c| {
         let last = c.iterations.last().map_or(f64::INFINITY, |i| i.relative_gap);
         format!(
             "congested assignment stopped after {} iterations at relative gap {last:.3e} (--gap {:e}); the volumes \
@@ -367,12 +369,13 @@ fn write_skims(path: &Path, zones: &Zones, s: &TransitSkims) -> Result<(), Error
 /// and the demand period it used; `None` otherwise.
 fn congested_run(
     args: &Args,
+    choice: urbanflow::gpu::BackendChoice,
     g: &HyperpathGraph,
     zones: &Zones,
     demand: &TransitDemand,
     opts: &StrategyOptions,
     window_s: Option<f64>,
-) -> Result<Option<(CongestedAssignment, Vec<f64>, f64)>, Error> {
+) -> Result<Option<(CongestedRun, Vec<f64>, f64)>, Error> {
     if args.vehicle_capacity.is_none() && args.line_capacities.is_none() {
         return Ok(None);
     }
@@ -392,7 +395,7 @@ fn congested_run(
     let copts =
         CongestionOptions { beta: args.beta, relative_gap: args.gap, max_iterations: args.max_iterations };
     let quiet = args.json;
-    let c = assign_congested(g, zones, demand, &capacity, opts, &copts, &|it| {
+    let c = assign_congested_on(choice.backend()?, g, zones, demand, &capacity, opts, &copts, &|it| {
         if !quiet {
             if it.iteration == 0 {
                 eprintln!("congestion: iteration 0 (uncongested) in {:.2} s", it.seconds);

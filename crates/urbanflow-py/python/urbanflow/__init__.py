@@ -838,8 +838,8 @@ def transit_assign(edges=None, demand=None, zones=None, *, gtfs=None, date: str 
     per line (GTFS lines are route ids); lines not listed take ``vehicle_capacity``, or are unlimited
     without it.
 
-    ``backend``: "cpu", "gpu" (the volumes on the device, a batch of destinations at a time; needs 64-bit
-    floats; skims and congestion stay on the CPU) or "auto" (default ``$URBANFLOW_BACKEND``, else auto:
+    ``backend``: "cpu", "gpu" (the volumes on the device, a batch of destinations at a time, and with
+    ``vehicle_capacity`` every iteration there; needs 64-bit floats; skims are the CPU's) or "auto" (default ``$URBANFLOW_BACKEND``, else auto:
     the GPU where this machine's measured profiles predict it faster); the result's ``backend`` and
     ``why`` say where it ran."""
     if demand is None:
