@@ -171,17 +171,23 @@ pub fn assign_congested_on(
     match backend {
         Backend::Cpu => on_cpu("--backend cpu".into()),
         Backend::Gpu(ctx) => on_gpu(ctx, "--backend gpu".into()),
-        Backend::Auto => {
-            let choice = choose_congested(g, demand, copts.max_iterations);
-            if !choice.gpu_clearly() {
-                return on_cpu(choice.why);
-            }
-            match GpuContext::auto() {
-                Some(ctx) if ctx.features().f64 => on_gpu(ctx, choice.why),
-                Some(ctx) => on_cpu(format!("{}; but `{}` has no 64-bit floats", choice.why, ctx.info.name)),
-                None => on_cpu(format!("{}; but the GPU could not be opened", choice.why)),
-            }
-        }
+        Backend::Auto => match auto_device(choose_congested(g, demand, copts.max_iterations)) {
+            Ok((ctx, why)) => on_gpu(ctx, why),
+            Err(why) => on_cpu(why),
+        },
+    }
+}
+
+/// The device Auto's `choice` takes, with why; or why the CPU (the GPU not predicted clearly faster,
+/// not opened, or without 64-bit floats). The device is opened only when the GPU is chosen.
+fn auto_device(choice: Choice) -> Result<(&'static GpuContext, String), String> {
+    if !choice.gpu_clearly() {
+        return Err(choice.why);
+    }
+    match GpuContext::auto() {
+        Some(ctx) if ctx.features().f64 => Ok((ctx, choice.why)),
+        Some(ctx) => Err(format!("{}; but `{}` has no 64-bit floats", choice.why, ctx.info.name)),
+        None => Err(format!("{}; but the GPU could not be opened", choice.why)),
     }
 }
 
@@ -245,17 +251,10 @@ pub fn assign_on(
         Backend::Cpu => on_cpu("--backend cpu".into()),
         Backend::Gpu(ctx) => on_gpu(ctx, "--backend gpu".into()),
         Backend::Auto if opts.skims => on_cpu("skims run on the CPU".into()),
-        Backend::Auto => {
-            let choice = choose(g, demand);
-            if !choice.gpu_clearly() {
-                return on_cpu(choice.why);
-            }
-            match GpuContext::auto() {
-                Some(ctx) if ctx.features().f64 => on_gpu(ctx, choice.why),
-                Some(ctx) => on_cpu(format!("{}; but `{}` has no 64-bit floats", choice.why, ctx.info.name)),
-                None => on_cpu(format!("{}; but the GPU could not be opened", choice.why)),
-            }
-        }
+        Backend::Auto => match auto_device(choose(g, demand)) {
+            Ok((ctx, why)) => on_gpu(ctx, why),
+            Err(why) => on_cpu(why),
+        },
     }
 }
 

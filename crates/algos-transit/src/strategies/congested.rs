@@ -349,6 +349,13 @@ pub(crate) struct IterationSums {
 /// The per-destination work of a congested iteration, on the CPU ([`CpuIterate`]) or a GPU
 /// (`super::gpu`): the strategies under `live`'s frequencies, their loads, and each destination's
 /// flows on the edges with a wait moved by `step` toward them (after their waits are measured).
+impl IterationSums {
+    /// Nothing yet, on `edges` edges.
+    pub fn empty(edges: usize) -> Self {
+        Self { loads: vec![0.0; edges], strategy_cost: 0.0, waiting: 0.0, unreached: 0.0, unreached_pairs: 0 }
+    }
+}
+
 pub(crate) trait Iterate {
     fn iterate(
         &mut self,
@@ -445,13 +452,7 @@ impl Iterate for CpuIterate {
                 block
             })
             .collect();
-        let mut sums = IterationSums {
-            loads: vec![0.0; live.num_edges()],
-            strategy_cost: 0.0,
-            waiting: 0.0,
-            unreached: 0.0,
-            unreached_pairs: 0,
-        };
+        let mut sums = IterationSums::empty(live.num_edges());
         for b in &blocks {
             for (y, x) in sums.loads.iter_mut().zip(&b.loads) {
                 *y += x;

@@ -924,13 +924,7 @@ impl Iterate for GpuIterate<'_> {
         if let Some(c) = &self.device.congestion {
             c.congested.write(ctx, 0, &self.step_and_freq)?;
         }
-        let mut sums = IterationSums {
-            loads: vec![0.0; live.num_edges()],
-            strategy_cost: 0.0,
-            waiting: 0.0,
-            unreached: 0.0,
-            unreached_pairs: 0,
-        };
+        let mut sums = IterationSums::empty(live.num_edges());
         let mut offset = 0;
         for batch in &self.batches {
             let (r, per_dest) = self.device.run(batch, batch.key, Some((offset, k > 0)))?;
