@@ -23,6 +23,21 @@ fn city6() -> (HyperpathGraph, Zones, TransitDemand) {
     (g, zones, demand)
 }
 
+/// From 0 to 1: line A (board 0 → 2, every 10 min, ride 10 min) or line B (0 → 3, every 10 min, ride
+/// 14 min); 60 trips. Minutes, frequencies per minute.
+fn two_common_lines() -> (HyperpathGraph, Zones, TransitDemand) {
+    let g = HyperpathGraph::from_edges(
+        4,
+        &[(0, 2, 0.0, 0.1), (2, 1, 10.0, INF), (0, 3, 0.0, 0.1), (3, 1, 14.0, INF)],
+    )
+    .unwrap()
+    .with_kinds([EdgeKind::Boarding, EdgeKind::OnBoard, EdgeKind::Boarding, EdgeKind::OnBoard])
+    .unwrap();
+    let zones = Zones::every_vertex(&g);
+    let demand = TransitDemand::new(&zones, [(0, 1, 60.0)]).unwrap();
+    (g, zones, demand)
+}
+
 /// The root of `f` on `[lo, hi]` (`f(lo) > 0 > f(hi)`) by bisection, to the last bit.
 fn bisect(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
     assert!(f(lo) > 0.0 && f(hi) < 0.0);
@@ -45,15 +60,7 @@ fn two_common_lines_reach_the_analytic_equilibrium() {
     // (every 10 min, ride 14 min, unlimited). Both stay attractive at any load (B's 14 min beat A alone,
     // 1/f_A + 10 ≥ 20), so at equilibrium the 60 trips split as the effective frequencies:
     // x = 60 f_A(x) / (f_A(x) + 0.1), with f_A(x) = 0.1 (1 − (x / 20)^β).
-    let g = HyperpathGraph::from_edges(
-        4,
-        &[(0, 2, 0.0, 0.1), (2, 1, 10.0, INF), (0, 3, 0.0, 0.1), (3, 1, 14.0, INF)],
-    )
-    .unwrap()
-    .with_kinds([EdgeKind::Boarding, EdgeKind::OnBoard, EdgeKind::Boarding, EdgeKind::OnBoard])
-    .unwrap();
-    let zones = Zones::every_vertex(&g);
-    let demand = TransitDemand::new(&zones, [(0, 1, 60.0)]).unwrap();
+    let (g, zones, demand) = two_common_lines();
     for opts in tight() {
         let fa = |x: f64| 0.1 * (1.0 - (x / 20.0).powf(opts.beta));
         let x = bisect(|x| 60.0 * fa(x) / (fa(x) + 0.1) - x, 0.0, 20.0);
@@ -299,15 +306,7 @@ fn the_gpu_congested_loop_equals_the_cpu() {
     let opts = CongestionOptions { max_iterations: 30, relative_gap: 0.0, ..Default::default() };
     let cpu = assign_congested(&g, &zones, &demand, &capacity, &StrategyOptions::default(), &opts, &|_| {})
         .unwrap();
-    let lines = HyperpathGraph::from_edges(
-        4,
-        &[(0, 2, 0.0, 0.1), (2, 1, 10.0, INF), (0, 3, 0.0, 0.1), (3, 1, 14.0, INF)],
-    )
-    .unwrap()
-    .with_kinds([EdgeKind::Boarding, EdgeKind::OnBoard, EdgeKind::Boarding, EdgeKind::OnBoard])
-    .unwrap();
-    let line_zones = Zones::every_vertex(&lines);
-    let line_demand = TransitDemand::new(&line_zones, [(0, 1, 60.0)]).unwrap();
+    let (lines, line_zones, line_demand) = two_common_lines();
     let line_capacity = [20.0, INF, INF, INF];
     let [tight, _] = tight();
     let line_cpu = assign_congested(

@@ -123,16 +123,23 @@ impl Layout {
         let base = self.n + 1;
         self.offsets[base + v] as usize..self.offsets[base + v + 1] as usize
     }
-
-    fn max_sweeps(&self) -> u32 {
-        max_sweeps(self.n as u32)
-    }
 }
 
-/// Most sweeps of either fixpoint before it is called unsettled: one more than the longest path of
-/// distinct vertices needs (a label is final one sweep after its heads').
+/// Most sweeps of either fixpoint on `n` vertices before it is called unsettled: one more than the
+/// longest path of distinct vertices needs (a label is final one sweep after its heads').
 fn max_sweeps(n: u32) -> u32 {
     n + 2
+}
+
+/// A typed error where a destination's labels or loading (`sweeps`) ran out of sweeps.
+fn check_settled(sweeps: [u32; 2], n: u32, zone: i64) -> Result<(), TdError> {
+    let max = max_sweeps(n);
+    match [(sweeps[0], "labels"), (sweeps[1], "loading")].iter().find(|x| x.0 >= max) {
+        Some((_, what)) => Err(TdError::InvalidParameter(format!(
+            "optimal strategies on the GPU: the {what} of destination zone {zone} did not settle in {max} sweeps"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// One batch of destinations with their origins.
@@ -303,14 +310,7 @@ fn run_batches(
             (labels_sum, loading_sum) = (labels_sum + u64::from(s[0]), loading_sum + u64::from(s[1]));
             report.labels_max = report.labels_max.max(s[0]);
             report.loading_max = report.loading_max.max(s[1]);
-            let max = max_sweeps(g.num_vertices());
-            if let Some(what) = [(s[0], "labels"), (s[1], "loading")].iter().find(|x| x.0 >= max) {
-                return Err(TdError::InvalidParameter(format!(
-                    "optimal strategies on the GPU: the {} of destination zone {} did not settle in {max} sweeps",
-                    what.1,
-                    zones.id(*d)
-                )));
-            }
+            check_settled(*s, g.num_vertices(), zones.id(*d))?;
         }
         for &o in &r.unreached {
             unassigned += batch.origins[o].trips;
@@ -454,7 +454,7 @@ fn evaluate(lay: &Layout, v: usize, u: &[f64], write: Option<(&mut [f64], Strate
 /// The shader's entries for one batch, on the CPU.
 fn mirror_batch(lay: &Layout, batch: &Batch) -> BatchResult {
     let (n, m) = (lay.n, lay.m);
-    let max = lay.max_sweeps();
+    let max = max_sweeps(lay.n as u32);
     let mut travellers = Vec::with_capacity(batch.dests.len());
     let mut shares = Vec::with_capacity(batch.dests.len());
     let mut costs = vec![0.0; batch.origins.len()];
@@ -640,7 +640,7 @@ impl<'a> DeviceStrategies<'a> {
             ctx,
             n: lay.n as u32,
             m: lay.m as u32,
-            max_sweeps: lay.max_sweeps(),
+            max_sweeps: max_sweeps(lay.n as u32),
             wg,
             params,
             offsets,
@@ -928,12 +928,8 @@ impl Iterate for GpuIterate<'_> {
         let mut offset = 0;
         for batch in &self.batches {
             let (r, per_dest) = self.device.run(batch, batch.key, Some((offset, k > 0)))?;
-            let max = max_sweeps(live.num_vertices());
-            if let Some(i) = r.sweeps.iter().position(|s| s[0] >= max || s[1] >= max) {
-                return Err(TdError::InvalidParameter(format!(
-                    "congested strategies on the GPU: destination zone {} did not settle in {max} sweeps",
-                    input.zones.id(input.dests[offset + i])
-                )));
+            for (i, s) in r.sweeps.iter().enumerate() {
+                check_settled(*s, live.num_vertices(), input.zones.id(input.dests[offset + i]))?;
             }
             for (y, x) in sums.loads.iter_mut().zip(&r.volumes) {
                 *y += x;
